@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// modelFlags are the model's inputs as flags, shared by every verb that needs a QJump
+// configuration (calc, up).
+type modelFlags struct {
+	cfg         model.Config
+	targetRates map[model.Level]model.Rate
+}
+
+func newModelFlags() *modelFlags {
+	return &modelFlags{cfg: model.Config{
+		Packet:       model.FullFrame,
+		Mesochronous: model.DefaultMesochronous,
+		Factors:      model.DefaultFactors(),
+	}}
+}
+
+func (m *modelFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&m.cfg.Hosts, "hosts", 0, "n: hosts that may send to one destination at once, e.g. 12")
+	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, model.ParseRate}, "rate",
+		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
+	fs.Var(&unitValue[model.Bytes]{&m.cfg.Packet, model.ParseBytes}, "packet",
+		"P: bytes a host may send per epoch at factor 1, at least one frame, e.g. 1500B, 9k")
+	fs.Var(&unitValue[time.Duration]{&m.cfg.Epsilon, model.ParseDuration}, "epsilon",
+		"ε: cumulative switch processing delay on the longest path, e.g. 4us, 1.05ms")
+	fs.IntVar(&m.cfg.Mesochronous, "mesochronous", model.DefaultMesochronous,
+		"m: epoch misalignment compensation; 2 is safe for unsynchronised hosts, 1 is the paper's nP/R")
+	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
+		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
+	fs.Var(&unitValue[map[model.Level]model.Rate]{&m.targetRates, parseTargetRates}, "target-rate",
+		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G (overrides nothing in --factors)")
+}
+
+func parseTargetRates(s string) (map[model.Level]model.Rate, error) {
+	return model.ParseLevelMap(s, model.ParseRate)
+}
+
+// config returns the model configuration with --target-rate solved into factors. factorsSet says
+// whether the user gave --factors: a level given in both is ambiguous and refused, while a target
+// rate simply replaces a default factor.
+func (m *modelFlags) config(factorsSet bool) (model.Config, error) {
+	cfg := m.cfg
+	if err := cfg.Validate(); err != nil {
+		return cfg, asFlagError(err)
+	}
+	factors := model.Factors{}
+	for l, f := range cfg.Factors {
+		factors[l] = f
+	}
+	for l, rate := range m.targetRates {
+		if _, dup := factors[l]; dup && factorsSet {
+			return cfg, usageErrorf("level %d is given in both --factors and --target-rate: give it once", l)
+		}
+		factors[l] = model.Limited(cfg.FactorForRate(rate))
+	}
+	cfg.Factors = factors
+	return cfg, nil
+}
+
+// asFlagError rewrites a model field error to name the flag the user typed.
+func asFlagError(err error) error {
+	var fe *model.FieldError
+	if errors.As(err, &fe) {
+		return usageErrorf("invalid --%s %q: %s", fe.Field, fe.Value, fe.Allowed)
+	}
+	return err
+}
+
+// unitValue adapts a model parser to a pflag.Value, so a malformed unit is reported by pflag with
+// the flag's name and the value given.
+type unitValue[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+}
+
+func (u *unitValue[T]) Set(s string) error {
+	v, err := u.parse(s)
+	if err != nil {
+		return err
+	}
+	*u.p = v
+	return nil
+}
+
+func (u *unitValue[T]) String() string {
+	if u.p == nil {
+		return ""
+	}
+	return fmt.Sprint(*u.p)
+}
+
+func (u *unitValue[T]) Type() string { return "value" }

@@ -1,0 +1,72 @@
+// Package cli is the qjump command line: one file per verb, each with an options struct and a run
+// function that tests call directly.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// Exit statuses: 2 for anything the user can fix by changing the command line or config, 1 for a
+// failure at run time (a missing privilege, a kernel that refuses).
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+// UsageError is bad input: the command line or a config file. It exits with status 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// NewRootCommand builds the qjump command tree writing to stdout and stderr.
+func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "qjump",
+		Short: "QJump: latency levels for datacenter traffic on stock Linux",
+		Long: `qjump gives applications a choice of network service levels, from guaranteed latency at a
+low rate (level 7) to line-rate throughput with no latency promise (level 0). Every host limits each
+level to a byte budget per network epoch; switches serve levels in strict priority, so packets of a
+higher level jump the queues that lower levels build (Grosvenor et al., NSDI 2015).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.AddCommand(newCalcCommand())
+	return root
+}
+
+// Main runs qjump with args and returns the process exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := NewRootCommand(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "qjump: %v\n", err)
+	return exitStatus(err)
+}
+
+func exitStatus(err error) int {
+	var usage *UsageError
+	var field *model.FieldError
+	if errors.As(err, &usage) || errors.As(err, &field) || isCobraUsage(err) {
+		return exitUsage
+	}
+	return exitRuntime
+}

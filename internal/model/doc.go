@@ -1,0 +1,21 @@
+// Package model holds QJump's equations: the network epoch, per-level budgets and rates, the
+// throughput factor for a target rate and the worst-case fan-in delay of each level.
+//
+// Inputs are n hosts, the edge rate R (bit/s of the slowest host link), P bytes (what one host may
+// send per epoch at throughput factor 1), ε (cumulative switch processing delay on the longest
+// path), m (mesochronous compensation: host epochs are not aligned, so one host can emit m budgets
+// inside one epoch-long window) and a throughput factor f_i for each level i in 0..7 (7 highest).
+//
+//	network epoch            E   = m·n·P·8/R + ε
+//	level i budget           B_i = f_i·P bytes per epoch
+//	level i rate             T_i = f_i·P·8/E            (line rate at f ≈ m·n)
+//	factor for a target rate f_i = T_i·E/(8·P)          (the paper's f_i = n·T_i/R is m = 1, ε = 0)
+//	fan-in delay of level i  D_i = n·P·8·Σ_{j≥i} f_j/R + ε
+//
+// D_i is a guarantee only while Σ_{j≥i} f_j ≤ m; beyond that, level i is oversubscribed under full
+// fan-in by Σ_{j≥i} f_j / m and the model reports that instead of a number. A level with no factor
+// (unlimited) has no budget at all, so neither it nor any level below it has a bound.
+//
+// The paper and its artifacts disagree on m (the slides use 2nP/R, the ns-2 scripts nP/R); m makes
+// the choice explicit and every output names it.
+package model

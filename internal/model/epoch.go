@@ -1,0 +1,47 @@
+package model
+
+import (
+	"math"
+	"time"
+)
+
+// EpochPicoseconds is the transmission part of the epoch, m·n·P·8/R, in picoseconds (the
+// simulator's clock), rounded to the nearest picosecond. It excludes ε.
+func (c Config) EpochPicoseconds() int64 {
+	bits := float64(c.Mesochronous) * float64(c.Hosts) * float64(c.Packet) * 8
+	return int64(math.Round(bits * 1e12 / float64(c.Rate)))
+}
+
+// Epoch is the network epoch E = m·n·P·8/R + ε in whole nanoseconds (the dataplane's clock). The
+// transmission part is rounded up: a longer epoch only makes budgets safer.
+func (c Config) Epoch() time.Duration {
+	ps := c.EpochPicoseconds()
+	return time.Duration((ps+999)/1000) + c.Epsilon
+}
+
+// Budget is f·P, the bytes a level may send per epoch, rounded down so that the budget never
+// exceeds the model. ok is false for an unlimited level, which has no budget.
+func (c Config) Budget(f Factor) (b Bytes, ok bool) {
+	if f.Unlimited {
+		return 0, false
+	}
+	return Bytes(math.Floor(f.Value * float64(c.Packet))), true
+}
+
+// LevelRate is T = f·P·8/E; an unlimited level may send at line rate.
+func (c Config) LevelRate(f Factor) Rate {
+	if f.Unlimited {
+		return c.Rate
+	}
+	return Rate(f.Value * float64(c.Packet) * 8 / c.Epoch().Seconds())
+}
+
+// FactorForRate solves T = f·P·8/E for f: f = T·E/(8·P).
+func (c Config) FactorForRate(t Rate) float64 {
+	return float64(t) * c.Epoch().Seconds() / (8 * float64(c.Packet))
+}
+
+// LineRateFactor is the factor at which a level may send at R: m·n plus what ε adds.
+func (c Config) LineRateFactor() float64 {
+	return c.FactorForRate(c.Rate)
+}

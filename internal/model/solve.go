@@ -1,0 +1,38 @@
+package model
+
+import "time"
+
+// LevelResult is everything the model says about one configured level.
+type LevelResult struct {
+	Level     Level
+	Factor    Factor
+	Budget    Bytes // f·P per epoch; 0 when the factor is unlimited
+	HasBudget bool  // false for an unlimited level
+	Rate      Rate  // f·P·8/E, or R when unlimited
+	FanIn     FanIn
+}
+
+// Result is the model evaluated for a configuration.
+type Result struct {
+	Config         Config
+	Epoch          time.Duration
+	LineRateFactor float64
+	Levels         []LevelResult // configured levels, highest first
+	Warnings       []string
+}
+
+// Solve validates c and evaluates every equation for it.
+func (c Config) Solve() (Result, error) {
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	r := Result{Config: c, Epoch: c.Epoch(), LineRateFactor: c.LineRateFactor(), Warnings: c.Warnings()}
+	for _, l := range c.Factors.Levels() {
+		f := c.Factors[l]
+		budget, ok := c.Budget(f)
+		r.Levels = append(r.Levels, LevelResult{
+			Level: l, Factor: f, Budget: budget, HasBudget: ok, Rate: c.LevelRate(f), FanIn: c.FanIn(l),
+		})
+	}
+	return r, nil
+}

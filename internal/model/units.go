@@ -1,0 +1,185 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rate is a link or level rate in bits per second. It is a float because derived rates
+// (f·P·8/E) are rarely whole numbers of bits per second.
+type Rate float64
+
+// Bytes is a size in bytes: a packet, a budget.
+type Bytes int64
+
+// Units people write. Rates are always bits: "10G", "10Gbit", "10Gb/s", "10Gbps", "100M".
+// Sizes are bytes, decimal (k, M, G) or binary (KiB, MiB, GiB): "1500", "1500B", "9k", "9KiB".
+// Durations are Go durations with µ, μ or u for micro: "4us", "4µs", "1.05ms"; "0" is allowed.
+
+const (
+	rateAllowed     = "need a positive number of bits per second, e.g. 10G, 10Gbit, 10Gb/s, 100M, 2.5Gbps"
+	bytesAllowed    = "need a whole number of bytes, e.g. 1500, 1500B, 9k, 9KiB, 64KB"
+	durationAllowed = "need a duration with a unit, e.g. 0, 500ns, 4us, 4µs, 1.05ms"
+)
+
+var decimalPrefix = map[string]float64{"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+var binaryPrefix = map[string]float64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
+
+// splitNumber splits "10.5Gb/s" into 10.5 and "Gb/s". Exponents are not accepted: "1e9" reads as
+// 1 and the unit "e9", which no unit table knows, so it is rejected rather than guessed.
+func splitNumber(s string) (float64, string, error) {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return 0, "", errors.New("no number")
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil {
+		return 0, "", err
+	}
+	return v, strings.TrimSpace(s[i:]), nil
+}
+
+// ParseRate reads a rate in bits per second. A capital B (bytes) is refused rather than silently
+// multiplied by 8: network people write bits.
+func ParseRate(s string) (Rate, error) {
+	v, unit, err := splitNumber(strings.TrimSpace(s))
+	if err != nil {
+		return 0, errors.New(rateAllowed)
+	}
+	prefix, ok := cutRateUnit(unit)
+	if !ok {
+		return 0, errors.New(rateAllowed)
+	}
+	mul, ok := decimalPrefix[prefix]
+	if !ok {
+		return 0, errors.New(rateAllowed)
+	}
+	r := v * mul
+	if r <= 0 || math.IsInf(r, 0) {
+		return 0, errors.New(rateAllowed)
+	}
+	return Rate(r), nil
+}
+
+// cutRateUnit removes the bit unit from "Gb/s", "Gbit", "Gbps", "G" and returns the prefix.
+func cutRateUnit(unit string) (string, bool) {
+	for _, suffix := range []string{"bit/s", "bits/s", "bps", "b/s", "bit", "bits", "b"} {
+		if strings.HasSuffix(unit, suffix) {
+			return strings.TrimSuffix(unit, suffix), true
+		}
+	}
+	if strings.ContainsAny(unit, "B/") {
+		return "", false
+	}
+	return unit, true
+}
+
+// String prints a rate the way ParseRate reads it, with four significant digits: "416.7Mb/s".
+func (r Rate) String() string {
+	v := float64(r)
+	for _, p := range []struct {
+		prefix string
+		mul    float64
+	}{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
+		if math.Abs(v) >= p.mul {
+			return formatSig(v/p.mul) + p.prefix + "b/s"
+		}
+	}
+	return formatSig(v) + "b/s"
+}
+
+// ParseBytes reads a size in bytes. The result must be a whole number of bytes.
+func ParseBytes(s string) (Bytes, error) {
+	v, unit, err := splitNumber(strings.TrimSpace(s))
+	if err != nil {
+		return 0, errors.New(bytesAllowed)
+	}
+	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "ytes"), "B")
+	mul, ok := decimalPrefix[unit]
+	if !ok {
+		mul, ok = binaryPrefix[unit]
+	}
+	if !ok {
+		return 0, errors.New(bytesAllowed)
+	}
+	b := v * mul
+	if b != math.Trunc(b) || b > math.MaxInt64/2 {
+		return 0, errors.New(bytesAllowed)
+	}
+	return Bytes(b), nil
+}
+
+// String prints a size the way ParseBytes reads it: exact bytes below 100 kB ("1500B", "9000B"),
+// four significant digits above ("180kB", "1.296MB").
+func (b Bytes) String() string {
+	v := float64(b)
+	switch {
+	case b < 100_000:
+		return strconv.FormatInt(int64(b), 10) + "B"
+	case v < 1e6:
+		return formatSig(v/1e3) + "kB"
+	case v < 1e9:
+		return formatSig(v/1e6) + "MB"
+	default:
+		return formatSig(v/1e9) + "GB"
+	}
+}
+
+// ParseDuration reads a duration; Go's syntax already accepts "us", "µs" and "μs".
+func ParseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 {
+		return 0, errors.New(durationAllowed)
+	}
+	return d, nil
+}
+
+// FormatDuration prints a duration the way ParseDuration reads it: "28.8µs", "1.0368ms", "0s".
+func FormatDuration(d time.Duration) string {
+	return d.String()
+}
+
+// formatSig prints v with at most four significant digits and no trailing zeros.
+func formatSig(v float64) string {
+	s := strconv.FormatFloat(v, 'f', sigDecimals(v), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+func sigDecimals(v float64) int {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return 0
+	case a >= 100:
+		return 1
+	case a >= 10:
+		return 2
+	default:
+		return 3
+	}
+}
+
+// ParseFactor reads a throughput factor: a positive number, or "unlimited" for a level with no
+// budget. Factor 0 is invalid, not a way of saying unlimited.
+func ParseFactor(s string) (Factor, error) {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "unlimited") {
+		return Unlimited(), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return Factor{}, fmt.Errorf("need a number greater than 0, or \"unlimited\"")
+	}
+	return Limited(v), nil
+}
