@@ -41,8 +41,8 @@ level to a byte budget per network epoch; switches serve levels in strict priori
 higher level jump the queues that lower levels build (Grosvenor et al., NSDI 2015).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
 	}
+	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })

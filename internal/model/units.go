@@ -21,7 +21,7 @@ type Bytes int64
 // Durations are Go durations with µ, μ or u for micro: "4us", "4µs", "1.05ms"; "0" is allowed.
 
 const (
-	rateAllowed     = "need a positive number of bits per second, e.g. 10G, 10Gbit, 10Gb/s, 100M, 2.5Gbps"
+	rateAllowed     = "need a number of bits per second, at least 1, e.g. 10G, 10Gbit, 10Gb/s, 100M, 2.5Gbps"
 	bytesAllowed    = "need a whole number of bytes, e.g. 1500, 1500B, 9k, 9KiB, 64KB"
 	durationAllowed = "need a duration with a unit, e.g. 0, 500ns, 4us, 4µs, 1.05ms"
 )
@@ -63,7 +63,8 @@ func ParseRate(s string) (Rate, error) {
 		return 0, errors.New(rateAllowed)
 	}
 	r := v * mul
-	if r <= 0 || math.IsInf(r, 0) {
+	// Below one bit per second nothing is a rate worth limiting, and it would not print back.
+	if r < 1 || math.IsInf(r, 0) {
 		return 0, errors.New(rateAllowed)
 	}
 	return Rate(r), nil
@@ -102,7 +103,11 @@ func ParseBytes(s string) (Bytes, error) {
 	if err != nil {
 		return 0, errors.New(bytesAllowed)
 	}
-	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "ytes"), "B")
+	if u, ok := strings.CutSuffix(unit, "bytes"); ok {
+		unit = u
+	} else {
+		unit = strings.TrimSuffix(unit, "B")
+	}
 	mul, ok := decimalPrefix[unit]
 	if !ok {
 		mul, ok = binaryPrefix[unit]
@@ -111,6 +116,11 @@ func ParseBytes(s string) (Bytes, error) {
 		return 0, errors.New(bytesAllowed)
 	}
 	b := v * mul
+	// "1.001MB" is 1000999.9999999999 in floating point: accept what is a whole number up to
+	// float error, refuse real fractions ("1.0001k").
+	if r := math.Round(b); math.Abs(b-r) <= 1e-9*math.Max(1, b) {
+		b = r
+	}
 	if b != math.Trunc(b) || b > math.MaxInt64/2 {
 		return 0, errors.New(bytesAllowed)
 	}

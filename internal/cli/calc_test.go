@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// run calls qjump with args as a user would and returns its outputs and exit status.
+func run(t *testing.T, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	status = Main(args, &out, &errOut)
+	return out.String(), errOut.String(), status
+}
+
+func TestCalcTable(t *testing.T) {
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "1500B",
+		"--epsilon", "0", "--mesochronous", "2", "--factors", "7=1,5=6,0=unlimited")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, errOut)
+	}
+	for _, want := range []string{
+		"m=2", "E = m·n·P·8/R + ε = 28.8µs", "line rate at factor 24",
+		"7      1          1500B         416.7Mb/s  14.4µs (guaranteed)",
+		"5      6          9000B         2.5Gb/s    oversubscribed ×3.5 under full fan-in",
+		"0      unlimited  unlimited     10Gb/s     no bound",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("unexpected stderr %q", errOut)
+	}
+}
+
+func TestCalcPaperCases(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		wantEpoch int64
+		level     int
+		wantF     float64
+		wantRate  float64
+	}{
+		{"12 hosts 10G m=2", []string{"--hosts", "12", "--rate", "10G", "--factors", "7=1"}, 28800, 7, 1, 416.67e6},
+		{"12 hosts 10M m=2 (Mininet timeq)", []string{"--hosts", "12", "--rate", "10M", "--factors", "7=1"}, 28800000, 7, 1, 416.67e3},
+		{"144 hosts 9kB m=1", []string{"--hosts", "144", "--rate", "10Gb/s", "--packet", "9k", "--mesochronous", "1", "--factors", "0=144"}, 1036800, 0, 144, 10e9},
+		{"memcached target 5G (§6.5)", []string{"--hosts", "12", "--rate", "10Gbit", "--mesochronous", "1", "--target-rate", "5=5G"}, 14400, 5, 6, 5e9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, status := run(t, append([]string{"calc", "--json"}, tt.args...)...)
+			if status != 0 {
+				t.Fatalf("status %d, stderr %q", status, errOut)
+			}
+			var got calcJSON
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("bad JSON %v:\n%s", err, out)
+			}
+			if got.EpochNs != tt.wantEpoch {
+				t.Errorf("epoch_ns = %d, want %d", got.EpochNs, tt.wantEpoch)
+			}
+			l := findLevel(t, got, tt.level)
+			if l.Factor == nil || math.Abs(*l.Factor-tt.wantF) > 1e-9 {
+				t.Errorf("level %d factor = %v, want %v", tt.level, l.Factor, tt.wantF)
+			}
+			if math.Abs(l.RateBps-tt.wantRate)/tt.wantRate > 1e-3 {
+				t.Errorf("level %d rate = %v, want %v", tt.level, l.RateBps, tt.wantRate)
+			}
+		})
+	}
+}
+
+func findLevel(t *testing.T, c calcJSON, level int) calcLevelOut {
+	t.Helper()
+	for _, l := range c.Levels {
+		if l.Level == level {
+			return l
+		}
+	}
+	t.Fatalf("level %d missing from %+v", level, c.Levels)
+	return calcLevelOut{}
+}
+
+func TestCalcJSONNullsWhatDoesNotExist(t *testing.T) {
+	out, _, status := run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--factors", "7=1,5=6,0=unlimited")
+	if status != 0 {
+		t.Fatalf("status %d", status)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"hosts", "rate_bps", "packet_bytes", "epsilon_ns", "mesochronous",
+		"epoch_ns", "epoch_text", "line_rate_factor", "levels", "warnings"} {
+		if _, ok := raw[key]; !ok {
+			t.Errorf("JSON lacks %q (docs/cli.md promises it)", key)
+		}
+	}
+	levels := raw["levels"].([]any)
+	top, over, unlimited := levels[0].(map[string]any), levels[1].(map[string]any), levels[2].(map[string]any)
+	if top["guaranteed"] != true || top["fan_in_delay_ns"] != 14400.0 {
+		t.Errorf("level 7: %v", top)
+	}
+	if over["guaranteed"] != false || over["fan_in_delay_ns"] != nil || over["oversubscription"] != 3.5 {
+		t.Errorf("level 5: %v", over)
+	}
+	if unlimited["factor"] != nil || unlimited["budget_bytes"] != nil || unlimited["unlimited"] != true ||
+		unlimited["fan_in_factor_sum"] != nil {
+		t.Errorf("unlimited level 0: %v", unlimited)
+	}
+}
+
+func TestCalcBadInput(t *testing.T) {
+	base := []string{"calc", "--hosts", "12", "--rate", "10G"}
+	tests := []struct {
+		name string
+		args []string
+		want []string // every one must appear in the single error line
+	}{
+		{"zero hosts", []string{"calc", "--hosts", "0", "--rate", "10G"}, []string{"--hosts", `"0"`, "at least 1"}},
+		{"negative hosts", []string{"calc", "--hosts", "-4", "--rate", "10G"}, []string{"--hosts", `"-4"`, "at least 1"}},
+		{"hosts not a number", []string{"calc", "--hosts", "twelve", "--rate", "10G"}, []string{"--hosts", "twelve"}},
+		{"zero rate", []string{"calc", "--hosts", "12", "--rate", "0"}, []string{"--rate", `"0"`, "bits per second"}},
+		{"negative rate", []string{"calc", "--hosts", "12", "--rate", "-10G"}, []string{"--rate", "-10G", "bits per second"}},
+		{"rate in bytes", []string{"calc", "--hosts", "12", "--rate", "10GB/s"}, []string{"--rate", "10GB/s", "10Gb/s"}},
+		{"malformed rate", []string{"calc", "--hosts", "12", "--rate", "fast"}, []string{"--rate", "fast"}},
+		{"zero packet", append(base, "--packet", "0"), []string{"--packet", "0B", "64B"}},
+		{"negative packet", append(base, "--packet", "-1500"), []string{"--packet", "-1500", "bytes"}},
+		{"packet below 64B", append(base, "--packet", "63"), []string{"--packet", "63B", "64B"}},
+		{"fractional packet", append(base, "--packet", "1.5"), []string{"--packet", "1.5", "whole number"}},
+		{"level out of range", append(base, "--factors", "8=1"), []string{"--factors", "8=1", "0 (lowest) to 7"}},
+		{"factor zero", append(base, "--factors", "7=0"), []string{"--factors", "7=0", "greater than 0"}},
+		{"factor negative", append(base, "--factors", "7=-1"), []string{"--factors", "7=-1", "greater than 0"}},
+		{"malformed factors", append(base, "--factors", "7"), []string{"--factors", "LEVEL=VALUE"}},
+		{"target rate level out of range", append(base, "--target-rate", "9=5G"), []string{"--target-rate", "9=5G"}},
+		{"target rate malformed", append(base, "--target-rate", "5=lots"), []string{"--target-rate", "5=lots"}},
+		{"level in factors and target rate", append(base, "--factors", "5=2", "--target-rate", "5=5G"), []string{"level 5", "both"}},
+		{"malformed epsilon", append(base, "--epsilon", "4"), []string{"--epsilon", `"4"`, "unit"}},
+		{"zero mesochronous", append(base, "--mesochronous", "0"), []string{"--mesochronous", "at least 1"}},
+		{"unknown flag", append(base, "--hostz", "3"), []string{"unknown flag", "--hostz"}},
+		{"missing hosts", []string{"calc", "--rate", "10G"}, []string{"hosts"}},
+		{"stray argument", append(base, "extra"), []string{"extra"}},
+		{"unknown verb", []string{"calculate"}, []string{"unknown command", "calculate"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, status := run(t, tt.args...)
+			if status != 2 {
+				t.Errorf("status = %d, want 2 (stderr %q)", status, errOut)
+			}
+			if out != "" {
+				t.Errorf("stdout = %q, want nothing", out)
+			}
+			if strings.Count(errOut, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCalcWarnsOnSmallPacket(t *testing.T) {
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "64")
+	if status != 0 || !strings.Contains(out, "network epoch") {
+		t.Fatalf("status %d, out %q", status, out)
+	}
+	if !strings.Contains(errOut, "warning") || !strings.Contains(errOut, "1500-byte frame") {
+		t.Errorf("stderr %q: want a warning about the small packet", errOut)
+	}
+}
+
+func TestCalcTargetRateReplacesDefaultFactor(t *testing.T) {
+	// Without --factors the defaults (7=1, 0=unlimited) apply; a target rate for level 7 replaces
+	// the default rather than clashing with it.
+	out, errOut, status := run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--target-rate", "7=833.3333M")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	var got calcJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if l := findLevel(t, got, 7); l.Factor == nil || math.Abs(*l.Factor-2) > 1e-6 {
+		t.Errorf("level 7 factor = %v, want 2", l.Factor)
+	}
+}
+
+func TestCalcHelpExplainsEveryFlag(t *testing.T) {
+	out, _, status := run(t, "calc", "--help")
+	if status != 0 {
+		t.Fatalf("status %d", status)
+	}
+	for _, want := range []string{"--hosts", "--rate", "--packet", "--epsilon", "--mesochronous",
+		"--factors", "--target-rate", "--json", "Examples:", "E   = m·n·P·8/R + ε"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
