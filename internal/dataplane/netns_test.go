@@ -7,13 +7,13 @@ import (
 	"time"
 )
 
-// testModel has an epoch of 10 ms (m·n·P·8/R = 2·10·1000·8/16M) and budgets of 20 kB per epoch
-// (16 Mb/s) at levels 7 and 5; everything else is unlimited.
-var testModel = []string{"--hosts", "10", "--rate", "16M", "--packet", "1000B", "--factors", "7=20,5=20,0=unlimited"}
+// testModel has an epoch of 10 ms (m·n·P·8/R = 2·10·1500·8/24M) and budgets of 30 kB per epoch
+// (24 Mb/s) at levels 7 and 5; everything else is unlimited.
+var testModel = []string{"--hosts", "10", "--rate", "24M", "--packet", "1500B", "--factors", "7=20,5=20,0=unlimited"}
 
 const (
 	testEpoch  = 10 * time.Millisecond
-	testBudget = 20000
+	testBudget = 30000
 	testRate   = testBudget * 8 / 0.010 // bit/s
 )
 
