@@ -11,16 +11,19 @@
  *
  *	B_i = f_i·P bytes per epoch, i.e. T_i = f_i·P·8/E bit/s.
  *
- * Epochs are a fixed grid on the monotonic clock, [k·E, (k+1)·E): a level's budget is refilled to
- * B_i at the first packet of each epoch, and a packet of len bytes is admitted while len ≤ left.
- * So the bytes admitted at a level in one epoch never exceed B_i, and over any t the level sends
- * at most (t/E + 1)·B_i: the rate is T_i with no drift, because the grid does not move with
- * traffic. A level without a factor is unlimited: classified, marked and counted, never held.
+ * Epochs are a fixed grid on the monotonic clock, [k·E, (k+1)·E): a level counts the bytes it has
+ * sent in the current epoch (used, reset at its first packet of each epoch) and admits a packet of
+ * len bytes while used + len ≤ B_i. So the bytes admitted at a level in one epoch never exceed B_i,
+ * and over any t the level sends at most (t/E + 1)·B_i: the rate is T_i with no drift, because the
+ * grid does not move with traffic. Counting what was used rather than what is left keeps that true
+ * across a reload: the new B_i applies at once to the bytes the epoch has already carried. A level
+ * without a factor is unlimited: classified, marked and counted, never held.
  *
  * Exact on any number of CPUs: the budget of a level lives in one map value with a bpf_spin_lock,
- * and the refill and the charge happen under it. A lock-free compare-and-swap on "left" alone is
- * not enough, because the refill must change epoch_end and left together; a lock makes the pair
- * one step and costs a few nanoseconds uncontended. The clock is read once per packet, before the
+ * and the epoch rollover and the charge happen under it. An atomic add on "used" alone is not
+ * enough, because the rollover must change epoch_end and used together (and a failed add would
+ * have to be undone, briefly refusing packets that fit); a lock makes the pair one step and costs
+ * a few nanoseconds uncontended. The clock is read once per packet, before the
  * lock, and the division that finds the epoch grid runs only at a refill.
  *
  * Over budget, police mode drops the packet (Listing 1 of the paper) or, with autoclass, demotes it
@@ -188,14 +191,13 @@ static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u
 	if (!b)
 		return false;
 	bpf_spin_lock(&b->lock);
-	if (now >= b->epoch_end || b->generation != cfg->generation) {
+	if (now >= b->epoch_end) {
 		b->epoch_end = (now / cfg->epoch_ns + 1) * cfg->epoch_ns;
-		b->left = cfg->level[level].budget;
-		b->generation = cfg->generation;
+		b->used = 0;
 	}
-	ok = len <= b->left;
+	ok = b->used + len <= cfg->level[level].budget;
 	if (ok)
-		b->left -= len;
+		b->used += len;
 	bpf_spin_unlock(&b->lock);
 	return ok;
 }
