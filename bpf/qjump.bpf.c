@@ -56,6 +56,8 @@
 #define VLAN_PCP_SHIFT 13
 #define VLAN_VID_MASK 0x0fff
 #define IP_ECN_MASK 0x03
+/* Levels index arrays; the mask keeps the verifier sure of the bound whatever clang does. */
+#define QJ_LEVEL_MASK (QJ_LEVELS - 1)
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -180,12 +182,13 @@ static __always_inline __u32 classify(struct __sk_buff *skb, const struct qj_con
 /* Charges len bytes to level's budget; true if the level had them in this epoch. */
 static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u64 len, __u64 now)
 {
+	const struct qj_level *lc = &cfg->level[level & QJ_LEVEL_MASK];
 	struct qj_budget *b;
 	bool ok;
 
 	if (level >= QJ_LEVELS)
 		return false;
-	if (!cfg->level[level].limited)
+	if (!lc->limited)
 		return true;
 	b = bpf_map_lookup_elem(&budget, &level);
 	if (!b)
@@ -195,7 +198,7 @@ static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u
 		b->epoch_end = (now / cfg->epoch_ns + 1) * cfg->epoch_ns;
 		b->used = 0;
 	}
-	ok = b->used + len <= cfg->level[level].budget;
+	ok = b->used + len <= lc->budget;
 	if (ok)
 		b->used += len;
 	bpf_spin_unlock(&b->lock);
@@ -353,7 +356,7 @@ int qjump_egress(struct __sk_buff *skb)
 
 	if (sent_level >= QJ_LEVELS)
 		return TCX_NEXT;
-	lc = &cfg->level[sent_level];
+	lc = &cfg->level[sent_level & QJ_LEVEL_MASK];
 	if (cfg->mode == QJ_MODE_SHAPE && lc->classid)
 		skb->priority = lc->classid;
 	else

@@ -3,6 +3,7 @@ package dataplane
 import (
 	"net"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func tcpGoodput(t *testing.T, h *hosts, port int, d time.Duration) float64 {
 	return <-result
 }
 
-func itoa(i int) string { return net.JoinHostPort("", string(rune('0'+i/1000%10))+string(rune('0'+i/100%10))+string(rune('0'+i/10%10))+string(rune('0'+i%10)))[1:] }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestShapeGivesTCPItsRate: in shape mode a TCP flow on a limited level gets at least 80% of the
 // level's rate and no packet is dropped for budget. Police mode's figures are logged for
