@@ -19,21 +19,21 @@ import (
 // is absent keeps the value it had (the default, or what an earlier source set). Units are the
 // same strings the flags take ("10G", "1500B", "4us").
 type File struct {
-	Hosts          *int              `yaml:"hosts" json:"hosts,omitempty"`
-	Rate           *string           `yaml:"rate" json:"rate,omitempty"`
-	Packet         *string           `yaml:"packet" json:"packet,omitempty"`
-	Epsilon        *string           `yaml:"epsilon" json:"epsilon,omitempty"`
-	Mesochronous   *int              `yaml:"mesochronous" json:"mesochronous,omitempty"`
-	Factors        map[string]string `yaml:"factors" json:"factors,omitempty"`
-	TargetRate     map[string]string `yaml:"target_rate" json:"target_rate,omitempty"`
-	Mode           *string           `yaml:"mode" json:"mode,omitempty"`
-	Autoclass      *bool             `yaml:"autoclass" json:"autoclass,omitempty"`
-	Mark           *string           `yaml:"mark" json:"mark,omitempty"`
-	VLANID         *int              `yaml:"vlan_id" json:"vlan_id,omitempty"`
-	DefaultLevel   *int              `yaml:"default_level" json:"default_level,omitempty"`
-	PriorityLevels map[string]string `yaml:"priority_levels" json:"priority_levels,omitempty"`
-	DSCP           map[string]int    `yaml:"dscp" json:"dscp,omitempty"`
-	PCP            map[string]int    `yaml:"pcp" json:"pcp,omitempty"`
+	Hosts          *int              `yaml:"hosts,omitempty" json:"hosts,omitempty"`
+	Rate           *string           `yaml:"rate,omitempty" json:"rate,omitempty"`
+	Packet         *string           `yaml:"packet,omitempty" json:"packet,omitempty"`
+	Epsilon        *string           `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
+	Mesochronous   *int              `yaml:"mesochronous,omitempty" json:"mesochronous,omitempty"`
+	Factors        map[string]string `yaml:"factors,omitempty" json:"factors,omitempty"`
+	TargetRate     map[string]string `yaml:"target_rate,omitempty" json:"target_rate,omitempty"`
+	Mode           *string           `yaml:"mode,omitempty" json:"mode,omitempty"`
+	Autoclass      *bool             `yaml:"autoclass,omitempty" json:"autoclass,omitempty"`
+	Mark           *string           `yaml:"mark,omitempty" json:"mark,omitempty"`
+	VLANID         *int              `yaml:"vlan_id,omitempty" json:"vlan_id,omitempty"`
+	DefaultLevel   *int              `yaml:"default_level,omitempty" json:"default_level,omitempty"`
+	PriorityLevels map[string]string `yaml:"priority_levels,omitempty" json:"priority_levels,omitempty"`
+	DSCP           map[string]int    `yaml:"dscp,omitempty" json:"dscp,omitempty"`
+	PCP            map[string]int    `yaml:"pcp,omitempty" json:"pcp,omitempty"`
 }
 
 // Load reads the file at path and applies it over Default().
