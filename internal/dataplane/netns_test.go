@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +101,32 @@ func TestUpTwiceChangesNothing(t *testing.T) {
 	if s := h.status(t, h.a); s.Devices[0].EpochNs == testEpoch.Nanoseconds() {
 		t.Fatalf("--replace kept the old configuration: %+v", s.Devices[0])
 	}
+}
+
+// TestActiveConfig: the app utility reads the running configuration of a device (its budgets) in
+// the caller's network namespace.
+func TestActiveConfig(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs("--mark", "pcp", "--default-level", "3")...)
+	var budget int64
+	var ok bool
+	inNetns(t, h.a, func() {
+		d, err := ActiveConfig("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Mark != "pcp" || d.DefaultLevel != 3 {
+			t.Errorf("active config %+v", d)
+		}
+		b, limited := d.Model.Budget(d.Model.Factors[5])
+		budget, ok = int64(b), limited
+	})
+	if !ok || budget != testBudget {
+		t.Errorf("level 5 budget %d (limited %v), want %d", budget, ok, testBudget)
+	}
+	inNetns(t, h.b, func() {
+		if _, err := ActiveConfig("eth0"); !errors.Is(err, ErrNotUp) {
+			t.Errorf("host b's eth0: %v, want ErrNotUp", err)
+		}
+	})
 }
