@@ -132,20 +132,34 @@ func parentOf(pid int) int {
 	return ppid
 }
 
-// netnsID is the inode of this thread's network namespace: interfaces in different namespaces
-// may share a name (every testbed host has eth0), so pinned state is keyed by both.
-func netnsID() (uint64, error) {
+// soNetnsCookie is SO_NETNS_COOKIE (Linux 5.14+), which golang.org/x/sys does not name yet.
+const soNetnsCookie = 71
+
+// netnsKey names this thread's network namespace in pinned paths. Interfaces in different
+// namespaces may share a name (every testbed host has eth0), so state is keyed by both. The key is
+// the namespace's cookie, which the kernel never reuses while it runs; a namespace's inode number
+// is reused once the namespace is gone, and would make a new namespace find a dead one's state.
+// Kernels without cookies fall back to the inode ("ino-<n>").
+func netnsKey() (string, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err == nil {
+		defer unix.Close(fd)
+		cookie, err := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, soNetnsCookie)
+		if err == nil {
+			return strconv.FormatUint(cookie, 10), nil
+		}
+	}
 	var st unix.Stat_t
 	if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
-		return 0, fmt.Errorf("stat network namespace: %w", err)
+		return "", fmt.Errorf("identify network namespace: %w", err)
 	}
-	return st.Ino, nil
+	return "ino-" + strconv.FormatUint(st.Ino, 10), nil
 }
 
-// paths names where a device's state is pinned: <bpffs>/qjump/<netns inode>/<ifname>/.
+// paths names where a device's state is pinned: <bpffs>/qjump/<netns cookie>/<ifname>/.
 type paths struct {
 	root   string // <bpffs>/qjump
-	netns  string // <root>/<netns inode>
+	netns  string // <root>/<netns cookie>
 	device string // <netns>/<ifname>
 }
 
@@ -157,12 +171,12 @@ func pathsFor(dev string) (paths, error) {
 	if err != nil {
 		return paths{}, err
 	}
-	ns, err := netnsID()
+	ns, err := netnsKey()
 	if err != nil {
 		return paths{}, err
 	}
 	root := filepath.Join(bpffs, stateDir)
-	p := paths{root: root, netns: filepath.Join(root, strconv.FormatUint(ns, 10))}
+	p := paths{root: root, netns: filepath.Join(root, ns)}
 	if dev != "" {
 		p.device = filepath.Join(p.netns, dev)
 	}
