@@ -3,6 +3,9 @@ package dataplane
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +132,37 @@ func TestActiveConfig(t *testing.T) {
 			t.Errorf("host b's eth0: %v, want ErrNotUp", err)
 		}
 	})
+}
+
+// TestDeletedNamespaceIsPruned: a namespace deleted without `qjump down` leaves only pins behind;
+// the next up anywhere removes them.
+func TestDeletedNamespaceIsPruned(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	var key string
+	var err error
+	inNetns(t, h.a, func() { key, err = netnsKey() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(defaultBPFFS, stateDir, key)
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("no state for %s after up: %v", h.a, err)
+	}
+	if out, err := exec.Command("ip", "netns", "del", h.a).CombinedOutput(); err != nil {
+		t.Fatalf("delete %s: %v %s", h.a, err, out)
+	}
+	// The kernel frees a namespace asynchronously; the link turns defunct when it does.
+	other := newHosts(t)
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		other.mustQjump(t, other.a, upArgs("--replace")...)
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still pinned after its namespace was deleted and up ran", dir)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
