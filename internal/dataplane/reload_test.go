@@ -44,7 +44,7 @@ func TestReloadUnderTraffic(t *testing.T) {
 	var first, last time.Time
 	var gap time.Duration
 	for i, d := range <-got {
-		perEpoch[d.epoch] += d.frame
+		perEpoch[realtimeToMonotonic(d.at)/uint64(testEpoch)] += d.frame
 		if i == 0 {
 			first = d.at
 		} else {
