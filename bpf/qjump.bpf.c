@@ -221,6 +221,11 @@ static __always_inline int demote(const struct qj_config *cfg, __u32 level, __u6
 	return -1;
 }
 
+/*
+ * Rewrites go through bpf_skb_store_bytes, never through packet pointers: a program that writes
+ * packet data directly gets a bpf_skb_pull_data call prepended by the verifier, paid by every
+ * packet, also by the ones that need no rewrite.
+ */
 static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 dscp)
 {
 	void *data = (void *)(long)skb->data;
@@ -237,21 +242,24 @@ static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 
 		if (tos == ip->tos)
 			return;
 		old = *(__be16 *)ip;
-		ip->tos = tos;
-		new = *(__be16 *)ip;
+		new = bpf_htons((bpf_ntohs(old) & 0xff00) | tos);
 		/* The header checksum covers the word that holds TOS: patch it incrementally. */
 		bpf_l3_csum_replace(skb, (l3.off & 0xff) + offsetof(struct iphdr, check), old, new,
 				    sizeof(new));
+		bpf_skb_store_bytes(skb, (l3.off & 0xff) + offsetof(struct iphdr, tos), &tos,
+				    sizeof(tos), 0);
 	} else if (l3.kind == L3_IPV6) {
 		/* Traffic class straddles the first two bytes; no checksum covers it. */
 		__u8 *w = data + (l3.off & 0xff);
-		__u8 tc;
+		__u8 tc, nw[2];
 
 		if ((void *)(w + 2) > data_end)
 			return;
 		tc = (dscp << 2) | ((w[1] >> 4) & IP_ECN_MASK);
-		w[0] = (w[0] & 0xf0) | (tc >> 4);
-		w[1] = (w[1] & 0x0f) | (tc << 4);
+		nw[0] = (w[0] & 0xf0) | (tc >> 4);
+		nw[1] = (w[1] & 0x0f) | (tc << 4);
+		if (nw[0] != w[0] || nw[1] != w[1])
+			bpf_skb_store_bytes(skb, l3.off & 0xff, nw, sizeof(nw), 0);
 	}
 }
 
@@ -276,11 +284,13 @@ static __always_inline void mark_pcp(struct __sk_buff *skb, const struct qj_conf
 	if ((void *)(eth + 1) > data_end)
 		return;
 	if (eth->h_proto == bpf_htons(ETH_P_8021Q) || eth->h_proto == bpf_htons(ETH_P_8021AD)) {
-		__u8 *t = data + sizeof(*eth);
+		__u8 *t = data + sizeof(*eth), b;
 
 		if ((void *)(t + 2) > data_end)
 			return;
-		t[0] = (t[0] & 0x1f) | (pcp << 5);
+		b = (t[0] & 0x1f) | (pcp << 5);
+		if (b != t[0])
+			bpf_skb_store_bytes(skb, sizeof(*eth), &b, sizeof(b), 0);
 		return;
 	}
 	tci = (cfg->vlan_id & VLAN_VID_MASK) | (pcp << VLAN_PCP_SHIFT);
