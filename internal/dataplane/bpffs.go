@@ -4,38 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
-
-// ErrNoPrivilege means the process lacks the capabilities to load, pin and attach programs.
-var ErrNoPrivilege = errors.New("qjump's dataplane needs root")
-
-// checkPrivilege looks for CAP_NET_ADMIN (qdiscs, filters, TCX) and CAP_SYS_ADMIN (bpffs, BPF
-// objects) before anything is touched, so that a user without them gets one clear line instead of
-// whichever syscall fails first.
-func checkPrivilege() error {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return nil // cannot tell: let the syscalls speak
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if hex, ok := strings.CutPrefix(line, "CapEff:"); ok {
-			caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
-			if err != nil {
-				return nil
-			}
-			const need = 1<<unix.CAP_NET_ADMIN | 1<<unix.CAP_SYS_ADMIN
-			if caps&need != need {
-				return fmt.Errorf("%w (CAP_NET_ADMIN and CAP_SYS_ADMIN): run it with sudo", ErrNoPrivilege)
-			}
-		}
-	}
-	return nil
-}
 
 // ErrNoBPFFS means no bpffs is mounted where pinned state must live.
 var ErrNoBPFFS = errors.New("no bpffs")
@@ -131,60 +104,3 @@ func parentOf(pid int) int {
 	ppid, _ := strconv.Atoi(fields[1])
 	return ppid
 }
-
-// soNetnsCookie is SO_NETNS_COOKIE (Linux 5.14+), which golang.org/x/sys does not name yet.
-const soNetnsCookie = 71
-
-// netnsKey names this thread's network namespace in pinned paths. Interfaces in different
-// namespaces may share a name (every testbed host has eth0), so state is keyed by both. The key is
-// the namespace's cookie, which the kernel never reuses while it runs; a namespace's inode number
-// is reused once the namespace is gone, and would make a new namespace find a dead one's state.
-// Kernels without cookies fall back to the inode ("ino-<n>").
-func netnsKey() (string, error) {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err == nil {
-		defer unix.Close(fd)
-		cookie, err := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, soNetnsCookie)
-		if err == nil {
-			return strconv.FormatUint(cookie, 10), nil
-		}
-	}
-	var st unix.Stat_t
-	if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
-		return "", fmt.Errorf("identify network namespace: %w", err)
-	}
-	return "ino-" + strconv.FormatUint(st.Ino, 10), nil
-}
-
-// paths names where a device's state is pinned: <bpffs>/qjump/<netns cookie>/<ifname>/.
-type paths struct {
-	root   string // <bpffs>/qjump
-	netns  string // <root>/<netns cookie>
-	device string // <netns>/<ifname>
-}
-
-func pathsFor(dev string) (paths, error) {
-	if err := checkPrivilege(); err != nil {
-		return paths{}, err
-	}
-	bpffs, err := bpffsRoot()
-	if err != nil {
-		return paths{}, err
-	}
-	ns, err := netnsKey()
-	if err != nil {
-		return paths{}, err
-	}
-	root := filepath.Join(bpffs, stateDir)
-	p := paths{root: root, netns: filepath.Join(root, ns)}
-	if dev != "" {
-		p.device = filepath.Join(p.netns, dev)
-	}
-	return p, nil
-}
-
-func (p paths) pin(name string) string     { return filepath.Join(p.device, name) }
-func (p paths) cgroupCeiling() string      { return filepath.Join(p.root, "cgroup_ceiling") }
-func (p paths) forDevice(dev string) paths { p.device = filepath.Join(p.netns, dev); return p }
-func (p paths) deviceName() string         { return filepath.Base(p.device) }
-func (p paths) exists() bool               { _, err := os.Stat(p.pin(pinMeta)); return err == nil }
