@@ -19,13 +19,19 @@
  * across a reload: the new B_i applies at once to the bytes the epoch has already carried. A level
  * without a factor is unlimited: classified, marked and counted, never held.
  *
- * Exact on any number of CPUs: the budget of a level lives in one map value with a bpf_spin_lock,
- * and the epoch rollover and the charge happen under it. An atomic add on "used" alone is not
- * enough, because the rollover must change epoch_end and used together (and a failed add would
- * have to be undone, briefly refusing packets that fit); a lock makes the pair one step. It costs
- * about 15 ns uncontended here (docs/performance.md), about what a compare-and-swap scheme cost
- * once it paid for the division that finds the epoch of every packet. The clock is read once per
- * packet, before the lock; the division runs only at the first packet of an epoch.
+ * Exact on any number of CPUs. A level's state is one map value: the end of its current epoch,
+ * and a charge word holding the bytes used in that epoch with a tag. A packet is charged by a
+ * compare-and-swap of the charge word from (tag, used) to (tag, used + len), only if used + len ≤
+ * B_i. The epoch rollover, once per epoch and level, runs under the value's bpf_spin_lock: it
+ * re-checks the epoch under the lock (one CPU rolls, the others find it done), swaps the charge
+ * word to (tag + 1, 0) and then moves epoch_end on. So the bytes of one tag, i.e. of one epoch,
+ * are a sum of charges that each kept the total within B_i, and a charge prepared before a
+ * rollover fails its swap against the new tag and is retried in the new epoch. A CPU that read
+ * the clock just before a rollover is charged in the new epoch, which only ever refuses early. The
+ * tag has 24 bits: a CPU would have to stall inside one program run for 2^24 epochs to see a tag
+ * come round again. Uncontended, the common path is two loads and one compare-and-swap; a lock on
+ * every packet cost about 15 ns more here (docs/performance.md). The clock is read once per
+ * packet; the division that finds the epoch grid runs only at a rollover.
  *
  * A packet is charged its skb->len, headers included: a GSO/TSO super-packet is charged whole, so
  * one larger than B_i never fits a policed level (docs/dataplane.md).
@@ -56,6 +62,9 @@
 
 #include "qjump.h"
 
+#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+/* Compare-and-swap attempts before a packet gives up its budget: only contention makes one fail. */
+#define QJ_CHARGE_TRIES 8
 #define VLAN_HLEN 4
 #define VLAN_PCP_SHIFT 13
 #define VLAN_VID_MASK 0x0fff
@@ -183,12 +192,27 @@ static __always_inline __u32 classify(struct __sk_buff *skb, const struct qj_con
 	return level < QJ_LEVELS ? level : QJ_LEVELS - 1;
 }
 
+/* Starts the epoch that contains now, unless another CPU already has. */
+static __always_inline void rollover(struct qj_budget *b, __u64 epoch_ns, __u64 now)
+{
+	bpf_spin_lock(&b->lock);
+	if (now >= b->epoch_end) {
+		__u64 tag = (b->charge >> QJ_USED_BITS) + 1;
+
+		/* The charge word first: a CPU that sees the new epoch_end also sees it reset. */
+		__sync_lock_test_and_set(&b->charge, tag << QJ_USED_BITS);
+		b->epoch_end = (now / epoch_ns + 1) * epoch_ns;
+	}
+	bpf_spin_unlock(&b->lock);
+}
+
 /* Charges len bytes to level's budget; true if the level had them in this epoch. */
 static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u64 len, __u64 now)
 {
 	const struct qj_level *lc = &cfg->level[level & QJ_LEVEL_MASK];
 	struct qj_budget *b;
-	bool ok;
+	__u64 old;
+	int i;
 
 	if (level >= QJ_LEVELS)
 		return false;
@@ -197,16 +221,16 @@ static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u
 	b = bpf_map_lookup_elem(&budget, &level);
 	if (!b)
 		return false;
-	bpf_spin_lock(&b->lock);
-	if (now >= b->epoch_end) {
-		b->epoch_end = (now / cfg->epoch_ns + 1) * cfg->epoch_ns;
-		b->used = 0;
+	if (now >= READ_ONCE(b->epoch_end))
+		rollover(b, cfg->epoch_ns, now);
+	for (i = 0; i < QJ_CHARGE_TRIES; i++) {
+		old = READ_ONCE(b->charge);
+		if ((old & QJ_USED_MASK) + len > lc->budget)
+			return false;
+		if (__sync_val_compare_and_swap(&b->charge, old, old + len) == old)
+			return true;
 	}
-	ok = b->used + len <= lc->budget;
-	if (ok)
-		b->used += len;
-	bpf_spin_unlock(&b->lock);
-	return ok;
+	return false;
 }
 
 /* Police + autoclass: the highest level below level that still has budget, or -1. */

@@ -21,7 +21,7 @@ type qjumpQjBudget struct {
 	}
 	Pad      uint32
 	EpochEnd uint64
-	Used     uint64
+	Charge   uint64
 }
 
 type qjumpQjConfig struct {
