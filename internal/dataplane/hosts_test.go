@@ -153,3 +153,12 @@ func inNetns(t *testing.T, ns string, f func()) {
 	}()
 	f()
 }
+
+// TestMain removes the qjump binary the namespace tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
