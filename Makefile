@@ -3,7 +3,7 @@
 GO      ?= go
 BIN     := bin/qjump
 
-.PHONY: all build deps test demo vet fmt-check clean
+.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check
 
 all: build
 
@@ -20,8 +20,16 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-test: deps fmt-check vet
+test: deps fmt-check vet bpf-check
 	$(GO) test -count=1 ./...
+
+# Regenerates the committed eBPF objects and their Go bindings from bpf/*.c (needs clang).
+bpf:
+	cd internal/dataplane && $(GO) generate ./
+
+# Fails when clang is present and the committed eBPF objects differ from a fresh build.
+bpf-check:
+	scripts/bpf-check
 
 demo: deps build
 	scripts/demo
