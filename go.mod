@@ -1,6 +1,6 @@
 module github.com/qjump-net/qjump
 
-go 1.24
+go 1.25.0
 
 require (
 	github.com/cilium/ebpf v0.22.0 // indirect
@@ -12,3 +12,5 @@ require (
 	golang.org/x/sys v0.43.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+tool github.com/cilium/ebpf/cmd/bpf2go
