@@ -3,7 +3,7 @@
  * probe: reports the SO_PRIORITY and SO_SNDBUF the kernel gave its sockets, one "name value" line
  * each, so that tests see what a real program gets under the shim or a cgroup.
  *
- *   probe                report tcp, udp, accepted, unix, sndbuf
+ *   probe                report tcp, udp, tcp6, accepted, accepted-sndbuf, unix, sndbuf
  *   probe set N          also set SO_PRIORITY N on a TCP socket: "set RET PRIORITY"
  *   probe tos T          also set IP_TOS T on a TCP socket: "tos RET PRIORITY"
  *   probe fork           report, then from a forked child (no exec): "child-tcp P"
@@ -30,6 +30,14 @@ static int priority(int fd)
 	return v;
 }
 
+static void report(const char *name, int type, int domain)
+{
+	int fd = socket(domain, type, 0);
+
+	printf("%s %d\n", name, priority(fd));
+	close(fd);
+}
+
 static int sndbuf(int fd)
 {
 	int v = -1;
@@ -38,14 +46,6 @@ static int sndbuf(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &len) < 0)
 		return -1;
 	return v;
-}
-
-static void report(const char *name, int type, int domain)
-{
-	int fd = socket(domain, type, 0);
-
-	printf("%s %d\n", name, priority(fd));
-	close(fd);
 }
 
 /* accepted reports the priority of a socket accept() returns on a loopback listener. */
@@ -62,6 +62,7 @@ static void accepted(void)
 	    connect(c, (struct sockaddr *)&addr, len) == 0)
 		a = accept(l, NULL, NULL);
 	printf("accepted %d\n", a < 0 ? -1 : priority(a));
+	printf("accepted-sndbuf %d\n", a < 0 ? -1 : sndbuf(a));
 	close(a);
 	close(c);
 	close(l);
