@@ -11,7 +11,7 @@ PRELOAD_SO     := internal/apputil/libqjump-preload.so
 PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-ident \
 		  -Wl,--build-id=none -Wl,-s -Wl,--hash-style=gnu
 
-.PHONY: all build deps test demo vet fmt-check clean preload preload-check generate
+.PHONY: all build deps test demo vet fmt-check clean preload preload-check generate bench-preload
 
 all: build
 
@@ -29,6 +29,10 @@ preload-check:
 	clang $(PRELOAD_CFLAGS) -o $$tmp/shim.so preload/qjump_preload.c -ldl && \
 	cmp -s $$tmp/shim.so $(PRELOAD_SO) || \
 	{ echo "$(PRELOAD_SO) does not match preload/qjump_preload.c: run make preload and commit it" >&2; exit 1; }
+
+# What the shim adds to socket() (docs/performance.md).
+bench-preload:
+	preload/bench.sh
 
 # eBPF objects and their Go bindings (bpf2go); the outputs are committed.
 generate:

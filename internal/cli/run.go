@@ -96,7 +96,7 @@ func sndBufFlag(value, config string, level model.Level) (int, error) {
 		}
 		cfg, err := apputil.LoadConfig(config)
 		if err != nil {
-			return 0, asFlagError(err)
+			return 0, usageErrorf("invalid --config %s: %v", config, err)
 		}
 		n, err := apputil.AutoSndBuf(cfg, level)
 		if err != nil {
