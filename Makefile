@@ -11,7 +11,7 @@ PRELOAD_SO     := internal/apputil/libqjump-preload.so
 PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-ident \
 		  -Wl,--build-id=none -Wl,-s -Wl,--hash-style=gnu
 
-.PHONY: all build deps test demo vet fmt-check clean preload preload-check generate bench-preload
+.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload
 
 all: build
 
@@ -34,10 +34,6 @@ preload-check:
 bench-preload:
 	preload/bench.sh
 
-# eBPF objects and their Go bindings (bpf2go); the outputs are committed.
-generate:
-	$(GO) generate ./internal/apputil/
-
 deps:
 	scripts/deps
 
@@ -48,8 +44,17 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-test: deps fmt-check vet preload-check
+test: deps fmt-check vet bpf-check preload-check
 	$(GO) test -count=1 ./...
+
+# Regenerates the committed eBPF objects and their Go bindings from bpf/*.c (needs clang).
+bpf:
+	cd internal/dataplane && $(GO) generate ./
+	cd internal/apputil && $(GO) generate ./
+
+# Fails when clang is present and the committed eBPF objects differ from a fresh build.
+bpf-check:
+	scripts/bpf-check
 
 demo: deps build
 	scripts/demo
