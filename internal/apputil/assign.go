@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/cilium/ebpf/link"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
 // PinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
@@ -37,18 +38,8 @@ func ResolveCgroup(path string) (string, error) {
 	return path, nil
 }
 
-// cgroupID is the kernel's id of the cgroup at path: on cgroup v2 it is the inode number of the
-// directory (what bpf_skb_cgroup_id returns).
-func cgroupID(path string) (uint64, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
-		return 0, fmt.Errorf("stat cgroup: %w", err)
-	}
-	return st.Ino, nil
-}
-
 func pinDir(path string) (string, error) {
-	id, err := cgroupID(path)
+	id, err := dataplane.CgroupID(path)
 	if err != nil {
 		return "", err
 	}
@@ -75,6 +66,10 @@ func Assign(path string, s Settings) error {
 		_ = unpinAll(dir)
 		return fmt.Errorf("assign cgroup %s: %w", path, privilege(err))
 	}
+	if err := setCeiling(path, s.MaxLevel); err != nil {
+		_ = unpinAll(dir)
+		return fmt.Errorf("assign cgroup %s: %w", path, err)
+	}
 	return nil
 }
 
@@ -85,7 +80,8 @@ func Unassign(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := unpinAll(dir); err != nil {
+	ceiling := setCeiling(path, nil)
+	if err := errors.Join(unpinAll(dir), ceiling); err != nil {
 		return fmt.Errorf("unassign cgroup %s: %w", path, err)
 	}
 	return nil

@@ -17,6 +17,9 @@ type Settings struct {
 	Level   model.Level // the socket priority (the identity priority→level table)
 	SndBuf  int         // SO_SNDBUF bytes for TCP connections; 0 keeps the kernel's default
 	Enforce bool        // refuse the program's own SO_PRIORITY
+	// MaxLevel, if set, is the cgroup's ceiling in the dataplane: its packets are never sent
+	// above it, whatever priority its programs set (cgroup mode and assign only).
+	MaxLevel *model.Level
 }
 
 // ErrNeedPrivilege is returned when the kernel refuses to load or attach the cgroup programs.

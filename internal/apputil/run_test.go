@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -301,7 +304,7 @@ func TestLevel7(t *testing.T) {
 func TestSendBuffer(t *testing.T) {
 	b := programs(t)
 	config := filepath.Join(t.TempDir(), "qjump.yaml")
-	os.WriteFile(config, []byte("hosts: 12\nrate: 10G\npacket: 1500B\nfactors: 7=1,5=6,0=unlimited\n"), 0o644)
+	os.WriteFile(config, []byte(paperYAML), 0o644)
 	// The kernel doubles SO_SNDBUF; auto is 2·f·P = 18000 bytes at level 5.
 	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "20000"}, b.cprobe)...),
 		map[string]string{"sndbuf": "40000", "accepted-sndbuf": "40000"})
@@ -401,4 +404,41 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 	t.Fatal("timed out after 5s")
+}
+
+// --max-level puts the cgroup's ceiling in the dataplane's shared map; unassign takes it out.
+func TestAssignMaxLevelSetsCeiling(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs and the dataplane's ceiling map")
+	cg := testCgroup(t)
+	id, err := dataplane.CgroupID(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := runQjump(t, nil, "assign", "--cgroup", cg, "--level", "2", "--max-level", "3"); o.code() != 0 {
+		t.Fatalf("assign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	t.Cleanup(func() { Unassign(cg) })
+	if got, ok := ceilingOf(t, id); !ok || got != 3 {
+		t.Errorf("ceiling of cgroup %d = %d (present %v), want 3", id, got, ok)
+	}
+	if o := runQjump(t, nil, "unassign", "--cgroup", cg); o.code() != 0 {
+		t.Fatalf("unassign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	if got, ok := ceilingOf(t, id); ok {
+		t.Errorf("unassign left ceiling %d for cgroup %d", got, id)
+	}
+}
+
+func ceilingOf(t *testing.T, id uint64) (uint8, bool) {
+	t.Helper()
+	m, err := ebpf.LoadPinnedMap("/sys/fs/bpf/qjump/cgroup_ceiling", nil)
+	if err != nil {
+		t.Fatalf("open the dataplane's ceiling map: %v", err)
+	}
+	defer m.Close()
+	var v uint8
+	if err := m.Lookup(id, &v); err != nil {
+		return 0, false
+	}
+	return v, true
 }

@@ -45,6 +45,12 @@ func RunCgroup(r Run, stdio Stdio, warn io.Writer) (Status, error) {
 		return Status{}, err
 	}
 	defer a.Close()
+	if r.MaxLevel != nil {
+		if err := setCeiling(cg.path, r.MaxLevel); err != nil {
+			return Status{}, err
+		}
+		defer setCeiling(cg.path, nil)
+	}
 	st, err := runIn(cg, path, r.Command, stdio)
 	if n := a.Refused(); n > 0 {
 		fmt.Fprintf(warn, "qjump: refused %d attempt(s) by the program to set SO_PRIORITY: --enforce keeps level %d\n", n, r.Level)

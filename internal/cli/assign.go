@@ -13,6 +13,7 @@ import (
 type assignOptions struct {
 	cgroup  string
 	level   model.Level
+	max     maxLevel
 	sndbuf  string
 	config  string
 	enforce bool
@@ -21,7 +22,7 @@ type assignOptions struct {
 func newAssignCommand() *cobra.Command {
 	opts := &assignOptions{}
 	cmd := &cobra.Command{
-		Use:   "assign --cgroup PATH --level L [--sndbuf BYTES|auto] [--enforce]",
+		Use:   "assign --cgroup PATH --level L [--max-level L] [--sndbuf BYTES|auto] [--enforce]",
 		Short: "Put every socket of an existing cgroup (a service, a container) on a QJump level",
 		Long: `assign attaches eBPF programs to a cgroup v2 so that every IPv4/IPv6 socket made in it from
 now on has priority L (QJump level L), as ` + "`qjump run --mode cgroup`" + ` does for one command. The
@@ -29,13 +30,17 @@ attachment is pinned under /sys/fs/bpf/qjump/cgroups and outlives qjump; it last
 ` + "`qjump unassign`" + ` or until the cgroup is removed. Assigning again replaces the settings.
 Sockets that already exist keep their priority. Needs root.
 
+--max-level sets the cgroup's ceiling in the dataplane: its packets are never sent above that level,
+whatever priority its programs set, on every device QJump is up on. This is what keeps a tenant
+off the guaranteed level; unassign removes it with the rest.
+
 PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system).`,
 		Example: `  # a systemd service
   sudo qjump assign --cgroup system.slice/memcached.service --level 5
 
-  # a container, with its own SO_PRIORITY calls refused
-  sudo qjump assign --cgroup /sys/fs/cgroup/system.slice/docker-4f3c.scope --level 3 --enforce
+  # a container, with its own SO_PRIORITY calls refused and never above level 3
+  sudo qjump assign --cgroup /sys/fs/cgroup/system.slice/docker-4f3c.scope --level 3 --enforce --max-level 3
 
   # undo
   sudo qjump unassign --cgroup system.slice/memcached.service`,
@@ -50,6 +55,7 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for the cgroup's TCP connections, e.g. 64k, or "auto" (needs --config)`)
 	fs.StringVar(&opts.config, "config", "", "QJump configuration file for --sndbuf auto")
 	fs.BoolVar(&opts.enforce, "enforce", false, "refuse the programs' own SO_PRIORITY so they stay on the level")
+	opts.max.register(fs, "the cgroup's")
 	_ = cmd.MarkFlagRequired("cgroup")
 	_ = cmd.MarkFlagRequired("level")
 	return cmd
@@ -58,6 +64,9 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 func runAssign(opts *assignOptions, stdout io.Writer) error {
 	s := apputil.Settings{Level: opts.level, Enforce: opts.enforce}
 	var err error
+	if s.MaxLevel, err = opts.max.ceiling(opts.level); err != nil {
+		return err
+	}
 	if s.SndBuf, err = sndBufFlag(opts.sndbuf, opts.config, opts.level); err != nil {
 		return err
 	}
@@ -68,7 +77,11 @@ func runAssign(opts *assignOptions, stdout io.Writer) error {
 	if err := apputil.Assign(path, s); err != nil {
 		return fmt.Errorf("assign: %w", err)
 	}
-	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d\n", path, s.Level)
+	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", path, s.Level)
+	if s.MaxLevel != nil {
+		fmt.Fprintf(stdout, ", packets never above level %d", *s.MaxLevel)
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
 
@@ -77,8 +90,9 @@ func newUnassignCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "unassign --cgroup PATH",
 		Short: "Remove what qjump assign attached to a cgroup",
-		Long: `unassign detaches and unpins everything ` + "`qjump assign`" + ` made for the cgroup. Sockets made
-before keep the priority they were given; new ones get the kernel's default.`,
+		Long: `unassign detaches and unpins everything ` + "`qjump assign`" + ` made for the cgroup and clears its
+ceiling (--max-level). Sockets made before keep the priority they were given; new ones get the
+kernel's default.`,
 		Example: `  sudo qjump unassign --cgroup system.slice/memcached.service`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

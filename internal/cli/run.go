@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/apputil"
 	"github.com/qjump-net/qjump/internal/model"
@@ -14,6 +15,7 @@ import (
 
 type runOptions struct {
 	level   model.Level
+	max     maxLevel
 	sndbuf  string
 	config  string
 	mode    string
@@ -45,6 +47,9 @@ In cgroup mode it applies to TCP connections.
 --enforce keeps the level when the program sets SO_PRIORITY itself: the call succeeds without
 effect and is reported once. Without it the program's own setting wins.
 
+--max-level (cgroup mode) is the hard limit: the dataplane never sends the cgroup's packets above
+that level, whatever priority the program gives its sockets.
+
 Level 7 needs CAP_NET_ADMIN or CAP_NET_RAW in preload mode (the kernel refuses priority 7
 otherwise); run refuses before starting CMD when that is missing.
 
@@ -54,6 +59,9 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 
   # a static Go server on level 3 (LD_PRELOAD cannot reach it)
   sudo qjump run --mode cgroup --level 3 -- ./static-go-server
+
+  # an untrusted job on level 2 that can never take a level above 3
+  sudo qjump run --mode cgroup --level 2 --max-level 3 -- ./job
 
   # bulk transfer at level 0 with a send buffer sized from the cluster's configuration
   qjump run --level 0 --sndbuf auto --config /etc/qjump/qjump.yaml -- iperf3 -c 10.0.0.2
@@ -73,6 +81,7 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 	fs.StringVar(&opts.config, "config", "", "QJump configuration file (hosts, rate, packet, epsilon, mesochronous, factors) for --sndbuf auto")
 	fs.StringVar(&opts.mode, "mode", string(apputil.ModePreload), "preload (LD_PRELOAD, dynamic binaries) or cgroup (eBPF, any binary, needs root)")
 	fs.BoolVar(&opts.enforce, "enforce", false, "refuse CMD's own SO_PRIORITY so it stays on the level")
+	opts.max.register(fs, "CMD's")
 	_ = cmd.MarkFlagRequired("level")
 	return cmd
 }
@@ -80,6 +89,12 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 func (o *runOptions) settings() (apputil.Settings, error) {
 	s := apputil.Settings{Level: o.level, Enforce: o.enforce}
 	var err error
+	if s.MaxLevel, err = o.max.ceiling(o.level); err != nil {
+		return s, err
+	}
+	if s.MaxLevel != nil && apputil.Mode(o.mode) != apputil.ModeCgroup {
+		return s, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
+	}
 	s.SndBuf, err = sndBufFlag(o.sndbuf, o.config, o.level)
 	return s, err
 }
@@ -94,7 +109,7 @@ func sndBufFlag(value, config string, level model.Level) (int, error) {
 			return 0, usageErrorf("--sndbuf auto needs the QJump configuration to read level %d's budget from: "+
 				"give --config FILE (the hosts, rate, packet and factors the dataplane runs with), or a size such as 64k", level)
 		}
-		cfg, err := apputil.LoadConfig(config)
+		cfg, err := apputil.LoadModel(config)
 		if err != nil {
 			return 0, usageErrorf("invalid --config %s: %v", config, err)
 		}
@@ -129,6 +144,31 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 		return exitCode(st.ShellCode())
 	}
 	return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
+}
+
+// maxLevel is the --max-level flag: unset means no ceiling.
+type maxLevel struct {
+	level model.Level
+	flag  *pflag.Flag
+}
+
+func (m *maxLevel) register(fs *pflag.FlagSet, whose string) {
+	fs.Var(&unitValue[model.Level]{&m.level, model.ParseLevel}, "max-level",
+		"the dataplane never sends "+whose+" packets above this level, whatever priority they set (needs the dataplane)")
+	m.flag = fs.Lookup("max-level")
+}
+
+// ceiling returns the ceiling, or nil when none was given; one below the level is refused, as
+// the level would silently not hold.
+func (m *maxLevel) ceiling(level model.Level) (*model.Level, error) {
+	if m.flag == nil || !m.flag.Changed {
+		return nil, nil
+	}
+	if m.level < level {
+		return nil, usageErrorf("invalid --max-level %d: below --level %d, so the level could never be used", m.level, level)
+	}
+	l := m.level
+	return &l, nil
 }
 
 // exitCode is CMD's own exit status, passed on without a message.
