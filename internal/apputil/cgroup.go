@@ -47,6 +47,7 @@ func newTransientCgroup(parent string) (*transientCgroup, error) {
 	if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("create cgroup %s: %w", parent, privilege(err))
 	}
+	sweep(parent)
 	path, err := os.MkdirTemp(parent, fmt.Sprintf("run-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("create cgroup under %s: %w", parent, privilege(err))
@@ -82,4 +83,19 @@ func (c *transientCgroup) remove() error {
 func populated(path string) bool {
 	procs, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
 	return err == nil && len(bytes.TrimSpace(procs)) > 0
+}
+
+// sweep removes the empty cgroups of runs whose qjump is gone (it was killed before it could
+// clean up): run-PID-* where PID no longer exists.
+func sweep(parent string) {
+	stale, _ := filepath.Glob(filepath.Join(parent, "run-*-*"))
+	for _, path := range stale {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(path), "run-%d-", &pid); err != nil || pid <= 0 {
+			continue
+		}
+		if unix.Kill(pid, 0) == unix.ESRCH && !populated(path) {
+			_ = os.Remove(path)
+		}
+	}
 }

@@ -442,3 +442,32 @@ func ceilingOf(t *testing.T, id uint64) (uint8, bool) {
 	}
 	return v, true
 }
+
+// When qjump is killed outright, CMD does not run on without its level, and the next run sweeps
+// the cgroup that was left.
+func TestCgroupModeKilledQjump(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup mode")
+	b := programs(t)
+	cmd := exec.Command(b.qjump, runArgs(ModeCgroup, "1", nil, "sleep", "20")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", cmd.Process.Pid))
+	var procs []byte
+	waitFor(t, func() bool {
+		m, _ := filepath.Glob(cgroups)
+		if len(m) == 1 {
+			procs, _ = os.ReadFile(filepath.Join(m[0], "cgroup.procs"))
+		}
+		return len(bytes.TrimSpace(procs)) > 0
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	var child int
+	fmt.Sscan(string(procs), &child)
+	waitFor(t, func() bool { return syscall.Kill(child, 0) == syscall.ESRCH })
+	runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "true")...)
+	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
+		t.Errorf("stale cgroup not swept: %v", m)
+	}
+}

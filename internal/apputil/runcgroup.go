@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 )
 
@@ -62,7 +63,12 @@ func RunCgroup(r Run, stdio Stdio, warn io.Writer) (Status, error) {
 // made outside it) and waits for it, passing on signals meanwhile.
 func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status, error) {
 	cmd := &exec.Cmd{Path: path, Args: argv, Stdin: stdio.In, Stdout: stdio.Out, Stderr: stdio.Err}
-	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(cg.dir.Fd())}
+	// If qjump itself is killed (SIGKILL, which it cannot forward), CMD goes too rather than run
+	// on without its level: the cgroup programs are detached when qjump's descriptors close.
+	// Pdeathsig follows the thread that forked, so that thread is kept until CMD ends.
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(cg.dir.Fd()), Pdeathsig: syscall.SIGKILL}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
