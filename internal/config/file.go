@@ -19,21 +19,21 @@ import (
 // is absent keeps the value it had (the default, or what an earlier source set). Units are the
 // same strings the flags take ("10G", "1500B", "4us").
 type File struct {
-	Hosts          *int              `yaml:"hosts"`
-	Rate           *string           `yaml:"rate"`
-	Packet         *string           `yaml:"packet"`
-	Epsilon        *string           `yaml:"epsilon"`
-	Mesochronous   *int              `yaml:"mesochronous"`
-	Factors        map[string]string `yaml:"factors"`
-	TargetRate     map[string]string `yaml:"target_rate"`
-	Mode           *string           `yaml:"mode"`
-	Autoclass      *bool             `yaml:"autoclass"`
-	Mark           *string           `yaml:"mark"`
-	VLANID         *int              `yaml:"vlan_id"`
-	DefaultLevel   *int              `yaml:"default_level"`
-	PriorityLevels map[string]string `yaml:"priority_levels"`
-	DSCP           map[string]int    `yaml:"dscp"`
-	PCP            map[string]int    `yaml:"pcp"`
+	Hosts          *int              `yaml:"hosts" json:"hosts,omitempty"`
+	Rate           *string           `yaml:"rate" json:"rate,omitempty"`
+	Packet         *string           `yaml:"packet" json:"packet,omitempty"`
+	Epsilon        *string           `yaml:"epsilon" json:"epsilon,omitempty"`
+	Mesochronous   *int              `yaml:"mesochronous" json:"mesochronous,omitempty"`
+	Factors        map[string]string `yaml:"factors" json:"factors,omitempty"`
+	TargetRate     map[string]string `yaml:"target_rate" json:"target_rate,omitempty"`
+	Mode           *string           `yaml:"mode" json:"mode,omitempty"`
+	Autoclass      *bool             `yaml:"autoclass" json:"autoclass,omitempty"`
+	Mark           *string           `yaml:"mark" json:"mark,omitempty"`
+	VLANID         *int              `yaml:"vlan_id" json:"vlan_id,omitempty"`
+	DefaultLevel   *int              `yaml:"default_level" json:"default_level,omitempty"`
+	PriorityLevels map[string]string `yaml:"priority_levels" json:"priority_levels,omitempty"`
+	DSCP           map[string]int    `yaml:"dscp" json:"dscp,omitempty"`
+	PCP            map[string]int    `yaml:"pcp" json:"pcp,omitempty"`
 }
 
 // Load reads the file at path and applies it over Default().
@@ -92,7 +92,16 @@ func (f File) Apply(d *Dataplane) error {
 	if err := f.applyTables(d); err != nil {
 		return err
 	}
-	return d.Validate()
+	// Hosts and rate may come from flags later; everything the file does give must be valid now,
+	// so that the error names the file.
+	v := *d
+	if f.Hosts == nil && v.Model.Hosts == 0 {
+		v.Model.Hosts = 1
+	}
+	if f.Rate == nil && v.Model.Rate == 0 {
+		v.Model.Rate = 1
+	}
+	return v.Validate()
 }
 
 func (f File) applyModel(m *model.Config) error {
@@ -208,7 +217,7 @@ func Marshal(d Dataplane) ([]byte, error) {
 // ToFile is the inverse of Apply for a solved configuration, with exact numbers.
 func ToFile(d Dataplane) File {
 	m := d.Model
-	rate := strconv.FormatFloat(float64(m.Rate), 'g', -1, 64)
+	rate := strconv.FormatFloat(float64(m.Rate), 'f', -1, 64)
 	packet := strconv.FormatInt(int64(m.Packet), 10) + "B"
 	eps := time.Duration(m.Epsilon).String()
 	mode, mark := string(d.Mode), string(d.Mark)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,15 +19,16 @@ const BPFFSEnv = "QJUMP_BPFFS"
 
 const (
 	defaultBPFFS = "/sys/fs/bpf"
-	// hostBPFFS is the host's bpffs seen through PID 1's root. `ip netns exec` runs its command in
-	// a private mount namespace with /sys remounted, which hides /sys/fs/bpf; a bpffs mounted in
-	// that namespace would vanish, pins and all, when the command exits.
-	hostBPFFS = "/proc/1/root/sys/fs/bpf"
-	stateDir  = "qjump"
+	stateDir     = "qjump"
 )
 
-// bpffsRoot finds the bpffs that outlives this process: the one of the host mount namespace. It
-// mounts one at /sys/fs/bpf if the host namespace has none.
+// bpffsRoot finds the bpffs that outlives this process.
+//
+// `ip netns exec` runs its command in a private mount namespace with /sys remounted, which hides
+// /sys/fs/bpf; a bpffs mounted in that namespace would vanish, pins and all, when the command
+// exits. There the host's bpffs is still reachable through the root of an ancestor process that
+// lives in the original mount namespace (the shell that ran ip): /proc/<pid>/root/sys/fs/bpf.
+// PID 1 is tried last because some inits refuse /proc/1/root even to root.
 func bpffsRoot() (string, error) {
 	if p := os.Getenv(BPFFSEnv); p != "" {
 		if !isBPFFS(p) {
@@ -34,16 +36,29 @@ func bpffsRoot() (string, error) {
 		}
 		return p, nil
 	}
-	if !sameMountNamespace() {
-		if isBPFFS(hostBPFFS) {
-			return hostBPFFS, nil
-		}
-		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
-			"on the host run: mount -t bpf bpf /sys/fs/bpf", ErrNoBPFFS)
-	}
 	if isBPFFS(defaultBPFFS) {
 		return defaultBPFFS, nil
 	}
+	self := mountNamespace(os.Getpid())
+	private := false
+	for _, pid := range ancestors() {
+		ns := mountNamespace(pid)
+		if ns == "" || ns == self {
+			continue
+		}
+		private = true
+		if p := fmt.Sprintf("/proc/%d/root%s", pid, defaultBPFFS); isBPFFS(p) {
+			return p, nil
+		}
+	}
+	if private {
+		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
+			"on the host run: mount -t bpf bpf %s", ErrNoBPFFS, defaultBPFFS)
+	}
+	return mountBPFFS()
+}
+
+func mountBPFFS() (string, error) {
 	if err := os.MkdirAll(defaultBPFFS, 0o700); err != nil {
 		return "", fmt.Errorf("create %s: %w", defaultBPFFS, err)
 	}
@@ -59,12 +74,36 @@ func isBPFFS(path string) bool {
 	return unix.Statfs(path, &st) == nil && st.Type == unix.BPF_FS_MAGIC
 }
 
-// sameMountNamespace reports whether this process sees PID 1's mounts. When that cannot be told
-// (no permission to read PID 1's namespace), it assumes so.
-func sameMountNamespace() bool {
-	self, err1 := os.Readlink("/proc/self/ns/mnt")
-	init, err2 := os.Readlink("/proc/1/ns/mnt")
-	return err1 != nil || err2 != nil || self == init
+func mountNamespace(pid int) string {
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
+	if err != nil {
+		return ""
+	}
+	return ns
+}
+
+// ancestors lists the parent, grandparent, ... of this process, ending with PID 1.
+func ancestors() []int {
+	var out []int
+	for pid := os.Getppid(); pid > 1 && len(out) < 64; pid = parentOf(pid) {
+		out = append(out, pid)
+	}
+	return append(out, 1)
+}
+
+func parentOf(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name in parentheses may hold spaces; the fields after it are plain.
+	i := strings.LastIndexByte(string(data), ')')
+	fields := strings.Fields(string(data[i+1:]))
+	if i < 0 || len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
 }
 
 // netnsID is the inode of this thread's network namespace: interfaces in different namespaces
