@@ -8,13 +8,27 @@ import (
 	"strconv"
 
 	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
-// PinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
-// exits: PinRoot/<cgroup id>/{sock_create,sock_ops,setsockopt}.
-var PinRoot = "/sys/fs/bpf/qjump/cgroups"
+// pinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
+// exits: <bpffs>/qjump/cgroups/<cgroup id>/{sock_create,sock_ops,setsockopt}, on the host's bpffs
+// (through PID 1's root under `ip netns exec`, which hides /sys/fs/bpf), or under $QJUMP_BPFFS.
+func pinRoot() (string, error) {
+	candidates := []string{"/sys/fs/bpf", "/proc/1/root/sys/fs/bpf"}
+	if p := os.Getenv(dataplane.BPFFSEnv); p != "" {
+		candidates = []string{p}
+	}
+	for _, p := range candidates {
+		var st unix.Statfs_t
+		if unix.Statfs(p, &st) == nil && st.Type == unix.BPF_FS_MAGIC {
+			return filepath.Join(p, "qjump", "cgroups"), nil
+		}
+	}
+	return "", fmt.Errorf("%w at %s: mount one with: mount -t bpf bpf /sys/fs/bpf", dataplane.ErrNoBPFFS, candidates[0])
+}
 
 // ErrNotAssigned is returned by Unassign for a cgroup that `qjump assign` did not set up.
 var ErrNotAssigned = errors.New("cgroup has no qjump assignment")
@@ -43,7 +57,11 @@ func pinDir(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(PinRoot, strconv.FormatUint(id, 10)), nil
+	root, err := pinRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, strconv.FormatUint(id, 10)), nil
 }
 
 // Assign puts every IP socket made from now on in the cgroup at path on s.Level, with pinned

@@ -99,3 +99,24 @@ func sweep(parent string) {
 		}
 	}
 }
+
+// cgroup2ForRun is the cgroup v2 root for `run --mode cgroup`. `ip netns exec` gives its command
+// a fresh /sys without the cgroup mounts; cgroup v2 is one hierarchy, so mounting it again on a
+// private directory reaches the same cgroups. The mount is undone by the returned function.
+func cgroup2ForRun() (root string, unmount func(), err error) {
+	if root, err := Cgroup2Root(); err == nil {
+		return root, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "qjump-cgroup2-")
+	if err != nil {
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", ErrNoCgroup2, err)
+	}
+	if err := unix.Mount("cgroup2", dir, "cgroup2", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		os.Remove(dir)
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", ErrNoCgroup2, privilege(err))
+	}
+	return dir, func() {
+		_ = unix.Unmount(dir, unix.MNT_DETACH)
+		_ = os.Remove(dir)
+	}, nil
+}

@@ -107,6 +107,9 @@ func runQjump(t *testing.T, attr *syscall.SysProcAttr, args ...string) outcome {
 	t.Helper()
 	b := programs(t)
 	cmd := exec.Command(b.qjump, args...)
+	if len(args) > 0 && args[0] == "netns" { // ip netns exec NS qjump ...
+		cmd = exec.Command("ip", args...)
+	}
 	cmd.SysProcAttr = attr
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -32,10 +32,11 @@ func RunCgroup(r Run, stdio Stdio, warn io.Writer) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	root, err := Cgroup2Root()
+	root, unmount, err := cgroup2ForRun()
 	if err != nil {
 		return Status{}, err
 	}
+	defer unmount()
 	cg, err := newTransientCgroup(filepath.Join(root, Slice))
 	if err != nil {
 		return Status{}, err

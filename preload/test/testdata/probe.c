@@ -8,6 +8,8 @@
  *   probe tos T          also set IP_TOS T on a TCP socket: "tos RET PRIORITY"
  *   probe fork           report, then from a forked child (no exec): "child-tcp P"
  *   probe bench N        time N socket()+close() pairs: "ns-per-socket X"
+ *   probe send A P N [Q] send N UDP datagrams to IPv4 address A port P, after setting SO_PRIORITY
+ *                        Q itself if given: "sent N PRIORITY"
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -90,9 +92,31 @@ static void bench(long n)
 	       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
 }
 
+static void send_udp(const char *host, int port, int n, const char *prio)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	int sent = 0, v, i;
+
+	inet_pton(AF_INET, host, &to.sin_addr);
+	if (prio) {
+		v = atoi(prio);
+		setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &v, sizeof(v));
+	}
+	for (i = 0; i < n; i++)
+		sent += sendto(fd, "qjump", 5, 0, (struct sockaddr *)&to, sizeof(to)) == 5;
+	printf("sent %d %d\n", sent, priority(fd));
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
+
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "send")) {
+		send_udp(argv[2], atoi(argv[3]), atoi(argv[4]), argc == 6 ? argv[5] : NULL);
+		return 0;
+	}
 
 	if (argc == 3 && !strcmp(argv[1], "bench")) {
 		bench(atol(argv[2]));
