@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -17,6 +18,7 @@ import (
 // nsPair is two namespaces joined by a veth pair, QJump up on a's end.
 type nsPair struct {
 	a, dev string // namespace and interface that send
+	b      string // the other namespace
 	peer   string // b's address
 }
 
@@ -31,8 +33,8 @@ func newNSPair(t *testing.T) nsPair {
 	sfx := make([]byte, 3)
 	rand.Read(sfx)
 	id := hex.EncodeToString(sfx)
-	p := nsPair{a: "qjap-a-" + id, dev: "qjapa" + id, peer: "198.18.0.2"}
-	b, peerDev := "qjap-b-"+id, "qjapb"+id
+	p := nsPair{a: "qjap-a-" + id, dev: "qjapa" + id, b: "qjap-b-" + id, peer: "198.18.0.2"}
+	b, peerDev := p.b, "qjapb"+id
 	for _, ns := range []string{p.a, b} {
 		ip(t, "netns", "add", ns)
 		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
@@ -143,4 +145,74 @@ func TestSndBufAutoFromActiveConfig(t *testing.T) {
 	// Level 5 at factor 10, P = 1500B: 2·10·1500 = 30000 bytes, which the kernel doubles.
 	expectValues(t, p.qjump(t, runArgs(ModePreload, "5", []string{"--sndbuf", "auto"}, b.cprobe)...),
 		map[string]string{"sndbuf": "60000"})
+}
+
+// The issue's definition of done: memcached in preload mode and a static Go server in cgroup mode
+// answer a client in the other namespace, and every packet of those connections leaves at the
+// program's level, handshake (from the listener) and replies (from the accepted socket) alike.
+func TestServersAnswerAtTheirLevel(t *testing.T) {
+	b := programs(t)
+	if _, err := exec.LookPath("memcached"); err != nil {
+		testutil.Unavailable(t, "memcached is needed (scripts/deps installs it)")
+	}
+	for _, c := range []struct {
+		name  string
+		level int
+		run   []string
+		port  string
+		ask   string
+	}{
+		{"memcached/preload", 5, runArgs(ModePreload, "5", nil, "memcached", "-u", "nobody", "-U", "0", "-l", "198.18.0.1", "-p", "11311"),
+			"11311", "set k 0 0 5\r\nqjump\r\nget k\r\nquit\r\n"},
+		{"static-go/cgroup", 3, runArgs(ModeCgroup, "3", nil, b.goprobe, "serve", "198.18.0.1:11312"), "11312", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newNSPair(t)
+			p.up(t)
+			server := exec.Command("ip", append([]string{"netns", "exec", p.a, b.qjump}, c.run...)...)
+			if err := server.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { server.Process.Signal(syscall.SIGTERM); server.Wait() })
+			reply := p.ask(t, "198.18.0.1", c.port, c.ask)
+			if !strings.Contains(reply, "qjump") && !strings.Contains(reply, "hello") {
+				t.Fatalf("no answer from the server: %q", reply)
+			}
+			sent := p.sentPerLevel(t)
+			t.Logf("packets sent per level: %v", sent)
+			for l := 1; l < 8; l++ {
+				if (l == c.level) != (sent[l] > 0) {
+					t.Errorf("sent per level %v: want the connection at level %d only", sent, c.level)
+					break
+				}
+			}
+		})
+	}
+}
+
+// ask connects from namespace b (the peer of a) to addr:port, sends what, and returns the reply,
+// retrying for a few seconds while the server starts.
+func (p nsPair) ask(t *testing.T, addr, port, what string) string {
+	t.Helper()
+	b := programs(t)
+	script := `import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=2)
+        break
+    except OSError:
+        time.sleep(0.05)
+s.sendall(sys.argv[3].encode())
+out = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    out += d
+print(out.decode())`
+	out, err := exec.Command("ip", "netns", "exec", p.b, b.python, "-c", script, addr, port, what).CombinedOutput()
+	if err != nil {
+		t.Fatalf("client: %v\n%s", err, out)
+	}
+	return string(out)
 }

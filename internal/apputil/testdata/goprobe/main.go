@@ -2,7 +2,8 @@
 // (CGO_ENABLED=0) so that LD_PRELOAD cannot reach it: it reports the SO_PRIORITY of its TCP, UDP
 // and accepted sockets, one "name value" line each; "set N" also sets SO_PRIORITY N on a TCP
 // connection and reports "set RET PRIORITY"; "send ADDR:PORT N [Q]" sends N UDP datagrams, after
-// setting SO_PRIORITY Q itself if given, and reports "sent N PRIORITY".
+// setting SO_PRIORITY Q itself if given, and reports "sent N PRIORITY"; "serve ADDR:PORT" answers
+// one TCP connection with a greeting and reports "served PRIORITY" (the accepted socket's).
 package main
 
 import (
@@ -16,6 +17,10 @@ import (
 func main() {
 	if (len(os.Args) == 4 || len(os.Args) == 5) && os.Args[1] == "send" {
 		send(os.Args[2:])
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "serve" {
+		serve(os.Args[2])
 		return
 	}
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -64,6 +69,19 @@ func send(args []string) {
 		}
 	}
 	fmt.Println("sent", sent, priority(c.(syscall.Conn)))
+}
+
+func serve(addr string) {
+	ln, err := net.Listen("tcp4", addr)
+	check(err)
+	defer ln.Close()
+	fmt.Println("listening")
+	c, err := ln.Accept()
+	check(err)
+	defer c.Close()
+	_, err = c.Write([]byte("hello from a static Go server\n"))
+	check(err)
+	fmt.Println("served", priority(c.(syscall.Conn)))
 }
 
 func priority(c syscall.Conn) int {
