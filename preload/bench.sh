@@ -9,7 +9,7 @@ n=${1:-200000}
 rounds=${2:-7}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-clang -O2 -o "$tmp/probe" preload/test/testdata/probe.c
+clang -O2 -pthread -o "$tmp/probe" preload/test/testdata/probe.c
 shim=$PWD/internal/apputil/libqjump-preload.so
 for _ in $(seq "$rounds"); do
 	"$tmp/probe" bench "$n" | awk '{print $2}' >>"$tmp/without"

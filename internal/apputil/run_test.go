@@ -70,7 +70,7 @@ func buildPrograms() (bins, error) {
 	steps := []*exec.Cmd{
 		exec.Command("go", "build", "-o", b.qjump, "../../cmd/qjump"),
 		exec.Command("go", "build", "-o", b.goprobe, "./testdata/goprobe"),
-		exec.Command("clang", "-O2", "-Wall", "-o", b.cprobe, "../../preload/test/testdata/probe.c"),
+		exec.Command("clang", "-O2", "-Wall", "-pthread", "-o", b.cprobe, "../../preload/test/testdata/probe.c"),
 		exec.Command("cp", "testdata/probe.py", b.pyprobe),
 	}
 	steps[1].Env = append(os.Environ(), "CGO_ENABLED=0") // static: LD_PRELOAD cannot reach it

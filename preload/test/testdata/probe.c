@@ -8,12 +8,15 @@
  *   probe tos T          also set IP_TOS T on a TCP socket: "tos RET PRIORITY"
  *   probe fork           report, then from a forked child (no exec): "child-tcp P"
  *   probe bench N        time N socket()+close() pairs: "ns-per-socket X"
+ *   probe threads        8 threads make 500 sockets each at once: "threads-wrong N" counts
+ *                        those whose priority differs from the first socket's
  *   probe send A P N [Q] send N UDP datagrams to IPv4 address A port P, after setting SO_PRIORITY
  *                        Q itself if given: "sent N PRIORITY"
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +112,36 @@ static void send_udp(const char *host, int port, int n, const char *prio)
 	close(fd);
 }
 
+static int expected;
+static int wrong;
+
+static void *make_sockets(void *arg)
+{
+	int i, fd;
+
+	for (i = 0; i < 500; i++) {
+		fd = socket(AF_INET, i % 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
+		if (priority(fd) != expected)
+			__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED);
+		close(fd);
+	}
+	return arg;
+}
+
+static void threads(void)
+{
+	pthread_t t[8];
+	int fd = socket(AF_INET, SOCK_STREAM, 0), i;
+
+	expected = priority(fd);
+	close(fd);
+	for (i = 0; i < 8; i++)
+		pthread_create(&t[i], NULL, make_sockets, NULL);
+	for (i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	printf("threads-wrong %d\n", wrong);
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -118,6 +151,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	if (argc == 2 && !strcmp(argv[1], "threads")) {
+		threads();
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "bench")) {
 		bench(atol(argv[2]));
 		return 0;
