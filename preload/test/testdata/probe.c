@@ -56,7 +56,8 @@ static int sndbuf(int fd)
 /* accepted reports the priority of a socket accept() returns on a loopback listener. */
 static void accepted(void)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(addr);
 	int l = socket(AF_INET, SOCK_STREAM, 0);
 	int c = socket(AF_INET, SOCK_STREAM, 0);
