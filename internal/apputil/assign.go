@@ -22,8 +22,7 @@ func pinRoot() (string, error) {
 		candidates = []string{p}
 	}
 	for _, p := range candidates {
-		var st unix.Statfs_t
-		if unix.Statfs(p, &st) == nil && st.Type == unix.BPF_FS_MAGIC {
+		if isBPFFS(p) {
 			return filepath.Join(p, "qjump", "cgroups"), nil
 		}
 	}
@@ -126,4 +125,9 @@ func unpinAll(dir string) error {
 		errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
 	}
 	return errors.Join(errs...)
+}
+
+func isBPFFS(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Type == unix.BPF_FS_MAGIC
 }

@@ -63,9 +63,10 @@ func ip(t *testing.T, args ...string) {
 
 // up starts the dataplane on the sending end; it is taken down before the namespaces go, so no
 // pinned state outlives the test.
-func (p nsPair) up(t *testing.T) {
+func (p nsPair) up(t *testing.T, extra ...string) {
 	t.Helper()
-	if o := p.qjump(t, "up", "--dev", p.dev, "--hosts", "2", "--rate", "1G", "--factors", nsFactors); o.code() != 0 {
+	args := append([]string{"up", "--dev", p.dev, "--hosts", "2", "--rate", "1G", "--factors", nsFactors}, extra...)
+	if o := p.qjump(t, args...); o.code() != 0 {
 		t.Fatalf("qjump up: exit %d, stderr %q", o.code(), o.stderr)
 	}
 	t.Cleanup(func() { p.qjump(t, "down", "--dev", p.dev) })
@@ -218,4 +219,19 @@ print(out.decode())`
 		t.Fatalf("client: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// run warns when the dataplane would not count the level's priority as the level: priority 0 is
+// unclassified and goes to the default level.
+func TestRunWarnsWhenTableIsNotIdentity(t *testing.T) {
+	p := newNSPair(t)
+	p.up(t, "--default-level", "2")
+	b := programs(t)
+	o := p.qjump(t, runArgs(ModePreload, "0", nil, b.cprobe)...)
+	if o.code() != 0 || !strings.Contains(o.stderr, "counts priority 0 as level 2") {
+		t.Errorf("exit %d, stderr %q; want a warning that level 0 goes out at 2", o.code(), o.stderr)
+	}
+	if o := p.qjump(t, runArgs(ModePreload, "5", nil, b.cprobe)...); strings.Contains(o.stderr, "warning") {
+		t.Errorf("warned for an identity level: %q", o.stderr)
+	}
 }

@@ -47,7 +47,7 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
   sudo qjump unassign --cgroup system.slice/memcached.service`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAssign(opts, cmd.OutOrStdout())
+			return runAssign(opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fs := cmd.Flags()
@@ -63,7 +63,7 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 	return cmd
 }
 
-func runAssign(opts *assignOptions, stdout io.Writer) error {
+func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	s := apputil.Settings{Level: opts.level, Enforce: opts.enforce}
 	var err error
 	if s.MaxLevel, err = opts.max.ceiling(opts.level); err != nil {
@@ -76,6 +76,7 @@ func runAssign(opts *assignOptions, stdout io.Writer) error {
 	if err != nil {
 		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
 	}
+	warnMapping(stderr, s.Level)
 	if err := apputil.Assign(path, s); err != nil {
 		return fmt.Errorf("assign: %w", err)
 	}

@@ -153,6 +153,7 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	r := apputil.Run{Settings: s, Mode: apputil.Mode(opts.mode), Command: opts.command}
+	warnMapping(stderr, s.Level)
 	switch r.Mode {
 	case apputil.ModePreload:
 		return commandError(apputil.ExecPreload(r, os.Environ()))
@@ -165,6 +166,13 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 		return exitCode(st.ShellCode())
 	}
 	return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
+}
+
+// warnMapping says when the dataplane here would not count priority L as level L.
+func warnMapping(stderr io.Writer, l model.Level) {
+	for _, w := range apputil.MappingWarnings(l) {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	}
 }
 
 // maxLevel is the --max-level flag: unset means no ceiling.
