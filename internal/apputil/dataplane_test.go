@@ -83,7 +83,9 @@ func (p nsPair) qjump(t *testing.T, args ...string) outcome {
 func (p nsPair) sentPerLevel(t *testing.T) map[int]uint64 {
 	t.Helper()
 	b := programs(t)
-	out, err := exec.Command("ip", "netns", "exec", p.a, b.qjump, "status", "--dev", p.dev, "--json").Output()
+	status := exec.Command("ip", "netns", "exec", p.a, b.qjump, "status", "--dev", p.dev, "--json")
+	status.Env = qjumpEnv()
+	out, err := status.Output()
 	if err != nil {
 		t.Fatalf("qjump status: %v", err)
 	}
@@ -174,6 +176,7 @@ func TestServersAnswerAtTheirLevel(t *testing.T) {
 			p := newNSPair(t)
 			p.up(t)
 			server := exec.Command("ip", append([]string{"netns", "exec", p.a, b.qjump}, c.run...)...)
+			server.Env = qjumpEnv()
 			if err := server.Start(); err != nil {
 				t.Fatal(err)
 			}

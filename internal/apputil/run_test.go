@@ -28,6 +28,12 @@ type bins struct {
 	qjump, cprobe, goprobe, python, pyprobe string
 }
 
+// shimCache is where the qjump the tests run writes its shim, instead of the user's ~/.cache (set
+// for qjump only: go build keeps its own cache there).
+var shimCache string
+
+func qjumpEnv() []string { return append(os.Environ(), "XDG_CACHE_HOME="+shimCache) }
+
 var (
 	buildOnce sync.Once
 	built     bins
@@ -36,7 +42,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	cache, err := os.MkdirTemp("", "qjap-cache-")
+	if err != nil {
+		panic(err)
+	}
+	shimCache = cache
 	code := m.Run()
+	os.RemoveAll(cache)
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
@@ -110,6 +122,7 @@ func runQjump(t *testing.T, attr *syscall.SysProcAttr, args ...string) outcome {
 	if len(args) > 0 && args[0] == "netns" { // ip netns exec NS qjump ...
 		cmd = exec.Command("ip", args...)
 	}
+	cmd.Env = qjumpEnv()
 	cmd.SysProcAttr = attr
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -259,6 +272,7 @@ func TestCgroupModeForwardsSignalsAndCleansUp(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup mode")
 	b := programs(t)
 	cmd := exec.Command(b.qjump, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 20 & wait")...)
+	cmd.Env = qjumpEnv()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -295,6 +309,13 @@ func TestLevel7(t *testing.T) {
 	b := programs(t)
 	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "7", nil, b.cprobe)...), onLevel("7"))
 	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cache := testutil.SharedTempDir(t) // nobody's shim cache
+	if err := os.Chown(cache, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	saved := shimCache
+	shimCache = cache
+	t.Cleanup(func() { shimCache = saved })
 	o := runQjump(t, nobody, runArgs(ModePreload, "7", nil, b.cprobe)...)
 	if o.code() != 1 || !strings.Contains(o.stderr, "level 7 needs CAP_NET_ADMIN or CAP_NET_RAW") || len(o.values) > 1 {
 		t.Errorf("nobody at level 7: exit %d, stderr %q, program output %v; want exit 1, the refusal, and no program run",
@@ -452,6 +473,7 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup mode")
 	b := programs(t)
 	cmd := exec.Command(b.qjump, runArgs(ModeCgroup, "1", nil, "sleep", "20")...)
+	cmd.Env = qjumpEnv()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
