@@ -71,6 +71,7 @@ func Assign(path string, s Settings) error {
 	if err != nil {
 		return err
 	}
+	sweepOrphans(filepath.Dir(dir))
 	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
 		return err
 	}
@@ -130,4 +131,29 @@ func unpinAll(dir string) error {
 func isBPFFS(path string) bool {
 	var st unix.Statfs_t
 	return unix.Statfs(path, &st) == nil && st.Type == unix.BPF_FS_MAGIC
+}
+
+// sweepOrphans removes the pins and ceilings of assigned cgroups that have since been removed:
+// their links are defunct (the kernel reports cgroup id 0 for them) and nothing could unassign
+// them by path any more.
+func sweepOrphans(root string) {
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		id, err := strconv.ParseUint(e.Name(), 10, 64)
+		if err != nil {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		l, err := link.LoadPinnedLink(filepath.Join(dir, "sock_create"), nil)
+		if err != nil {
+			continue
+		}
+		info, err := l.Info()
+		l.Close()
+		if err != nil || info.Cgroup() == nil || info.Cgroup().CgroupId != 0 {
+			continue
+		}
+		_ = unpinAll(dir)
+		_ = dataplane.ClearCgroupCeiling(id)
+	}
 }

@@ -31,6 +31,13 @@ type attachment struct {
 	links map[string]link.Link // by pin name
 }
 
+// hook is one of the cgroup programs and where it attaches; name is also its pin's name.
+type hook struct {
+	name string
+	prog *ebpf.Program
+	typ  ebpf.AttachType
+}
+
 // attach loads the programs with s as their constants and links them to the cgroup at path. The
 // links last as long as the attachment is open, or until unpinned if pinned.
 func attach(path string, s Settings) (*attachment, error) {
@@ -45,20 +52,12 @@ func attach(path string, s Settings) (*attachment, error) {
 	if err := spec.LoadAndAssign(&a.objs, nil); err != nil {
 		return nil, fmt.Errorf("load cgroup programs: %w", privilege(err))
 	}
-	hooks := []struct {
-		name string
-		prog *ebpf.Program
-		typ  ebpf.AttachType
-	}{
+	hooks := []hook{
 		{"sock_create", a.objs.QjumpSockCreate, ebpf.AttachCGroupInetSockCreate},
 		{"sock_ops", a.objs.QjumpSockOps, ebpf.AttachCGroupSockOps},
 	}
 	if s.Enforce {
-		hooks = append(hooks, struct {
-			name string
-			prog *ebpf.Program
-			typ  ebpf.AttachType
-		}{"setsockopt", a.objs.QjumpSetsockopt, ebpf.AttachCGroupSetsockopt})
+		hooks = append(hooks, hook{"setsockopt", a.objs.QjumpSetsockopt, ebpf.AttachCGroupSetsockopt})
 	}
 	for _, h := range hooks {
 		l, err := link.AttachCgroup(link.CgroupOptions{Path: path, Attach: h.typ, Program: h.prog})

@@ -496,3 +496,31 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 		t.Errorf("stale cgroup not swept: %v", m)
 	}
 }
+
+// A cgroup removed while assigned leaves pins nothing can unassign by path; the next assign
+// sweeps them.
+func TestAssignSweepsRemovedCgroups(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	gone, err := os.MkdirTemp(mustRoot(t), "qjap-gone-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Assign(gone, Settings{Level: 1}); err != nil {
+		os.Remove(gone)
+		t.Fatal(err)
+	}
+	dir, _ := pinDir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	cg := testCgroup(t)
+	if err := Assign(cg, Settings{Level: 2}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Unassign(cg) })
+	waitFor(t, func() bool {
+		Assign(cg, Settings{Level: 2}) // the link goes defunct once the cgroup is released
+		_, err := os.Stat(dir)
+		return errors.Is(err, os.ErrNotExist)
+	})
+}
