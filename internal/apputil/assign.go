@@ -102,6 +102,7 @@ func Unassign(path string) error {
 	if err := errors.Join(unpinAll(dir), ceiling); err != nil {
 		return fmt.Errorf("unassign cgroup %s: %w", path, err)
 	}
+	_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
 	return nil
 }
 
