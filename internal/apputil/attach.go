@@ -8,6 +8,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/qjump-net/qjump/internal/model"
 )
@@ -48,6 +49,8 @@ func attach(path string, s Settings) (*attachment, error) {
 	if err := setConstants(spec, s); err != nil {
 		return nil, err
 	}
+	// Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK; later ones ignore it.
+	_ = rlimit.RemoveMemlock()
 	a := &attachment{links: map[string]link.Link{}}
 	if err := spec.LoadAndAssign(&a.objs, nil); err != nil {
 		return nil, fmt.Errorf("load cgroup programs: %w", privilege(err))
