@@ -48,6 +48,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newCalcCommand())
 	root.AddCommand(newUpCommand(), newStatusCommand(), newReloadCommand(), newDownCommand(), newBenchCommand())
+	root.AddCommand(newRunCommand(), newAssignCommand(), newUnassignCommand())
 	return root
 }
 
@@ -59,6 +60,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	var code exitCode // a command's own status (qjump run): nothing to add
+	if errors.As(err, &code) {
+		return int(code)
+	}
 	fmt.Fprintf(stderr, "qjump: %v\n", err)
 	return exitStatus(err)
 }
@@ -66,6 +71,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func exitStatus(err error) int {
 	var usage *UsageError
 	var field *model.FieldError
+	var status *statusError
+	if errors.As(err, &status) {
+		return status.status
+	}
 	if errors.As(err, &usage) || errors.As(err, &field) || isCobraUsage(err) {
 		return exitUsage
 	}

@@ -1,0 +1,160 @@
+package apputil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+)
+
+// pinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
+// exits: <bpffs>/qjump/cgroups/<cgroup id>/{sock_create,sock_ops,setsockopt}, on the host's bpffs
+// (through PID 1's root under `ip netns exec`, which hides /sys/fs/bpf), or under $QJUMP_BPFFS.
+func pinRoot() (string, error) {
+	candidates := []string{"/sys/fs/bpf", "/proc/1/root/sys/fs/bpf"}
+	if p := os.Getenv(dataplane.BPFFSEnv); p != "" {
+		candidates = []string{p}
+	}
+	for _, p := range candidates {
+		if isBPFFS(p) {
+			return filepath.Join(p, "qjump", "cgroups"), nil
+		}
+	}
+	return "", fmt.Errorf("%w at %s: mount one with: mount -t bpf bpf /sys/fs/bpf", dataplane.ErrNoBPFFS, candidates[0])
+}
+
+// ErrNotAssigned is returned by Unassign for a cgroup that `qjump assign` did not set up.
+var ErrNotAssigned = errors.New("cgroup has no qjump assignment")
+
+// ErrNotCgroup is returned for a path that is not a cgroup v2 directory.
+var ErrNotCgroup = errors.New("not a cgroup v2 directory")
+
+// ResolveCgroup turns PATH into a cgroup v2 directory: absolute as given, or relative to the
+// cgroup v2 root (e.g. system.slice/memcached.service).
+func ResolveCgroup(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		root, err := Cgroup2Root()
+		if err != nil {
+			return "", err
+		}
+		path = filepath.Join(root, path)
+	}
+	if !IsCgroup2(path) {
+		return "", fmt.Errorf("%w: %s", ErrNotCgroup, path)
+	}
+	return path, nil
+}
+
+func pinDir(path string) (string, error) {
+	id, err := dataplane.CgroupID(path)
+	if err != nil {
+		return "", err
+	}
+	root, err := pinRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, strconv.FormatUint(id, 10)), nil
+}
+
+// Assign puts every IP socket made from now on in the cgroup at path on s.Level, with pinned
+// links so that it lasts after qjump exits (until Unassign, or until the cgroup is removed).
+// Assigning a cgroup again replaces its settings.
+func Assign(path string, s Settings) error {
+	dir, err := pinDir(path)
+	if err != nil {
+		return err
+	}
+	sweepOrphans(filepath.Dir(dir))
+	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
+		return err
+	}
+	a, err := attach(path, s)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := a.pin(dir); err != nil {
+		_ = unpinAll(dir)
+		return fmt.Errorf("assign cgroup %s: %w", path, privilege(err))
+	}
+	if err := setCeiling(path, s.MaxLevel); err != nil {
+		_ = unpinAll(dir)
+		return fmt.Errorf("assign cgroup %s: %w", path, err)
+	}
+	return nil
+}
+
+// Unassign removes everything Assign made for the cgroup at path: its links detach as their last
+// reference, the pin, goes.
+func Unassign(path string) error {
+	dir, err := pinDir(path)
+	if err != nil {
+		return err
+	}
+	ceiling := setCeiling(path, nil)
+	if err := errors.Join(unpinAll(dir), ceiling); err != nil {
+		return fmt.Errorf("unassign cgroup %s: %w", path, err)
+	}
+	_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
+	return nil
+}
+
+func unpinAll(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return ErrNotAssigned
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", dir, privilege(err))
+	}
+	var errs []error
+	for _, e := range entries {
+		l, err := link.LoadPinnedLink(filepath.Join(dir, e.Name()), nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("load pinned link %s: %w", e.Name(), err))
+			continue
+		}
+		errs = append(errs, l.Unpin(), l.Close())
+	}
+	if err := os.Remove(dir); err != nil {
+		errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
+	}
+	return errors.Join(errs...)
+}
+
+func isBPFFS(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Type == unix.BPF_FS_MAGIC
+}
+
+// sweepOrphans removes the pins and ceilings of assigned cgroups that have since been removed:
+// their links are defunct (the kernel reports cgroup id 0 for them) and nothing could unassign
+// them by path any more.
+func sweepOrphans(root string) {
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		id, err := strconv.ParseUint(e.Name(), 10, 64)
+		if err != nil {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		l, err := link.LoadPinnedLink(filepath.Join(dir, "sock_create"), nil)
+		if err != nil {
+			continue
+		}
+		info, err := l.Info()
+		l.Close()
+		if err != nil || info.Cgroup() == nil || info.Cgroup().CgroupId != 0 {
+			continue
+		}
+		_ = unpinAll(dir)
+		_ = dataplane.ClearCgroupCeiling(id)
+	}
+}
