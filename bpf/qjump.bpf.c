@@ -43,7 +43,10 @@
  * counted as shaped; HTB then holds them, so TCP gets back-pressure instead of losses.
  *
  * Level of a packet: skb->priority (what SO_PRIORITY sets) through a table, the default level
- * for unclassified traffic, then clamped by the ceiling of the sending socket's cgroup v2.
+ * for unclassified traffic, then clamped by the ceiling of the sending socket's cgroup v2. A level
+ * without a factor carries no traffic of its own (as in the model): its packets go to its carrier,
+ * the nearest configured level below it (or the lowest configured one), so that leaving a level
+ * out never creates an unlimited class above the budgeted ones.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -189,7 +192,9 @@ static __always_inline __u32 classify(struct __sk_buff *skb, const struct qj_con
 		if (ceiling && *ceiling < level)
 			level = *ceiling;
 	}
-	return level < QJ_LEVELS ? level : QJ_LEVELS - 1;
+	if (level >= QJ_LEVELS)
+		level = QJ_LEVELS - 1;
+	return cfg->carrier[level & (QJ_LEVELS - 1)];
 }
 
 /* Starts the epoch that contains now, unless another CPU already has. */
@@ -233,13 +238,13 @@ static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u
 	return false;
 }
 
-/* Police + autoclass: the highest level below level that still has budget, or -1. */
+/* Police + autoclass: the highest configured level below level that still has budget, or -1. */
 static __always_inline int demote(const struct qj_config *cfg, __u32 level, __u64 len, __u64 now)
 {
 	int l;
 
 	for (l = QJ_LEVELS - 2; l >= 0; l--) {
-		if (l < (int)level && charge(cfg, l, len, now))
+		if (l < (int)level && cfg->carrier[l] == l && charge(cfg, l, len, now))
 			return l;
 	}
 	return -1;

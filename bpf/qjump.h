@@ -49,6 +49,7 @@ struct qj_config {
 	__u8 default_level;	/* level of unclassified traffic */
 	__u16 tx_queues;	/* TX queues of the device; the level picks one when > 1 */
 	__u8 prio_level[QJ_PRIORITIES];	/* skb->priority -> level, or QJ_UNCLASSIFIED */
+	__u8 carrier[QJ_LEVELS];	/* level -> the configured level that carries its traffic */
 	__u8 pad[6];
 	struct qj_level level[QJ_LEVELS];
 };

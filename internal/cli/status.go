@@ -102,11 +102,13 @@ func autoclassText(d config.Dataplane) string {
 	return ""
 }
 
-// levelModel is a level's factor, budget and rate as text; a level without a factor is unlimited.
+// levelModel is a level's factor, budget and rate as text. A level without a factor carries no
+// traffic of its own: it says which level carries what is sent at it.
 func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string) {
 	f, ok := d.Model.Factors[l]
 	if !ok {
-		f = model.Unlimited()
+		carrier, _ := d.Model.Factors.Carrier(l)
+		return "-", fmt.Sprintf("sent at %d", carrier), "-"
 	}
 	b, limited := d.Model.Budget(f)
 	if !limited {

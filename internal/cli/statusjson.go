@@ -23,6 +23,8 @@ type deviceJSON struct {
 
 type levelJSON struct {
 	Level       int     `json:"level"`
+	Configured  bool    `json:"configured"`
+	Carrier     int     `json:"carrier"`
 	Unlimited   bool    `json:"unlimited"`
 	BudgetBytes *int64  `json:"budget_bytes"`
 	RateBps     float64 `json:"rate_bps"`
@@ -36,12 +38,12 @@ func newStatusJSON(all []dataplane.Status) statusJSON {
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config)}
 		for l := model.NumLevels - 1; l >= 0; l-- {
 			f, ok := st.Config.Model.Factors[model.Level(l)]
-			if !ok {
-				f = model.Unlimited()
+			carrier, _ := st.Config.Model.Factors.Carrier(model.Level(l))
+			lj := levelJSON{Level: l, Configured: ok, Carrier: int(carrier), Counters: st.Levels[l]}
+			if ok {
+				lj.Unlimited, lj.RateBps = f.Unlimited, float64(st.Config.Model.LevelRate(f))
 			}
-			lj := levelJSON{Level: l, Unlimited: f.Unlimited, RateBps: float64(st.Config.Model.LevelRate(f)),
-				Counters: st.Levels[l]}
-			if b, limited := st.Config.Model.Budget(f); limited {
+			if b, limited := st.Config.Model.Budget(f); ok && limited {
 				lj.BudgetBytes = ptr(int64(b))
 			}
 			d.Levels = append(d.Levels, lj)

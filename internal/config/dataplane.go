@@ -104,6 +104,8 @@ func (d Dataplane) Validate() error {
 		return err
 	}
 	switch {
+	case len(d.Model.Factors) == 0:
+		return fieldError("factors", "", "need at least one level, e.g. 7=1,0=unlimited")
 	case d.Mode != Police && d.Mode != Shape:
 		return fieldError("mode", string(d.Mode), "need police or shape")
 	case d.Mark != MarkDSCP && d.Mark != MarkPCP && d.Mark != MarkBoth && d.Mark != MarkNone:

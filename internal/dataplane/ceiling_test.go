@@ -35,7 +35,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SetCgroupCeiling(id, 2); err != nil {
+	if err := SetCgroupCeiling(id, 5); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ClearCgroupCeiling(id) })
@@ -59,14 +59,14 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	// Deltas, so that anything else on the links (the kernel's own packets) does not count.
 	before := map[string][2]uint64{}
 	for _, ns := range []string{h.a, h.b} {
-		before[ns] = [2]uint64{levelSent(ns, 2), levelSent(ns, 7)}
+		before[ns] = [2]uint64{levelSent(ns, 5), levelSent(ns, 7)}
 	}
 	sendFrom(h.a, h.addrB)
 	sendFrom(h.b, h.addrA)
 	for _, ns := range []string{h.a, h.b} {
-		l2, l7 := levelSent(ns, 2)-before[ns][0], levelSent(ns, 7)-before[ns][1]
-		if l2 < 10 || l7 >= 10 {
-			t.Errorf("%s under ceiling 2: level 2 sent %d more, level 7 %d more; want 10 at level 2", ns, l2, l7)
+		l5, l7 := levelSent(ns, 5)-before[ns][0], levelSent(ns, 7)-before[ns][1]
+		if l5 < 10 || l7 >= 10 {
+			t.Errorf("%s under ceiling 5: level 5 sent %d more, level 7 %d more; want 10 at level 5", ns, l5, l7)
 		}
 	}
 	if err := ClearCgroupCeiling(id); err != nil {

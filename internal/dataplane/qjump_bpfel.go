@@ -34,6 +34,7 @@ type qjumpQjConfig struct {
 	DefaultLevel uint8
 	TxQueues     uint16
 	PrioLevel    [16]uint8
+	Carrier      [8]uint8
 	Pad          [6]uint8
 	Level        [8]qjumpQjLevel
 }

@@ -164,9 +164,36 @@ func TestProgramRun(t *testing.T) {
 			}},
 		{name: "unlimited level is marked and counted, never limited", pkts: repeat(20,
 			pkt{prio: 0, frame: udp4(1500, 0xff), verdict: verdictNext, out: udp4(1500, 0x03), outPrio: 0, outLevel: 0})},
-		{name: "level without a factor is unlimited",
-			config: func(d *config.Dataplane) { d.Model.Factors = model.Factors{7: model.Limited(1)} },
-			pkts:   repeat(5, pkt{prio: 3, frame: udp4(1500, 0), verdict: verdictNext, out: udp4(1500, tos(3)), outPrio: 3, outLevel: 3})},
+		{name: "level without a factor sends at the nearest configured level below",
+			config: func(d *config.Dataplane) {
+				d.Model.Factors = model.Factors{7: model.Limited(1), 5: model.Limited(1), 0: model.Unlimited()}
+			},
+			pkts: []pkt{
+				{prio: 6, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(5)), outPrio: 5, outLevel: 5},
+				{prio: 6, frame: udp4(600, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1}, // 5's budget
+				{prio: 3, frame: udp4(1500, 0), verdict: verdictNext, out: udp4(1500, tos(0)), outPrio: 0, outLevel: 0},
+			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+				expect(t, "level 5 dropped", c[5].DroppedPackets, 1)
+				expect(t, "level 6 counted nothing", c[6].SentPackets+c[6].DroppedPackets, 0)
+			}},
+		{name: "below every configured level goes to the lowest configured level",
+			config: func(d *config.Dataplane) { d.Model.Factors = model.Factors{7: model.Limited(1), 4: model.Limited(2)} },
+			pkts:   []pkt{{prio: 0, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(4)), outPrio: 4, outLevel: 4}}},
+		{name: "cgroup ceiling on an unconfigured level clamps to its carrier", setup: setOwnCeiling(6),
+			config: func(d *config.Dataplane) {
+				d.Model.Factors = model.Factors{7: model.Limited(1), 4: model.Limited(2), 0: model.Unlimited()}
+			},
+			pkts: []pkt{{prio: 7, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(4)), outPrio: 4, outLevel: 4}}},
+		{name: "autoclass never demotes into an unconfigured level",
+			config: func(d *config.Dataplane) {
+				d.Autoclass = true
+				d.Model.Factors = model.Factors{7: model.Limited(1), 2: model.Limited(1)}
+			},
+			pkts: []pkt{
+				{prio: 7, frame: udp4(900, 0), verdict: verdictNext, out: udp4(900, tos(7)), outPrio: 7, outLevel: 7},
+				{prio: 7, frame: udp4(900, 0), verdict: verdictNext, out: udp4(900, tos(2)), outPrio: 2, outLevel: 2},
+				{prio: 7, frame: udp4(900, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
+			}},
 		{name: "shape never drops; over budget goes to the level's class, counted as shaped",
 			config: func(d *config.Dataplane) { d.Mode = config.Shape },
 			pkts: []pkt{

@@ -132,3 +132,16 @@ func TestSolveOrdersLevelsHighestFirst(t *testing.T) {
 		t.Errorf("unlimited level: %+v, want no budget and line rate", res.Levels[2])
 	}
 }
+
+func TestCarrier(t *testing.T) {
+	fs := Factors{7: Limited(1), 5: Limited(4), 2: Unlimited()}
+	want := map[Level]Level{7: 7, 6: 5, 5: 5, 4: 2, 3: 2, 2: 2, 1: 2, 0: 2}
+	for l, w := range want {
+		if got, ok := fs.Carrier(l); !ok || got != w {
+			t.Errorf("Carrier(%d) = %d, %v; want %d", l, got, ok, w)
+		}
+	}
+	if _, ok := (Factors{}).Carrier(3); ok {
+		t.Error("Carrier with no level configured: want ok = false")
+	}
+}

@@ -102,3 +102,23 @@ func ParseFactors(s string) (Factors, error) {
 	m, err := ParseLevelMap(s, ParseFactor)
 	return Factors(m), err
 }
+
+// Carrier is the configured level that carries traffic sent at l: l itself if it is configured,
+// else the nearest configured level below it (a level never gains priority by being left out),
+// else the lowest configured level. ok is false only when no level is configured. This keeps
+// the model's promise that an unconfigured level carries no traffic of its own.
+func (fs Factors) Carrier(l Level) (carrier Level, ok bool) {
+	if _, ok := fs[l]; ok {
+		return l, true
+	}
+	levels := fs.Levels() // highest first
+	if len(levels) == 0 {
+		return 0, false
+	}
+	for _, c := range levels {
+		if c < l {
+			return c, true
+		}
+	}
+	return levels[len(levels)-1], true
+}
