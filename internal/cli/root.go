@@ -47,6 +47,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newCalcCommand())
+	root.AddCommand(newTestbedCommand(), newProbeCommand())
 	return root
 }
 
@@ -57,6 +58,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var child *exitCodeError
+	if errors.As(err, &child) {
+		return child.code
 	}
 	fmt.Fprintf(stderr, "qjump: %v\n", err)
 	return exitStatus(err)
