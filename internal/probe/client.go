@@ -66,11 +66,14 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 	out := make([]byte, opts.Size)
 	in := make([]byte, 65536)
 	tx := map[uint32]int64{}
-	start := time.Now()
+	var last time.Time
 	for i := 0; i < opts.Count && ctx.Err() == nil; i++ {
-		if wait := time.Until(start.Add(time.Duration(i) * opts.Interval)); wait > 0 {
+		// Pace from the previous send: a late reply delays the next probe instead of causing a
+		// burst of catch-up probes that would queue behind each other.
+		if wait := time.Until(last.Add(opts.Interval)); wait > 0 {
 			time.Sleep(wait)
 		}
+		last = time.Now()
 		s, err := sendOne(sock, opts, uint64(i), out, in)
 		if err != nil {
 			return samples, err

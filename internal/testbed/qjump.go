@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 )
 
 // The testbed enables QJump exactly as a deployment does: the real `qjump up` inside each host's
@@ -25,8 +26,11 @@ func QJumpAvailable() (up, run bool) {
 	return hasVerb("up"), hasVerb("run")
 }
 
+// hasVerb asks the binary for the verb's help: cobra answers an unknown verb with the root's help
+// and status 0, so the usage line is what tells them apart.
 func hasVerb(verb string) bool {
-	return exec.Command(Binary, verb, "--help").Run() == nil
+	out, err := exec.Command(Binary, verb, "--help").Output()
+	return err == nil && strings.Contains(string(out), "\n  qjump "+verb)
 }
 
 // EnableQJump runs `qjump up` on every host's interface with upArgs (model flags or --config),
