@@ -20,7 +20,7 @@ func newProbeCommand() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 	}
-	cmd.AddCommand(newProbeServerCommand(), newProbeClientCommand())
+	cmd.AddCommand(newProbeServerCommand(), newProbeClientCommand(), newProbeMemcachedCommand())
 	return cmd
 }
 
@@ -95,4 +95,36 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+func newProbeMemcachedCommand() *cobra.Command {
+	opts := probe.KVOptions{Count: 2000, Interval: time.Millisecond, Value: 1024, GetRatio: 0.9, Keys: 1000, Seed: 1}
+	var out string
+	cmd := &cobra.Command{
+		Use:   "memcached --server ADDR [--count N] [--out FILE]",
+		Short: "Closed-loop memcached load (GET/SET of 1 kB values) recording every request's latency",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := interruptible()
+			defer stop()
+			samples, err := probe.KVLoad(ctx, opts)
+			werr := writeTo(out, cmd.OutOrStdout(), func(w io.Writer) error { return probe.WriteKVCSV(w, samples) })
+			if err != nil {
+				return err
+			}
+			return werr
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Server, "server", "", "memcached address:port")
+	f.IntVar(&opts.Count, "count", opts.Count, "requests to measure")
+	f.DurationVar(&opts.Interval, "interval", opts.Interval, "least time between request starts")
+	f.IntVar(&opts.Value, "value", opts.Value, "value bytes")
+	f.Float64Var(&opts.GetRatio, "get-ratio", opts.GetRatio, "fraction of GETs")
+	f.IntVar(&opts.Keys, "keys", opts.Keys, "key space")
+	f.Uint64Var(&opts.Seed, "seed", opts.Seed, "seed of the request mix")
+	f.DurationVar(&opts.For, "for", 0, "stop after this long even before --count requests (0: no limit)")
+	f.StringVar(&out, "out", "", "write the samples CSV here (default: stdout)")
+	_ = cmd.MarkFlagRequired("server")
+	return cmd
 }

@@ -126,10 +126,10 @@ func printResults(w io.Writer, res *experiment.Results, dir string, asJSON bool)
 func newTestbedReportCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "report DIR",
-		Short: "Redraw an experiment's plots, summary.md and table from its samples.csv and results.json",
+		Use:     "report DIR",
+		Short:   "Redraw an experiment's plots, summary.md and table from its samples.csv and results.json",
 		Example: `  qjump testbed report results/ping-iperf-20261122-030000`,
-		Args: cobra.ExactArgs(1),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := experiment.Report(args[0])
 			if err != nil {

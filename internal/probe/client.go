@@ -67,10 +67,9 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 	in := make([]byte, 65536)
 	tx := map[uint32]int64{}
 	var last time.Time
+	start := time.Now()
 	for i := 0; i < opts.Count && ctx.Err() == nil; i++ {
-		// Pace from the previous send: a late reply delays the next probe instead of causing a
-		// burst of catch-up probes that would queue behind each other.
-		if wait := time.Until(last.Add(opts.Interval)); wait > 0 {
+		if wait := time.Until(nextSend(opts, start, last, i)); wait > 0 {
 			time.Sleep(wait)
 		}
 		last = time.Now()
@@ -89,6 +88,16 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 	}
 	fillTxStamps(sock, tx, samples)
 	return samples, nil
+}
+
+// nextSend paces one-way probes on a fixed schedule (a rate, whatever the sleep overshoot), and
+// request/response probes from the previous send: a late reply delays the next probe instead of
+// causing a burst of catch-up probes that would queue behind each other.
+func nextSend(opts ClientOptions, start, last time.Time, i int) time.Time {
+	if opts.Mode == OneWay {
+		return start.Add(time.Duration(i) * opts.Interval)
+	}
+	return last.Add(opts.Interval)
 }
 
 func sendOne(sock *stampSocket, opts ClientOptions, seq uint64, out, in []byte) (Sample, error) {

@@ -83,7 +83,7 @@ func (env *Env) measureEpsilon(idleArm string) {
 		return
 	}
 	s := summarise(env.rowsOf(idleArm, "probe", "oneway"))
-	eps := time.Duration(s.P99US*1e3).Round(10 * time.Microsecond)
+	eps := time.Duration(s.P99US * 1e3).Round(10 * time.Microsecond)
 	env.setEpsilon(max(eps, 10*time.Microsecond))
 	env.logf("ε = %s (idle one-way p99 of the probe)", model.FormatDuration(eps))
 }
@@ -167,4 +167,3 @@ func (env *Env) skipArm(a Arm, reason string) {
 	env.res.Arms = append(env.res.Arms, a)
 	env.logf("%s: skipped: %s", a.Name, reason)
 }
-

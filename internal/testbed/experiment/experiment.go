@@ -21,10 +21,10 @@ import (
 // experiment is one of the paper's experiments.
 type experiment struct {
 	name, title string
-	hosts       int                               // hosts it needs by default
-	minHosts    int                               // fewest hosts it can run with
-	run         func(env *Env) error              // runs the arms, recording rows
-	targets     func(r *Results) []Target         // the criteria on the figures
+	hosts       int                       // hosts it needs by default
+	minHosts    int                       // fewest hosts it can run with
+	run         func(env *Env) error      // runs the arms, recording rows
+	targets     func(r *Results) []Target // the criteria on the figures
 	plots       func(r *Results, rows []Row, dir string) ([]string, error)
 	paper       func(arm string) string // the paper's figure for an arm, for the side-by-side column
 }
