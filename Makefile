@@ -2,13 +2,37 @@
 # job. Both install what a fresh Debian machine lacks first (scripts/deps).
 GO      ?= go
 BIN     := bin/qjump
+# The LD_PRELOAD shim ships inside the qjump binary (go:embed), so the built .so is committed next
+# to the Go code that embeds it, like bpf2go's objects: a fresh clone builds with `go build` alone,
+# no C toolchain needed, and `go install` works. The build is deterministic (no build id, no debug
+# info, no compiler ident, stripped), so `make test` rebuilds it and fails when the committed copy
+# differs from the source; `make preload` refreshes it after editing preload/*.c.
+PRELOAD_SO     := internal/apputil/libqjump-preload.so
+PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-ident \
+		  -Wl,--build-id=none -Wl,-s -Wl,--hash-style=gnu
 
-.PHONY: all build deps test demo vet fmt-check clean
+.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload
 
 all: build
 
-build:
+build: $(PRELOAD_SO)
 	$(GO) build -o $(BIN) ./cmd/qjump
+
+$(PRELOAD_SO): preload/qjump_preload.c
+	clang $(PRELOAD_CFLAGS) -o $@ $< -ldl
+
+preload:
+	clang $(PRELOAD_CFLAGS) -o $(PRELOAD_SO) preload/qjump_preload.c -ldl
+
+preload-check:
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	clang $(PRELOAD_CFLAGS) -o $$tmp/shim.so preload/qjump_preload.c -ldl && \
+	cmp -s $$tmp/shim.so $(PRELOAD_SO) || \
+	{ echo "$(PRELOAD_SO) does not match preload/qjump_preload.c: run make preload and commit it" >&2; exit 1; }
+
+# What the shim adds to socket() (docs/performance.md).
+bench-preload:
+	preload/bench.sh
 
 deps:
 	scripts/deps
@@ -20,8 +44,17 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-test: deps fmt-check vet
+test: deps fmt-check vet bpf-check preload-check
 	$(GO) test -count=1 ./...
+
+# Regenerates the committed eBPF objects and their Go bindings from bpf/*.c (needs clang).
+bpf:
+	cd internal/dataplane && $(GO) generate ./
+	cd internal/apputil && $(GO) generate ./
+
+# Fails when clang is present and the committed eBPF objects differ from a fresh build.
+bpf-check:
+	scripts/bpf-check
 
 demo: deps build
 	scripts/demo

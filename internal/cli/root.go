@@ -47,6 +47,8 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newCalcCommand())
+	root.AddCommand(newUpCommand(), newStatusCommand(), newReloadCommand(), newDownCommand())
+	root.AddCommand(newRunCommand(), newAssignCommand(), newUnassignCommand())
 	root.AddCommand(newTestbedCommand(), newProbeCommand())
 	return root
 }
@@ -59,9 +61,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	var child *exitCodeError
-	if errors.As(err, &child) {
-		return child.code
+	var code exitCode // a command's own status (qjump run): nothing to add
+	if errors.As(err, &code) {
+		return int(code)
 	}
 	fmt.Fprintf(stderr, "qjump: %v\n", err)
 	return exitStatus(err)
@@ -70,6 +72,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func exitStatus(err error) int {
 	var usage *UsageError
 	var field *model.FieldError
+	var status *statusError
+	if errors.As(err, &status) {
+		return status.status
+	}
 	if errors.As(err, &usage) || errors.As(err, &field) || isCobraUsage(err) {
 		return exitUsage
 	}

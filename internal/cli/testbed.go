@@ -230,14 +230,9 @@ func runTestbedExec(prefix, host string, argv []string) error {
 	if err := c.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			return &exitCodeError{code: exit.ExitCode()}
+			return exitCode(exit.ExitCode())
 		}
 		return fmt.Errorf("exec in %s: %w", n.HostNS(i), err)
 	}
 	return nil
 }
-
-// exitCodeError passes a child's exit status through `testbed exec` without a message.
-type exitCodeError struct{ code int }
-
-func (e *exitCodeError) Error() string { return fmt.Sprintf("exit status %d", e.code) }

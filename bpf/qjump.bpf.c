@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * qjump.bpf.c - QJump's per-host rate limiter (the paper's sch_qjump) on TC egress.
+ *
+ * The maths. For n hosts on edge links of R bit/s, a budget unit of P bytes, switch delay ε and
+ * mesochronous compensation m, the network epoch is
+ *
+ *	E = m·n·P·8/R + ε				(nanoseconds, epoch_ns)
+ *
+ * and level i, with throughput factor f_i, may send
+ *
+ *	B_i = f_i·P bytes per epoch, i.e. T_i = f_i·P·8/E bit/s.
+ *
+ * Epochs are a fixed grid on the monotonic clock, [k·E, (k+1)·E): a level's budget is refilled to
+ * B_i at the first packet of each epoch, and a packet of len bytes is admitted while len ≤ left.
+ * So the bytes admitted at a level in one epoch never exceed B_i, and over any t the level sends
+ * at most (t/E + 1)·B_i: the rate is T_i with no drift, because the grid does not move with
+ * traffic. A level without a factor is unlimited: classified, marked and counted, never held.
+ *
+ * Exact on any number of CPUs: the budget of a level lives in one map value with a bpf_spin_lock,
+ * and the refill and the charge happen under it. A lock-free compare-and-swap on "left" alone is
+ * not enough, because the refill must change epoch_end and left together; a lock makes the pair
+ * one step and costs a few nanoseconds uncontended. The clock is read once per packet, before the
+ * lock, and the division that finds the epoch grid runs only at a refill.
+ *
+ * Over budget, police mode drops the packet (Listing 1 of the paper) or, with autoclass, demotes it
+ * to the highest lower level that still has budget (the original module's autoclassifier). Shape
+ * mode never drops for budget: every packet of a level goes to the level's HTB class (rate T_i,
+ * burst B_i, strict priority by level) set up by the loader, and the packets over budget are
+ * counted as shaped; HTB then holds them, so TCP gets back-pressure instead of losses.
+ *
+ * Level of a packet: skb->priority (what SO_PRIORITY sets) through a table, the default level
+ * for unclassified traffic, then clamped by the ceiling of the sending socket's cgroup v2.
+ */
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+/* TCX verdicts (linux/bpf.h of 6.6+); the same values work for cls_bpf direct action. */
+#ifndef TCX_NEXT
+#define TCX_NEXT -1
+#define TCX_DROP 2
+#endif
+
+#include "qjump.h"
+
+#define VLAN_HLEN 4
+#define VLAN_PCP_SHIFT 13
+#define VLAN_VID_MASK 0x0fff
+#define IP_ECN_MASK 0x03
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * The active configuration. Swapping the inner map is one atomic pointer store in the kernel and
+ * RCU keeps the old inner map alive until every program that looked it up is done; rewriting one
+ * big map value in place instead could be read half old, half new by a CPU in the middle of it.
+ *
+ * The inner value is declared as bytes because clang 14 emits only a forward declaration of a
+ * struct reached through __array; config_layout names struct qj_config in BTF for the loader and
+ * bpf2go, and is never created.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct qj_config);
+} config_layout SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(max_entries, 1);
+		__type(key, __u32);
+		__type(value, __u8[sizeof(struct qj_config)]);
+	});
+} config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, QJ_LEVELS);
+	__type(key, __u32);
+	__type(value, struct qj_budget);
+} budget SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, QJ_LEVELS);
+	__type(key, __u32);
+	__type(value, struct qj_counters);
+} counters SEC(".maps");
+
+/* cgroup v2 id -> highest level its sockets may use; one map pinned for every device. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cgroup_ceiling SEC(".maps");
+
+/* Where the IP header starts, or why there is none to mark. */
+enum l3_kind { L3_OTHER, L3_IPV4, L3_IPV6, L3_MALFORMED };
+
+struct l3 {
+	enum l3_kind kind;
+	__u32 off;	/* offset of the IP header from the start of the frame */
+};
+
+static __always_inline struct l3 parse_l3(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct l3 r = { .kind = L3_MALFORMED };
+	struct ethhdr *eth = data;
+	__u16 proto;
+
+	if ((void *)(eth + 1) > data_end)
+		return r;
+	proto = eth->h_proto;
+	r.off = sizeof(*eth);
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)) {
+		__be16 *inner = data + sizeof(*eth) + 2;
+
+		if ((void *)(inner + 1) > data_end)
+			return r;
+		proto = *inner;
+		r.off += VLAN_HLEN;
+	}
+	if (proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = data + r.off;
+
+		if ((void *)(ip + 1) > data_end || ip->version != 4 || ip->ihl < 5 ||
+		    data + r.off + ip->ihl * 4 > data_end)
+			return r;
+		r.kind = L3_IPV4;
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = data + r.off;
+
+		if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
+			return r;
+		r.kind = L3_IPV6;
+	} else {
+		r.kind = L3_OTHER;
+	}
+	return r;
+}
+
+static __always_inline __u32 classify(struct __sk_buff *skb, const struct qj_config *cfg)
+{
+	__u32 prio = skb->priority;
+	__u32 level = QJ_UNCLASSIFIED;
+	__u64 cgid;
+	__u8 *ceiling;
+
+	if (prio < QJ_PRIORITIES)
+		level = cfg->prio_level[prio];
+	if (level >= QJ_LEVELS)
+		level = cfg->default_level;
+	cgid = bpf_skb_cgroup_id(skb);
+	if (cgid) {
+		ceiling = bpf_map_lookup_elem(&cgroup_ceiling, &cgid);
+		if (ceiling && *ceiling < level)
+			level = *ceiling;
+	}
+	return level < QJ_LEVELS ? level : QJ_LEVELS - 1;
+}
+
+/* Charges len bytes to level's budget; true if the level had them in this epoch. */
+static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u64 len, __u64 now)
+{
+	struct qj_budget *b;
+	bool ok;
+
+	if (level >= QJ_LEVELS)
+		return false;
+	if (!cfg->level[level].limited)
+		return true;
+	b = bpf_map_lookup_elem(&budget, &level);
+	if (!b)
+		return false;
+	bpf_spin_lock(&b->lock);
+	if (now >= b->epoch_end || b->generation != cfg->generation) {
+		b->epoch_end = (now / cfg->epoch_ns + 1) * cfg->epoch_ns;
+		b->left = cfg->level[level].budget;
+		b->generation = cfg->generation;
+	}
+	ok = len <= b->left;
+	if (ok)
+		b->left -= len;
+	bpf_spin_unlock(&b->lock);
+	return ok;
+}
+
+/* Police + autoclass: the highest level below level that still has budget, or -1. */
+static __always_inline int demote(const struct qj_config *cfg, __u32 level, __u64 len, __u64 now)
+{
+	int l;
+
+	for (l = QJ_LEVELS - 2; l >= 0; l--) {
+		if (l < (int)level && charge(cfg, l, len, now))
+			return l;
+	}
+	return -1;
+}
+
+static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 dscp)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+
+	if (l3.kind == L3_IPV4) {
+		struct iphdr *ip = data + (l3.off & 0xff);
+		__u8 tos;
+		__be16 old, new;
+
+		if ((void *)(ip + 1) > data_end)
+			return;
+		tos = (dscp << 2) | (ip->tos & IP_ECN_MASK);
+		if (tos == ip->tos)
+			return;
+		old = *(__be16 *)ip;
+		ip->tos = tos;
+		new = *(__be16 *)ip;
+		/* The header checksum covers the word that holds TOS: patch it incrementally. */
+		bpf_l3_csum_replace(skb, (l3.off & 0xff) + offsetof(struct iphdr, check), old, new,
+				    sizeof(new));
+	} else if (l3.kind == L3_IPV6) {
+		/* Traffic class straddles the first two bytes; no checksum covers it. */
+		__u8 *w = data + (l3.off & 0xff);
+		__u8 tc;
+
+		if ((void *)(w + 2) > data_end)
+			return;
+		tc = (dscp << 2) | ((w[1] >> 4) & IP_ECN_MASK);
+		w[0] = (w[0] & 0xf0) | (tc >> 4);
+		w[1] = (w[1] & 0x0f) | (tc << 4);
+	}
+}
+
+/* Sets the 802.1Q priority: in the hardware-offloaded tag, in an in-band tag, or in a new tag. */
+static __always_inline void mark_pcp(struct __sk_buff *skb, const struct qj_config *cfg, __u8 pcp)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	__u16 tci;
+
+	if (skb->vlan_present) {
+		tci = (skb->vlan_tci & ~(0x7 << VLAN_PCP_SHIFT)) | (pcp << VLAN_PCP_SHIFT);
+		if (tci != skb->vlan_tci) {
+			__be16 proto = skb->vlan_proto;
+
+			bpf_skb_vlan_pop(skb);
+			bpf_skb_vlan_push(skb, proto, tci);
+		}
+		return;
+	}
+	if ((void *)(eth + 1) > data_end)
+		return;
+	if (eth->h_proto == bpf_htons(ETH_P_8021Q) || eth->h_proto == bpf_htons(ETH_P_8021AD)) {
+		__u8 *t = data + sizeof(*eth);
+
+		if ((void *)(t + 2) > data_end)
+			return;
+		t[0] = (t[0] & 0x1f) | (pcp << 5);
+		return;
+	}
+	tci = (cfg->vlan_id & VLAN_VID_MASK) | (pcp << VLAN_PCP_SHIFT);
+	bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), tci);
+}
+
+enum verdict_kind { SENT, DROPPED, DEMOTED, SHAPED };
+
+static __always_inline void count(__u32 level, enum verdict_kind what, __u64 len, bool malformed)
+{
+	struct qj_counters *c = bpf_map_lookup_elem(&counters, &level);
+
+	if (!c)
+		return;
+	switch (what) {
+	case SENT:
+		c->sent_packets++;
+		c->sent_bytes += len;
+		break;
+	case DROPPED:
+		c->dropped_packets++;
+		c->dropped_bytes += len;
+		break;
+	case DEMOTED:
+		c->demoted_packets++;
+		c->demoted_bytes += len;
+		break;
+	case SHAPED:
+		c->shaped_packets++;
+		c->shaped_bytes += len;
+		break;
+	}
+	if (malformed)
+		c->malformed_packets++;
+}
+
+SEC("tc")
+int qjump_egress(struct __sk_buff *skb)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 key = 0, level, sent_level;
+	const struct qj_config *cfg;
+	const struct qj_level *lc;
+	struct l3 l3;
+	void *inner;
+	__u64 len = skb->len;
+	bool malformed;
+
+	inner = bpf_map_lookup_elem(&config, &key);
+	if (!inner)
+		return TCX_NEXT;
+	cfg = bpf_map_lookup_elem(inner, &key);
+	if (!cfg || !cfg->epoch_ns)
+		return TCX_NEXT;
+
+	level = classify(skb, cfg);
+	l3 = parse_l3(skb);
+	malformed = l3.kind == L3_MALFORMED;
+	sent_level = level;
+	if (!charge(cfg, level, len, now)) {
+		if (cfg->mode == QJ_MODE_SHAPE) {
+			count(level, SHAPED, len, false);
+		} else {
+			int lower = -1;
+
+			if (cfg->flags & QJ_AUTOCLASS)
+				lower = demote(cfg, level, len, now);
+			if (lower < 0) {
+				count(level, DROPPED, len, malformed);
+				return TCX_DROP;
+			}
+			count(level, DEMOTED, len, false);
+			sent_level = lower;
+		}
+	}
+	count(sent_level, SENT, len, malformed);
+
+	if (sent_level >= QJ_LEVELS)
+		return TCX_NEXT;
+	lc = &cfg->level[sent_level];
+	if (cfg->mode == QJ_MODE_SHAPE && lc->classid)
+		skb->priority = lc->classid;
+	else
+		skb->priority = sent_level;
+	if (cfg->tx_queues > 1)
+		skb->queue_mapping = sent_level % cfg->tx_queues;
+	if (malformed)
+		return TCX_NEXT;
+	if (cfg->flags & QJ_MARK_DSCP)
+		mark_dscp(skb, l3, lc->dscp);
+	if (cfg->flags & QJ_MARK_PCP)
+		mark_pcp(skb, cfg, lc->pcp);
+	return TCX_NEXT;
+}

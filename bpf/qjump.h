@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Structures shared by the QJump eBPF program (qjump.bpf.c) and its Go loader
+ * (internal/dataplane, through bpf2go). Every field has a fixed size and explicit padding so that
+ * both sides agree on the layout without guessing.
+ */
+#ifndef QJUMP_H
+#define QJUMP_H
+
+#include <linux/bpf.h>
+#include <linux/types.h>
+
+#define QJ_LEVELS	8	/* QJump levels: 0 lowest priority (bulk) .. 7 guaranteed latency */
+#define QJ_PRIORITIES	16	/* skb->priority values the priority->level table covers */
+#define QJ_UNCLASSIFIED	0xff	/* table entry: this priority takes the default level */
+
+enum qj_mode {
+	QJ_MODE_POLICE = 0,	/* over budget: drop, or demote with QJ_AUTOCLASS */
+	QJ_MODE_SHAPE = 1,	/* over budget: counted, HTB class of the level delays it */
+};
+
+enum qj_flags {
+	QJ_AUTOCLASS = 1 << 0,	/* police: demote to the highest lower level with budget */
+	QJ_MARK_DSCP = 1 << 1,	/* rewrite IPv4 TOS / IPv6 traffic class */
+	QJ_MARK_PCP = 1 << 2,	/* push or rewrite an 802.1Q tag */
+};
+
+/* Parameters of one level; never written by the program. */
+struct qj_level {
+	__u64 budget;	/* bytes per epoch, f·P rounded down; unused when !limited */
+	__u32 classid;	/* shape mode: HTB class (major << 16 | minor) of this level */
+	__u8 limited;	/* 0: no factor, the level is never limited */
+	__u8 dscp;	/* DSCP code point (6 bits) this level marks */
+	__u8 pcp;	/* 802.1Q priority code point (3 bits) this level marks */
+	__u8 pad;
+};
+
+/*
+ * One complete configuration. The loader writes it once into a fresh single-entry inner map,
+ * freezes that map and swaps it into the outer ARRAY_OF_MAPS; the program reads the pointer once
+ * per packet. A packet therefore sees one whole configuration, old or new, never a mix.
+ */
+struct qj_config {
+	__u64 epoch_ns;		/* E in nanoseconds */
+	__u64 generation;	/* changes on every reload: budgets restart with the new config */
+	__u32 flags;		/* enum qj_flags */
+	__u16 vlan_id;		/* PCP marking: VLAN id of a pushed tag; 0 = priority tag */
+	__u8 mode;		/* enum qj_mode */
+	__u8 default_level;	/* level of unclassified traffic */
+	__u16 tx_queues;	/* TX queues of the device; the level picks one when > 1 */
+	__u8 prio_level[QJ_PRIORITIES];	/* skb->priority -> level, or QJ_UNCLASSIFIED */
+	__u8 pad[6];
+	struct qj_level level[QJ_LEVELS];
+};
+
+/* Variables of one level, shared by all CPUs and guarded by lock. */
+struct qj_budget {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 epoch_end;	/* ns (bpf_ktime_get_ns) at which the current epoch ends */
+	__u64 left;		/* bytes the level may still send before epoch_end */
+	__u64 generation;	/* qj_config.generation the budget was filled under */
+};
+
+/* Per level, per CPU: what happened to the packets that were classified at this level. */
+struct qj_counters {
+	__u64 sent_packets;
+	__u64 sent_bytes;
+	__u64 dropped_packets;	/* police: over budget and not demoted */
+	__u64 dropped_bytes;
+	__u64 demoted_packets;	/* police + autoclass: sent on a lower level (counted there too) */
+	__u64 demoted_bytes;
+	__u64 shaped_packets;	/* shape: over budget, left to the level's HTB class to delay */
+	__u64 shaped_bytes;
+	__u64 malformed_packets;	/* truncated or bad headers: sent unmodified */
+};
+
+#endif /* QJUMP_H */

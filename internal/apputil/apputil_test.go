@@ -1,0 +1,113 @@
+package apputil
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+func TestPreloadEnv(t *testing.T) {
+	s := Settings{Level: 5, SndBuf: 18000, Enforce: true}
+	env := preloadEnv([]string{"HOME=/root", "LD_PRELOAD=/lib/other.so", "QJUMP_LEVEL=2", "QJUMP_VERBOSE=1"}, "/c/shim.so", s)
+	want := []string{"HOME=/root", "QJUMP_VERBOSE=1", "LD_PRELOAD=/lib/other.so /c/shim.so", "QJUMP_LEVEL=5", "QJUMP_SNDBUF=18000", "QJUMP_ENFORCE=1"}
+	if !slices.Equal(env, want) {
+		t.Errorf("preloadEnv = %q, want %q", env, want)
+	}
+	// An outer run's shim is not preloaded twice, and its settings give way.
+	env = preloadEnv([]string{"LD_PRELOAD=/c/shim.so", "QJUMP_SNDBUF=1", "QJUMP_ENFORCE=1"}, "/c/shim.so", Settings{Level: 1})
+	want = []string{"LD_PRELOAD=/c/shim.so", "QJUMP_LEVEL=1"}
+	if !slices.Equal(env, want) {
+		t.Errorf("nested preloadEnv = %q, want %q", env, want)
+	}
+}
+
+func paperConfig() model.Config {
+	return model.Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 2,
+		Factors: model.Factors{7: model.Limited(1), 5: model.Limited(6), 0: model.Unlimited()}}
+}
+
+func TestAutoSndBuf(t *testing.T) {
+	cfg := paperConfig()
+	for _, c := range []struct {
+		level model.Level
+		want  int
+		err   bool
+	}{
+		{7, 3000, false},  // 2·1·1500
+		{5, 18000, false}, // 2·6·1500
+		{0, 0, true},      // unlimited: no budget
+		{3, 0, true},      // not configured
+	} {
+		got, err := AutoSndBuf(cfg, c.level)
+		if got != c.want || (err != nil) != c.err {
+			t.Errorf("AutoSndBuf(level %d) = %d, %v; want %d, error %v", c.level, got, err, c.want, c.err)
+		}
+	}
+	if _, err := AutoSndBuf(cfg, 0); !errors.Is(err, ErrUnlimitedLevel) {
+		t.Errorf("unlimited level: %v, want ErrUnlimitedLevel", err)
+	}
+}
+
+func TestLoadModel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "qjump.yaml")
+	os.WriteFile(path, []byte(paperYAML), 0o644)
+	cfg, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := AutoSndBuf(cfg, 5); n != 18000 {
+		t.Errorf("level 5 send buffer from %s = %d, want 18000", path, n)
+	}
+}
+
+// paperYAML is the paper's 12-host 10G testbed with memcached's level 5 at factor 6.
+const paperYAML = "hosts: 12\nrate: 10G\npacket: 1500B\nfactors:\n  7: 1\n  5: 6\n  0: unlimited\n"
+
+func TestParseSndBuf(t *testing.T) {
+	for in, want := range map[string]int{"65536": 65536, "64k": 64000, "64KiB": 65536, "1500B": 1500} {
+		if got, err := ParseSndBuf(in); got != want || err != nil {
+			t.Errorf("ParseSndBuf(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1", "2GiB", "lots", "1.5"} {
+		if _, err := ParseSndBuf(in); err == nil {
+			t.Errorf("ParseSndBuf(%q) accepted", in)
+		}
+	}
+}
+
+func TestSharedObjectIsCachedByContent(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	path, err := SharedObject()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(path), "libqjump-preload-") {
+		t.Errorf("shim at %s, want a content-addressed name", path)
+	}
+	// A damaged copy is replaced, not used.
+	os.WriteFile(path, []byte("garbage"), 0o755)
+	again, err := SharedObject()
+	have, _ := os.ReadFile(again)
+	if err != nil || again != path || !slices.Equal(have, preloadShim) {
+		t.Errorf("second SharedObject = %s, %v; content restored: %v", again, err, slices.Equal(have, preloadShim))
+	}
+	st, _ := os.Stat(filepath.Dir(path))
+	if st.Mode().Perm() != 0o700 {
+		t.Errorf("cache directory mode %v, want 0700 (LD_PRELOAD runs what is there)", st.Mode().Perm())
+	}
+}
+
+func TestShellCode(t *testing.T) {
+	if c := (Status{Code: 3}).ShellCode(); c != 3 {
+		t.Errorf("exit 3 → %d", c)
+	}
+	if c := (Status{Signal: 15}).ShellCode(); c != 143 {
+		t.Errorf("SIGTERM → %d, want 143", c)
+	}
+}

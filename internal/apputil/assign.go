@@ -1,0 +1,111 @@
+package apputil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/cilium/ebpf/link"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+)
+
+// PinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
+// exits: PinRoot/<cgroup id>/{sock_create,sock_ops,setsockopt}.
+var PinRoot = "/sys/fs/bpf/qjump/cgroups"
+
+// ErrNotAssigned is returned by Unassign for a cgroup that `qjump assign` did not set up.
+var ErrNotAssigned = errors.New("cgroup has no qjump assignment")
+
+// ErrNotCgroup is returned for a path that is not a cgroup v2 directory.
+var ErrNotCgroup = errors.New("not a cgroup v2 directory")
+
+// ResolveCgroup turns PATH into a cgroup v2 directory: absolute as given, or relative to the
+// cgroup v2 root (e.g. system.slice/memcached.service).
+func ResolveCgroup(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		root, err := Cgroup2Root()
+		if err != nil {
+			return "", err
+		}
+		path = filepath.Join(root, path)
+	}
+	if !IsCgroup2(path) {
+		return "", fmt.Errorf("%w: %s", ErrNotCgroup, path)
+	}
+	return path, nil
+}
+
+func pinDir(path string) (string, error) {
+	id, err := dataplane.CgroupID(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(PinRoot, strconv.FormatUint(id, 10)), nil
+}
+
+// Assign puts every IP socket made from now on in the cgroup at path on s.Level, with pinned
+// links so that it lasts after qjump exits (until Unassign, or until the cgroup is removed).
+// Assigning a cgroup again replaces its settings.
+func Assign(path string, s Settings) error {
+	dir, err := pinDir(path)
+	if err != nil {
+		return err
+	}
+	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
+		return err
+	}
+	a, err := attach(path, s)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := a.pin(dir); err != nil {
+		_ = unpinAll(dir)
+		return fmt.Errorf("assign cgroup %s: %w", path, privilege(err))
+	}
+	if err := setCeiling(path, s.MaxLevel); err != nil {
+		_ = unpinAll(dir)
+		return fmt.Errorf("assign cgroup %s: %w", path, err)
+	}
+	return nil
+}
+
+// Unassign removes everything Assign made for the cgroup at path: its links detach as their last
+// reference, the pin, goes.
+func Unassign(path string) error {
+	dir, err := pinDir(path)
+	if err != nil {
+		return err
+	}
+	ceiling := setCeiling(path, nil)
+	if err := errors.Join(unpinAll(dir), ceiling); err != nil {
+		return fmt.Errorf("unassign cgroup %s: %w", path, err)
+	}
+	return nil
+}
+
+func unpinAll(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return ErrNotAssigned
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", dir, privilege(err))
+	}
+	var errs []error
+	for _, e := range entries {
+		l, err := link.LoadPinnedLink(filepath.Join(dir, e.Name()), nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("load pinned link %s: %w", e.Name(), err))
+			continue
+		}
+		errs = append(errs, l.Unpin(), l.Close())
+	}
+	if err := os.Remove(dir); err != nil {
+		errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,28 @@
+package apputil
+
+import (
+	"fmt"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// setCeiling sets the dataplane's ceiling for the cgroup at path to max, or clears it when max is
+// nil. The ceiling lives in a map every QJump device shares, so it holds on every device QJump is
+// up on, including ones brought up later.
+func setCeiling(path string, max *model.Level) error {
+	id, err := dataplane.CgroupID(path)
+	if err != nil {
+		return err
+	}
+	if max == nil {
+		if err := dataplane.ClearCgroupCeiling(id); err != nil {
+			return fmt.Errorf("clear level ceiling: %w", privilege(err))
+		}
+		return nil
+	}
+	if err := dataplane.SetCgroupCeiling(id, *max); err != nil {
+		return fmt.Errorf("set level ceiling %d: %w", *max, privilege(err))
+	}
+	return nil
+}

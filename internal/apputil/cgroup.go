@@ -1,0 +1,101 @@
+package apputil
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Slice is the directory, under the cgroup v2 root, that holds the transient cgroups of
+// `qjump run --mode cgroup`.
+const Slice = "qjump.slice"
+
+// ErrNoCgroup2 is returned when no cgroup v2 hierarchy is mounted.
+var ErrNoCgroup2 = errors.New("no cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified " +
+	"(mount one: mount -t cgroup2 none /sys/fs/cgroup/unified)")
+
+// Cgroup2Root finds the cgroup v2 mount: /sys/fs/cgroup on a unified system, /sys/fs/cgroup/unified
+// on a hybrid one.
+func Cgroup2Root() (string, error) {
+	for _, p := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		var st unix.Statfs_t
+		if unix.Statfs(p, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC {
+			return p, nil
+		}
+	}
+	return "", ErrNoCgroup2
+}
+
+// IsCgroup2 says whether path is a directory of a cgroup v2 hierarchy.
+func IsCgroup2(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+}
+
+// transientCgroup is a cgroup that lives as long as one `qjump run`.
+type transientCgroup struct {
+	path string
+	dir  *os.File // kept open for clone3(CLONE_INTO_CGROUP)
+}
+
+func newTransientCgroup(parent string) (*transientCgroup, error) {
+	if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("create cgroup %s: %w", parent, privilege(err))
+	}
+	sweep(parent)
+	path, err := os.MkdirTemp(parent, fmt.Sprintf("run-%d-", os.Getpid()))
+	if err != nil {
+		return nil, fmt.Errorf("create cgroup under %s: %w", parent, privilege(err))
+	}
+	dir, err := os.Open(path)
+	if err != nil {
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("open cgroup %s: %w", path, err)
+	}
+	return &transientCgroup{path: path, dir: dir}, nil
+}
+
+// remove ends whatever CMD left behind in the cgroup (a daemon it forked: `run` owns the whole
+// process tree, so nothing outlives it on the level unseen) and removes the cgroup.
+func (c *transientCgroup) remove() error {
+	c.dir.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		err := os.Remove(c.path)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
+			return fmt.Errorf("remove cgroup %s: %w", c.path, err)
+		}
+		if populated(c.path) {
+			_ = os.WriteFile(filepath.Join(c.path, "cgroup.kill"), []byte("1"), 0)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func populated(path string) bool {
+	procs, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+	return err == nil && len(bytes.TrimSpace(procs)) > 0
+}
+
+// sweep removes the empty cgroups of runs whose qjump is gone (it was killed before it could
+// clean up): run-PID-* where PID no longer exists.
+func sweep(parent string) {
+	stale, _ := filepath.Glob(filepath.Join(parent, "run-*-*"))
+	for _, path := range stale {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(path), "run-%d-", &pid); err != nil || pid <= 0 {
+			continue
+		}
+		if unix.Kill(pid, 0) == unix.ESRCH && !populated(path) {
+			_ = os.Remove(path)
+		}
+	}
+}

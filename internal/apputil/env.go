@@ -1,0 +1,44 @@
+package apputil
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The shim's environment (see preload/qjump_preload.c).
+const (
+	EnvLevel   = "QJUMP_LEVEL"
+	EnvSndBuf  = "QJUMP_SNDBUF"
+	EnvVerbose = "QJUMP_VERBOSE"
+	EnvEnforce = "QJUMP_ENFORCE"
+	envPreload = "LD_PRELOAD"
+)
+
+// preloadEnv returns environ with the shim preloaded and the settings for it. The shim goes after
+// any LD_PRELOAD already there, so a program that preloads its own wrapper keeps it. Settings
+// inherited from an outer `qjump run` are replaced, not merged: the innermost run decides.
+func preloadEnv(environ []string, shim string, s Settings) []string {
+	env := make([]string, 0, len(environ)+4)
+	preload := shim
+	for _, kv := range environ {
+		key, value, _ := strings.Cut(kv, "=")
+		switch key {
+		case EnvLevel, EnvSndBuf, EnvEnforce:
+			continue
+		case envPreload:
+			if value = strings.TrimSpace(value); value != "" && !strings.Contains(value, shim) {
+				preload = value + " " + shim
+			}
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, envPreload+"="+preload, EnvLevel+"="+strconv.Itoa(int(s.Level)))
+	if s.SndBuf > 0 {
+		env = append(env, EnvSndBuf+"="+strconv.Itoa(s.SndBuf))
+	}
+	if s.Enforce {
+		env = append(env, EnvEnforce+"=1")
+	}
+	return env
+}

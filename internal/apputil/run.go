@@ -1,0 +1,69 @@
+package apputil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// Mode is how `qjump run` puts a program on its level.
+type Mode string
+
+const (
+	// ModePreload preloads the shim: any dynamically linked program, no privilege needed for
+	// levels 0..6.
+	ModePreload Mode = "preload"
+	// ModeCgroup runs the program in a transient cgroup whose eBPF programs set the priority of
+	// every socket: static binaries and containers too; needs root.
+	ModeCgroup Mode = "cgroup"
+)
+
+// ErrCommandNotFound is returned when CMD is not a file that can be run; the shell's status for
+// it is 127.
+var ErrCommandNotFound = errors.New("command not found")
+
+// ErrCommandNotExecutable is returned when CMD exists but cannot be run; the shell's status for it
+// is 126.
+var ErrCommandNotExecutable = errors.New("command not executable")
+
+// Run describes one `qjump run`.
+type Run struct {
+	Settings
+	Mode    Mode
+	Command []string // CMD and its arguments
+}
+
+// lookPath resolves CMD the way a shell does, with the shell's two failure kinds.
+func lookPath(name string) (string, error) {
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path, nil
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return "", fmt.Errorf("%w: %s", ErrCommandNotExecutable, name)
+	}
+	return "", fmt.Errorf("%w: %s", ErrCommandNotFound, name)
+}
+
+// ExecPreload replaces this process with CMD, the shim preloaded. It returns only on failure:
+// afterwards CMD is the process, so its exit status and signals are the caller's without relay.
+func ExecPreload(r Run, environ []string) error {
+	path, err := lookPath(r.Command[0])
+	if err != nil {
+		return err
+	}
+	if err := checkLevelCapability(r.Level); err != nil {
+		return err
+	}
+	shim, err := SharedObject()
+	if err != nil {
+		return err
+	}
+	err = syscall.Exec(path, r.Command, preloadEnv(environ, shim, r.Settings))
+	if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC) {
+		return fmt.Errorf("%w: %s: %v", ErrCommandNotExecutable, r.Command[0], err)
+	}
+	return fmt.Errorf("exec %s: %w", r.Command[0], err)
+}

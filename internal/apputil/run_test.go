@@ -1,0 +1,473 @@
+package apputil
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// These tests run the qjump binary on real programs that report what the kernel gave their
+// sockets: the C probe (preload/test/testdata/probe.c), a Python one and a statically linked Go
+// one (testdata/). Preload mode needs no root; cgroup mode does.
+
+// bins are the programs the tests run, built once per test binary.
+type bins struct {
+	qjump, cprobe, goprobe, python, pyprobe string
+}
+
+var (
+	buildOnce sync.Once
+	built     bins
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+func programs(t *testing.T) bins {
+	t.Helper()
+	buildOnce.Do(func() { built, buildErr = buildPrograms() })
+	if errors.Is(buildErr, exec.ErrNotFound) {
+		testutil.Unavailable(t, fmt.Sprintf("a tool to build the test programs is missing: %v", buildErr))
+	}
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+func buildPrograms() (bins, error) {
+	dir, err := os.MkdirTemp("", "qjap-bin-")
+	if err != nil {
+		return bins{}, err
+	}
+	buildDir = dir
+	// Others may enter: one test runs qjump as nobody.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return bins{}, err
+	}
+	b := bins{qjump: filepath.Join(dir, "qjump"), cprobe: filepath.Join(dir, "cprobe"),
+		goprobe: filepath.Join(dir, "goprobe"), pyprobe: filepath.Join(dir, "probe.py")}
+	steps := []*exec.Cmd{
+		exec.Command("go", "build", "-o", b.qjump, "../../cmd/qjump"),
+		exec.Command("go", "build", "-o", b.goprobe, "./testdata/goprobe"),
+		exec.Command("clang", "-O2", "-Wall", "-o", b.cprobe, "../../preload/test/testdata/probe.c"),
+		exec.Command("cp", "testdata/probe.py", b.pyprobe),
+	}
+	steps[1].Env = append(os.Environ(), "CGO_ENABLED=0") // static: LD_PRELOAD cannot reach it
+	for _, c := range steps {
+		if out, err := c.CombinedOutput(); err != nil {
+			return b, fmt.Errorf("%v: %w\n%s", c.Args, err, out)
+		}
+	}
+	if b.python, err = exec.LookPath("/usr/bin/python3"); err != nil {
+		if b.python, err = exec.LookPath("python3"); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// outcome is one qjump run: what CMD reported, qjump's stderr and how qjump ended.
+type outcome struct {
+	values map[string]string
+	stderr string
+	state  *os.ProcessState
+}
+
+func (o outcome) code() int { return o.state.ExitCode() }
+
+func (o outcome) signal() syscall.Signal {
+	if ws := o.state.Sys().(syscall.WaitStatus); ws.Signaled() {
+		return ws.Signal()
+	}
+	return 0
+}
+
+func runQjump(t *testing.T, attr *syscall.SysProcAttr, args ...string) outcome {
+	t.Helper()
+	b := programs(t)
+	cmd := exec.Command(b.qjump, args...)
+	cmd.SysProcAttr = attr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		t.Fatalf("qjump %v: %v", args, err)
+	}
+	values := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		name, value, _ := strings.Cut(line, " ")
+		values[name] = value
+	}
+	return outcome{values: values, stderr: stderr.String(), state: cmd.ProcessState}
+}
+
+// runArgs is `qjump run` in a mode at a level, with extra flags, for CMD.
+func runArgs(mode Mode, level string, extra []string, cmd ...string) []string {
+	args := append([]string{"run", "--mode", string(mode), "--level", level}, extra...)
+	return append(append(args, "--"), cmd...)
+}
+
+func requireMode(t *testing.T, mode Mode) {
+	t.Helper()
+	if mode == ModeCgroup {
+		testutil.RequirePriv(t, "cgroup mode (loads eBPF into a cgroup)")
+	}
+}
+
+func expectValues(t *testing.T, o outcome, want map[string]string) {
+	t.Helper()
+	if o.code() != 0 {
+		t.Errorf("exit status %d, stderr %q", o.code(), o.stderr)
+	}
+	for k, v := range want {
+		if o.values[k] != v {
+			t.Errorf("%s = %q, want %q (all: %v, stderr %q)", k, o.values[k], v, o.values, o.stderr)
+		}
+	}
+}
+
+func onLevel(l string) map[string]string {
+	return map[string]string{"tcp": l, "udp": l, "accepted": l}
+}
+
+func TestProgramsInEachLanguage(t *testing.T) {
+	b := programs(t)
+	languages := []struct {
+		name string
+		cmd  []string
+		// preloadReaches says whether LD_PRELOAD can reach the program: not a static binary.
+		preloadReaches bool
+	}{
+		{"C", []string{b.cprobe}, true},
+		{"Python", []string{b.python, b.pyprobe}, true},
+		{"static Go", []string{b.goprobe}, false},
+	}
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		for _, lang := range languages {
+			t.Run(string(mode)+"/"+lang.name, func(t *testing.T) {
+				requireMode(t, mode)
+				o := runQjump(t, nil, runArgs(mode, "5", nil, lang.cmd...)...)
+				want := onLevel("5")
+				if mode == ModePreload && !lang.preloadReaches {
+					want = onLevel("0") // the point of cgroup mode
+				}
+				expectValues(t, o, want)
+			})
+		}
+	}
+}
+
+func TestProgramSetsItsOwnPriority(t *testing.T) {
+	b := programs(t)
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		for _, probe := range [][]string{{b.cprobe, "set", "3"}, {b.goprobe, "set", "3"}} {
+			if mode == ModePreload && probe[0] == b.goprobe {
+				continue
+			}
+			name := string(mode) + "/" + filepath.Base(probe[0])
+			t.Run(name+"/free", func(t *testing.T) {
+				requireMode(t, mode)
+				expectValues(t, runQjump(t, nil, runArgs(mode, "5", nil, probe...)...), map[string]string{"set": "0 3"})
+			})
+			t.Run(name+"/enforce", func(t *testing.T) {
+				requireMode(t, mode)
+				o := runQjump(t, nil, runArgs(mode, "5", []string{"--enforce"}, probe...)...)
+				expectValues(t, o, map[string]string{"set": "0 5", "tcp": "5"})
+				if !strings.Contains(o.stderr, "SO_PRIORITY") {
+					t.Errorf("the refusal is not reported: stderr %q", o.stderr)
+				}
+			})
+		}
+	}
+}
+
+func TestForkAndExecChildrenKeepLevel(t *testing.T) {
+	b := programs(t)
+	script := b.cprobe + " fork | sed s/^/a-/; " + b.goprobe + " | sed s/^/b-/"
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		t.Run(string(mode), func(t *testing.T) {
+			requireMode(t, mode)
+			o := runQjump(t, nil, runArgs(mode, "2", nil, "sh", "-c", script)...)
+			want := map[string]string{"a-tcp": "2", "a-accepted": "2", "a-child-tcp": "2"}
+			if mode == ModeCgroup {
+				want["b-tcp"], want["b-accepted"] = "2", "2"
+			}
+			expectValues(t, o, want)
+		})
+	}
+}
+
+func TestMissingCommand(t *testing.T) {
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		t.Run(string(mode), func(t *testing.T) {
+			requireMode(t, mode)
+			o := runQjump(t, nil, runArgs(mode, "1", nil, "qjap-no-such-command", "x")...)
+			if o.code() != 127 || !strings.Contains(o.stderr, "command not found: qjap-no-such-command") {
+				t.Errorf("exit %d, stderr %q; want 127 and the command named", o.code(), o.stderr)
+			}
+		})
+	}
+}
+
+func TestExitStatusAndSignalPassThrough(t *testing.T) {
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		t.Run(string(mode)+"/exit", func(t *testing.T) {
+			requireMode(t, mode)
+			if o := runQjump(t, nil, runArgs(mode, "1", nil, "sh", "-c", "exit 3")...); o.code() != 3 {
+				t.Errorf("exit status %d, want 3 (stderr %q)", o.code(), o.stderr)
+			}
+		})
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL, syscall.SIGSEGV, syscall.SIGQUIT} {
+			t.Run(fmt.Sprintf("%s/%v", mode, sig), func(t *testing.T) {
+				requireMode(t, mode)
+				o := runQjump(t, nil, runArgs(mode, "1", nil, "sh", "-c", fmt.Sprintf("kill -%d $$", sig))...)
+				if o.signal() != sig {
+					t.Errorf("qjump ended %v, want killed by %v (stderr %q)", o.state, sig, o.stderr)
+				}
+			})
+		}
+	}
+}
+
+// A signal sent to qjump in cgroup mode reaches CMD, and the cgroup goes away afterwards.
+func TestCgroupModeForwardsSignalsAndCleansUp(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup mode")
+	b := programs(t)
+	cmd := exec.Command(b.qjump, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 20 & wait")...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", cmd.Process.Pid))
+	waitFor(t, func() bool { m, _ := filepath.Glob(cgroups); return len(m) == 1 && populated(m[0]) })
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("qjump ended %v, want killed by SIGTERM like CMD (stderr %q)", cmd.ProcessState, stderr.String())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("qjump took %v to pass SIGTERM on", d)
+	}
+	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
+		t.Errorf("cgroup left behind: %v", m)
+	}
+}
+
+// A daemon CMD leaves behind is ended with the cgroup: nothing stays on the level unseen.
+func TestCgroupModeEndsLeftovers(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup mode")
+	start := time.Now()
+	o := runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 30 >/dev/null 2>&1 & exit 0")...)
+	if o.code() != 0 || time.Since(start) > 10*time.Second {
+		t.Errorf("exit %d after %v, stderr %q", o.code(), time.Since(start), o.stderr)
+	}
+}
+
+func TestLevel7(t *testing.T) {
+	testutil.RequirePriv(t, "running qjump as root and as nobody")
+	b := programs(t)
+	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "7", nil, b.cprobe)...), onLevel("7"))
+	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	o := runQjump(t, nobody, runArgs(ModePreload, "7", nil, b.cprobe)...)
+	if o.code() != 1 || !strings.Contains(o.stderr, "level 7 needs CAP_NET_ADMIN or CAP_NET_RAW") || len(o.values) > 1 {
+		t.Errorf("nobody at level 7: exit %d, stderr %q, program output %v; want exit 1, the refusal, and no program run",
+			o.code(), o.stderr, o.values)
+	}
+	// Levels up to 6 need nothing.
+	expectValues(t, runQjump(t, nobody, runArgs(ModePreload, "6", nil, b.cprobe)...), onLevel("6"))
+}
+
+func TestSendBuffer(t *testing.T) {
+	b := programs(t)
+	config := filepath.Join(t.TempDir(), "qjump.yaml")
+	os.WriteFile(config, []byte(paperYAML), 0o644)
+	// The kernel doubles SO_SNDBUF; auto is 2·f·P = 18000 bytes at level 5.
+	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "20000"}, b.cprobe)...),
+		map[string]string{"sndbuf": "40000", "accepted-sndbuf": "40000"})
+	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "auto", "--config", config}, b.cprobe)...),
+		map[string]string{"sndbuf": "36000"})
+	o := runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "auto"}, b.cprobe)...)
+	if o.code() != 2 || !strings.Contains(o.stderr, "--config") {
+		t.Errorf("--sndbuf auto without a config: exit %d, stderr %q; want 2 and what it needs", o.code(), o.stderr)
+	}
+	t.Run("cgroup", func(t *testing.T) {
+		requireMode(t, ModeCgroup)
+		expectValues(t, runQjump(t, nil, runArgs(ModeCgroup, "5", []string{"--sndbuf", "20000"}, b.cprobe)...),
+			map[string]string{"accepted-sndbuf": "40000", "accepted": "5"})
+	})
+}
+
+func TestAssignAndUnassign(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	b := programs(t)
+	cg := testCgroup(t)
+	if o := runQjump(t, nil, "assign", "--cgroup", cg, "--level", "6"); o.code() != 0 {
+		t.Fatalf("assign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	t.Cleanup(func() { Unassign(cg) })
+	// qjump has exited: the pinned links keep the cgroup on its level.
+	expectValues(t, runInCgroup(t, cg, b.goprobe), onLevel("6"))
+	if o := runQjump(t, nil, "assign", "--cgroup", cg, "--level", "4"); o.code() != 0 {
+		t.Fatalf("reassign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	expectValues(t, runInCgroup(t, cg, b.goprobe), onLevel("4"))
+	if o := runQjump(t, nil, "unassign", "--cgroup", cg); o.code() != 0 {
+		t.Fatalf("unassign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	expectValues(t, runInCgroup(t, cg, b.goprobe), onLevel("0"))
+	dir, _ := pinDir(cg)
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("unassign left %s: %v", dir, err)
+	}
+	if o := runQjump(t, nil, "unassign", "--cgroup", cg); o.code() != 1 || !strings.Contains(o.stderr, "no qjump assignment") {
+		t.Errorf("second unassign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	if o := runQjump(t, nil, "assign", "--cgroup", "/tmp", "--level", "1"); o.code() != 2 {
+		t.Errorf("assign to a directory that is no cgroup: exit %d, stderr %q; want 2", o.code(), o.stderr)
+	}
+}
+
+// testCgroup is a test-only cgroup, removed when t ends.
+func testCgroup(t *testing.T) string {
+	t.Helper()
+	path, err := os.MkdirTemp(mustRoot(t), "qjap-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.WriteFile(filepath.Join(path, "cgroup.kill"), []byte("1"), 0)
+		waitFor(t, func() bool { return os.Remove(path) == nil })
+	})
+	return path
+}
+
+// runInCgroup runs argv inside the cgroup at path, as a service manager would.
+func runInCgroup(t *testing.T, path string, argv ...string) outcome {
+	t.Helper()
+	dir, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(dir.Fd())}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v in %s: %v", argv, path, err)
+	}
+	values := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, value, _ := strings.Cut(line, " ")
+		values[name] = value
+	}
+	return outcome{values: values, state: cmd.ProcessState}
+}
+
+func mustRoot(t *testing.T) string {
+	t.Helper()
+	root, err := Cgroup2Root()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	return root
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("timed out after 5s")
+}
+
+// --max-level puts the cgroup's ceiling in the dataplane's shared map; unassign takes it out.
+func TestAssignMaxLevelSetsCeiling(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs and the dataplane's ceiling map")
+	cg := testCgroup(t)
+	id, err := dataplane.CgroupID(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := runQjump(t, nil, "assign", "--cgroup", cg, "--level", "2", "--max-level", "3"); o.code() != 0 {
+		t.Fatalf("assign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	t.Cleanup(func() { Unassign(cg) })
+	if got, ok := ceilingOf(t, id); !ok || got != 3 {
+		t.Errorf("ceiling of cgroup %d = %d (present %v), want 3", id, got, ok)
+	}
+	if o := runQjump(t, nil, "unassign", "--cgroup", cg); o.code() != 0 {
+		t.Fatalf("unassign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	if got, ok := ceilingOf(t, id); ok {
+		t.Errorf("unassign left ceiling %d for cgroup %d", got, id)
+	}
+}
+
+func ceilingOf(t *testing.T, id uint64) (uint8, bool) {
+	t.Helper()
+	m, err := ebpf.LoadPinnedMap("/sys/fs/bpf/qjump/cgroup_ceiling", nil)
+	if err != nil {
+		t.Fatalf("open the dataplane's ceiling map: %v", err)
+	}
+	defer m.Close()
+	var v uint8
+	if err := m.Lookup(id, &v); err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// When qjump is killed outright, CMD does not run on without its level, and the next run sweeps
+// the cgroup that was left.
+func TestCgroupModeKilledQjump(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup mode")
+	b := programs(t)
+	cmd := exec.Command(b.qjump, runArgs(ModeCgroup, "1", nil, "sleep", "20")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", cmd.Process.Pid))
+	var procs []byte
+	waitFor(t, func() bool {
+		m, _ := filepath.Glob(cgroups)
+		if len(m) == 1 {
+			procs, _ = os.ReadFile(filepath.Join(m[0], "cgroup.procs"))
+		}
+		return len(bytes.TrimSpace(procs)) > 0
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	var child int
+	fmt.Sscan(string(procs), &child)
+	waitFor(t, func() bool { return syscall.Kill(child, 0) == syscall.ESRCH })
+	runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "true")...)
+	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
+		t.Errorf("stale cgroup not swept: %v", m)
+	}
+}

@@ -1,0 +1,95 @@
+package apputil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+)
+
+// forwarded are the signals `run --mode cgroup` passes on to CMD, so that stopping qjump stops
+// the program. SIGCHLD and SIGURG (the Go runtime's) are not CMD's business.
+var forwarded = []os.Signal{
+	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGUSR1,
+	syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGTSTP,
+}
+
+// Stdio is where CMD's standard streams go.
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// RunCgroup runs CMD inside a transient cgroup with the programs of s attached, forwards signals
+// to it and removes the cgroup afterwards. It returns how CMD ended; warn receives notes for the
+// user (enforce refusals).
+func RunCgroup(r Run, stdio Stdio, warn io.Writer) (Status, error) {
+	path, err := lookPath(r.Command[0])
+	if err != nil {
+		return Status{}, err
+	}
+	root, err := Cgroup2Root()
+	if err != nil {
+		return Status{}, err
+	}
+	cg, err := newTransientCgroup(filepath.Join(root, Slice))
+	if err != nil {
+		return Status{}, err
+	}
+	defer cg.remove()
+	a, err := attach(cg.path, r.Settings)
+	if err != nil {
+		return Status{}, err
+	}
+	defer a.Close()
+	if r.MaxLevel != nil {
+		if err := setCeiling(cg.path, r.MaxLevel); err != nil {
+			return Status{}, err
+		}
+		defer setCeiling(cg.path, nil)
+	}
+	st, err := runIn(cg, path, r.Command, stdio)
+	if n := a.Refused(); n > 0 {
+		fmt.Fprintf(warn, "qjump: refused %d attempt(s) by the program to set SO_PRIORITY: --enforce keeps level %d\n", n, r.Level)
+	}
+	return st, err
+}
+
+// runIn starts CMD directly in the cgroup (clone3 with CLONE_INTO_CGROUP, so not one socket is
+// made outside it) and waits for it, passing on signals meanwhile.
+func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status, error) {
+	cmd := &exec.Cmd{Path: path, Args: argv, Stdin: stdio.In, Stdout: stdio.Out, Stderr: stdio.Err}
+	// If qjump itself is killed (SIGKILL, which it cannot forward), CMD goes too rather than run
+	// on without its level: the cgroup programs are detached when qjump's descriptors close.
+	// Pdeathsig follows the thread that forked, so that thread is kept until CMD ends.
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(cg.dir.Fd()), Pdeathsig: syscall.SIGKILL}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, privilege(err))
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				_ = cmd.Process.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	if st, ok := statusOf(cmd.ProcessState); ok {
+		return st, nil
+	}
+	return Status{}, fmt.Errorf("wait for %s: %w", argv[0], err)
+}

@@ -1,0 +1,58 @@
+package apputil
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// LoadModel reads the model (hosts, rate, packet, epsilon, factors, target rates solved into
+// factors) from a QJump configuration file (docs/configuration.md): the file the dataplane runs
+// with. It is how --sndbuf auto learns the budgets.
+func LoadModel(path string) (model.Config, error) {
+	d, err := config.Load(path)
+	if err != nil {
+		return model.Config{}, err
+	}
+	if d, err = d.Solved(); err != nil {
+		return model.Config{}, err
+	}
+	return d.Model, nil
+}
+
+// ErrUnlimitedLevel says that a level has no budget, so no send buffer follows from it.
+var ErrUnlimitedLevel = errors.New("level is unlimited: it has no budget to size a send buffer from")
+
+// AutoSndBuf sizes a send buffer for level l: two epochs of the level's budget, 2·f_l·P bytes.
+//
+// A socket at level l may put f_l·P bytes on the wire per epoch; bytes buffered beyond that wait
+// in the host for later epochs, adding latency the application cannot see. Two budgets hold one
+// epoch being sent and the next being written, which is also the bandwidth-delay product at the
+// level's rate T_l = f_l·P·8/E for a round trip of up to 2E, so TCP can still reach T_l. The kernel
+// doubles the value for its own bookkeeping and never goes below its minimum (about 4.5 kB).
+func AutoSndBuf(cfg model.Config, l model.Level) (int, error) {
+	f, ok := cfg.Factors[l]
+	if !ok {
+		return 0, fmt.Errorf("size send buffer: level %d has no factor in the configuration (%s)", l, cfg.Factors)
+	}
+	budget, ok := cfg.Budget(f)
+	if !ok {
+		return 0, fmt.Errorf("size send buffer for level %d: %w", l, ErrUnlimitedLevel)
+	}
+	const maxSndBuf = 1 << 30 // SO_SNDBUF takes an int, and the kernel doubles it
+	return int(min(2*int64(budget), maxSndBuf)), nil
+}
+
+// ParseSndBuf reads --sndbuf: a size such as 64k or 65536B.
+func ParseSndBuf(s string) (int, error) {
+	b, err := model.ParseBytes(s)
+	if err != nil || b < 1 || b > 1<<30 {
+		if err == nil {
+			err = errors.New("need 1B to 1GiB")
+		}
+		return 0, fmt.Errorf("%w (or \"auto\")", err)
+	}
+	return int(b), nil
+}

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+type assignOptions struct {
+	cgroup  string
+	level   model.Level
+	max     maxLevel
+	sndbuf  string
+	config  string
+	enforce bool
+}
+
+func newAssignCommand() *cobra.Command {
+	opts := &assignOptions{}
+	cmd := &cobra.Command{
+		Use:   "assign --cgroup PATH --level L [--max-level L] [--sndbuf BYTES|auto] [--enforce]",
+		Short: "Put every socket of an existing cgroup (a service, a container) on a QJump level",
+		Long: `assign attaches eBPF programs to a cgroup v2 so that every IPv4/IPv6 socket made in it from
+now on has priority L (QJump level L), as ` + "`qjump run --mode cgroup`" + ` does for one command. The
+attachment is pinned under /sys/fs/bpf/qjump/cgroups and outlives qjump; it lasts until
+` + "`qjump unassign`" + ` or until the cgroup is removed. Assigning again replaces the settings.
+Sockets that already exist keep their priority. Needs root.
+
+--max-level sets the cgroup's ceiling in the dataplane: its packets are never sent above that level,
+whatever priority its programs set, on every device QJump is up on. This is what keeps a tenant
+off the guaranteed level; unassign removes it with the rest.
+
+PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
+(/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system).`,
+		Example: `  # a systemd service
+  sudo qjump assign --cgroup system.slice/memcached.service --level 5
+
+  # a container, with its own SO_PRIORITY calls refused and never above level 3
+  sudo qjump assign --cgroup /sys/fs/cgroup/system.slice/docker-4f3c.scope --level 3 --enforce --max-level 3
+
+  # undo
+  sudo qjump unassign --cgroup system.slice/memcached.service`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAssign(opts, cmd.OutOrStdout())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
+	fs.Var(&unitValue[model.Level]{&opts.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
+	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for the cgroup's TCP connections, e.g. 64k, or "auto" (needs --config)`)
+	fs.StringVar(&opts.config, "config", "", "QJump configuration file for --sndbuf auto")
+	fs.BoolVar(&opts.enforce, "enforce", false, "refuse the programs' own SO_PRIORITY so they stay on the level")
+	opts.max.register(fs, "the cgroup's")
+	_ = cmd.MarkFlagRequired("cgroup")
+	_ = cmd.MarkFlagRequired("level")
+	return cmd
+}
+
+func runAssign(opts *assignOptions, stdout io.Writer) error {
+	s := apputil.Settings{Level: opts.level, Enforce: opts.enforce}
+	var err error
+	if s.MaxLevel, err = opts.max.ceiling(opts.level); err != nil {
+		return err
+	}
+	if s.SndBuf, err = sndBufFlag(opts.sndbuf, opts.config, opts.level); err != nil {
+		return err
+	}
+	path, err := apputil.ResolveCgroup(opts.cgroup)
+	if err != nil {
+		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
+	}
+	if err := apputil.Assign(path, s); err != nil {
+		return fmt.Errorf("assign: %w", err)
+	}
+	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", path, s.Level)
+	if s.MaxLevel != nil {
+		fmt.Fprintf(stdout, ", packets never above level %d", *s.MaxLevel)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+func newUnassignCommand() *cobra.Command {
+	var cgroup string
+	cmd := &cobra.Command{
+		Use:   "unassign --cgroup PATH",
+		Short: "Remove what qjump assign attached to a cgroup",
+		Long: `unassign detaches and unpins everything ` + "`qjump assign`" + ` made for the cgroup and clears its
+ceiling (--max-level). Sockets made before keep the priority they were given; new ones get the
+kernel's default.`,
+		Example: `  sudo qjump unassign --cgroup system.slice/memcached.service`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, err := apputil.ResolveCgroup(cgroup)
+			if err != nil {
+				return usageErrorf("invalid --cgroup %q: %v", cgroup, err)
+			}
+			if err := apputil.Unassign(path); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "cgroup %s: unassigned\n", path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
+	_ = cmd.MarkFlagRequired("cgroup")
+	return cmd
+}

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+type runOptions struct {
+	level   model.Level
+	max     maxLevel
+	sndbuf  string
+	config  string
+	mode    string
+	enforce bool
+	command []string
+}
+
+func newRunCommand() *cobra.Command {
+	opts := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run --level L [--sndbuf BYTES|auto] [--mode preload|cgroup] [--enforce] -- CMD [ARGS...]",
+		Short: "Run an unmodified program with its traffic on a QJump level",
+		Long: `run starts CMD with every IPv4/IPv6 socket it makes on QJump level L (SO_PRIORITY = L,
+which the dataplane maps to level L). Unix sockets are untouched. Two modes:
+
+  preload (default)  preloads libqjump-preload.so, which ships inside qjump, and replaces qjump
+                     with CMD: exit status and signals are CMD's own. Works for any dynamically
+                     linked program (C, C++, Python, Java...), no privilege needed for levels 0-6.
+  cgroup             runs CMD in a transient cgroup v2 whose eBPF programs set the priority of
+                     every socket made in it. Also works for static binaries (Go) and anything
+                     that makes sockets without libc. Needs root. qjump stays as CMD's parent,
+                     forwards signals, removes the cgroup afterwards and exits as CMD did.
+
+--sndbuf sets SO_SNDBUF so a program at a rate-limited level feels back-pressure early instead
+of queueing bytes its level may not send for many epochs; "auto" sizes it to two epochs of the
+level's budget, 2·f_L·P, from the configuration given with --config (docs/apputil.md explains).
+In cgroup mode it applies to TCP connections.
+
+--enforce keeps the level when the program sets SO_PRIORITY itself: the call succeeds without
+effect and is reported once. Without it the program's own setting wins.
+
+--max-level (cgroup mode) is the hard limit: the dataplane never sends the cgroup's packets above
+that level, whatever priority the program gives its sockets.
+
+Level 7 needs CAP_NET_ADMIN or CAP_NET_RAW in preload mode (the kernel refuses priority 7
+otherwise); run refuses before starting CMD when that is missing.
+
+A CMD that does not exist exits 127, one that cannot be executed 126, as in a shell.`,
+		Example: `  # memcached on level 5
+  qjump run --level 5 -- memcached -p 11211 -U 0
+
+  # a static Go server on level 3 (LD_PRELOAD cannot reach it)
+  sudo qjump run --mode cgroup --level 3 -- ./static-go-server
+
+  # an untrusted job on level 2 that can never take a level above 3
+  sudo qjump run --mode cgroup --level 2 --max-level 3 -- ./job
+
+  # bulk transfer at level 0 with a send buffer sized from the cluster's configuration
+  qjump run --level 0 --sndbuf auto --config /etc/qjump/qjump.yaml -- iperf3 -c 10.0.0.2
+
+  # see what the shim does
+  QJUMP_VERBOSE=1 qjump run --level 4 -- curl -s http://10.0.0.2/`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.command = args
+			return runRun(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	fs.SetInterspersed(false) // everything after CMD is CMD's
+	fs.Var(&unitValue[model.Level]{&opts.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
+	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for CMD's sockets, e.g. 64k, or "auto" (needs --config)`)
+	fs.StringVar(&opts.config, "config", "", "QJump configuration file (hosts, rate, packet, epsilon, mesochronous, factors) for --sndbuf auto")
+	fs.StringVar(&opts.mode, "mode", string(apputil.ModePreload), "preload (LD_PRELOAD, dynamic binaries) or cgroup (eBPF, any binary, needs root)")
+	fs.BoolVar(&opts.enforce, "enforce", false, "refuse CMD's own SO_PRIORITY so it stays on the level")
+	opts.max.register(fs, "CMD's")
+	_ = cmd.MarkFlagRequired("level")
+	return cmd
+}
+
+func (o *runOptions) settings() (apputil.Settings, error) {
+	s := apputil.Settings{Level: o.level, Enforce: o.enforce}
+	var err error
+	if s.MaxLevel, err = o.max.ceiling(o.level); err != nil {
+		return s, err
+	}
+	if s.MaxLevel != nil && apputil.Mode(o.mode) != apputil.ModeCgroup {
+		return s, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
+	}
+	s.SndBuf, err = sndBufFlag(o.sndbuf, o.config, o.level)
+	return s, err
+}
+
+// sndBufFlag reads --sndbuf: empty (the kernel's default), a size, or auto from --config.
+func sndBufFlag(value, config string, level model.Level) (int, error) {
+	switch value {
+	case "":
+		return 0, nil
+	case "auto":
+		if config == "" {
+			return 0, usageErrorf("--sndbuf auto needs the QJump configuration to read level %d's budget from: "+
+				"give --config FILE (the hosts, rate, packet and factors the dataplane runs with), or a size such as 64k", level)
+		}
+		cfg, err := apputil.LoadModel(config)
+		if err != nil {
+			return 0, usageErrorf("invalid --config %s: %v", config, err)
+		}
+		n, err := apputil.AutoSndBuf(cfg, level)
+		if err != nil {
+			return 0, &UsageError{Err: fmt.Errorf("--sndbuf auto: %w", err)}
+		}
+		return n, nil
+	}
+	n, err := apputil.ParseSndBuf(value)
+	if err != nil {
+		return 0, usageErrorf("invalid --sndbuf %q: %v", value, err)
+	}
+	return n, nil
+}
+
+func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	s, err := opts.settings()
+	if err != nil {
+		return err
+	}
+	r := apputil.Run{Settings: s, Mode: apputil.Mode(opts.mode), Command: opts.command}
+	switch r.Mode {
+	case apputil.ModePreload:
+		return commandError(apputil.ExecPreload(r, os.Environ()))
+	case apputil.ModeCgroup:
+		st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr}, stderr)
+		if err != nil {
+			return commandError(err)
+		}
+		st.DieLike()
+		return exitCode(st.ShellCode())
+	}
+	return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
+}
+
+// maxLevel is the --max-level flag: unset means no ceiling.
+type maxLevel struct {
+	level model.Level
+	flag  *pflag.Flag
+}
+
+func (m *maxLevel) register(fs *pflag.FlagSet, whose string) {
+	fs.Var(&unitValue[model.Level]{&m.level, model.ParseLevel}, "max-level",
+		"the dataplane never sends "+whose+" packets above this level, whatever priority they set (needs the dataplane)")
+	m.flag = fs.Lookup("max-level")
+}
+
+// ceiling returns the ceiling, or nil when none was given; one below the level is refused, as
+// the level would silently not hold.
+func (m *maxLevel) ceiling(level model.Level) (*model.Level, error) {
+	if m.flag == nil || !m.flag.Changed {
+		return nil, nil
+	}
+	if m.level < level {
+		return nil, usageErrorf("invalid --max-level %d: below --level %d, so the level could never be used", m.level, level)
+	}
+	l := m.level
+	return &l, nil
+}
+
+// exitCode is CMD's own exit status, passed on without a message.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// statusError is an error with the status a shell would give it (127: not found, 126: not
+// executable).
+type statusError struct {
+	err    error
+	status int
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+func commandError(err error) error {
+	switch {
+	case errors.Is(err, apputil.ErrCommandNotFound):
+		return &statusError{err: fmt.Errorf("run: %w", err), status: 127}
+	case errors.Is(err, apputil.ErrCommandNotExecutable):
+		return &statusError{err: fmt.Errorf("run: %w", err), status: 126}
+	case err != nil:
+		return fmt.Errorf("run: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// Bad input to run, assign and unassign is refused before anything starts: one line naming the
+// flag, exit status 2.
+func TestRunAndAssignUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"run", "--level", "8", "--", "true"}, "--level"},
+		{[]string{"run", "--level", "x", "--", "true"}, "--level"},
+		{[]string{"run", "--", "true"}, "level"},
+		{[]string{"run", "--level", "3"}, "requires at least 1 arg"},
+		{[]string{"run", "--level", "3", "--mode", "magic", "--", "true"}, "--mode"},
+		{[]string{"run", "--level", "3", "--sndbuf", "lots", "--", "true"}, "--sndbuf"},
+		{[]string{"run", "--level", "3", "--sndbuf", "0", "--", "true"}, "--sndbuf"},
+		{[]string{"run", "--level", "3", "--sndbuf", "auto", "--", "true"}, "--config"},
+		{[]string{"run", "--level", "3", "--sndbuf", "auto", "--config", "/nonexistent/qjap.yaml", "--", "true"}, "qjap.yaml"},
+		{[]string{"run", "--level", "3", "--max-level", "5", "--", "true"}, "--mode cgroup"},
+		{[]string{"run", "--mode", "cgroup", "--level", "5", "--max-level", "3", "--", "true"}, "--max-level"},
+		{[]string{"assign", "--cgroup", "/tmp", "--level", "5", "--max-level", "8"}, "--max-level"},
+		{[]string{"assign", "--level", "3"}, "cgroup"},
+		{[]string{"assign", "--cgroup", "/tmp", "--level", "9"}, "--level"},
+		{[]string{"unassign"}, "cgroup"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(c.args, &stdout, &stderr)
+		msg := stderr.String()
+		if code != exitUsage || !strings.Contains(msg, c.says) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("qjump %s: exit %d, stderr %q; want 2 and one line about %s", strings.Join(c.args, " "), code, msg, c.says)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+type statusOptions struct {
+	dev  string
+	json bool
+}
+
+func newStatusCommand() *cobra.Command {
+	opts := &statusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status [--dev IF] [--json]",
+		Short: "Show QJump's configuration and per-level counters on the interfaces it is up on",
+		Long: `status prints, for each interface QJump is up on in this network namespace (or only --dev),
+the hook, the mode, the network epoch, and per level: factor, budget per epoch, rate, and the
+packets sent, dropped (police, over budget), demoted (police --autoclass), shaped (shape mode, over
+budget and delayed by HTB) and malformed (bad headers, sent unmodified). Counters are totals since
+up; reload keeps them.`,
+		Example: `  qjump status
+  qjump status --dev eth0 --json
+  ip netns exec host1 qjump status`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runStatus(opts, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&opts.dev, "dev", "", "only this interface")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of tables")
+	return cmd
+}
+
+func runStatus(opts *statusOptions, stdout io.Writer) error {
+	var all []dataplane.Status
+	if opts.dev != "" {
+		st, err := dataplane.DeviceStatus(opts.dev)
+		if err != nil {
+			return dataplaneError(err)
+		}
+		all = append(all, st)
+	} else {
+		var err error
+		if all, err = dataplane.List(); err != nil {
+			return dataplaneError(err)
+		}
+	}
+	if opts.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(newStatusJSON(all))
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(stdout, "qjump is not up on any interface in this network namespace")
+	}
+	for i, st := range all {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if err := printStatus(stdout, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printStatus(w io.Writer, st dataplane.Status) error {
+	d, m := st.Config, st.Config.Model
+	state := "attached"
+	if !st.Attached {
+		state = "NOT ATTACHED (interface or hook gone: run qjump down)"
+	}
+	fmt.Fprintf(w, "%s: %s via %s, %s mode%s, mark %s, default level %d, generation %d\n", st.Device, state,
+		st.Attach, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
+	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
+		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tSENT PKTS\tSENT BYTES\tDROPPED\tDEMOTED\tSHAPED\tMALFORMED\t")
+	for l := model.NumLevels - 1; l >= 0; l-- {
+		f, b, r := levelModel(d, model.Level(l))
+		c := st.Levels[l]
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", l, f, b, r, c.SentPackets, c.SentBytes,
+			c.DroppedPackets, c.DemotedPackets, c.ShapedPackets, c.MalformedPackets)
+	}
+	return tw.Flush()
+}
+
+func autoclassText(d config.Dataplane) string {
+	if d.Autoclass {
+		return " with autoclass"
+	}
+	return ""
+}
+
+// levelModel is a level's factor, budget and rate as text; a level without a factor is unlimited.
+func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string) {
+	f, ok := d.Model.Factors[l]
+	if !ok {
+		f = model.Unlimited()
+	}
+	b, limited := d.Model.Budget(f)
+	if !limited {
+		return "unlimited", "unlimited", d.Model.Rate.String()
+	}
+	return factorText(f), b.String(), d.Model.LevelRate(f).String()
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// statusJSON is `qjump status --json`: the same data as the tables, numbers in base units.
+type statusJSON struct {
+	Devices []deviceJSON `json:"devices"`
+}
+
+type deviceJSON struct {
+	Device     string           `json:"device"`
+	Attached   bool             `json:"attached"`
+	Attach     dataplane.Attach `json:"attach"`
+	Generation uint64           `json:"generation"`
+	EpochNs    int64            `json:"epoch_ns"`
+	Config     config.File      `json:"config"`
+	Levels     []levelJSON      `json:"levels"`
+}
+
+type levelJSON struct {
+	Level       int     `json:"level"`
+	Unlimited   bool    `json:"unlimited"`
+	BudgetBytes *int64  `json:"budget_bytes"`
+	RateBps     float64 `json:"rate_bps"`
+	dataplane.Counters
+}
+
+func newStatusJSON(all []dataplane.Status) statusJSON {
+	out := statusJSON{Devices: []deviceJSON{}}
+	for _, st := range all {
+		d := deviceJSON{Device: st.Device, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
+			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config)}
+		for l := model.NumLevels - 1; l >= 0; l-- {
+			f, ok := st.Config.Model.Factors[model.Level(l)]
+			if !ok {
+				f = model.Unlimited()
+			}
+			lj := levelJSON{Level: l, Unlimited: f.Unlimited, RateBps: float64(st.Config.Model.LevelRate(f)),
+				Counters: st.Levels[l]}
+			if b, limited := st.Config.Model.Budget(f); limited {
+				lj.BudgetBytes = ptr(int64(b))
+			}
+			d.Levels = append(d.Levels, lj)
+		}
+		out.Devices = append(out.Devices, d)
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+type upOptions struct {
+	model        *modelFlags
+	dev          string
+	configFile   string
+	mode         string
+	mark         string
+	autoclass    bool
+	vlanID       int
+	defaultLevel int
+	attach       string
+	replace      bool
+}
+
+func newUpCommand() *cobra.Command {
+	opts := &upOptions{model: newModelFlags()}
+	cmd := &cobra.Command{
+		Use:   "up --dev IF [--config FILE] [model flags] [flags]",
+		Short: "Attach QJump's rate limiter to the egress of an interface",
+		Long: `up loads QJump's eBPF program onto the egress of an interface (TCX where the kernel has it,
+clsact otherwise) and leaves it there after qjump exits; state is pinned under bpffs.
+
+Every packet gets a level from its socket priority (SO_PRIORITY 1..7 is level 1..7; priority 0 and
+anything else is unclassified and takes --default-level), clamped by its cgroup's ceiling. Level i
+may send f_i·P bytes per network epoch E = m·n·P·8/R + ε; a level without a factor is unlimited.
+
+  --mode police  over budget: drop (or with --autoclass, demote to the highest lower level
+                 that still has budget), as the paper's module did
+  --mode shape   never drop for budget: each level goes through an HTB class at f·P·8/E with
+                 burst f·P, strict priority by level, under a root class at R; TCP slows down
+                 instead of losing packets
+
+Packets carry their level as DSCP (CS0..CS7 by default), an 802.1Q PCP, both or neither. Flags
+override the same keys of --config (docs/configuration.md). An interface that is already up is
+left as it is unless --replace.`,
+		Example: `  # a host of the paper's 12-host 10G testbed: level 7 at factor 1, level 5 at 5Gb/s
+  qjump up --dev eth0 --hosts 12 --rate 10G --factors 7=1,0=unlimited --target-rate 5=5G
+
+  # from a file, shaping instead of policing, marking both DSCP and PCP
+  qjump up --dev eth0 --config /etc/qjump.yaml --mode shape --mark both
+
+  # inside a network namespace: QJump stays attached after the command exits
+  ip netns exec host1 qjump up --dev eth0 --hosts 4 --rate 1G`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runUp(opts, cmd.Flags(), cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	opts.model.register(fs)
+	fs.StringVar(&opts.dev, "dev", "", "interface to attach to, e.g. eth0")
+	fs.StringVar(&opts.configFile, "config", "", "YAML configuration file (docs/configuration.md); flags override it")
+	fs.StringVar(&opts.mode, "mode", string(config.Police), "over budget: police (drop or demote) or shape (delay in HTB)")
+	fs.BoolVar(&opts.autoclass, "autoclass", false, "police: demote over-budget packets to the highest lower level with budget")
+	fs.StringVar(&opts.mark, "mark", string(config.MarkDSCP), "how packets carry their level: dscp, pcp, both or none")
+	fs.IntVar(&opts.vlanID, "vlan-id", 0, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag")
+	fs.IntVar(&opts.defaultLevel, "default-level", 0, "level of unclassified traffic (socket priority 0 or above 15)")
+	fs.StringVar(&opts.attach, "attach", string(dataplane.AttachAuto), "egress hook: auto (TCX if the kernel has it), tcx or clsact")
+	fs.BoolVar(&opts.replace, "replace", false, "if the interface is already up, take it down and start over")
+	_ = cmd.MarkFlagRequired("dev")
+	return cmd
+}
+
+func runUp(opts *upOptions, fs *pflag.FlagSet, stderr io.Writer) error {
+	d, err := opts.dataplane(fs)
+	if err != nil {
+		return err
+	}
+	how, err := parseAttach(opts.attach)
+	if err != nil {
+		return err
+	}
+	for _, w := range d.Model.Warnings() {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	}
+	// A signal during up must not leave half a configuration behind: hold it until up is done,
+	// then undo.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	err = dataplane.Up(dataplane.UpOptions{Device: opts.dev, Config: d, Attach: how, Replace: opts.replace})
+	select {
+	case s := <-sigs:
+		if err == nil {
+			err = dataplane.Down(opts.dev)
+		}
+		return errors.Join(fmt.Errorf("interrupted by %s: nothing left attached on %s", s, opts.dev), err)
+	default:
+	}
+	if err != nil {
+		return dataplaneError(err)
+	}
+	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
+	return nil
+}
+
+// dataplane merges defaults, --config and the flags the user gave, in that order, and solves it.
+func (o *upOptions) dataplane(fs *pflag.FlagSet) (config.Dataplane, error) {
+	d := config.Default()
+	if o.configFile != "" {
+		var err error
+		if d, err = config.Load(o.configFile); err != nil {
+			return d, configError(err)
+		}
+	}
+	if err := o.applyModelFlags(fs, &d); err != nil {
+		return d, err
+	}
+	if fs.Changed("mode") {
+		d.Mode = config.Mode(o.mode)
+	}
+	if fs.Changed("mark") {
+		d.Mark = config.Mark(o.mark)
+	}
+	if fs.Changed("autoclass") {
+		d.Autoclass = o.autoclass
+	}
+	if fs.Changed("vlan-id") {
+		d.VLANID = o.vlanID
+	}
+	if fs.Changed("default-level") {
+		d.DefaultLevel = model.Level(o.defaultLevel)
+	}
+	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
+		return d, usageErrorf("the model needs --hosts and --rate (or hosts: and rate: in --config)")
+	}
+	solved, err := d.Solved()
+	return solved, asFlagError(err)
+}
+
+func (o *upOptions) applyModelFlags(fs *pflag.FlagSet, d *config.Dataplane) error {
+	m := o.model.cfg
+	for name, apply := range map[string]func(){
+		"hosts": func() { d.Model.Hosts = m.Hosts }, "rate": func() { d.Model.Rate = m.Rate },
+		"packet": func() { d.Model.Packet = m.Packet }, "epsilon": func() { d.Model.Epsilon = m.Epsilon },
+		"mesochronous": func() { d.Model.Mesochronous = m.Mesochronous },
+		"factors":      func() { d.Model.Factors = m.Factors },
+	} {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	if !fs.Changed("target-rate") {
+		return nil
+	}
+	if d.TargetRates == nil {
+		d.TargetRates = map[model.Level]model.Rate{}
+	}
+	for l, r := range o.model.targetRates {
+		if _, dup := d.Model.Factors[l]; dup && fs.Changed("factors") {
+			return usageErrorf("level %d is given in both --factors and --target-rate: give it once", l)
+		}
+		d.TargetRates[l] = r
+	}
+	return nil
+}
+
+func parseAttach(s string) (dataplane.Attach, error) {
+	switch a := dataplane.Attach(s); a {
+	case dataplane.AttachAuto, dataplane.AttachTCX, dataplane.AttachClsact:
+		return a, nil
+	}
+	return "", usageErrorf("invalid --attach %q: need auto, tcx or clsact", s)
+}

@@ -1,0 +1,141 @@
+// Package config is the format of QJump's configuration file: the model's inputs and the
+// dataplane's settings for one interface. `qjump up`/`reload`, `qjump run --sndbuf auto` and the
+// testbed read it; docs/configuration.md documents it with an annotated example.
+package config
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// Mode is what the dataplane does with a packet that exceeds its level's budget.
+type Mode string
+
+const (
+	// Police drops it, or demotes it with Autoclass: the paper's behaviour.
+	Police Mode = "police"
+	// Shape delays it in the level's HTB class: TCP sees back-pressure instead of losses.
+	Shape Mode = "shape"
+)
+
+// Mark is how a packet carries its level to the switches.
+type Mark string
+
+const (
+	MarkDSCP Mark = "dscp" // IPv4 TOS / IPv6 traffic class
+	MarkPCP  Mark = "pcp"  // 802.1Q priority code point
+	MarkBoth Mark = "both"
+	MarkNone Mark = "none"
+)
+
+// Priorities is how many skb->priority values (SO_PRIORITY) the priority->level table covers.
+const Priorities = 16
+
+// Unclassified in PriorityLevels sends a priority to DefaultLevel.
+const Unclassified = -1
+
+// MaxVLANID is the highest 802.1Q VLAN id; 0 is a priority tag (no VLAN, priority only).
+const MaxVLANID = 4094
+
+// Dataplane is everything the dataplane needs for one interface.
+type Dataplane struct {
+	Model        model.Config
+	TargetRates  map[model.Level]model.Rate // solved into Model.Factors by Solved
+	Mode         Mode
+	Autoclass    bool // police: demote to the highest lower level with budget instead of dropping
+	Mark         Mark
+	VLANID       int         // VLAN id of a pushed 802.1Q tag; 0 is a priority tag
+	DefaultLevel model.Level // level of unclassified traffic
+	// PriorityLevels maps skb->priority 0..15 to a level, or Unclassified.
+	PriorityLevels [Priorities]int
+	DSCP           [model.NumLevels]int // level -> DSCP code point, 0..63
+	PCP            [model.NumLevels]int // level -> 802.1Q PCP, 0..7
+}
+
+// Default is the configuration before any file or flag: the model's defaults (hosts and rate
+// still to be given), police mode, DSCP marking with class selectors CS0..CS7, PCP = level,
+// priority p -> level p for 1..7 and priority 0 (every socket's default) unclassified.
+func Default() Dataplane {
+	d := Dataplane{
+		Model: model.Config{
+			Packet:       model.FullFrame,
+			Mesochronous: model.DefaultMesochronous,
+			Factors:      model.DefaultFactors(),
+		},
+		Mode: Police,
+		Mark: MarkDSCP,
+	}
+	for p := range d.PriorityLevels {
+		d.PriorityLevels[p] = Unclassified
+		if p > 0 && p < model.NumLevels {
+			d.PriorityLevels[p] = p
+		}
+	}
+	for l := range model.NumLevels {
+		d.DSCP[l] = l << 3
+		d.PCP[l] = l
+	}
+	return d
+}
+
+// Solved returns d with its target rates solved into factors (a target rate replaces the factor of
+// its level) and validated.
+func (d Dataplane) Solved() (Dataplane, error) {
+	if err := d.Validate(); err != nil {
+		return d, err
+	}
+	factors := model.Factors{}
+	for l, f := range d.Model.Factors {
+		factors[l] = f
+	}
+	for l, r := range d.TargetRates {
+		factors[l] = model.Limited(d.Model.FactorForRate(r))
+	}
+	d.Model.Factors = factors
+	d.TargetRates = nil
+	return d, d.Validate()
+}
+
+// Validate checks every field and returns a *model.FieldError for the first one out of range.
+func (d Dataplane) Validate() error {
+	if err := d.Model.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case d.Mode != Police && d.Mode != Shape:
+		return fieldError("mode", string(d.Mode), "need police or shape")
+	case d.Mark != MarkDSCP && d.Mark != MarkPCP && d.Mark != MarkBoth && d.Mark != MarkNone:
+		return fieldError("mark", string(d.Mark), "need dscp, pcp, both or none")
+	case d.VLANID < 0 || d.VLANID > MaxVLANID:
+		return fieldError("vlan-id", strconv.Itoa(d.VLANID), "need 0 (priority tag) to 4094")
+	case d.DefaultLevel < 0 || d.DefaultLevel >= model.NumLevels:
+		return fieldError("default-level", strconv.Itoa(int(d.DefaultLevel)), "need a level from 0 to 7")
+	case d.Autoclass && d.Mode == Shape:
+		return fieldError("autoclass", "true", "autoclass demotes instead of dropping, so it needs mode police")
+	}
+	for p, l := range d.PriorityLevels {
+		if l != Unclassified && (l < 0 || l >= model.NumLevels) {
+			return fieldError(fmt.Sprintf("priority_levels[%d]", p), strconv.Itoa(l), "need a level from 0 to 7, or \"default\"")
+		}
+	}
+	for l := range model.NumLevels {
+		if d.DSCP[l] < 0 || d.DSCP[l] > 63 {
+			return fieldError(fmt.Sprintf("dscp[%d]", l), strconv.Itoa(d.DSCP[l]), "need a DSCP code point from 0 to 63")
+		}
+		if d.PCP[l] < 0 || d.PCP[l] > 7 {
+			return fieldError(fmt.Sprintf("pcp[%d]", l), strconv.Itoa(d.PCP[l]), "need an 802.1Q priority from 0 to 7")
+		}
+	}
+	return nil
+}
+
+// MarksDSCP and MarksPCP say which headers the mark rewrites.
+func (m Mark) MarksDSCP() bool { return m == MarkDSCP || m == MarkBoth }
+func (m Mark) MarksPCP() bool  { return m == MarkPCP || m == MarkBoth }
+
+func fieldError(field, value, allowed string) *model.FieldError {
+	return &model.FieldError{Field: field, Value: value, Allowed: allowed}
+}
+

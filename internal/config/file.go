@@ -1,0 +1,246 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// File is the YAML form of a Dataplane (docs/configuration.md). Every key is optional; a key that
+// is absent keeps the value it had (the default, or what an earlier source set). Units are the
+// same strings the flags take ("10G", "1500B", "4us").
+type File struct {
+	Hosts          *int              `yaml:"hosts" json:"hosts,omitempty"`
+	Rate           *string           `yaml:"rate" json:"rate,omitempty"`
+	Packet         *string           `yaml:"packet" json:"packet,omitempty"`
+	Epsilon        *string           `yaml:"epsilon" json:"epsilon,omitempty"`
+	Mesochronous   *int              `yaml:"mesochronous" json:"mesochronous,omitempty"`
+	Factors        map[string]string `yaml:"factors" json:"factors,omitempty"`
+	TargetRate     map[string]string `yaml:"target_rate" json:"target_rate,omitempty"`
+	Mode           *string           `yaml:"mode" json:"mode,omitempty"`
+	Autoclass      *bool             `yaml:"autoclass" json:"autoclass,omitempty"`
+	Mark           *string           `yaml:"mark" json:"mark,omitempty"`
+	VLANID         *int              `yaml:"vlan_id" json:"vlan_id,omitempty"`
+	DefaultLevel   *int              `yaml:"default_level" json:"default_level,omitempty"`
+	PriorityLevels map[string]string `yaml:"priority_levels" json:"priority_levels,omitempty"`
+	DSCP           map[string]int    `yaml:"dscp" json:"dscp,omitempty"`
+	PCP            map[string]int    `yaml:"pcp" json:"pcp,omitempty"`
+}
+
+// Load reads the file at path and applies it over Default().
+func Load(path string) (Dataplane, error) {
+	f, err := Read(path)
+	if err != nil {
+		return Dataplane{}, err
+	}
+	d := Default()
+	if err := f.Apply(&d); err != nil {
+		return d, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Read parses the file at path. Unknown keys are errors, so a typo never goes unnoticed.
+func Read(path string) (File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads YAML; name is what error messages call the source.
+func Parse(name string, data []byte) (File, error) {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return f, &model.FieldError{Field: "config file " + name, Value: firstLine(err.Error()),
+			Allowed: "need YAML with the keys in docs/configuration.md"}
+	}
+	return f, nil
+}
+
+// Apply sets every field the file gives on d; the error names the key.
+func (f File) Apply(d *Dataplane) error {
+	if err := f.applyModel(&d.Model); err != nil {
+		return err
+	}
+	if f.TargetRate != nil {
+		rates, err := levelMap(f.TargetRate, "target_rate", model.ParseRate)
+		if err != nil {
+			return err
+		}
+		d.TargetRates = rates
+	}
+	setString(f.Mode, (*string)(&d.Mode))
+	setString(f.Mark, (*string)(&d.Mark))
+	setBool(f.Autoclass, &d.Autoclass)
+	setInt(f.VLANID, &d.VLANID)
+	if f.DefaultLevel != nil {
+		d.DefaultLevel = model.Level(*f.DefaultLevel)
+	}
+	if err := f.applyTables(d); err != nil {
+		return err
+	}
+	// Hosts and rate may come from flags later; everything the file does give must be valid now,
+	// so that the error names the file.
+	v := *d
+	if f.Hosts == nil && v.Model.Hosts == 0 {
+		v.Model.Hosts = 1
+	}
+	if f.Rate == nil && v.Model.Rate == 0 {
+		v.Model.Rate = 1
+	}
+	return v.Validate()
+}
+
+func (f File) applyModel(m *model.Config) error {
+	setInt(f.Hosts, &m.Hosts)
+	setInt(f.Mesochronous, &m.Mesochronous)
+	if err := parseInto(f.Rate, "rate", &m.Rate, model.ParseRate); err != nil {
+		return err
+	}
+	if err := parseInto(f.Packet, "packet", &m.Packet, model.ParseBytes); err != nil {
+		return err
+	}
+	if err := parseInto(f.Epsilon, "epsilon", &m.Epsilon, model.ParseDuration); err != nil {
+		return err
+	}
+	if f.Factors != nil {
+		fs, err := levelMap(f.Factors, "factors", model.ParseFactor)
+		if err != nil {
+			return err
+		}
+		m.Factors = model.Factors(fs)
+	}
+	return nil
+}
+
+func (f File) applyTables(d *Dataplane) error {
+	for k, v := range f.PriorityLevels {
+		p, err := strconv.Atoi(k)
+		if err != nil || p < 0 || p >= Priorities {
+			return fieldError("priority_levels", k, "need a priority from 0 to 15")
+		}
+		if strings.EqualFold(v, "default") {
+			d.PriorityLevels[p] = Unclassified
+			continue
+		}
+		l, err := model.ParseLevel(v)
+		if err != nil {
+			return fieldError(fmt.Sprintf("priority_levels[%d]", p), v, "need a level from 0 to 7, or \"default\"")
+		}
+		d.PriorityLevels[p] = int(l)
+	}
+	for name, table := range map[string]struct {
+		in  map[string]int
+		out *[model.NumLevels]int
+	}{"dscp": {f.DSCP, &d.DSCP}, "pcp": {f.PCP, &d.PCP}} {
+		for k, v := range table.in {
+			l, err := model.ParseLevel(k)
+			if err != nil {
+				return fieldError(name, k, "need a level from 0 to 7 as the key")
+			}
+			table.out[l] = v
+		}
+	}
+	return nil
+}
+
+func levelMap[V any](in map[string]string, field string, parse func(string) (V, error)) (map[model.Level]V, error) {
+	out := map[model.Level]V{}
+	for k, v := range in {
+		l, err := model.ParseLevel(k)
+		if err != nil {
+			return nil, fieldError(field, k, "need a level from 0 (lowest) to 7 (highest) as the key")
+		}
+		x, err := parse(v)
+		if err != nil {
+			return nil, fieldError(fmt.Sprintf("%s[%d]", field, l), v, err.Error())
+		}
+		out[l] = x
+	}
+	return out, nil
+}
+
+func parseInto[T any](s *string, field string, dst *T, parse func(string) (T, error)) error {
+	if s == nil {
+		return nil
+	}
+	v, err := parse(*s)
+	if err != nil {
+		return fieldError(field, *s, err.Error())
+	}
+	*dst = v
+	return nil
+}
+
+func setString(src, dst *string) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func setInt(src, dst *int) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func setBool(src, dst *bool) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// Marshal writes d (solved: factors only) as a File, the form `qjump status --json` and the
+// dataplane's pinned record keep.
+func Marshal(d Dataplane) ([]byte, error) {
+	return yaml.Marshal(ToFile(d))
+}
+
+// ToFile is the inverse of Apply for a solved configuration, with exact numbers.
+func ToFile(d Dataplane) File {
+	m := d.Model
+	rate := strconv.FormatFloat(float64(m.Rate), 'f', -1, 64)
+	packet := strconv.FormatInt(int64(m.Packet), 10) + "B"
+	eps := time.Duration(m.Epsilon).String()
+	mode, mark := string(d.Mode), string(d.Mark)
+	def := int(d.DefaultLevel)
+	f := File{
+		Hosts: &m.Hosts, Rate: &rate, Packet: &packet, Epsilon: &eps, Mesochronous: &m.Mesochronous,
+		Factors: map[string]string{}, Mode: &mode, Autoclass: &d.Autoclass, Mark: &mark,
+		VLANID: &d.VLANID, DefaultLevel: &def, PriorityLevels: map[string]string{},
+		DSCP: map[string]int{}, PCP: map[string]int{},
+	}
+	for l, fa := range m.Factors {
+		f.Factors[strconv.Itoa(int(l))] = fa.String()
+	}
+	for p, l := range d.PriorityLevels {
+		v := "default"
+		if l != Unclassified {
+			v = strconv.Itoa(l)
+		}
+		f.PriorityLevels[strconv.Itoa(p)] = v
+	}
+	for l := range model.NumLevels {
+		f.DSCP[strconv.Itoa(l)] = d.DSCP[l]
+		f.PCP[strconv.Itoa(l)] = d.PCP[l]
+	}
+	return f
+}

@@ -1,0 +1,146 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+)
+
+// Attach is how the program hooks into the egress path.
+type Attach string
+
+const (
+	// AttachAuto uses TCX where the kernel has it (6.6+) and clsact otherwise.
+	AttachAuto Attach = "auto"
+	// AttachTCX is a TCX link, pinned so that it outlives the process that made it.
+	AttachTCX Attach = "tcx"
+	// AttachClsact is a cls_bpf filter in direct-action mode on a clsact qdisc.
+	AttachClsact Attach = "clsact"
+)
+
+// filterPriority and filterHandle name qjump's cls_bpf filter among any others on the device.
+const (
+	filterPriority = 0x514a
+	filterHandle   = 0x514a
+)
+
+// attach hooks prog onto the egress of ifindex and returns how; p.pin(pinLink) keeps a TCX link.
+func attach(p paths, ifindex int, prog *ebpf.Program, how Attach, r *record) error {
+	if how == AttachAuto || how == AttachTCX {
+		err := attachTCX(p, ifindex, prog)
+		if err == nil || how == AttachTCX || !errors.Is(err, ebpf.ErrNotSupported) {
+			r.Attach = AttachTCX
+			return err
+		}
+	}
+	r.Attach = AttachClsact
+	created, err := attachClsact(ifindex, prog)
+	r.ClsactCreated = created
+	return err
+}
+
+func attachTCX(p paths, ifindex int, prog *ebpf.Program) error {
+	l, err := link.AttachTCX(link.TCXOptions{Interface: ifindex, Program: prog, Attach: ebpf.AttachTCXEgress})
+	if err != nil {
+		return fmt.Errorf("attach tcx link: %w", err)
+	}
+	defer l.Close()
+	// Pinned, the link stays attached after this process exits; unpinned it would detach then.
+	if err := l.Pin(p.pin(pinLink)); err != nil {
+		return fmt.Errorf("pin tcx link: %w", err)
+	}
+	return nil
+}
+
+// attachClsact adds qjump's filter on egress, adding a clsact qdisc if the device has none;
+// created says whether it did. Filters that others put there are left alone.
+func attachClsact(ifindex int, prog *ebpf.Program) (created bool, err error) {
+	if !hasClsact(ifindex) {
+		q := &netlink.GenericQdisc{QdiscAttrs: netlink.QdiscAttrs{LinkIndex: ifindex,
+			Handle: netlink.MakeHandle(0xffff, 0), Parent: netlink.HANDLE_CLSACT}, QdiscType: "clsact"}
+		if err := netlink.QdiscAdd(q); err != nil {
+			return false, fmt.Errorf("add clsact qdisc: %w", err)
+		}
+		created = true
+	}
+	f := clsactFilter(ifindex)
+	f.Fd, f.Name, f.DirectAction = prog.FD(), "qjump", true
+	if err := netlink.FilterAdd(f); err != nil {
+		if created {
+			_ = delClsact(ifindex)
+		}
+		return false, fmt.Errorf("add cls_bpf filter: %w", err)
+	}
+	return created, nil
+}
+
+func clsactFilter(ifindex int) *netlink.BpfFilter {
+	return &netlink.BpfFilter{FilterAttrs: netlink.FilterAttrs{LinkIndex: ifindex,
+		Parent: netlink.HANDLE_MIN_EGRESS, Handle: filterHandle, Priority: filterPriority,
+		Protocol: unix.ETH_P_ALL}}
+}
+
+func hasClsact(ifindex int) bool {
+	qs, err := netlink.QdiscList(&netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Index: ifindex}})
+	if err != nil {
+		return false
+	}
+	for _, q := range qs {
+		if q.Attrs().Parent == netlink.HANDLE_CLSACT && q.Type() == "clsact" {
+			return true
+		}
+	}
+	return false
+}
+
+func delClsact(ifindex int) error {
+	q := &netlink.GenericQdisc{QdiscAttrs: netlink.QdiscAttrs{LinkIndex: ifindex,
+		Handle: netlink.MakeHandle(0xffff, 0), Parent: netlink.HANDLE_CLSACT}, QdiscType: "clsact"}
+	return netlink.QdiscDel(q)
+}
+
+// detach undoes attach. A device that is gone took its hooks with it, which is not an error.
+func detach(p paths, r record) error {
+	switch r.Attach {
+	case AttachTCX:
+		l, err := link.LoadPinnedLink(p.pin(pinLink), nil)
+		if err != nil {
+			return nil // never pinned, or already gone
+		}
+		defer l.Close()
+		_ = l.Unpin()
+		if err := l.Detach(); err != nil && !errors.Is(err, unix.ENODEV) && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("detach tcx link: %w", err)
+		}
+	case AttachClsact:
+		if err := netlink.FilterDel(clsactFilter(r.Ifindex)); err != nil && !gone(err) {
+			return fmt.Errorf("delete cls_bpf filter: %w", err)
+		}
+		if r.ClsactCreated && !hasFilters(r.Ifindex) {
+			if err := delClsact(r.Ifindex); err != nil && !gone(err) {
+				return fmt.Errorf("delete clsact qdisc: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// hasFilters reports whether anything else is attached to clsact, in which case the qdisc stays.
+func hasFilters(ifindex int) bool {
+	l := &netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Index: ifindex}}
+	for _, parent := range []uint32{netlink.HANDLE_MIN_EGRESS, netlink.HANDLE_MIN_INGRESS} {
+		fs, err := netlink.FilterList(l, parent)
+		if err == nil && len(fs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func gone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENODEV)
+}

@@ -1,0 +1,147 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNoBPFFS means no bpffs is mounted where pinned state must live.
+var ErrNoBPFFS = errors.New("no bpffs")
+
+// BPFFSEnv overrides where QJump looks for bpffs (tests use it to point at a missing one).
+const BPFFSEnv = "QJUMP_BPFFS"
+
+const (
+	defaultBPFFS = "/sys/fs/bpf"
+	stateDir     = "qjump"
+)
+
+// bpffsRoot finds the bpffs that outlives this process.
+//
+// `ip netns exec` runs its command in a private mount namespace with /sys remounted, which hides
+// /sys/fs/bpf; a bpffs mounted in that namespace would vanish, pins and all, when the command
+// exits. There the host's bpffs is still reachable through the root of an ancestor process that
+// lives in the original mount namespace (the shell that ran ip): /proc/<pid>/root/sys/fs/bpf.
+// PID 1 is tried last because some inits refuse /proc/1/root even to root.
+func bpffsRoot() (string, error) {
+	if p := os.Getenv(BPFFSEnv); p != "" {
+		if !isBPFFS(p) {
+			return "", fmt.Errorf("%w at %s (set by %s): mount one with: mount -t bpf bpf %s", ErrNoBPFFS, p, BPFFSEnv, p)
+		}
+		return p, nil
+	}
+	if isBPFFS(defaultBPFFS) {
+		return defaultBPFFS, nil
+	}
+	self := mountNamespace(os.Getpid())
+	private := false
+	for _, pid := range ancestors() {
+		ns := mountNamespace(pid)
+		if ns == "" || ns == self {
+			continue
+		}
+		private = true
+		if p := fmt.Sprintf("/proc/%d/root%s", pid, defaultBPFFS); isBPFFS(p) {
+			return p, nil
+		}
+	}
+	if private {
+		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
+			"on the host run: mount -t bpf bpf %s", ErrNoBPFFS, defaultBPFFS)
+	}
+	return mountBPFFS()
+}
+
+func mountBPFFS() (string, error) {
+	if err := os.MkdirAll(defaultBPFFS, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", defaultBPFFS, err)
+	}
+	if err := unix.Mount("bpf", defaultBPFFS, "bpf", 0, "mode=0700"); err != nil {
+		return "", fmt.Errorf("%w at %s and mounting one failed (%v): run as root, or: mount -t bpf bpf %s",
+			ErrNoBPFFS, defaultBPFFS, err, defaultBPFFS)
+	}
+	return defaultBPFFS, nil
+}
+
+func isBPFFS(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Type == unix.BPF_FS_MAGIC
+}
+
+func mountNamespace(pid int) string {
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
+	if err != nil {
+		return ""
+	}
+	return ns
+}
+
+// ancestors lists the parent, grandparent, ... of this process, ending with PID 1.
+func ancestors() []int {
+	var out []int
+	for pid := os.Getppid(); pid > 1 && len(out) < 64; pid = parentOf(pid) {
+		out = append(out, pid)
+	}
+	return append(out, 1)
+}
+
+func parentOf(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name in parentheses may hold spaces; the fields after it are plain.
+	i := strings.LastIndexByte(string(data), ')')
+	fields := strings.Fields(string(data[i+1:]))
+	if i < 0 || len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
+}
+
+// netnsID is the inode of this thread's network namespace: interfaces in different namespaces
+// may share a name (every testbed host has eth0), so pinned state is keyed by both.
+func netnsID() (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
+		return 0, fmt.Errorf("stat network namespace: %w", err)
+	}
+	return st.Ino, nil
+}
+
+// paths names where a device's state is pinned: <bpffs>/qjump/<netns inode>/<ifname>/.
+type paths struct {
+	root   string // <bpffs>/qjump
+	netns  string // <root>/<netns inode>
+	device string // <netns>/<ifname>
+}
+
+func pathsFor(dev string) (paths, error) {
+	bpffs, err := bpffsRoot()
+	if err != nil {
+		return paths{}, err
+	}
+	ns, err := netnsID()
+	if err != nil {
+		return paths{}, err
+	}
+	root := filepath.Join(bpffs, stateDir)
+	p := paths{root: root, netns: filepath.Join(root, strconv.FormatUint(ns, 10))}
+	if dev != "" {
+		p.device = filepath.Join(p.netns, dev)
+	}
+	return p, nil
+}
+
+func (p paths) pin(name string) string     { return filepath.Join(p.device, name) }
+func (p paths) cgroupCeiling() string      { return filepath.Join(p.root, "cgroup_ceiling") }
+func (p paths) forDevice(dev string) paths { p.device = filepath.Join(p.netns, dev); return p }
+func (p paths) deviceName() string         { return filepath.Base(p.device) }
+func (p paths) exists() bool               { _, err := os.Stat(p.pin(pinMeta)); return err == nil }

@@ -1,0 +1,318 @@
+package dataplane
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+const (
+	verdictNext = 0xffffffff // TCX_NEXT (-1): pass on
+	verdictDrop = 2          // TCX_DROP
+)
+
+// skbContext is the head of struct __sk_buff that BPF_PROG_TEST_RUN lets a test set and returns.
+type skbContext struct {
+	Len, PktType, Mark, QueueMapping, Protocol, VlanPresent, VlanTCI, VlanProto, Priority uint32
+	Rest                                                                                  [192 - 36]byte
+}
+
+// testConfig has an epoch of 16 s (n=1, R=1kb/s, P=1000B, m=2), so no case crosses an epoch, and
+// a budget of f·1000 bytes on every level but 0, which is unlimited.
+func testConfig() config.Dataplane {
+	d := config.Default()
+	d.Model.Hosts, d.Model.Rate, d.Model.Packet = 1, 1000, 1000
+	d.Model.Factors = model.Factors{7: model.Limited(1), 6: model.Limited(1), 5: model.Limited(2),
+		4: model.Limited(1), 3: model.Limited(1), 2: model.Limited(1), 1: model.Limited(1), 0: model.Unlimited()}
+	return d
+}
+
+type runner struct {
+	t    *testing.T
+	objs *objects
+}
+
+func newRunner(t *testing.T, d config.Dataplane) *runner {
+	t.Helper()
+	testutil.RequirePriv(t, "loading the QJump eBPF program")
+	objs, err := loadObjects("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(objs.Close)
+	var classids [model.NumLevels]uint32
+	if d.Mode == config.Shape {
+		classids = htbClassIDs()
+	}
+	if err := installConfig(objs.Config, encode(d, 1, classids, 1)); err != nil {
+		t.Fatal(err)
+	}
+	return &runner{t: t, objs: objs}
+}
+
+// run sends one frame through the program with skb->priority prio.
+func (r *runner) run(prio uint32, frame []byte) (verdict uint32, out []byte, outPrio uint32) {
+	r.t.Helper()
+	in := skbContext{Priority: prio}
+	var ctxOut skbContext
+	buf := make([]byte, len(frame)+64)
+	ret, err := r.objs.Prog.Run(&ebpf.RunOptions{Data: frame, DataOut: buf, Context: in, ContextOut: &ctxOut})
+	if err != nil {
+		r.t.Fatalf("run program: %v", err)
+	}
+	return ret, buf[:len(frame)], ctxOut.Priority
+}
+
+func (r *runner) counters() [model.NumLevels]qjumpQjCounters {
+	r.t.Helper()
+	c, err := readCounters(r.objs.Counters)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return c
+}
+
+// pkt is one frame of a case and what must come out.
+type pkt struct {
+	prio     uint32
+	frame    []byte
+	verdict  uint32
+	out      []byte // nil: the frame unchanged
+	outPrio  uint32
+	anyPrio  bool // do not check outPrio
+	outLevel int  // level whose "sent" counter this packet bumps; -1: none
+}
+
+func tos(level int) byte { return byte(level << 5) } // CS<level> in the TOS byte
+
+func TestProgramRun(t *testing.T) {
+	malformed := map[string][]byte{
+		// BPF_PROG_TEST_RUN itself refuses an untagged IPv4 frame shorter than an IP header (and
+		// IPv6 likewise), so those truncations ride behind an 802.1Q tag, which it does not parse.
+		"802.1Q, IPv4, no IP header":          vlanTagged(ether(0x0800, nil), 0, 1),
+		"802.1Q, IPv4 header cut at 10 bytes": vlanTagged(ether(0x0800, udp4(100, 0)[14:24]), 0, 1),
+		"802.1Q, IPv6 header cut at 20 bytes": vlanTagged(ether(0x86dd, udp6(100, 0)[14:34]), 0, 1),
+		"IPv4 IHL past the frame":             ether(0x0800, append([]byte{0x4f}, udp4(60, 0)[15:34]...)),
+		"IPv4 IHL below 5":                    ether(0x0800, append([]byte{0x44}, udp4(60, 0)[15:]...)),
+		"IPv4 ethertype, version 6":           ether(0x0800, udp6(100, 0)[14:]),
+		"VLAN tag cut short":                  ether(0x8100, []byte{0x20}),
+	}
+	cases := []struct {
+		name   string
+		config func(*config.Dataplane)
+		setup  func(*testing.T, *runner)
+		pkts   []pkt
+		want   func(*testing.T, [model.NumLevels]qjumpQjCounters)
+	}{
+		{name: "priority p is level p and marked CS p", pkts: []pkt{
+			{prio: 5, frame: udp4(500, 0), verdict: verdictNext, out: udp4(500, tos(5)), outPrio: 5, outLevel: 5},
+		}},
+		{name: "priority 0 is unclassified and takes the default level",
+			config: func(d *config.Dataplane) { d.DefaultLevel = 3 },
+			pkts:   []pkt{{prio: 0, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(3)), outPrio: 3, outLevel: 3}}},
+		{name: "priority beyond the table takes the default level",
+			config: func(d *config.Dataplane) { d.DefaultLevel = 2 },
+			pkts:   []pkt{{prio: 0x10001, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(2)), outPrio: 2, outLevel: 2}}},
+		{name: "priority table remaps",
+			config: func(d *config.Dataplane) { d.PriorityLevels[2] = 6 },
+			pkts:   []pkt{{prio: 2, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(6)), outPrio: 6, outLevel: 6}}},
+		{name: "cgroup ceiling clamps the level", setup: setOwnCeiling(2),
+			pkts: []pkt{{prio: 7, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(2)), outPrio: 2, outLevel: 2}}},
+		{name: "cgroup ceiling above the level changes nothing", setup: setOwnCeiling(6),
+			pkts: []pkt{{prio: 4, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(4)), outPrio: 4, outLevel: 4}}},
+		{name: "police drops a packet over budget", pkts: []pkt{
+			{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: 7, outLevel: 7},
+			{prio: 7, frame: udp4(400, 0), verdict: verdictNext, out: udp4(400, tos(7)), outPrio: 7, outLevel: 7},
+			{prio: 7, frame: udp4(60, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
+		}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+			expect(t, "level 7 sent", c[7].SentPackets, 2)
+			expect(t, "level 7 sent bytes", c[7].SentBytes, 1000)
+			expect(t, "level 7 dropped", c[7].DroppedPackets, 1)
+			expect(t, "level 7 dropped bytes", c[7].DroppedBytes, 60)
+		}},
+		{name: "autoclass demotes to the highest lower level with budget",
+			config: func(d *config.Dataplane) { d.Autoclass = true },
+			pkts: []pkt{
+				{prio: 7, frame: udp4(800, 0), verdict: verdictNext, out: udp4(800, tos(7)), outPrio: 7, outLevel: 7},
+				{prio: 6, frame: udp4(800, 0), verdict: verdictNext, out: udp4(800, tos(6)), outPrio: 6, outLevel: 6},
+				{prio: 7, frame: udp4(800, 0), verdict: verdictNext, out: udp4(800, tos(5)), outPrio: 5, outLevel: 5},
+			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+				expect(t, "level 7 demoted", c[7].DemotedPackets, 1)
+				expect(t, "level 7 dropped", c[7].DroppedPackets, 0)
+				expect(t, "level 6 demoted", c[6].DemotedPackets, 0)
+			}},
+		{name: "autoclass drops when no lower level has budget",
+			config: func(d *config.Dataplane) {
+				d.Autoclass = true
+				d.Model.Factors = model.Factors{1: model.Limited(1), 0: model.Limited(1)}
+			},
+			pkts: []pkt{
+				{prio: 1, frame: udp4(900, 0), verdict: verdictNext, out: udp4(900, tos(1)), outPrio: 1, outLevel: 1},
+				{prio: 0, frame: udp4(900, 0), verdict: verdictNext, out: udp4(900, tos(0)), outPrio: 0, outLevel: 0},
+				{prio: 1, frame: udp4(900, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
+			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+				expect(t, "level 1 dropped", c[1].DroppedPackets, 1)
+			}},
+		{name: "unlimited level is marked and counted, never limited", pkts: repeat(20,
+			pkt{prio: 0, frame: udp4(1500, 0xff), verdict: verdictNext, out: udp4(1500, 0x03), outPrio: 0, outLevel: 0})},
+		{name: "level without a factor is unlimited",
+			config: func(d *config.Dataplane) { d.Model.Factors = model.Factors{7: model.Limited(1)} },
+			pkts:   repeat(5, pkt{prio: 3, frame: udp4(1500, 0), verdict: verdictNext, out: udp4(1500, tos(3)), outPrio: 3, outLevel: 3})},
+		{name: "shape never drops; over budget goes to the level's class, counted as shaped",
+			config: func(d *config.Dataplane) { d.Mode = config.Shape },
+			pkts: []pkt{
+				{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: htbClassID(7), outLevel: 7},
+				{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: htbClassID(7), outLevel: 7},
+			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+				expect(t, "level 7 shaped", c[7].ShapedPackets, 1)
+				expect(t, "level 7 dropped", c[7].DroppedPackets, 0)
+			}},
+		{name: "DSCP on IPv4 keeps ECN bits and a valid checksum", pkts: []pkt{
+			{prio: 5, frame: udp4(300, 0xb3), verdict: verdictNext, out: udp4(300, tos(5)|0x03), outPrio: 5, outLevel: 5},
+		}},
+		{name: "DSCP on IPv6 keeps ECN bits and the flow label", pkts: []pkt{
+			{prio: 6, frame: udp6(300, 0x2e<<2|0x02), verdict: verdictNext, out: udp6(300, tos(6)|0x02), outPrio: 6, outLevel: 6},
+		}},
+		{name: "configured DSCP map",
+			config: func(d *config.Dataplane) { d.DSCP[5] = 46 },
+			pkts:   []pkt{{prio: 5, frame: udp6(100, 0), verdict: verdictNext, out: udp6(100, 46<<2), outPrio: 5, outLevel: 5}}},
+		{name: "PCP rewrites an in-band 802.1Q tag, keeps the VLAN id, and DSCP behind it",
+			config: func(d *config.Dataplane) { d.Mark = config.MarkBoth },
+			pkts: []pkt{{prio: 4, frame: vlanTagged(udp4(200, 0), 0, 42), verdict: verdictNext,
+				out: vlanTagged(udp4(200, tos(4)), 4, 42), outPrio: 4, outLevel: 4}}},
+		{name: "PCP on an untagged frame puts the tag in the skb, not the payload",
+			config: func(d *config.Dataplane) { d.Mark = config.MarkPCP },
+			pkts:   []pkt{{prio: 3, frame: udp4(200, 0), verdict: verdictNext, outPrio: 3, outLevel: 3}}},
+		{name: "mark none leaves the frame alone",
+			config: func(d *config.Dataplane) { d.Mark = config.MarkNone },
+			pkts:   []pkt{{prio: 6, frame: udp4(200, 0), verdict: verdictNext, outPrio: 6, outLevel: 6}}},
+		{name: "non-IP frame is classified, counted and not rewritten",
+			pkts: []pkt{{prio: 0, frame: ether(0x0806, make([]byte, 28)), verdict: verdictNext, outPrio: 0, outLevel: 0}},
+			want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+				expect(t, "malformed", c[0].MalformedPackets, 0)
+			}},
+	}
+	for name, frame := range malformed {
+		cases = append(cases, struct {
+			name   string
+			config func(*config.Dataplane)
+			setup  func(*testing.T, *runner)
+			pkts   []pkt
+			want   func(*testing.T, [model.NumLevels]qjumpQjCounters)
+		}{name: "malformed passes unharmed and is counted: " + name,
+			pkts: []pkt{{prio: 5, frame: frame, verdict: verdictNext, outPrio: 5, outLevel: 5}},
+			want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+				expect(t, "malformed", c[5].MalformedPackets, 1)
+			}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := testConfig()
+			if tc.config != nil {
+				tc.config(&d)
+			}
+			r := newRunner(t, d)
+			if tc.setup != nil {
+				tc.setup(t, r)
+			}
+			var sent [model.NumLevels]uint64
+			for i, p := range tc.pkts {
+				verdict, out, prio := r.run(p.prio, p.frame)
+				want := p.out
+				if want == nil {
+					want = p.frame
+				}
+				switch {
+				case verdict != p.verdict:
+					t.Fatalf("packet %d: verdict %#x, want %#x", i, verdict, p.verdict)
+				case p.verdict == verdictNext && !bytes.Equal(out, want):
+					t.Fatalf("packet %d: frame out\n%x\nwant\n%x", i, out, want)
+				case !p.anyPrio && prio != p.outPrio:
+					t.Fatalf("packet %d: skb->priority %#x, want %#x", i, prio, p.outPrio)
+				}
+				if p.outLevel >= 0 {
+					sent[p.outLevel]++
+				}
+			}
+			c := r.counters()
+			for l := range model.NumLevels {
+				expect(t, "sent at level "+string(rune('0'+l)), c[l].SentPackets, sent[l])
+			}
+			if tc.want != nil {
+				tc.want(t, c)
+			}
+		})
+	}
+}
+
+func TestChecksumsAfterMarking(t *testing.T) {
+	r := newRunner(t, testConfig())
+	_, out4, _ := r.run(7, udp4(123, 0x01))
+	if !ipv4ChecksumOK(out4, 14) || !udp4ChecksumOK(out4, 14) {
+		t.Errorf("IPv4 checksums wrong after marking: %x", out4)
+	}
+	_, out6, _ := r.run(5, udp6(123, 0x01))
+	if !udp6ChecksumOK(out6, 14) {
+		t.Errorf("IPv6 UDP checksum wrong after marking: %x", out6)
+	}
+}
+
+func repeat(n int, p pkt) []pkt {
+	out := make([]pkt, n)
+	for i := range out {
+		out[i] = p
+	}
+	return out
+}
+
+func expect(t *testing.T, what string, got, want uint64) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s: %d, want %d", what, got, want)
+	}
+}
+
+// setOwnCeiling puts the test process's own cgroup under a ceiling: BPF_PROG_TEST_RUN gives the
+// packet a socket in the caller's cgroup, so bpf_skb_cgroup_id sees it.
+func setOwnCeiling(max model.Level) func(*testing.T, *runner) {
+	return func(t *testing.T, r *runner) {
+		t.Helper()
+		id, err := CgroupID(ownCgroupPath(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.objs.CgroupCeiling.Put(id, uint8(max)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func ownCgroupPath(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rel, ok := strings.CutPrefix(line, "0::"); ok {
+			mount, err := CgroupMount()
+			if err != nil {
+				testutil.Unavailable(t, err.Error())
+			}
+			return filepath.Join(mount, rel)
+		}
+	}
+	testutil.Unavailable(t, "this process is in no cgroup v2")
+	return ""
+}
+
+var _ = binary.LittleEndian

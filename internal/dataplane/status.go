@@ -1,0 +1,120 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/cilium/ebpf"
+	"github.com/vishvananda/netlink"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// Status is the state of one device running QJump.
+type Status struct {
+	Device     string
+	Attach     Attach
+	Attached   bool   // false when the device or its hook has gone since up
+	Generation uint64 // 1 after up, +1 per reload
+	Config     config.Dataplane
+	Levels     [model.NumLevels]Counters
+}
+
+// ActiveConfig is the configuration the device runs now (solved: factors, no target rates). The
+// app utility's `run --sndbuf auto` sizes socket buffers from a level's budget with it.
+func ActiveConfig(device string) (config.Dataplane, error) {
+	p, err := pathsFor(device)
+	if err != nil {
+		return config.Dataplane{}, err
+	}
+	rec, err := readRecord(p)
+	if err != nil {
+		return config.Dataplane{}, err
+	}
+	return rec.dataplane()
+}
+
+// DeviceStatus reads the configuration and counters of one device.
+func DeviceStatus(device string) (Status, error) {
+	p, err := pathsFor(device)
+	if err != nil {
+		return Status{}, err
+	}
+	return statusAt(p)
+}
+
+// List is the status of every device QJump is up on in this network namespace, by name.
+func List() ([]Status, error) {
+	p, err := pathsFor("")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(p.netns)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list devices: %w", err)
+	}
+	var out []Status
+	for _, e := range entries {
+		st, err := statusAt(p.forDevice(e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Device < out[j].Device })
+	return out, nil
+}
+
+func statusAt(p paths) (Status, error) {
+	rec, err := readRecord(p)
+	if err != nil {
+		return Status{}, err
+	}
+	d, err := rec.dataplane()
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Config: d,
+		Attached: attached(p, rec)}
+	m, err := ebpf.LoadPinnedMap(p.pin(pinCounters), nil)
+	if err != nil {
+		return st, fmt.Errorf("open counters: %w", err)
+	}
+	defer m.Close()
+	c, err := readCounters(m)
+	if err != nil {
+		return st, err
+	}
+	for l := range c {
+		st.Levels[l] = exportCounters(c[l])
+	}
+	return st, nil
+}
+
+// attached checks that the hook up made is still in place.
+func attached(p paths, rec record) bool {
+	l, err := netlink.LinkByIndex(rec.Ifindex)
+	if err != nil || l.Attrs().Name != rec.Device {
+		return false
+	}
+	if rec.Attach == AttachTCX {
+		_, err := os.Stat(p.pin(pinLink))
+		return err == nil
+	}
+	fs, err := netlink.FilterList(l, netlink.HANDLE_MIN_EGRESS)
+	if err != nil {
+		return false
+	}
+	for _, f := range fs {
+		if f.Attrs().Handle == filterHandle && f.Attrs().Priority == filterPriority {
+			return true
+		}
+	}
+	return false
+}

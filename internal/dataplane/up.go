@@ -1,0 +1,107 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/qjump-net/qjump/internal/config"
+)
+
+var (
+	// ErrAlreadyUp means the device already runs QJump and Replace was not asked for.
+	ErrAlreadyUp = errors.New("qjump is already up")
+	// ErrNoDevice means there is no such interface in this network namespace.
+	ErrNoDevice = errors.New("no such interface")
+)
+
+// UpOptions say what `qjump up` attaches where.
+type UpOptions struct {
+	Device  string           // interface name in the caller's network namespace
+	Config  config.Dataplane // solved and validated (config.Dataplane.Solved)
+	Attach  Attach           // auto (TCX, else clsact), tcx or clsact; "" is auto
+	Replace bool             // take down a running QJump on Device first
+}
+
+// Up loads the program, pins it and its maps under bpffs, builds shape mode's HTB tree and
+// attaches the program to the egress of the device. On any error it removes what it created.
+func Up(opts UpOptions) (err error) {
+	p, err := pathsFor(opts.Device)
+	if err != nil {
+		return err
+	}
+	dev, err := netlink.LinkByName(opts.Device)
+	if err != nil {
+		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, opts.Device)
+	}
+	if p.exists() {
+		if !opts.Replace {
+			return fmt.Errorf("%w on %s: nothing changed (use --replace to start over, or reload)", ErrAlreadyUp, opts.Device)
+		}
+		if err := Down(opts.Device); err != nil {
+			return err
+		}
+	}
+	ifindex := dev.Attrs().Index
+	rec, err := newRecord(opts.Device, ifindex, opts.Config)
+	if err != nil {
+		return err
+	}
+	rec.Generation = 1
+	defer func() {
+		if err != nil {
+			_ = teardown(p, rec)
+		}
+	}()
+	if err := os.MkdirAll(p.device, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", p.device, err)
+	}
+	// The record goes first so that a teardown after a failure finds what to undo.
+	if err := writeRecord(p, rec); err != nil {
+		return err
+	}
+	return load(p, ifindex, dev.Attrs().NumTxQueues, opts, &rec)
+}
+
+func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
+	objs, err := loadObjects(p.root)
+	if err != nil {
+		return err
+	}
+	defer objs.Close()
+	if err := objs.pinAll(p); err != nil {
+		return err
+	}
+	if err := installConfig(objs.Config, encode(opts.Config, rec.Generation, classIDs(opts.Config), txQueues)); err != nil {
+		return err
+	}
+	if opts.Config.Mode == config.Shape {
+		rec.HTB = true
+		if err := writeRecord(p, *rec); err != nil {
+			return err
+		}
+		if err := addHTB(ifindex, opts.Config); err != nil {
+			rec.HTB = false
+			_ = writeRecord(p, *rec)
+			return err
+		}
+	}
+	how := opts.Attach
+	if how == "" {
+		how = AttachAuto
+	}
+	attachErr := attach(p, ifindex, objs.Prog, how, rec)
+	if err := writeRecord(p, *rec); err != nil {
+		return err
+	}
+	return attachErr
+}
+
+func classIDs(d config.Dataplane) (ids [8]uint32) {
+	if d.Mode == config.Shape {
+		return htbClassIDs()
+	}
+	return ids
+}
