@@ -224,7 +224,7 @@ func runTestbedExec(prefix, host string, argv []string) error {
 	if err != nil || i < 1 || i > s.Config.Hosts {
 		return usageErrorf("invalid HOST %q: need 1 to %d or %s1..%s%d", host, s.Config.Hosts, prefix+"-h", prefix+"-h", s.Config.Hosts)
 	}
-	full := append([]string{"ip", "netns", "exec", n.HostNS(i)}, argv...)
+	full := testbed.InNS(n.HostNS(i), argv...)
 	c := exec.Command(full[0], full[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := c.Run(); err != nil {
