@@ -19,6 +19,8 @@ func dataplaneError(err error) error {
 		return nil
 	case errors.Is(err, dataplane.ErrNoDevice):
 		return &UsageError{Err: fmt.Errorf("invalid --dev: %w", err)}
+	case errors.Is(err, dataplane.ErrNoPrivilege):
+		return err
 	case errors.Is(err, os.ErrPermission):
 		return fmt.Errorf("%w: the dataplane needs root (CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN): run qjump with sudo", err)
 	case errors.Is(err, ebpf.ErrNotSupported):

@@ -138,4 +138,3 @@ func (m Mark) MarksPCP() bool  { return m == MarkPCP || m == MarkBoth }
 func fieldError(field, value, allowed string) *model.FieldError {
 	return &model.FieldError{Field: field, Value: value, Allowed: allowed}
 }
-

@@ -64,7 +64,7 @@ func Parse(name string, data []byte) (File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return f, &model.FieldError{Field: "config file " + name, Value: firstLine(err.Error()),
+		return f, &model.FieldError{Field: "config file " + name, Value: oneLine(err.Error()),
 			Allowed: "need YAML with the keys in docs/configuration.md"}
 	}
 	return f, nil
@@ -203,9 +203,9 @@ func setBool(src, dst *bool) {
 	}
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
+// oneLine folds yaml's multi-line messages ("unmarshal errors:\n  line 3: ...") into one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // Marshal writes d (solved: factors only) as a File, the form `qjump status --json` and the

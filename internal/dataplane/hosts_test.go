@@ -1,0 +1,147 @@
+package dataplane
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vishvananda/netns"
+
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// Namespace tests: two hosts, qjdp-<k>a and qjdp-<k>b, joined by a veth pair whose ends are both
+// called eth0 (as on every testbed host), addressed from the benchmarking range 198.18.0.0/15.
+// The qjump binary runs through `ip netns exec`, exactly as a user would run it.
+
+var hostSeq atomic.Int32
+
+type hosts struct {
+	a, b         string // namespace names
+	addrA, addrB string
+}
+
+func newHosts(t *testing.T) *hosts {
+	t.Helper()
+	testutil.RequirePriv(t, "network namespace tests")
+	k := hostSeq.Add(1) + int32(os.Getpid()%100)*100
+	h := &hosts{a: fmt.Sprintf("qjdp-%da", k), b: fmt.Sprintf("qjdp-%db", k),
+		addrA: fmt.Sprintf("198.18.%d.1", k%250), addrB: fmt.Sprintf("198.18.%d.2", k%250)}
+	t.Cleanup(func() {
+		// Through the binary first, so pins in the host bpffs go too, then the namespaces.
+		for _, ns := range []string{h.a, h.b} {
+			_, _, _ = h.qjump(t, ns, "down", "--dev", "eth0")
+			_ = exec.Command("ip", "netns", "del", ns).Run()
+		}
+	})
+	va, vb := fmt.Sprintf("qjdp%da", k), fmt.Sprintf("qjdp%db", k)
+	script := [][]string{
+		{"netns", "add", h.a}, {"netns", "add", h.b},
+		{"link", "add", va, "netns", h.a, "type", "veth", "peer", "name", vb, "netns", h.b},
+		{"-n", h.a, "link", "set", va, "name", "eth0"}, {"-n", h.b, "link", "set", vb, "name", "eth0"},
+		{"-n", h.a, "addr", "add", h.addrA + "/24", "dev", "eth0"},
+		{"-n", h.b, "addr", "add", h.addrB + "/24", "dev", "eth0"},
+		{"-n", h.a, "link", "set", "eth0", "up"}, {"-n", h.b, "link", "set", "eth0", "up"},
+		{"-n", h.a, "link", "set", "lo", "up"}, {"-n", h.b, "link", "set", "lo", "up"},
+	}
+	for _, args := range script {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	return h
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// qjumpBinary builds cmd/qjump once per test run.
+func qjumpBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "qjdp-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "qjump")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/qjump-net/qjump/cmd/qjump").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("build qjump: %v: %s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// qjump runs `ip netns exec ns qjump args...` and returns its output and exit status.
+func (h *hosts) qjump(t *testing.T, ns string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return runCmd(t, nil, "ip", append([]string{"netns", "exec", ns, qjumpBinary(t)}, args...)...)
+}
+
+// mustQjump is qjump that fails the test on a non-zero exit.
+func (h *hosts) mustQjump(t *testing.T, ns string, args ...string) string {
+	t.Helper()
+	out, errOut, code := h.qjump(t, ns, args...)
+	if code != 0 {
+		t.Fatalf("qjump %s in %s: exit %d: %s", strings.Join(args, " "), ns, code, errOut)
+	}
+	return out
+}
+
+func runCmd(t *testing.T, env []string, name string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("run %s: %v", name, err)
+	}
+	return o.String(), e.String(), code
+}
+
+// inNetns runs f on a thread inside namespace ns; sockets f creates stay in ns.
+func inNetns(t *testing.T, ns string, f func()) {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		t.Fatalf("get network namespace: %v", err)
+	}
+	defer orig.Close()
+	target, err := netns.GetFromName(ns)
+	if err != nil {
+		t.Fatalf("open network namespace %s: %v", ns, err)
+	}
+	defer target.Close()
+	if err := netns.Set(target); err != nil {
+		t.Fatalf("enter network namespace %s: %v", ns, err)
+	}
+	defer func() {
+		if err := netns.Set(orig); err != nil {
+			panic(fmt.Sprintf("leave network namespace %s: %v", ns, err))
+		}
+	}()
+	f()
+}

@@ -1,0 +1,103 @@
+package dataplane
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testModel has an epoch of 10 ms (m·n·P·8/R = 2·10·1500·8/24M) and budgets of 30 kB per epoch
+// (24 Mb/s) at levels 7 and 5; everything else is unlimited.
+var testModel = []string{"--hosts", "10", "--rate", "24M", "--packet", "1500B", "--factors", "7=20,5=20,0=unlimited"}
+
+const (
+	testEpoch  = 10 * time.Millisecond
+	testBudget = 30000
+	testRate   = testBudget * 8 / 0.010 // bit/s
+)
+
+func upArgs(extra ...string) []string {
+	return append(append([]string{"up", "--dev", "eth0"}, testModel...), extra...)
+}
+
+type statusOut struct {
+	Devices []struct {
+		Device     string `json:"device"`
+		Attached   bool   `json:"attached"`
+		Attach     string `json:"attach"`
+		Generation uint64 `json:"generation"`
+		EpochNs    int64  `json:"epoch_ns"`
+		Levels     []struct {
+			Level          int    `json:"level"`
+			BudgetBytes    *int64 `json:"budget_bytes"`
+			SentPackets    uint64 `json:"sent_packets"`
+			SentBytes      uint64 `json:"sent_bytes"`
+			DroppedPackets uint64 `json:"dropped_packets"`
+			ShapedPackets  uint64 `json:"shaped_packets"`
+		} `json:"levels"`
+	} `json:"devices"`
+}
+
+func (h *hosts) status(t *testing.T, ns string) statusOut {
+	t.Helper()
+	var s statusOut
+	if err := json.Unmarshal([]byte(h.mustQjump(t, ns, "status", "--json")), &s); err != nil {
+		t.Fatalf("decode status: %v", err)
+	}
+	return s
+}
+
+// TestIPNetnsExecUpSurvives is the ip-netns-exec trap: the command runs in a private mount
+// namespace that hides /sys/fs/bpf, yet QJump must stay attached after it exits and a later
+// `ip netns exec ... status` must find it.
+func TestIPNetnsExecUpSurvives(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	s := h.status(t, h.a)
+	if len(s.Devices) != 1 || !s.Devices[0].Attached || s.Devices[0].Device != "eth0" {
+		t.Fatalf("status after up: %+v", s)
+	}
+	// Still enforcing after the up process is gone: traffic is counted at its level.
+	c := dialUDP(t, h.a, h.addrB, 5001, 5)
+	_ = listenUDP(t, h.b, h.addrB, 5001)
+	sendAll(c1(c), []sendOptions{{payload: 958, until: time.Now().Add(100 * time.Millisecond), cpu: -1}})
+	s = h.status(t, h.a)
+	if l5 := s.Devices[0].Levels[2]; l5.Level != 5 || l5.SentPackets == 0 || l5.DroppedPackets == 0 {
+		t.Fatalf("level 5 after traffic: %+v (want sent and dropped)", l5)
+	}
+}
+
+// TestSameNameInTwoNamespaces: both hosts have eth0; their state never mixes.
+func TestSameNameInTwoNamespaces(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs("--mode", "police")...)
+	if s := h.status(t, h.b); len(s.Devices) != 0 {
+		t.Fatalf("host b sees host a's QJump: %+v", s)
+	}
+	h.mustQjump(t, h.b, upArgs("--attach", "clsact")...)
+	if s := h.status(t, h.b); len(s.Devices) != 1 || s.Devices[0].Attach != "clsact" {
+		t.Fatalf("host b: %+v", s)
+	}
+	h.mustQjump(t, h.b, "down", "--dev", "eth0")
+	if s := h.status(t, h.a); len(s.Devices) != 1 || s.Devices[0].Attach != "tcx" || !s.Devices[0].Attached {
+		t.Fatalf("host a after host b went down: %+v", s)
+	}
+}
+
+// TestUpTwiceChangesNothing: a second up says so and leaves the running configuration.
+func TestUpTwiceChangesNothing(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	_, errOut, code := h.qjump(t, h.a, "up", "--dev", "eth0", "--hosts", "3", "--rate", "1G")
+	if code != 1 || !strings.Contains(errOut, "already up") {
+		t.Fatalf("second up: exit %d, %q; want exit 1 saying already up", code, errOut)
+	}
+	if s := h.status(t, h.a); s.Devices[0].EpochNs != testEpoch.Nanoseconds() || s.Devices[0].Generation != 1 {
+		t.Fatalf("second up changed the device: %+v", s.Devices[0])
+	}
+	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--hosts", "3", "--rate", "1G", "--replace")
+	if s := h.status(t, h.a); s.Devices[0].EpochNs == testEpoch.Nanoseconds() {
+		t.Fatalf("--replace kept the old configuration: %+v", s.Devices[0])
+	}
+}

@@ -1,0 +1,86 @@
+package dataplane
+
+import (
+	"math"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestLevelRateMatchesModel: a greedy UDP sender at level 5 gets f·P·8/E within 5% over 1 s.
+func TestLevelRateMatchesModel(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	rx := listenUDP(t, h.b, h.addrB, 5002)
+	tx := dialUDP(t, h.a, h.addrB, 5002, 5)
+	stop := make(chan struct{})
+	got := receive(rx, stop)
+	start := time.Now()
+	send(tx, sendOptions{payload: 1000 - udpFrameOverhead, until: start.Add(1300 * time.Millisecond), cpu: -1})
+	close(stop)
+	dgrams := <-got
+	if len(dgrams) == 0 {
+		t.Fatal("nothing arrived")
+	}
+	// One second, starting 100 ms in: whole epochs of a running flow.
+	from := dgrams[0].at.Add(100 * time.Millisecond)
+	to := from.Add(time.Second)
+	var bytes int
+	for _, d := range dgrams {
+		if !d.at.Before(from) && d.at.Before(to) {
+			bytes += d.frame
+		}
+	}
+	rate := float64(bytes) * 8
+	t.Logf("level 5: %.3f Mb/s over 1 s, model f·P·8/E = %.3f Mb/s (%.2f%%)", rate/1e6, testRate/1e6, 100*rate/testRate)
+	if math.Abs(rate-testRate)/testRate > 0.05 {
+		t.Errorf("level 5 sent %.3f Mb/s, want %.3f Mb/s ±5%%", rate/1e6, testRate/1e6)
+	}
+}
+
+// TestTwoCPUsNeverExceedBudget: two senders pinned to different CPUs race for one level's budget;
+// the receiver sums bytes per epoch (the epoch index each sender stamped from the clock the
+// program reads) and no epoch may carry more than f·P. Senders send only in the middle of each
+// epoch, so the epoch a packet is stamped with is the one the program charged it to.
+func TestTwoCPUsNeverExceedBudget(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	rx := listenUDP(t, h.b, h.addrB, 5003)
+	txs := []*net.UDPConn{dialUDP(t, h.a, h.addrB, 5003, 7), dialUDP(t, h.a, h.addrB, 5003, 7)}
+	stop := make(chan struct{})
+	got := receive(rx, stop)
+	until := time.Now().Add(600 * time.Millisecond)
+	opts := []sendOptions{
+		{id: 1, payload: 500 - udpFrameOverhead, until: until, epoch: testEpoch, lo: testEpoch / 10, hi: testEpoch * 6 / 10, cpu: 0},
+		{id: 2, payload: 500 - udpFrameOverhead, until: until, epoch: testEpoch, lo: testEpoch / 10, hi: testEpoch * 6 / 10, cpu: 1},
+	}
+	sendAll(txs, opts)
+	close(stop)
+	perEpoch := map[uint64]int{}
+	senders := map[uint64]map[uint8]bool{}
+	for _, d := range <-got {
+		perEpoch[d.epoch] += d.frame
+		if senders[d.epoch] == nil {
+			senders[d.epoch] = map[uint8]bool{}
+		}
+		senders[d.epoch][d.sender] = true
+	}
+	full, shared, worst := 0, 0, 0
+	for e, b := range perEpoch {
+		worst = max(worst, b)
+		if b > testBudget {
+			t.Errorf("epoch %d carried %d bytes, budget %d", e, b, testBudget)
+		}
+		if b == testBudget {
+			full++
+		}
+		if len(senders[e]) == 2 {
+			shared++
+		}
+	}
+	t.Logf("%d epochs, %d used the whole budget, %d shared by both CPUs, most bytes in one epoch %d (budget %d)",
+		len(perEpoch), full, shared, worst, testBudget)
+	if full < len(perEpoch)/2 || shared < len(perEpoch)/2 {
+		t.Errorf("the senders did not contend: %d of %d epochs full, %d shared", full, len(perEpoch), shared)
+	}
+}

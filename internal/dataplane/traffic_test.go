@@ -1,0 +1,166 @@
+package dataplane
+
+import (
+	"encoding/binary"
+	"errors"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Traffic for namespace tests. Every loop is bounded by a deadline.
+
+const udpFrameOverhead = 14 + 20 + 8 // Ethernet, IPv4, UDP: the bytes QJump charges beyond the payload
+
+func monotonicNs() uint64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) // the clock bpf_ktime_get_ns reads
+	return uint64(ts.Nano())
+}
+
+// listenUDP opens a UDP socket in ns bound to addr:port.
+func listenUDP(t *testing.T, ns, addr string, port int) *net.UDPConn {
+	t.Helper()
+	var c *net.UDPConn
+	var err error
+	inNetns(t, ns, func() { c, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP(addr), Port: port}) })
+	if err != nil {
+		t.Fatalf("listen udp in %s: %v", ns, err)
+	}
+	_ = c.SetReadBuffer(8 << 20)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// dialUDP opens a UDP socket in ns to addr:port with SO_PRIORITY prio.
+func dialUDP(t *testing.T, ns, addr string, port, prio int) *net.UDPConn {
+	t.Helper()
+	var c *net.UDPConn
+	var err error
+	inNetns(t, ns, func() { c, err = net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.ParseIP(addr), Port: port}) })
+	if err != nil {
+		t.Fatalf("dial udp in %s: %v", ns, err)
+	}
+	setPriority(t, c, prio)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func setPriority(t *testing.T, c syscall.Conn, prio int) {
+	t.Helper()
+	raw, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PRIORITY, prio)
+	}); err != nil || serr != nil {
+		t.Fatalf("set SO_PRIORITY %d: %v %v", prio, err, serr)
+	}
+}
+
+// datagram is what the receiver saw: the sender's id and epoch index from the payload, the bytes
+// QJump charged for it, and when it arrived.
+type datagram struct {
+	sender uint8
+	epoch  uint64
+	frame  int
+	at     time.Time
+}
+
+// receive collects datagrams on c until stop is closed (then drains for 50 ms).
+func receive(c *net.UDPConn, stop <-chan struct{}) <-chan []datagram {
+	out := make(chan []datagram, 1)
+	go func() {
+		var got []datagram
+		buf := make([]byte, 65536)
+		drainUntil := time.Time{}
+		for {
+			select {
+			case <-stop:
+				if drainUntil.IsZero() {
+					drainUntil = time.Now().Add(50 * time.Millisecond)
+				}
+			default:
+			}
+			if !drainUntil.IsZero() && time.Now().After(drainUntil) {
+				out <- got
+				return
+			}
+			_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+			n, err := c.Read(buf)
+			if err != nil {
+				continue
+			}
+			d := datagram{frame: n + udpFrameOverhead, at: time.Now()}
+			if n >= 9 {
+				d.sender, d.epoch = buf[0], binary.LittleEndian.Uint64(buf[1:9])
+			}
+			got = append(got, d)
+		}
+	}()
+	return out
+}
+
+// sendOptions shape a sender's load.
+type sendOptions struct {
+	id      uint8
+	payload int           // UDP payload bytes
+	until   time.Time     // stop then
+	epoch   time.Duration // with window: only send inside [lo, hi) of each epoch
+	lo, hi  time.Duration
+	cpu     int // pin to this CPU when >= 0
+}
+
+// send offers datagrams as fast as it can until o.until, each stamped with the epoch index of its
+// send time, and returns how many it offered.
+func send(c *net.UDPConn, o sendOptions) int {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if o.cpu >= 0 {
+		var set unix.CPUSet
+		set.Set(o.cpu)
+		_ = unix.SchedSetaffinity(0, &set)
+	}
+	payload := make([]byte, o.payload)
+	payload[0] = o.id
+	sent := 0
+	for time.Now().Before(o.until) {
+		now := monotonicNs()
+		if o.epoch > 0 {
+			phase := time.Duration(now % uint64(o.epoch))
+			if phase < o.lo || phase >= o.hi {
+				time.Sleep(100 * time.Microsecond)
+				continue
+			}
+			binary.LittleEndian.PutUint64(payload[1:], now/uint64(o.epoch))
+		}
+		if _, err := c.Write(payload); err != nil && !errors.Is(err, unix.ENOBUFS) && !errors.Is(err, os.ErrDeadlineExceeded) {
+			if errors.Is(err, unix.ECONNREFUSED) {
+				continue
+			}
+			return sent
+		}
+		sent++
+	}
+	return sent
+}
+
+// sendAll runs senders concurrently and waits for them.
+func sendAll(conns []*net.UDPConn, opts []sendOptions) {
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Add(1)
+		go func(i int) { defer wg.Done(); send(conns[i], opts[i]) }(i)
+	}
+	wg.Wait()
+}
+
+func c1(c *net.UDPConn) []*net.UDPConn { return []*net.UDPConn{c} }

@@ -1,0 +1,128 @@
+package dataplane
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
+)
+
+// snapshot is everything up may touch on eth0 of ns: qdiscs, classes, filters, TCX programs and
+// the namespace's pins.
+func (h *hosts) snapshot(t *testing.T, ns string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"qdisc", "show", "dev", "eth0"}, {"class", "show", "dev", "eth0"},
+		{"filter", "show", "dev", "eth0", "egress"}, {"filter", "show", "dev", "eth0", "ingress"},
+	} {
+		out, errOut, code := runCmd(t, nil, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...)
+		fmt.Fprintf(&b, "tc %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	inNetns(t, ns, func() {
+		ifindex := ifindexOf(t, "eth0")
+		for _, at := range []ebpf.AttachType{ebpf.AttachTCXEgress, ebpf.AttachTCXIngress} {
+			res, err := link.QueryPrograms(link.QueryOptions{Target: ifindex, Attach: at})
+			if err != nil {
+				t.Fatalf("query tcx: %v", err)
+			}
+			fmt.Fprintf(&b, "tcx %v: %d programs\n", at, len(res.Programs))
+		}
+	})
+	fmt.Fprintf(&b, "pins: %s\n", strings.Join(h.pins(t, ns), " "))
+	return b.String()
+}
+
+// pins lists what is pinned for namespace ns.
+func (h *hosts) pins(t *testing.T, ns string) []string {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Stat("/run/netns/"+ns, &st); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(defaultBPFFS, stateDir, fmt.Sprint(st.Ino))
+	var out []string
+	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			out = append(out, strings.TrimPrefix(p, dir))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func ifindexOf(t *testing.T, name string) int {
+	t.Helper()
+	ifi, err := netInterfaceByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ifi
+}
+
+// TestUpDownUpRestores: down leaves eth0 exactly as it was before up, for every hook and mode,
+// also when someone else's clsact filter is there.
+func TestUpDownUpRestores(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		foreign [][]string // tc commands run before up, whose result must survive
+	}{
+		{name: "police via tcx"},
+		{name: "police via clsact", args: []string{"--attach", "clsact"}},
+		{name: "shape via tcx", args: []string{"--mode", "shape"}},
+		{name: "shape via clsact", args: []string{"--mode", "shape", "--attach", "clsact"}},
+		{name: "clsact beside a foreign filter", args: []string{"--attach", "clsact"}, foreign: [][]string{
+			{"qdisc", "add", "dev", "eth0", "clsact"},
+			{"filter", "add", "dev", "eth0", "egress", "prio", "7", "u32", "match", "u32", "0", "0", "flowid", "1:1"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHosts(t)
+			for _, args := range tc.foreign {
+				if _, errOut, code := runCmd(t, nil, "ip", append([]string{"netns", "exec", h.a, "tc"}, args...)...); code != 0 {
+					t.Fatalf("tc %s: %s", strings.Join(args, " "), errOut)
+				}
+			}
+			before := h.snapshot(t, h.a)
+			for round := 1; round <= 2; round++ {
+				h.mustQjump(t, h.a, upArgs(tc.args...)...)
+				if up := h.snapshot(t, h.a); up == before {
+					t.Fatalf("round %d: up changed nothing visible:\n%s", round, up)
+				}
+				h.mustQjump(t, h.a, "down", "--dev", "eth0")
+				if after := h.snapshot(t, h.a); after != before {
+					t.Fatalf("round %d: down left eth0 different.\nbefore:\n%s\nafter:\n%s", round, before, after)
+				}
+			}
+			// Down on a device that is not up is not an error.
+			h.mustQjump(t, h.a, "down", "--dev", "eth0")
+		})
+	}
+}
+
+// TestShapeRefusesForeignRootQdisc: shape mode needs the root qdisc; it refuses and leaves
+// someone else's alone.
+func TestShapeRefusesForeignRootQdisc(t *testing.T) {
+	h := newHosts(t)
+	if _, errOut, code := runCmd(t, nil, "ip", "netns", "exec", h.a, "tc", "qdisc", "add", "dev", "eth0", "root",
+		"handle", "7:", "tbf", "rate", "1gbit", "burst", "64k", "latency", "10ms"); code != 0 {
+		t.Fatalf("add tbf: %s", errOut)
+	}
+	before := h.snapshot(t, h.a)
+	_, errOut, code := h.qjump(t, h.a, upArgs("--mode", "shape")...)
+	if code != 1 || !strings.Contains(errOut, "root qdisc") {
+		t.Fatalf("shape over tbf: exit %d, %q; want exit 1 naming the root qdisc", code, errOut)
+	}
+	if after := h.snapshot(t, h.a); after != before {
+		t.Fatalf("refused up changed eth0.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
