@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,6 +72,9 @@ func runTestbedRun(opts *testbedRunOptions, name string, stdout, stderr io.Write
 		return err
 	}
 	if err := experiment.Check(name, o); err != nil {
+		if errors.Is(err, experiment.ErrUnknown) {
+			return &UsageError{Err: err}
+		}
 		return asFlagError(err)
 	}
 	ctx, stop := interruptible()

@@ -60,7 +60,7 @@ type Options struct {
 func Check(name string, o Options) error {
 	e, ok := experiments[name]
 	if !ok {
-		return &model.FieldError{Field: "experiment", Value: name, Allowed: "one of " + strings.Join(Names(), ", ")}
+		return fmt.Errorf("%w %q: the experiments are %s", ErrUnknown, name, strings.Join(Names(), ", "))
 	}
 	if o.Testbed.Hosts != 0 && o.Testbed.Hosts < e.minHosts {
 		return &model.FieldError{Field: "hosts", Value: fmt.Sprint(o.Testbed.Hosts), Allowed: fmt.Sprintf("%s needs at least %d hosts", name, e.minHosts)}
