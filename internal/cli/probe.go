@@ -124,6 +124,7 @@ func newProbeMemcachedCommand() *cobra.Command {
 	f.IntVar(&opts.Keys, "keys", opts.Keys, "key space")
 	f.Uint64Var(&opts.Seed, "seed", opts.Seed, "seed of the request mix")
 	f.DurationVar(&opts.For, "for", 0, "stop after this long even before --count requests (0: no limit)")
+	f.BoolVar(&opts.Populate, "populate", true, "set every key before measuring")
 	f.StringVar(&out, "out", "", "write the samples CSV here (default: stdout)")
 	_ = cmd.MarkFlagRequired("server")
 	return cmd

@@ -24,6 +24,7 @@ type KVOptions struct {
 	Keys     int           // key space, populated before measuring
 	Seed     uint64        // the same seed gives the same request sequence
 	For      time.Duration // stop measuring after this long even if Count is not reached (0: no limit)
+	Populate bool          // set every key before measuring
 }
 
 // KVSample is one request.
@@ -44,7 +45,7 @@ func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
 	defer conn.Close()
 	rd := bufio.NewReader(conn)
 	value := strings.Repeat("q", opts.Value)
-	for k := 0; k < opts.Keys; k++ {
+	for k := 0; opts.Populate && k < opts.Keys; k++ {
 		if err := kvSet(conn, rd, k, value); err != nil {
 			return nil, fmt.Errorf("populate memcached: %w", err)
 		}

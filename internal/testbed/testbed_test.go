@@ -236,4 +236,3 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatalf("default config: %v", err)
 	}
 }
-

@@ -16,7 +16,7 @@ import (
 func fanInPlots(r *Results, _ []Row, dir string) ([]string, error) {
 	var pts []Series
 	for _, s := range r.Series {
-		if armHasQJump(r, s.Arm) {
+		if armHasQJump(r, s.Arm) && s.Metric == "network" {
 			pts = append(pts, s)
 		}
 	}
@@ -25,9 +25,9 @@ func fanInPlots(r *Results, _ []Row, dir string) ([]string, error) {
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].Param < pts[j].Param })
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Fig. 11: level-7 one-way latency under fan-in (%d hosts, R=%.0f Mb/s)", r.Model.Hosts, r.Model.RateBPS/1e6)
+	p.Title.Text = fmt.Sprintf("Fig. 11: level-7 network latency under fan-in (%d hosts, R=%.0f Mb/s)", r.Model.Hosts, r.Model.RateBPS/1e6)
 	p.X.Label.Text = "f7 (packets per epoch per host)"
-	p.Y.Label.Text = "one-way latency (µs)"
+	p.Y.Label.Text = "kernel tx → rx latency (µs)"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = true, true

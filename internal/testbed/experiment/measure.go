@@ -105,10 +105,16 @@ func readProbeCSV(path string, s probeSpec) ([]Row, error) {
 		rtt, _ := strconv.ParseInt(rec[6], 10, 64)
 		lost := rec[7] == "true"
 		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: seq, SendNS: send, Lost: lost, Param: s.param}
-		o, r := base, base
+		tx, _ := strconv.ParseInt(rec[2], 10, 64)
+		srv, _ := strconv.ParseInt(rec[3], 10, 64)
+		o, r, n := base, base, base
 		o.Metric, o.LatencyNS = "oneway", ow
 		r.Metric, r.LatencyNS = "rtt", rtt
-		rows = append(rows, o, r)
+		// network: the request from the sender's kernel transmit stamp (after its qdisc) to the
+		// server's kernel receive stamp, the part QJump's bounds are about.
+		n.Metric, n.LatencyNS = "network", srv-tx
+		n.Lost = lost || tx == 0 || srv == 0
+		rows = append(rows, o, n, r)
 	}
 	return rows, nil
 }
