@@ -19,7 +19,7 @@ import (
 // the experiment measures one-way latency with kernel timestamps against that bound.
 func init() {
 	register(experiment{name: "fan-in", title: "fan-in latency bound (Fig. 11)", hosts: 5, minHosts: 3,
-		run: runFanIn, targets: fanInTargets, plots: fanInPlots})
+		run: runFanIn, targets: fanInTargets, plots: fanInPlots, paper: fanInPaper})
 }
 
 // fanInPayload keeps a probe's frame (1400 + 28 + 14 = 1442 bytes) within P, so that one packet
@@ -31,6 +31,22 @@ func fanInSweep(quick bool) []float64 {
 		return []float64{0.5, 1, 2, 4}
 	}
 	return []float64{0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4}
+}
+
+// fanInPaper is the paper's region for an arm (Fig. 11: 60-host fan-in, simulated).
+func fanInPaper(arm string) string {
+	var f7 float64
+	if _, err := fmt.Sscanf(arm, "f7=%g", &f7); err != nil {
+		return ""
+	}
+	switch {
+	case f7 <= 1:
+		return "A: bound met"
+	case f7 <= 2.7:
+		return "B: outliers, within bound"
+	default:
+		return "C: permanent queueing"
+	}
 }
 
 func fanInArm(f7 float64) string { return "f7=" + strconv.FormatFloat(f7, 'g', -1, 64) }

@@ -60,6 +60,15 @@ func fanInPlots(r *Results, _ []Row, dir string) ([]string, error) {
 		p.Add(line, points)
 		p.Legend.Add(l.label, line, points)
 	}
+	if noise, ok := r.series("noise", "probe", "network"); ok {
+		v := plotter.XYs{{X: pts[0].Param, Y: max(noise.MaxUS, 1)}, {X: pts[len(pts)-1].Param, Y: max(noise.MaxUS, 1)}}
+		if line, err := plotter.NewLine(v); err == nil {
+			line.Color = plotutil.Color(5)
+			line.Dashes = plotutil.Dashes(3)
+			p.Add(line)
+			p.Legend.Add("idle noise floor (max)", line)
+		}
+	}
 	if f7, ok := firstViolation(r, pts); ok {
 		v := plotter.XYs{{X: f7, Y: 1}, {X: f7, Y: p.Y.Max}}
 		line, err := plotter.NewLine(v)

@@ -52,7 +52,7 @@ func pingIperfPaper(arm string) string {
 }
 
 func runPingIperf(env *Env) error {
-	count, interval, warm := 5000, time.Millisecond, 2*time.Second
+	count, interval, warm := 3000, time.Millisecond, 2*time.Second
 	if env.opts.Quick {
 		count, interval, warm = 400, 2500*time.Microsecond, time.Second
 	}
