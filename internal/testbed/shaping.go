@@ -65,8 +65,14 @@ func shapeSwitchPort(ctx context.Context, ns, dev string, c Config) error {
 }
 
 // classifyFilters map a packet's level to its queue. DSCP: the class selector (the top three bits
-// of the TOS byte) is the level, so CS0..CS7 and the AF classes inside them land in order.
-func classifyFilters(ns, dev string, _ Classify) [][]string {
+// of the TOS byte) is the level, so CS0..CS7 and the AF classes inside them land in order. PCP: the
+// dataplane pushes the tag from eBPF, so it travels as skb metadata (veth and the bridge keep it
+// there) where u32 cannot see it; a classic BPF classifier reads it instead (pcpClassifier).
+func classifyFilters(ns, dev string, cls Classify) [][]string {
+	if cls == ClassifyPCP {
+		return [][]string{{"tc", "-n", ns, "filter", "add", "dev", dev, "parent", "1:", "protocol", "all",
+			"prio", "1", "bpf", "bytecode", pcpClassifier}}
+	}
 	var steps [][]string
 	for l := 0; l < Levels; l++ {
 		steps = append(steps, []string{"tc", "-n", ns, "filter", "add", "dev", dev, "parent", "1:",
@@ -75,6 +81,16 @@ func classifyFilters(ns, dev string, _ Classify) [][]string {
 	}
 	return steps
 }
+
+// pcpClassifier is a classic BPF program for cls_bpf, whose return value is the class id:
+//
+//	A = vlan_tag_present; if A == 0 return 1:10 (level 0)
+//	A = vlan_tci; A = (A >> 13) & 7; return 1:10 + A
+//
+// Loads at SKF_AD_OFF (-4096) + 48 and + 44 are the kernel's VLAN_TAG_PRESENT and VLAN_TAG
+// ancillary fields.
+const pcpClassifier = "8,32 0 0 4294963248,21 5 0 0,32 0 0 4294963244,116 0 0 13,84 0 0 7," +
+	"4 0 0 65552,22 0 0 0,6 0 0 65552"
 
 func runAll(ctx context.Context, steps [][]string) error {
 	for _, s := range steps {

@@ -236,3 +236,42 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatalf("default config: %v", err)
 	}
 }
+
+// TestPCPClassification: with --classify pcp the switch reads the 802.1Q priority that the
+// dataplane pushes (qjump up --mark pcp): a level-7 probe lands in the port's level-7 queue.
+func TestPCPClassification(t *testing.T) {
+	tbtest.RequireTools(t)
+	bin := tbtest.Binary(t)
+	prefix := tbtest.Prefix(t)
+	c := config(prefix, 2)
+	c.Classify = testbed.ClassifyPCP
+	tb := up(t, c)
+	defer tb.Down()
+	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "2", "--rate", "100M"}); err != nil {
+		t.Fatalf("enable qjump: %v", err)
+	}
+	dst := tb.Names.HostAddr(2).String()
+	srv := startIn(t, tb, 2, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull)
+	defer stop(srv)
+	time.Sleep(200 * time.Millisecond)
+	argv := tb.Exec(1, testbed.AtLevel(7, true, bin, "probe", "client", "--to", dst+":9000", "--count", "50",
+		"--interval", "1ms", "--out", os.DevNull)...)
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("probe at level 7: %v: %s", err, out)
+	}
+	out, err := exec.Command("tc", "-n", tb.Names.SwitchNS(), "-s", "class", "show", "dev", tb.Names.Port(2), "classid", "1:17").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(out))
+	var pkts int
+	for i, w := range f {
+		if w == "bytes" && i+1 < len(f) {
+			pkts, _ = strconv.Atoi(f[i+1])
+			break
+		}
+	}
+	if pkts < 50 {
+		t.Fatalf("level-7 queue of the switch port saw %d packets, want the 50 probes:\n%s", pkts, out)
+	}
+}

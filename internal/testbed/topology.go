@@ -24,9 +24,6 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if c.Classify == ClassifyPCP {
-		return nil, fmt.Errorf("classify on pcp: %w", ErrPCPUnsupported)
-	}
 	lock, err := Acquire(c.Prefix)
 	if err != nil {
 		return nil, err
@@ -53,9 +50,6 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	}
 	return tb, nil
 }
-
-// ErrPCPUnsupported: classifying on the VLAN PCP needs tags the switch can read, not built yet.
-var ErrPCPUnsupported = errors.New("PCP classification is not implemented in the testbed switch yet; use dscp")
 
 // Release drops the lock and leaves the testbed up.
 func (tb *Testbed) Release() { tb.lock.Release() }
