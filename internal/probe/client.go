@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -119,6 +120,11 @@ func sendOne(sock *stampSocket, opts ClientOptions, seq uint64, out, in []byte) 
 	for {
 		n, _, stamp, err := sock.read(in, deadline)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.Lost = true
+			return s, nil
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// ICMP port unreachable: no server (yet, or any more). The probe got no answer.
 			s.Lost = true
 			return s, nil
 		}

@@ -133,6 +133,7 @@ func TestStrictPriorityOnSwitchPort(t *testing.T) {
 	dst := tb.Names.HostAddr(2).String()
 	srv := startIn(t, tb, 2, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull)
 	defer stop(srv)
+	time.Sleep(300 * time.Millisecond)
 	idle := probeP99(t, tb, bin, dst, 0xe0)
 	iperfSrv := startIn(t, tb, 2, "iperf3", "-s", "-1", "-p", "5300")
 	defer stop(iperfSrv)

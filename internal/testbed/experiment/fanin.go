@@ -123,7 +123,7 @@ func runFanInArm(env *Env, arm Arm, per time.Duration, bulk bool) error {
 	if err != nil {
 		return err
 	}
-	if err := env.sleep(100 * time.Millisecond); err != nil {
+	if err := env.waitProbeServer(2, env.hostPort(1, port)); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(uint64(port), 7))

@@ -67,7 +67,7 @@ func (env *Env) probeRR(s probeSpec) error {
 		return err
 	}
 	defer srv.stop()
-	if err := env.sleep(100 * time.Millisecond); err != nil {
+	if err := env.waitProbeServer(s.from, env.hostPort(s.to, port)); err != nil {
 		return err
 	}
 	raw := filepath.Join(env.opts.OutDir, "raw", fmt.Sprintf("%s-probe-h%d-h%d.csv", s.arm, s.from, s.to))
@@ -117,6 +117,26 @@ func readProbeCSV(path string, s probeSpec) ([]Row, error) {
 		rows = append(rows, o, n, r)
 	}
 	return rows, nil
+}
+
+// waitProbeServer returns once a probe from host `from` gets an answer from addr: starting a
+// server through nsenter and qjump run takes a variable time on a loaded machine, and a probe sent
+// before it listens would be counted as lost.
+func (env *Env) waitProbeServer(from int, addr string) error {
+	argv := env.tb.Exec(from, testbed.Binary, "probe", "client", "--to", addr, "--count", "1", "--timeout", "50ms")
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		out, err := runOut(env.ctx, argv)
+		if err != nil && env.ctx.Err() != nil {
+			return env.ctx.Err()
+		}
+		if err == nil && strings.Contains(out, ",false\n") {
+			return nil
+		}
+		if err := env.sleep(50 * time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("probe server %s did not answer within 5s", addr)
 }
 
 var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)
