@@ -40,9 +40,20 @@ func headline(r *Results) string {
 		model.FormatDuration(durNS(r.Model.EpochNS)))
 }
 
+// paperOf is the paper's figure for a series, shown once per arm beside the series that measures
+// the same thing: ping-iperf's Table 1 was ping round trips, its Fig. 3a latency across the switch.
 func paperOf(r *Results, s Series) string {
 	e, ok := experiments[r.Experiment]
-	if !ok || e.paper == nil || s.Metric == "oneway" && s.Tool == "probe" && r.Experiment == "ping-iperf" {
+	if !ok || e.paper == nil {
+		return ""
+	}
+	if r.Experiment == "ping-iperf" {
+		if s.Tool == "ping" || (s.Arm == "qjump" && s.Metric == "network") {
+			return e.paper(s.Arm)
+		}
+		return ""
+	}
+	if s.Tool == "probe" && s.Metric == "oneway" && r.Experiment == "fan-in" {
 		return ""
 	}
 	return e.paper(s.Arm)
