@@ -11,17 +11,30 @@
  *
  *	B_i = f_i·P bytes per epoch, i.e. T_i = f_i·P·8/E bit/s.
  *
- * Epochs are a fixed grid on the monotonic clock, [k·E, (k+1)·E): a level's budget is refilled to
- * B_i at the first packet of each epoch, and a packet of len bytes is admitted while len ≤ left.
- * So the bytes admitted at a level in one epoch never exceed B_i, and over any t the level sends
- * at most (t/E + 1)·B_i: the rate is T_i with no drift, because the grid does not move with
- * traffic. A level without a factor is unlimited: classified, marked and counted, never held.
+ * Epochs are a fixed grid on the monotonic clock, [k·E, (k+1)·E): a level counts the bytes it has
+ * sent in the current epoch (used, reset at its first packet of each epoch) and admits a packet of
+ * len bytes while used + len ≤ B_i. So the bytes admitted at a level in one epoch never exceed B_i,
+ * and over any t the level sends at most (t/E + 1)·B_i: the rate is T_i with no drift, because the
+ * grid does not move with traffic. Counting what was used rather than what is left keeps that true
+ * across a reload: the new B_i applies at once to the bytes the epoch has already carried. A level
+ * without a factor is unlimited: classified, marked and counted, never held.
  *
- * Exact on any number of CPUs: the budget of a level lives in one map value with a bpf_spin_lock,
- * and the refill and the charge happen under it. A lock-free compare-and-swap on "left" alone is
- * not enough, because the refill must change epoch_end and left together; a lock makes the pair
- * one step and costs a few nanoseconds uncontended. The clock is read once per packet, before the
- * lock, and the division that finds the epoch grid runs only at a refill.
+ * Exact on any number of CPUs. A level's state is one map value: the end of its current epoch,
+ * and a charge word holding the bytes used in that epoch with a tag. A packet is charged by a
+ * compare-and-swap of the charge word from (tag, used) to (tag, used + len), only if used + len ≤
+ * B_i. The epoch rollover, once per epoch and level, runs under the value's bpf_spin_lock: it
+ * re-checks the epoch under the lock (one CPU rolls, the others find it done), swaps the charge
+ * word to (tag + 1, 0) and then moves epoch_end on. So the bytes of one tag, i.e. of one epoch,
+ * are a sum of charges that each kept the total within B_i, and a charge prepared before a
+ * rollover fails its swap against the new tag and is retried in the new epoch. A CPU that read
+ * the clock just before a rollover is charged in the new epoch, which only ever refuses early. The
+ * tag has 24 bits: a CPU would have to stall inside one program run for 2^24 epochs to see a tag
+ * come round again. Uncontended, the common path is two loads and one compare-and-swap; a lock on
+ * every packet cost about 15 ns more here (docs/performance.md). The clock is read once per
+ * packet; the division that finds the epoch grid runs only at a rollover.
+ *
+ * A packet is charged its skb->len, headers included: a GSO/TSO super-packet is charged whole, so
+ * one larger than B_i never fits a policed level (docs/dataplane.md).
  *
  * Over budget, police mode drops the packet (Listing 1 of the paper) or, with autoclass, demotes it
  * to the highest lower level that still has budget (the original module's autoclassifier). Shape
@@ -49,10 +62,15 @@
 
 #include "qjump.h"
 
+#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+/* Compare-and-swap attempts before a packet gives up its budget: only contention makes one fail. */
+#define QJ_CHARGE_TRIES 8
 #define VLAN_HLEN 4
 #define VLAN_PCP_SHIFT 13
 #define VLAN_VID_MASK 0x0fff
 #define IP_ECN_MASK 0x03
+/* Levels index arrays; the mask keeps the verifier sure of the bound whatever clang does. */
+#define QJ_LEVEL_MASK (QJ_LEVELS - 1)
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -174,30 +192,45 @@ static __always_inline __u32 classify(struct __sk_buff *skb, const struct qj_con
 	return level < QJ_LEVELS ? level : QJ_LEVELS - 1;
 }
 
+/* Starts the epoch that contains now, unless another CPU already has. */
+static __always_inline void rollover(struct qj_budget *b, __u64 epoch_ns, __u64 now)
+{
+	bpf_spin_lock(&b->lock);
+	if (now >= b->epoch_end) {
+		__u64 tag = (b->charge >> QJ_USED_BITS) + 1;
+
+		/* The charge word first: a CPU that sees the new epoch_end also sees it reset. */
+		__sync_lock_test_and_set(&b->charge, tag << QJ_USED_BITS);
+		b->epoch_end = (now / epoch_ns + 1) * epoch_ns;
+	}
+	bpf_spin_unlock(&b->lock);
+}
+
 /* Charges len bytes to level's budget; true if the level had them in this epoch. */
 static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u64 len, __u64 now)
 {
+	const struct qj_level *lc = &cfg->level[level & QJ_LEVEL_MASK];
 	struct qj_budget *b;
-	bool ok;
+	__u64 old;
+	int i;
 
 	if (level >= QJ_LEVELS)
 		return false;
-	if (!cfg->level[level].limited)
+	if (!lc->limited)
 		return true;
 	b = bpf_map_lookup_elem(&budget, &level);
 	if (!b)
 		return false;
-	bpf_spin_lock(&b->lock);
-	if (now >= b->epoch_end || b->generation != cfg->generation) {
-		b->epoch_end = (now / cfg->epoch_ns + 1) * cfg->epoch_ns;
-		b->left = cfg->level[level].budget;
-		b->generation = cfg->generation;
+	if (now >= READ_ONCE(b->epoch_end))
+		rollover(b, cfg->epoch_ns, now);
+	for (i = 0; i < QJ_CHARGE_TRIES; i++) {
+		old = READ_ONCE(b->charge);
+		if ((old & QJ_USED_MASK) + len > lc->budget)
+			return false;
+		if (__sync_val_compare_and_swap(&b->charge, old, old + len) == old)
+			return true;
 	}
-	ok = len <= b->left;
-	if (ok)
-		b->left -= len;
-	bpf_spin_unlock(&b->lock);
-	return ok;
+	return false;
 }
 
 /* Police + autoclass: the highest level below level that still has budget, or -1. */
@@ -212,6 +245,11 @@ static __always_inline int demote(const struct qj_config *cfg, __u32 level, __u6
 	return -1;
 }
 
+/*
+ * Rewrites go through bpf_skb_store_bytes, never through packet pointers: a program that writes
+ * packet data directly gets a bpf_skb_pull_data call prepended by the verifier, paid by every
+ * packet, also by the ones that need no rewrite.
+ */
 static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 dscp)
 {
 	void *data = (void *)(long)skb->data;
@@ -228,21 +266,24 @@ static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 
 		if (tos == ip->tos)
 			return;
 		old = *(__be16 *)ip;
-		ip->tos = tos;
-		new = *(__be16 *)ip;
+		new = bpf_htons((bpf_ntohs(old) & 0xff00) | tos);
 		/* The header checksum covers the word that holds TOS: patch it incrementally. */
 		bpf_l3_csum_replace(skb, (l3.off & 0xff) + offsetof(struct iphdr, check), old, new,
 				    sizeof(new));
+		bpf_skb_store_bytes(skb, (l3.off & 0xff) + offsetof(struct iphdr, tos), &tos,
+				    sizeof(tos), 0);
 	} else if (l3.kind == L3_IPV6) {
 		/* Traffic class straddles the first two bytes; no checksum covers it. */
 		__u8 *w = data + (l3.off & 0xff);
-		__u8 tc;
+		__u8 tc, nw[2];
 
 		if ((void *)(w + 2) > data_end)
 			return;
 		tc = (dscp << 2) | ((w[1] >> 4) & IP_ECN_MASK);
-		w[0] = (w[0] & 0xf0) | (tc >> 4);
-		w[1] = (w[1] & 0x0f) | (tc << 4);
+		nw[0] = (w[0] & 0xf0) | (tc >> 4);
+		nw[1] = (w[1] & 0x0f) | (tc << 4);
+		if (nw[0] != w[0] || nw[1] != w[1])
+			bpf_skb_store_bytes(skb, l3.off & 0xff, nw, sizeof(nw), 0);
 	}
 }
 
@@ -267,11 +308,13 @@ static __always_inline void mark_pcp(struct __sk_buff *skb, const struct qj_conf
 	if ((void *)(eth + 1) > data_end)
 		return;
 	if (eth->h_proto == bpf_htons(ETH_P_8021Q) || eth->h_proto == bpf_htons(ETH_P_8021AD)) {
-		__u8 *t = data + sizeof(*eth);
+		__u8 *t = data + sizeof(*eth), b;
 
 		if ((void *)(t + 2) > data_end)
 			return;
-		t[0] = (t[0] & 0x1f) | (pcp << 5);
+		b = (t[0] & 0x1f) | (pcp << 5);
+		if (b != t[0])
+			bpf_skb_store_bytes(skb, sizeof(*eth), &b, sizeof(b), 0);
 		return;
 	}
 	tci = (cfg->vlan_id & VLAN_VID_MASK) | (pcp << VLAN_PCP_SHIFT);
@@ -351,7 +394,7 @@ int qjump_egress(struct __sk_buff *skb)
 
 	if (sent_level >= QJ_LEVELS)
 		return TCX_NEXT;
-	lc = &cfg->level[sent_level];
+	lc = &cfg->level[sent_level & QJ_LEVEL_MASK];
 	if (cfg->mode == QJ_MODE_SHAPE && lc->classid)
 		skb->priority = lc->classid;
 	else

@@ -42,7 +42,7 @@ struct qj_level {
  */
 struct qj_config {
 	__u64 epoch_ns;		/* E in nanoseconds */
-	__u64 generation;	/* changes on every reload: budgets restart with the new config */
+	__u64 generation;	/* 1 after up, +1 per reload: which configuration this is */
 	__u32 flags;		/* enum qj_flags */
 	__u16 vlan_id;		/* PCP marking: VLAN id of a pushed tag; 0 = priority tag */
 	__u8 mode;		/* enum qj_mode */
@@ -53,14 +53,20 @@ struct qj_config {
 	struct qj_level level[QJ_LEVELS];
 };
 
-/* Variables of one level, shared by all CPUs and guarded by lock. */
+/*
+ * Variables of one level, shared by all CPUs. charge is (tag << QJ_USED_BITS) | used: the bytes
+ * the level has sent in the current epoch, and a tag that changes at every epoch rollover so that a
+ * compare-and-swap prepared in one epoch fails in the next. lock guards only the rollover.
+ */
 struct qj_budget {
 	struct bpf_spin_lock lock;
 	__u32 pad;
 	__u64 epoch_end;	/* ns (bpf_ktime_get_ns) at which the current epoch ends */
-	__u64 left;		/* bytes the level may still send before epoch_end */
-	__u64 generation;	/* qj_config.generation the budget was filled under */
+	__u64 charge;		/* tag:24 | bytes used in the current epoch:40 */
 };
+
+#define QJ_USED_BITS	40
+#define QJ_USED_MASK	((1ULL << QJ_USED_BITS) - 1)
 
 /* Per level, per CPU: what happened to the packets that were classified at this level. */
 struct qj_counters {

@@ -47,7 +47,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newCalcCommand())
-	root.AddCommand(newUpCommand(), newStatusCommand(), newReloadCommand(), newDownCommand())
+	root.AddCommand(newUpCommand(), newStatusCommand(), newReloadCommand(), newDownCommand(), newBenchCommand())
 	root.AddCommand(newRunCommand(), newAssignCommand(), newUnassignCommand())
 	root.AddCommand(newTestbedCommand(), newProbeCommand())
 	return root

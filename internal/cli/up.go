@@ -30,7 +30,10 @@ type upOptions struct {
 }
 
 func newUpCommand() *cobra.Command {
-	opts := &upOptions{model: newModelFlags()}
+	return newUpCommandWith(&upOptions{model: newModelFlags()})
+}
+
+func newUpCommandWith(opts *upOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up --dev IF [--config FILE] [model flags] [flags]",
 		Short: "Attach QJump's rate limiter to the egress of an interface",

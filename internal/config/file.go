@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -19,21 +18,21 @@ import (
 // is absent keeps the value it had (the default, or what an earlier source set). Units are the
 // same strings the flags take ("10G", "1500B", "4us").
 type File struct {
-	Hosts          *int              `yaml:"hosts" json:"hosts,omitempty"`
-	Rate           *string           `yaml:"rate" json:"rate,omitempty"`
-	Packet         *string           `yaml:"packet" json:"packet,omitempty"`
-	Epsilon        *string           `yaml:"epsilon" json:"epsilon,omitempty"`
-	Mesochronous   *int              `yaml:"mesochronous" json:"mesochronous,omitempty"`
-	Factors        map[string]string `yaml:"factors" json:"factors,omitempty"`
-	TargetRate     map[string]string `yaml:"target_rate" json:"target_rate,omitempty"`
-	Mode           *string           `yaml:"mode" json:"mode,omitempty"`
-	Autoclass      *bool             `yaml:"autoclass" json:"autoclass,omitempty"`
-	Mark           *string           `yaml:"mark" json:"mark,omitempty"`
-	VLANID         *int              `yaml:"vlan_id" json:"vlan_id,omitempty"`
-	DefaultLevel   *int              `yaml:"default_level" json:"default_level,omitempty"`
-	PriorityLevels map[string]string `yaml:"priority_levels" json:"priority_levels,omitempty"`
-	DSCP           map[string]int    `yaml:"dscp" json:"dscp,omitempty"`
-	PCP            map[string]int    `yaml:"pcp" json:"pcp,omitempty"`
+	Hosts          *int              `yaml:"hosts,omitempty" json:"hosts,omitempty"`
+	Rate           *string           `yaml:"rate,omitempty" json:"rate,omitempty"`
+	Packet         *string           `yaml:"packet,omitempty" json:"packet,omitempty"`
+	Epsilon        *string           `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
+	Mesochronous   *int              `yaml:"mesochronous,omitempty" json:"mesochronous,omitempty"`
+	Factors        map[string]string `yaml:"factors,omitempty" json:"factors,omitempty"`
+	TargetRate     map[string]string `yaml:"target_rate,omitempty" json:"target_rate,omitempty"`
+	Mode           *string           `yaml:"mode,omitempty" json:"mode,omitempty"`
+	Autoclass      *bool             `yaml:"autoclass,omitempty" json:"autoclass,omitempty"`
+	Mark           *string           `yaml:"mark,omitempty" json:"mark,omitempty"`
+	VLANID         *int              `yaml:"vlan_id,omitempty" json:"vlan_id,omitempty"`
+	DefaultLevel   *int              `yaml:"default_level,omitempty" json:"default_level,omitempty"`
+	PriorityLevels map[string]string `yaml:"priority_levels,omitempty" json:"priority_levels,omitempty"`
+	DSCP           map[string]int    `yaml:"dscp,omitempty" json:"dscp,omitempty"`
+	PCP            map[string]int    `yaml:"pcp,omitempty" json:"pcp,omitempty"`
 }
 
 // Load reads the file at path and applies it over Default().
@@ -206,41 +205,4 @@ func setBool(src, dst *bool) {
 // oneLine folds yaml's multi-line messages ("unmarshal errors:\n  line 3: ...") into one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// Marshal writes d (solved: factors only) as a File, the form `qjump status --json` and the
-// dataplane's pinned record keep.
-func Marshal(d Dataplane) ([]byte, error) {
-	return yaml.Marshal(ToFile(d))
-}
-
-// ToFile is the inverse of Apply for a solved configuration, with exact numbers.
-func ToFile(d Dataplane) File {
-	m := d.Model
-	rate := strconv.FormatFloat(float64(m.Rate), 'f', -1, 64)
-	packet := strconv.FormatInt(int64(m.Packet), 10) + "B"
-	eps := time.Duration(m.Epsilon).String()
-	mode, mark := string(d.Mode), string(d.Mark)
-	def := int(d.DefaultLevel)
-	f := File{
-		Hosts: &m.Hosts, Rate: &rate, Packet: &packet, Epsilon: &eps, Mesochronous: &m.Mesochronous,
-		Factors: map[string]string{}, Mode: &mode, Autoclass: &d.Autoclass, Mark: &mark,
-		VLANID: &d.VLANID, DefaultLevel: &def, PriorityLevels: map[string]string{},
-		DSCP: map[string]int{}, PCP: map[string]int{},
-	}
-	for l, fa := range m.Factors {
-		f.Factors[strconv.Itoa(int(l))] = fa.String()
-	}
-	for p, l := range d.PriorityLevels {
-		v := "default"
-		if l != Unclassified {
-			v = strconv.Itoa(l)
-		}
-		f.PriorityLevels[strconv.Itoa(p)] = v
-	}
-	for l := range model.NumLevels {
-		f.DSCP[strconv.Itoa(l)] = d.DSCP[l]
-		f.PCP[strconv.Itoa(l)] = d.PCP[l]
-	}
-	return f
 }

@@ -31,7 +31,7 @@ const (
 // attach hooks prog onto the egress of ifindex and returns how; p.pin(pinLink) keeps a TCX link.
 func attach(p paths, ifindex int, prog *ebpf.Program, how Attach, r *record) error {
 	if how == AttachAuto || how == AttachTCX {
-		err := attachTCX(p, ifindex, prog)
+		err := tcxAttacher(p, ifindex, prog)
 		if err == nil || how == AttachTCX || !errors.Is(err, ebpf.ErrNotSupported) {
 			r.Attach = AttachTCX
 			return err
@@ -42,6 +42,9 @@ func attach(p paths, ifindex int, prog *ebpf.Program, how Attach, r *record) err
 	r.ClsactCreated = created
 	return err
 }
+
+// tcxAttacher is attachTCX; tests replace it to play a kernel without TCX.
+var tcxAttacher = attachTCX
 
 func attachTCX(p paths, ifindex int, prog *ebpf.Program) error {
 	l, err := link.AttachTCX(link.TCXOptions{Interface: ifindex, Program: prog, Attach: ebpf.AttachTCXEgress})

@@ -4,38 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
-
-// ErrNoPrivilege means the process lacks the capabilities to load, pin and attach programs.
-var ErrNoPrivilege = errors.New("qjump's dataplane needs root")
-
-// checkPrivilege looks for CAP_NET_ADMIN (qdiscs, filters, TCX) and CAP_SYS_ADMIN (bpffs, BPF
-// objects) before anything is touched, so that a user without them gets one clear line instead of
-// whichever syscall fails first.
-func checkPrivilege() error {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return nil // cannot tell: let the syscalls speak
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if hex, ok := strings.CutPrefix(line, "CapEff:"); ok {
-			caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
-			if err != nil {
-				return nil
-			}
-			const need = 1<<unix.CAP_NET_ADMIN | 1<<unix.CAP_SYS_ADMIN
-			if caps&need != need {
-				return fmt.Errorf("%w (CAP_NET_ADMIN and CAP_SYS_ADMIN): run it with sudo", ErrNoPrivilege)
-			}
-		}
-	}
-	return nil
-}
 
 // ErrNoBPFFS means no bpffs is mounted where pinned state must live.
 var ErrNoBPFFS = errors.New("no bpffs")
@@ -131,46 +104,3 @@ func parentOf(pid int) int {
 	ppid, _ := strconv.Atoi(fields[1])
 	return ppid
 }
-
-// netnsID is the inode of this thread's network namespace: interfaces in different namespaces
-// may share a name (every testbed host has eth0), so pinned state is keyed by both.
-func netnsID() (uint64, error) {
-	var st unix.Stat_t
-	if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
-		return 0, fmt.Errorf("stat network namespace: %w", err)
-	}
-	return st.Ino, nil
-}
-
-// paths names where a device's state is pinned: <bpffs>/qjump/<netns inode>/<ifname>/.
-type paths struct {
-	root   string // <bpffs>/qjump
-	netns  string // <root>/<netns inode>
-	device string // <netns>/<ifname>
-}
-
-func pathsFor(dev string) (paths, error) {
-	if err := checkPrivilege(); err != nil {
-		return paths{}, err
-	}
-	bpffs, err := bpffsRoot()
-	if err != nil {
-		return paths{}, err
-	}
-	ns, err := netnsID()
-	if err != nil {
-		return paths{}, err
-	}
-	root := filepath.Join(bpffs, stateDir)
-	p := paths{root: root, netns: filepath.Join(root, strconv.FormatUint(ns, 10))}
-	if dev != "" {
-		p.device = filepath.Join(p.netns, dev)
-	}
-	return p, nil
-}
-
-func (p paths) pin(name string) string     { return filepath.Join(p.device, name) }
-func (p paths) cgroupCeiling() string      { return filepath.Join(p.root, "cgroup_ceiling") }
-func (p paths) forDevice(dev string) paths { p.device = filepath.Join(p.netns, dev); return p }
-func (p paths) deviceName() string         { return filepath.Base(p.device) }
-func (p paths) exists() bool               { _, err := os.Stat(p.pin(pinMeta)); return err == nil }

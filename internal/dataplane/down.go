@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/cilium/ebpf"
 )
@@ -52,7 +53,7 @@ func removeEmpty(p paths) {
 		return
 	}
 	for _, e := range entries {
-		if _, err := strconv.ParseUint(e.Name(), 10, 64); err == nil && e.IsDir() {
+		if isNetnsKey(e.Name()) && e.IsDir() {
 			return // a network namespace with devices up
 		}
 	}
@@ -67,4 +68,9 @@ func removeEmpty(p paths) {
 		_ = os.Remove(p.cgroupCeiling())
 	}
 	_ = os.Remove(filepath.Clean(p.root))
+}
+
+func isNetnsKey(name string) bool {
+	_, err := strconv.ParseUint(strings.TrimPrefix(name, "ino-"), 10, 64)
+	return err == nil
 }

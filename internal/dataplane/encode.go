@@ -15,6 +15,8 @@ const (
 	modeShape  = 1
 
 	unclassified = 0xff
+
+	maxBudget = 1 << 40 // QJ_USED_BITS
 )
 
 // encode turns a solved configuration into the program's struct qj_config. A level without a
@@ -49,7 +51,9 @@ func encode(d config.Dataplane, generation uint64, classids [model.NumLevels]uin
 		lv := &c.Level[l]
 		lv.Dscp, lv.Pcp, lv.Classid = uint8(d.DSCP[l]), uint8(d.PCP[l]), classids[l]
 		if f, ok := d.Model.Factors[model.Level(l)]; ok {
-			if b, limited := d.Model.Budget(f); limited {
+			// The program counts a level's bytes in 40 bits; a budget of a terabyte or more per
+			// epoch is no limit at all.
+			if b, limited := d.Model.Budget(f); limited && b < maxBudget {
 				lv.Budget, lv.Limited = uint64(b), 1
 			}
 		}

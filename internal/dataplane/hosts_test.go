@@ -43,8 +43,16 @@ func newHosts(t *testing.T) *hosts {
 		}
 	})
 	va, vb := fmt.Sprintf("qjdp%da", k), fmt.Sprintf("qjdp%db", k)
+	for _, ns := range []string{h.a, h.b} {
+		if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+			t.Fatalf("ip netns add %s: %v: %s", ns, err, out)
+		}
+		// No IPv6: the kernel's own neighbour discovery and MLD reports go out at priority 7
+		// (TC_PRIO_CONTROL) and would show up in the counters of level 7.
+		_ = exec.Command("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+			"net.ipv6.conf.default.disable_ipv6=1").Run()
+	}
 	script := [][]string{
-		{"netns", "add", h.a}, {"netns", "add", h.b},
 		{"link", "add", va, "netns", h.a, "type", "veth", "peer", "name", vb, "netns", h.b},
 		{"-n", h.a, "link", "set", va, "name", "eth0"}, {"-n", h.b, "link", "set", vb, "name", "eth0"},
 		{"-n", h.a, "addr", "add", h.addrA + "/24", "dev", "eth0"},
@@ -144,4 +152,13 @@ func inNetns(t *testing.T, ns string, f func()) {
 		}
 	}()
 	f()
+}
+
+// TestMain removes the qjump binary the namespace tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
 }

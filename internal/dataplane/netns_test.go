@@ -2,6 +2,10 @@ package dataplane
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +103,66 @@ func TestUpTwiceChangesNothing(t *testing.T) {
 	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--hosts", "3", "--rate", "1G", "--replace")
 	if s := h.status(t, h.a); s.Devices[0].EpochNs == testEpoch.Nanoseconds() {
 		t.Fatalf("--replace kept the old configuration: %+v", s.Devices[0])
+	}
+}
+
+// TestActiveConfig: the app utility reads the running configuration of a device (its budgets) in
+// the caller's network namespace.
+func TestActiveConfig(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs("--mark", "pcp", "--default-level", "3")...)
+	var budget int64
+	var ok bool
+	inNetns(t, h.a, func() {
+		d, err := ActiveConfig("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Mark != "pcp" || d.DefaultLevel != 3 {
+			t.Errorf("active config %+v", d)
+		}
+		b, limited := d.Model.Budget(d.Model.Factors[5])
+		budget, ok = int64(b), limited
+	})
+	if !ok || budget != testBudget {
+		t.Errorf("level 5 budget %d (limited %v), want %d", budget, ok, testBudget)
+	}
+	inNetns(t, h.b, func() {
+		if _, err := ActiveConfig("eth0"); !errors.Is(err, ErrNotUp) {
+			t.Errorf("host b's eth0: %v, want ErrNotUp", err)
+		}
+	})
+}
+
+// TestDeletedNamespaceIsPruned: a namespace deleted without `qjump down` leaves only pins behind;
+// the next up anywhere removes them.
+func TestDeletedNamespaceIsPruned(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	var key string
+	var err error
+	inNetns(t, h.a, func() { key, err = netnsKey() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(defaultBPFFS, stateDir, key)
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("no state for %s after up: %v", h.a, err)
+	}
+	if out, err := exec.Command("ip", "netns", "del", h.a).CombinedOutput(); err != nil {
+		t.Fatalf("delete %s: %v %s", h.a, err, out)
+	}
+	// The kernel frees a namespace asynchronously; the link turns defunct when it does.
+	other := newHosts(t)
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		other.mustQjump(t, other.a, upArgs("--replace")...)
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still pinned after its namespace was deleted and up ran", dir)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

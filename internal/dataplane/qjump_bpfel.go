@@ -19,10 +19,9 @@ type qjumpQjBudget struct {
 		_   structs.HostLayout
 		Val uint32
 	}
-	Pad        uint32
-	EpochEnd   uint64
-	Left       uint64
-	Generation uint64
+	Pad      uint32
+	EpochEnd uint64
+	Charge   uint64
 }
 
 type qjumpQjConfig struct {

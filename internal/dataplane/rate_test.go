@@ -39,9 +39,12 @@ func TestLevelRateMatchesModel(t *testing.T) {
 }
 
 // TestTwoCPUsNeverExceedBudget: two senders pinned to different CPUs race for one level's budget;
-// the receiver sums bytes per epoch (the epoch index each sender stamped from the clock the
-// program reads) and no epoch may carry more than f·P. Senders send only in the middle of each
-// epoch, so the epoch a packet is stamped with is the one the program charged it to.
+// the receiver sums bytes per epoch and no epoch may carry more than f·P. A packet's epoch comes
+// from its kernel receive timestamp on the clock the program reads: veth timestamps a frame in the
+// same bottom-half-disabled section in which TC egress charged it, microseconds later. (The epoch
+// a sender reads before its write is not enough: a sender preempted between its clock read and
+// the write gets charged in a later epoch.) Senders send only in the middle of each epoch, so
+// frames land far from epoch boundaries.
 func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs()...)
@@ -59,11 +62,12 @@ func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 	perEpoch := map[uint64]int{}
 	senders := map[uint64]map[uint8]bool{}
 	for _, d := range <-got {
-		perEpoch[d.epoch] += d.frame
-		if senders[d.epoch] == nil {
-			senders[d.epoch] = map[uint8]bool{}
+		e := realtimeToMonotonic(d.at) / uint64(testEpoch)
+		perEpoch[e] += d.frame
+		if senders[e] == nil {
+			senders[e] = map[uint8]bool{}
 		}
-		senders[d.epoch][d.sender] = true
+		senders[e][d.sender] = true
 	}
 	full, shared, worst := 0, 0, 0
 	for e, b := range perEpoch {
@@ -80,7 +84,8 @@ func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 	}
 	t.Logf("%d epochs, %d used the whole budget, %d shared by both CPUs, most bytes in one epoch %d (budget %d)",
 		len(perEpoch), full, shared, worst, testBudget)
-	if full < len(perEpoch)/2 || shared < len(perEpoch)/2 {
+	// On a busy host one sender may miss epochs; ten shared epochs still make the point.
+	if full < len(perEpoch)/2 || shared < 10 {
 		t.Errorf("the senders did not contend: %d of %d epochs full, %d shared", full, len(perEpoch), shared)
 	}
 }

@@ -316,3 +316,34 @@ func ownCgroupPath(t *testing.T) string {
 }
 
 var _ = binary.LittleEndian
+
+// TestReloadKeepsWhatTheEpochUsed: a new configuration applies at once to the bytes the current
+// epoch has already carried, so a reload never lets one epoch carry old budget plus new budget.
+func TestReloadKeepsWhatTheEpochUsed(t *testing.T) {
+	d := testConfig()
+	r := newRunner(t, d)
+	reload := func(f float64, gen uint64) {
+		d.Model.Factors[7] = model.Limited(f)
+		if err := installConfig(r.objs.Config, encode(d, gen, [model.NumLevels]uint32{}, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		factor  float64 // reload to this factor first, if non-zero
+		size    int
+		verdict uint32
+	}{
+		{size: 600, verdict: verdictNext},             // used 600 of 1000
+		{factor: 0.5, size: 60, verdict: verdictDrop}, // budget 500 < 600 + 60
+		{factor: 2, size: 1400, verdict: verdictNext}, // used 2000 of 2000
+		{size: 60, verdict: verdictDrop},
+	}
+	for i, s := range steps {
+		if s.factor != 0 {
+			reload(s.factor, uint64(i+2))
+		}
+		if v, _, _ := r.run(7, udp4(s.size, 0)); v != s.verdict {
+			t.Fatalf("step %d: verdict %#x, want %#x", i, v, s.verdict)
+		}
+	}
+}

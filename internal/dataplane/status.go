@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
@@ -104,8 +105,17 @@ func attached(p paths, rec record) bool {
 		return false
 	}
 	if rec.Attach == AttachTCX {
-		_, err := os.Stat(p.pin(pinLink))
-		return err == nil
+		// A TCX link outlives its device while pinned, detached: its info then names no device.
+		tl, err := link.LoadPinnedLink(p.pin(pinLink), nil)
+		if err != nil {
+			return false
+		}
+		defer tl.Close()
+		info, err := tl.Info()
+		if err != nil || info.TCX() == nil {
+			return false
+		}
+		return info.TCX().Ifindex == uint32(rec.Ifindex)
 	}
 	fs, err := netlink.FilterList(l, netlink.HANDLE_MIN_EGRESS)
 	if err != nil {

@@ -18,6 +18,15 @@ import (
 
 const udpFrameOverhead = 14 + 20 + 8 // Ethernet, IPv4, UDP: the bytes QJump charges beyond the payload
 
+// realtimeToMonotonic converts a kernel receive timestamp (CLOCK_REALTIME) to the clock the program
+// reads, with the offset between the two clocks measured now.
+func realtimeToMonotonic(at time.Time) uint64 {
+	var mono, real unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono)
+	_ = unix.ClockGettime(unix.CLOCK_REALTIME, &real)
+	return uint64(at.UnixNano() - (real.Nano() - mono.Nano()))
+}
+
 func monotonicNs() uint64 {
 	var ts unix.Timespec
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) // the clock bpf_ktime_get_ns reads
@@ -34,8 +43,27 @@ func listenUDP(t *testing.T, ns, addr string, port int) *net.UDPConn {
 		t.Fatalf("listen udp in %s: %v", ns, err)
 	}
 	_ = c.SetReadBuffer(8 << 20)
+	// Kernel receive timestamps: arrival times must not depend on when the reader gets the CPU.
+	if raw, err := c.SyscallConn(); err == nil {
+		_ = raw.Control(func(fd uintptr) { _ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) })
+	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// rxTime is the kernel's receive timestamp in oob, or now if there is none.
+func rxTime(oob []byte) time.Time {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err == nil {
+		for _, m := range msgs {
+			if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SO_TIMESTAMPNS && len(m.Data) >= 16 {
+				sec := int64(binary.NativeEndian.Uint64(m.Data[0:]))
+				nsec := int64(binary.NativeEndian.Uint64(m.Data[8:]))
+				return time.Unix(sec, nsec)
+			}
+		}
+	}
+	return time.Now()
 }
 
 // dialUDP opens a UDP socket in ns to addr:port with SO_PRIORITY prio.
@@ -80,7 +108,7 @@ func receive(c *net.UDPConn, stop <-chan struct{}) <-chan []datagram {
 	out := make(chan []datagram, 1)
 	go func() {
 		var got []datagram
-		buf := make([]byte, 65536)
+		buf, oob := make([]byte, 65536), make([]byte, 128)
 		drainUntil := time.Time{}
 		for {
 			select {
@@ -95,11 +123,11 @@ func receive(c *net.UDPConn, stop <-chan struct{}) <-chan []datagram {
 				return
 			}
 			_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-			n, err := c.Read(buf)
+			n, oobn, _, _, err := c.ReadMsgUDP(buf, oob)
 			if err != nil {
 				continue
 			}
-			d := datagram{frame: n + udpFrameOverhead, at: time.Now()}
+			d := datagram{frame: n + udpFrameOverhead, at: rxTime(oob[:oobn])}
 			if n >= 9 {
 				d.sender, d.epoch = buf[0], binary.LittleEndian.Uint64(buf[1:9])
 			}

@@ -44,6 +44,7 @@ func Up(opts UpOptions) (err error) {
 			return err
 		}
 	}
+	pruneDead(p.root)
 	ifindex := dev.Attrs().Index
 	rec, err := newRecord(opts.Device, ifindex, opts.Config)
 	if err != nil {

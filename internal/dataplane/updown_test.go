@@ -10,7 +10,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-	"golang.org/x/sys/unix"
 )
 
 // snapshot is everything up may touch on eth0 of ns: qdiscs, classes, filters, TCX programs and
@@ -42,11 +41,13 @@ func (h *hosts) snapshot(t *testing.T, ns string) string {
 // pins lists what is pinned for namespace ns.
 func (h *hosts) pins(t *testing.T, ns string) []string {
 	t.Helper()
-	var st unix.Stat_t
-	if err := unix.Stat("/run/netns/"+ns, &st); err != nil {
+	var key string
+	var err error
+	inNetns(t, ns, func() { key, err = netnsKey() })
+	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(defaultBPFFS, stateDir, fmt.Sprint(st.Ino))
+	dir := filepath.Join(defaultBPFFS, stateDir, key)
 	var out []string
 	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
 		if err == nil {

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+)
+
+type benchDataplaneOptions struct {
+	repeat, rounds, seconds int
+	skipThroughput          bool
+	json                    bool
+}
+
+type benchDataplaneJSON struct {
+	Program    dataplane.ProgramCost `json:"program"`
+	Throughput *throughputResult     `json:"throughput"`
+}
+
+func newBenchDataplaneCommand() *cobra.Command {
+	opts := &benchDataplaneOptions{}
+	cmd := &cobra.Command{
+		Use:   "dataplane [--json]",
+		Short: "Measure the per-packet cost and the throughput cost of QJump's eBPF program",
+		Long: `dataplane measures what QJump costs, in two ways.
+
+Per packet: BPF_PROG_TEST_RUN runs QJump's program on a 64-byte UDP frame at a limited level
+(classify, charge the budget under its lock, mark, count), side by side with two floors: an empty
+program (the harness) and one that only reads bpf_ktime_get_ns, which QJump must read once per
+packet. It prints the three medians and QJump's ratio to the clock-only floor.
+
+Throughput: iperf3 TCP between two network namespaces over a veth pair, alternately without and
+with QJump attached (every level unlimited, so what is measured is the program, not a budget). It
+prints each round and the ratio of the medians. Needs root and iperf3; the namespaces
+(qjdp-bench-<pid>-a/b) are removed afterwards, also on Ctrl-C. Timing is noisy on a busy host:
+compare the ratios, which are measured side by side.`,
+		Example: `  sudo qjump bench dataplane
+  sudo qjump bench dataplane --rounds 5 --seconds 3 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBenchDataplane(cmd.Context(), opts, cmd.OutOrStdout())
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&opts.repeat, "repeat", 1000000, "packets per BPF_PROG_TEST_RUN measurement")
+	fs.IntVar(&opts.rounds, "rounds", 5, "rounds: each program (and each side of the throughput A/B) once per round")
+	fs.IntVar(&opts.seconds, "seconds", 2, "seconds of iperf3 per throughput measurement")
+	fs.BoolVar(&opts.skipThroughput, "skip-throughput", false, "only the per-packet figures (no namespaces, no iperf3)")
+	fs.BoolVar(&opts.json, "json", false, "print one JSON object instead of tables")
+	return cmd
+}
+
+func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout io.Writer) error {
+	switch {
+	case opts.repeat < 1:
+		return usageErrorf("invalid --repeat %d: need at least 1", opts.repeat)
+	case opts.rounds < 1:
+		return usageErrorf("invalid --rounds %d: need at least 1", opts.rounds)
+	case opts.seconds < 1:
+		return usageErrorf("invalid --seconds %d: need at least 1", opts.seconds)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var out benchDataplaneJSON
+	var err error
+	if out.Program, err = dataplane.BenchProgram(opts.repeat, opts.rounds); err != nil {
+		return dataplaneError(err)
+	}
+	if !opts.skipThroughput {
+		t, err := benchThroughput(ctx, opts.rounds, opts.seconds)
+		if err != nil {
+			return err
+		}
+		out.Throughput = &t
+	}
+	if opts.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return printBenchDataplane(stdout, out)
+}
+
+func printBenchDataplane(w io.Writer, out benchDataplaneJSON) error {
+	p := out.Program
+	fmt.Fprintf(w, "BPF_PROG_TEST_RUN, 64-byte UDP frame on a limited level, median of %d rounds of %d packets\n", p.Rounds, p.Repeat)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROGRAM\tNS/PACKET")
+	fmt.Fprintf(tw, "empty\t%.1f\n", p.EmptyNs)
+	fmt.Fprintf(tw, "clock only\t%.1f\n", p.ClockNs)
+	fmt.Fprintf(tw, "qjump\t%.1f\n", p.QJumpNs)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "qjump / clock only = %.2f× (target ≤ 1.30×)\n", p.Ratio)
+	if t := out.Throughput; t != nil {
+		fmt.Fprintf(w, "\niperf3 TCP over a veth pair, %d rounds of %d s, without and with QJump (all levels unlimited)\n", t.Rounds, t.Seconds)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ROUND\tWITHOUT\tWITH")
+		for i := range t.WithoutBps {
+			fmt.Fprintf(tw, "%d\t%.2f Gb/s\t%.2f Gb/s\n", i+1, t.WithoutBps[i]/1e9, t.WithBps[i]/1e9)
+		}
+		fmt.Fprintf(tw, "median\t%.2f Gb/s\t%.2f Gb/s\n", t.MedianWithoutBps/1e9, t.MedianWithBps/1e9)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "with / without = %.1f%% (target ≥ 98%%)\n", 100*t.Ratio)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// TestDocumentedExampleLoads keeps docs/configuration.md honest: its annotated example must load
+// and mean what its comments say.
+func TestDocumentedExampleLoads(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "```yaml\n")
+	example, _, _ := strings.Cut(rest, "```")
+	path := filepath.Join(t.TempDir(), "qjump.yaml")
+	if err := os.WriteFile(path, []byte(example), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = d.Solved(); err != nil {
+		t.Fatal(err)
+	}
+	if d.Model.Hosts != 12 || d.Model.Rate != 10e9 || d.DSCP[7] != 46 || d.PriorityLevels[6] != 7 ||
+		d.PriorityLevels[0] != Unclassified || d.Mode != Police || d.Mark != MarkDSCP {
+		t.Errorf("example loaded as %+v", d)
+	}
+	if f := d.Model.Factors[5]; f.Unlimited || d.Model.LevelRate(f) < 4.99e9 || d.Model.LevelRate(f) > 5.01e9 {
+		t.Errorf("target_rate 5: 5G solved to factor %v, rate %v", f, d.Model.LevelRate(f))
+	}
+}
+
+// TestRoundTrip: what status prints (ToFile) reads back as the same configuration.
+func TestRoundTrip(t *testing.T) {
+	d := Default()
+	d.Model.Hosts, d.Model.Rate, d.Model.Epsilon = 7, 2.5e9, 1234
+	d.Model.Factors = model.Factors{7: model.Limited(1.25), 3: model.Limited(1.0 / 3), 0: model.Unlimited()}
+	d.Mode, d.Mark, d.VLANID, d.DefaultLevel, d.DSCP[2], d.PCP[6], d.PriorityLevels[9] = Shape, MarkBoth, 12, 3, 10, 1, 4
+	y, err := yaml.Marshal(ToFile(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse("round trip", y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Default()
+	if err := f.Apply(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, d) {
+		t.Errorf("round trip:\n%s\ngot  %+v\nwant %+v", y, got, d)
+	}
+}
+
+func TestBadValues(t *testing.T) {
+	cases := []struct{ yaml, field string }{
+		{"hosts: 0\nrate: 1G\n", "hosts"},
+		{"rate: fast\n", "rate"},
+		{"packet: 10B\n", "packet"},
+		{"epsilon: -1s\n", "epsilon"},
+		{"factors: {8: 1}\n", "factors"},
+		{"factors: {3: 0}\n", "factors[3]"},
+		{"target_rate: {3: x}\n", "target_rate[3]"},
+		{"mode: fast\n", "mode"},
+		{"mark: red\n", "mark"},
+		{"vlan_id: 4095\n", "vlan-id"},
+		{"default_level: 8\n", "default-level"},
+		{"priority_levels: {16: 1}\n", "priority_levels"},
+		{"priority_levels: {3: 9}\n", "priority_levels[3]"},
+		{"dscp: {1: 64}\n", "dscp[1]"},
+		{"pcp: {1: 8}\n", "pcp[1]"},
+		{"mode: shape\nautoclass: true\n", "autoclass"},
+		{"hosts: [1\n", "config file t"},
+		{"colour: blue\n", "config file t"},
+	}
+	for _, tc := range cases {
+		f, err := Parse("t", []byte(tc.yaml))
+		if err == nil {
+			d := Default()
+			err = f.Apply(&d)
+		}
+		var fe *model.FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want a one-line field error on %q", tc.yaml, err, tc.field)
+		}
+	}
+}

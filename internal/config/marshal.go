@@ -1,0 +1,47 @@
+package config
+
+import (
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// Marshal writes d (solved: factors only) as a File, the form `qjump status --json` and the
+// dataplane's pinned record keep.
+func Marshal(d Dataplane) ([]byte, error) {
+	return yaml.Marshal(ToFile(d))
+}
+
+// ToFile is the inverse of Apply for a solved configuration, with exact numbers.
+func ToFile(d Dataplane) File {
+	m := d.Model
+	rate := strconv.FormatFloat(float64(m.Rate), 'f', -1, 64)
+	packet := strconv.FormatInt(int64(m.Packet), 10) + "B"
+	eps := time.Duration(m.Epsilon).String()
+	mode, mark := string(d.Mode), string(d.Mark)
+	def := int(d.DefaultLevel)
+	f := File{
+		Hosts: &m.Hosts, Rate: &rate, Packet: &packet, Epsilon: &eps, Mesochronous: &m.Mesochronous,
+		Factors: map[string]string{}, Mode: &mode, Autoclass: &d.Autoclass, Mark: &mark,
+		VLANID: &d.VLANID, DefaultLevel: &def, PriorityLevels: map[string]string{},
+		DSCP: map[string]int{}, PCP: map[string]int{},
+	}
+	for l, fa := range m.Factors {
+		f.Factors[strconv.Itoa(int(l))] = fa.String()
+	}
+	for p, l := range d.PriorityLevels {
+		v := "default"
+		if l != Unclassified {
+			v = strconv.Itoa(l)
+		}
+		f.PriorityLevels[strconv.Itoa(p)] = v
+	}
+	for l := range model.NumLevels {
+		f.DSCP[strconv.Itoa(l)] = d.DSCP[l]
+		f.PCP[strconv.Itoa(l)] = d.PCP[l]
+	}
+	return f
+}

@@ -1,0 +1,113 @@
+package dataplane
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// TestCgroupCeilingAppliesEverywhere: one SetCgroupCeiling clamps the sockets of a cgroup on
+// every device QJump is up on, here eth0 of two namespaces, and ClearCgroupCeiling lifts it.
+func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	h.mustQjump(t, h.b, upArgs("--attach", "clsact")...)
+	mount, err := CgroupMount()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	cg := filepath.Join(mount, fmt.Sprintf("qjdp-%d-ceiling", os.Getpid()))
+	if err := os.Mkdir(cg, 0o755); err != nil {
+		testutil.Unavailable(t, "create a cgroup: "+err.Error())
+	}
+	t.Cleanup(func() { _ = os.Remove(cg) })
+	id, err := CgroupID(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetCgroupCeiling(id, 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ClearCgroupCeiling(id) })
+
+	sendFrom := func(ns, dst string) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCgroupSender$")
+		cmd.Env = append(os.Environ(), "QJDP_HELPER=1", "QJDP_CGROUP="+cg, "QJDP_NETNS="+ns, "QJDP_DST="+dst)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("sender in %s: %v: %s", ns, err, out)
+		}
+	}
+	levelSent := func(ns string, level int) uint64 {
+		for _, l := range h.status(t, ns).Devices[0].Levels {
+			if l.Level == level {
+				return l.SentPackets
+			}
+		}
+		return 0
+	}
+	// Deltas, so that anything else on the links (the kernel's own packets) does not count.
+	before := map[string][2]uint64{}
+	for _, ns := range []string{h.a, h.b} {
+		before[ns] = [2]uint64{levelSent(ns, 2), levelSent(ns, 7)}
+	}
+	sendFrom(h.a, h.addrB)
+	sendFrom(h.b, h.addrA)
+	for _, ns := range []string{h.a, h.b} {
+		l2, l7 := levelSent(ns, 2)-before[ns][0], levelSent(ns, 7)-before[ns][1]
+		if l2 < 10 || l7 >= 10 {
+			t.Errorf("%s under ceiling 2: level 2 sent %d more, level 7 %d more; want 10 at level 2", ns, l2, l7)
+		}
+	}
+	if err := ClearCgroupCeiling(id); err != nil {
+		t.Fatal(err)
+	}
+	l7 := levelSent(h.a, 7)
+	sendFrom(h.a, h.addrB)
+	if d := levelSent(h.a, 7) - l7; d < 10 {
+		t.Errorf("after ClearCgroupCeiling: level 7 sent %d more, want 10", d)
+	}
+}
+
+// TestHelperCgroupSender is not a test: TestCgroupCeilingAppliesEverywhere runs it in a child
+// process that joins a cgroup and a network namespace, then sends 10 datagrams at priority 7.
+func TestHelperCgroupSender(t *testing.T) {
+	if os.Getenv("QJDP_HELPER") != "1" {
+		t.Skip("helper process for TestCgroupCeilingAppliesEverywhere")
+	}
+	pid := []byte(strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(filepath.Join(os.Getenv("QJDP_CGROUP"), "cgroup.procs"), pid, 0); err != nil {
+		t.Fatal(err)
+	}
+	runtime.LockOSThread()
+	ns, err := netns.GetFromName(os.Getenv("QJDP_NETNS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := netns.Set(ns); err != nil {
+		t.Fatal(err)
+	}
+	// Unconnected: the ICMP port-unreachable replies then fail no write.
+	c, err := net.ListenUDP("udp4", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	raw, _ := c.SyscallConn()
+	_ = raw.Control(func(fd uintptr) { _ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PRIORITY, 7) })
+	for i := 0; i < 10; i++ {
+		if _, err := c.WriteTo(make([]byte, 100), &net.UDPAddr{IP: net.ParseIP(os.Getenv("QJDP_DST")), Port: 5009}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package dataplane
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// TestBudgetExactUnderConcurrentRuns hammers one level from two CPUs at once through
+// BPF_PROG_TEST_RUN, which runs the program on the calling CPU. With one long epoch the level must
+// send exactly its budget; with 20 µs epochs (a rollover every few hundred packets, raced by both
+// CPUs) it must never send more than one budget per epoch the run spanned.
+func TestBudgetExactUnderConcurrentRuns(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs two CPUs")
+	}
+	const frame = 64
+	cases := []struct {
+		name   string
+		rate   model.Rate // with n=1, P=1000B, m=2: E = 16000/R s
+		factor float64
+	}{
+		{name: "one long epoch", rate: 1000, factor: 64},                       // E = 16 s, budget 64000 B
+		{name: "20 µs epochs", rate: 800e6, factor: float64(frame) * 4 / 1000}, // budget 4 frames
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := testConfig()
+			d.Model.Rate = tc.rate
+			d.Model.Factors = model.Factors{5: model.Limited(tc.factor)}
+			r := newRunner(t, d)
+			budget, _ := d.Model.Budget(d.Model.Factors[5])
+			const runs = 200000
+			start := time.Now()
+			var wg sync.WaitGroup
+			for cpu := 0; cpu < 2; cpu++ {
+				wg.Add(1)
+				go func(cpu int) {
+					defer wg.Done()
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					var set unix.CPUSet
+					set.Set(cpu)
+					_ = unix.SchedSetaffinity(0, &set)
+					_, err := r.objs.Prog.Run(&ebpf.RunOptions{Data: udp4(frame, 0), Repeat: runs,
+						Context: skbContext{Priority: 5}})
+					if err != nil {
+						t.Error(err)
+					}
+				}(cpu)
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			c := r.counters()[5]
+			if c.SentBytes+c.DroppedBytes != 2*runs*frame {
+				t.Fatalf("sent %d + dropped %d bytes, want %d in all", c.SentBytes, c.DroppedBytes, 2*runs*frame)
+			}
+			epochs := uint64(elapsed/d.Model.Epoch()) + 2
+			t.Logf("%v: %d packets sent, %d dropped over %v; at most %d epochs × %d B", tc.name,
+				c.SentPackets, c.DroppedPackets, elapsed.Round(time.Millisecond), epochs, budget)
+			if d.Model.Epoch() > time.Second && c.SentBytes != uint64(budget) {
+				t.Errorf("one epoch: sent %d bytes, want exactly the budget %d", c.SentBytes, budget)
+			}
+			if c.SentBytes > epochs*uint64(budget) {
+				t.Errorf("sent %d bytes, more than %d epochs × %d", c.SentBytes, epochs, budget)
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package dataplane
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+)
+
+// TestAutoFallsBackToClsact plays a kernel without TCX: --attach auto must then use clsact, and
+// --attach tcx must fail with ErrNotSupported and leave nothing behind.
+func TestAutoFallsBackToClsact(t *testing.T) {
+	h := newHosts(t)
+	orig := tcxAttacher
+	tcxAttacher = func(paths, int, *ebpf.Program) error { return fmt.Errorf("attach tcx link: %w", ebpf.ErrNotSupported) }
+	t.Cleanup(func() { tcxAttacher = orig })
+	before := h.snapshot(t, h.a)
+	d := testConfig()
+	inNetns(t, h.a, func() {
+		err := Up(UpOptions{Device: "eth0", Config: d, Attach: AttachTCX})
+		if err == nil || !strings.Contains(err.Error(), "not supported") {
+			t.Errorf("--attach tcx without TCX: %v, want not supported", err)
+		}
+	})
+	if after := h.snapshot(t, h.a); after != before {
+		t.Fatalf("failed up left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	inNetns(t, h.a, func() {
+		if err := Up(UpOptions{Device: "eth0", Config: d}); err != nil {
+			t.Fatalf("--attach auto without TCX: %v", err)
+		}
+		st, err := DeviceStatus("eth0")
+		if err != nil || st.Attach != AttachClsact || !st.Attached {
+			t.Errorf("status %+v, %v; want attached via clsact", st, err)
+		}
+		if err := Down("eth0"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if after := h.snapshot(t, h.a); after != before {
+		t.Fatalf("down left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

@@ -1,0 +1,32 @@
+package dataplane
+
+import (
+	"fmt"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// soNetnsCookie is SO_NETNS_COOKIE (Linux 5.14+), which golang.org/x/sys does not name yet.
+const soNetnsCookie = 71
+
+// netnsKey names this thread's network namespace in pinned paths. Interfaces in different
+// namespaces may share a name (every testbed host has eth0), so state is keyed by both. The key is
+// the namespace's cookie, which the kernel never reuses while it runs; a namespace's inode number
+// is reused once the namespace is gone, and would make a new namespace find a dead one's state.
+// Kernels without cookies fall back to the inode ("ino-<n>").
+func netnsKey() (string, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err == nil {
+		defer unix.Close(fd)
+		cookie, err := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, soNetnsCookie)
+		if err == nil {
+			return strconv.FormatUint(cookie, 10), nil
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
+		return "", fmt.Errorf("identify network namespace: %w", err)
+	}
+	return "ino-" + strconv.FormatUint(st.Ino, 10), nil
+}
