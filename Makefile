@@ -31,7 +31,7 @@ preload-check:
 	{ echo "$(PRELOAD_SO) does not match preload/qjump_preload.c: run make preload and commit it" >&2; exit 1; }
 
 # What the shim adds to socket() (docs/performance.md).
-bench-preload:
+bench-preload: build
 	preload/bench.sh
 
 deps:

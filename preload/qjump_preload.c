@@ -9,9 +9,9 @@
  * send for many epochs. Unix and other sockets are untouched.
  *
  * Accepted sockets need a wrapper too: the kernel clones them from the listener, which copies the
- * locked send buffer and the mark, but on 6.x kernels not sk_priority (an accepted TCP socket starts
- * at priority 0 whatever the listener's). accept() and accept4() therefore give the new socket the
- * listener's priority, as inheritance would; preload_test.go checks both facts.
+ * locked send buffer and the mark, but on 6.x kernels not sk_priority (an accepted TCP socket
+ * starts at priority 0 whatever the listener's). accept() and accept4() therefore give the new
+ * socket the listener's priority, as inheritance would; test/shim_test.go checks both facts.
  *
  * The environment is read once, in the constructor:
  *   QJUMP_LEVEL    0..7, the level (no level: the shim does nothing)
@@ -139,8 +139,8 @@ static void parse_env(void)
 	if (level) {
 		cfg.has_level = parse_int(level, 0, QJUMP_LEVELS - 1, &cfg.priority);
 		if (!cfg.has_level && once(REPORT_BAD_LEVEL))
-			say("ignoring QJUMP_LEVEL=\"%.40s\": need a level from 0 to 7; sockets keep "
-			    "the default priority",
+			say("ignoring QJUMP_LEVEL=\"%.40s\": need a level from 0 to 7; "
+			    "sockets keep the default priority",
 			    level);
 	}
 	if (sndbuf && !parse_int(sndbuf, 1, INT_MAX, &cfg.sndbuf) && once(REPORT_BAD_SNDBUF))
@@ -214,8 +214,8 @@ static void apply_priority(int fd)
 	if (sys_setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &cfg.priority, sizeof(cfg.priority)) == 0)
 		return;
 	if (once(REPORT_PRIORITY_FAILED))
-		say("cannot set SO_PRIORITY %d: %s%s; sockets keep the default priority", cfg.priority,
-		    strerror(errno),
+		say("cannot set SO_PRIORITY %d: %s%s; sockets keep the default priority",
+		    cfg.priority, strerror(errno),
 		    errno == EPERM ? " (priority 7 needs CAP_NET_ADMIN or CAP_NET_RAW)" : "");
 }
 
@@ -249,7 +249,8 @@ int socket(int domain, int type, int protocol)
  * which the kernel turns into a priority as a side effect (rt_tos2priority). */
 static bool sets_priority(int level, int name)
 {
-	return (level == SOL_SOCKET && name == SO_PRIORITY) || (level == IPPROTO_IP && name == IP_TOS);
+	return (level == SOL_SOCKET && name == SO_PRIORITY) ||
+	       (level == IPPROTO_IP && name == IP_TOS);
 }
 
 /* setsockopt keeps the level when the program touches the priority: with QJUMP_ENFORCE its own

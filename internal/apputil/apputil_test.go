@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -109,5 +110,22 @@ func TestShellCode(t *testing.T) {
 	}
 	if c := (Status{Signal: 15}).ShellCode(); c != 143 {
 		t.Errorf("SIGTERM → %d, want 143", c)
+	}
+}
+
+func TestLevelOf(t *testing.T) {
+	d := config.Default()
+	for p := 0; p < 8; p++ {
+		if l := levelOf(d, p); l != model.Level(p) {
+			t.Errorf("default table: priority %d counted at level %d", p, l)
+		}
+	}
+	d.DefaultLevel = 2
+	if l := levelOf(d, 0); l != 2 {
+		t.Errorf("priority 0 with default level 2 counted at %d", l)
+	}
+	d.PriorityLevels[5] = 4
+	if l := levelOf(d, 5); l != 4 {
+		t.Errorf("priority 5 mapped to 4 counted at %d", l)
 	}
 }

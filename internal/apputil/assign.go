@@ -8,13 +8,26 @@ import (
 	"strconv"
 
 	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
-// PinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
-// exits: PinRoot/<cgroup id>/{sock_create,sock_ops,setsockopt}.
-var PinRoot = "/sys/fs/bpf/qjump/cgroups"
+// pinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
+// exits: <bpffs>/qjump/cgroups/<cgroup id>/{sock_create,sock_ops,setsockopt}, on the host's bpffs
+// (through PID 1's root under `ip netns exec`, which hides /sys/fs/bpf), or under $QJUMP_BPFFS.
+func pinRoot() (string, error) {
+	candidates := []string{"/sys/fs/bpf", "/proc/1/root/sys/fs/bpf"}
+	if p := os.Getenv(dataplane.BPFFSEnv); p != "" {
+		candidates = []string{p}
+	}
+	for _, p := range candidates {
+		if isBPFFS(p) {
+			return filepath.Join(p, "qjump", "cgroups"), nil
+		}
+	}
+	return "", fmt.Errorf("%w at %s: mount one with: mount -t bpf bpf /sys/fs/bpf", dataplane.ErrNoBPFFS, candidates[0])
+}
 
 // ErrNotAssigned is returned by Unassign for a cgroup that `qjump assign` did not set up.
 var ErrNotAssigned = errors.New("cgroup has no qjump assignment")
@@ -43,7 +56,11 @@ func pinDir(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(PinRoot, strconv.FormatUint(id, 10)), nil
+	root, err := pinRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, strconv.FormatUint(id, 10)), nil
 }
 
 // Assign puts every IP socket made from now on in the cgroup at path on s.Level, with pinned
@@ -54,6 +71,7 @@ func Assign(path string, s Settings) error {
 	if err != nil {
 		return err
 	}
+	sweepOrphans(filepath.Dir(dir))
 	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
 		return err
 	}
@@ -84,6 +102,7 @@ func Unassign(path string) error {
 	if err := errors.Join(unpinAll(dir), ceiling); err != nil {
 		return fmt.Errorf("unassign cgroup %s: %w", path, err)
 	}
+	_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
 	return nil
 }
 
@@ -108,4 +127,34 @@ func unpinAll(dir string) error {
 		errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
 	}
 	return errors.Join(errs...)
+}
+
+func isBPFFS(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Type == unix.BPF_FS_MAGIC
+}
+
+// sweepOrphans removes the pins and ceilings of assigned cgroups that have since been removed:
+// their links are defunct (the kernel reports cgroup id 0 for them) and nothing could unassign
+// them by path any more.
+func sweepOrphans(root string) {
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		id, err := strconv.ParseUint(e.Name(), 10, 64)
+		if err != nil {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		l, err := link.LoadPinnedLink(filepath.Join(dir, "sock_create"), nil)
+		if err != nil {
+			continue
+		}
+		info, err := l.Info()
+		l.Close()
+		if err != nil || info.Cgroup() == nil || info.Cgroup().CgroupId != 0 {
+			continue
+		}
+		_ = unpinAll(dir)
+		_ = dataplane.ClearCgroupCeiling(id)
+	}
 }

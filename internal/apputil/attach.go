@@ -8,6 +8,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/qjump-net/qjump/internal/model"
 )
@@ -31,6 +32,13 @@ type attachment struct {
 	links map[string]link.Link // by pin name
 }
 
+// hook is one of the cgroup programs and where it attaches; name is also its pin's name.
+type hook struct {
+	name string
+	prog *ebpf.Program
+	typ  ebpf.AttachType
+}
+
 // attach loads the programs with s as their constants and links them to the cgroup at path. The
 // links last as long as the attachment is open, or until unpinned if pinned.
 func attach(path string, s Settings) (*attachment, error) {
@@ -41,24 +49,18 @@ func attach(path string, s Settings) (*attachment, error) {
 	if err := setConstants(spec, s); err != nil {
 		return nil, err
 	}
+	// Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK; later ones ignore it.
+	_ = rlimit.RemoveMemlock()
 	a := &attachment{links: map[string]link.Link{}}
 	if err := spec.LoadAndAssign(&a.objs, nil); err != nil {
 		return nil, fmt.Errorf("load cgroup programs: %w", privilege(err))
 	}
-	hooks := []struct {
-		name string
-		prog *ebpf.Program
-		typ  ebpf.AttachType
-	}{
+	hooks := []hook{
 		{"sock_create", a.objs.QjumpSockCreate, ebpf.AttachCGroupInetSockCreate},
 		{"sock_ops", a.objs.QjumpSockOps, ebpf.AttachCGroupSockOps},
 	}
 	if s.Enforce {
-		hooks = append(hooks, struct {
-			name string
-			prog *ebpf.Program
-			typ  ebpf.AttachType
-		}{"setsockopt", a.objs.QjumpSetsockopt, ebpf.AttachCGroupSetsockopt})
+		hooks = append(hooks, hook{"setsockopt", a.objs.QjumpSetsockopt, ebpf.AttachCGroupSetsockopt})
 	}
 	for _, h := range hooks {
 		l, err := link.AttachCgroup(link.CgroupOptions{Path: path, Attach: h.typ, Program: h.prog})

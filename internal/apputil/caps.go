@@ -17,10 +17,13 @@ const MaxUnprivilegedLevel model.Level = 6
 
 // ErrLevelNeedsCapability is returned before starting a program at a level its sockets could not
 // take.
+//
+// File capabilities on CMD (setcap) do not help: they put the program in secure-execution mode,
+// where the dynamic linker ignores LD_PRELOAD.
 var ErrLevelNeedsCapability = errors.New("level 7 needs CAP_NET_ADMIN or CAP_NET_RAW, which " +
 	"this process does not have (the kernel refuses SO_PRIORITY above 6 without them): run as root, " +
-	"give the program the capability (e.g. setcap cap_net_raw+ep, or systemd AmbientCapabilities=" +
-	"CAP_NET_RAW), or use --mode cgroup, which sets the priority from the kernel")
+	"give qjump the capability as an ambient one (systemd AmbientCapabilities=CAP_NET_RAW, or " +
+	"capsh --addamb=cap_net_raw), or use --mode cgroup, which sets the priority from the kernel")
 
 const (
 	capNetAdmin = 12

@@ -44,13 +44,9 @@ type transientCgroup struct {
 }
 
 func newTransientCgroup(parent string) (*transientCgroup, error) {
-	if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("create cgroup %s: %w", parent, privilege(err))
-	}
-	sweep(parent)
-	path, err := os.MkdirTemp(parent, fmt.Sprintf("run-%d-", os.Getpid()))
+	path, err := mkdirRun(parent)
 	if err != nil {
-		return nil, fmt.Errorf("create cgroup under %s: %w", parent, privilege(err))
+		return nil, err
 	}
 	dir, err := os.Open(path)
 	if err != nil {
@@ -58,6 +54,24 @@ func newTransientCgroup(parent string) (*transientCgroup, error) {
 		return nil, fmt.Errorf("open cgroup %s: %w", path, err)
 	}
 	return &transientCgroup{path: path, dir: dir}, nil
+}
+
+// mkdirRun makes parent/run-PID-*. A run ending at the same moment may remove an empty parent
+// between the two mkdirs, so that is retried.
+func mkdirRun(parent string) (string, error) {
+	for try := 0; ; try++ {
+		if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("create cgroup %s: %w", parent, privilege(err))
+		}
+		sweep(parent)
+		path, err := os.MkdirTemp(parent, fmt.Sprintf("run-%d-", os.Getpid()))
+		if err == nil {
+			return path, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) || try == 2 {
+			return "", fmt.Errorf("create cgroup under %s: %w", parent, privilege(err))
+		}
+	}
 }
 
 // remove ends whatever CMD left behind in the cgroup (a daemon it forked: `run` owns the whole
@@ -68,6 +82,7 @@ func (c *transientCgroup) remove() error {
 	for {
 		err := os.Remove(c.path)
 		if err == nil || errors.Is(err, os.ErrNotExist) {
+			_ = os.Remove(filepath.Dir(c.path)) // the slice too, unless another run is in it
 			return nil
 		}
 		if !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
@@ -98,4 +113,25 @@ func sweep(parent string) {
 			_ = os.Remove(path)
 		}
 	}
+}
+
+// cgroup2ForRun is the cgroup v2 root for `run --mode cgroup`. `ip netns exec` gives its command
+// a fresh /sys without the cgroup mounts; cgroup v2 is one hierarchy, so mounting it again on a
+// private directory reaches the same cgroups. The mount is undone by the returned function.
+func cgroup2ForRun() (root string, unmount func(), err error) {
+	if root, err := Cgroup2Root(); err == nil {
+		return root, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "qjump-cgroup2-")
+	if err != nil {
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", ErrNoCgroup2, err)
+	}
+	if err := unix.Mount("cgroup2", dir, "cgroup2", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		os.Remove(dir)
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", ErrNoCgroup2, privilege(err))
+	}
+	return dir, func() {
+		_ = unix.Unmount(dir, unix.MNT_DETACH)
+		_ = os.Remove(dir)
+	}, nil
 }

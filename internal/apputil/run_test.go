@@ -28,6 +28,12 @@ type bins struct {
 	qjump, cprobe, goprobe, python, pyprobe string
 }
 
+// shimCache is where the qjump the tests run writes its shim, instead of the user's ~/.cache (set
+// for qjump only: go build keeps its own cache there).
+var shimCache string
+
+func qjumpEnv() []string { return append(os.Environ(), "XDG_CACHE_HOME="+shimCache) }
+
 var (
 	buildOnce sync.Once
 	built     bins
@@ -36,7 +42,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	cache, err := os.MkdirTemp("", "qjap-cache-")
+	if err != nil {
+		panic(err)
+	}
+	shimCache = cache
 	code := m.Run()
+	os.RemoveAll(cache)
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
@@ -70,7 +82,7 @@ func buildPrograms() (bins, error) {
 	steps := []*exec.Cmd{
 		exec.Command("go", "build", "-o", b.qjump, "../../cmd/qjump"),
 		exec.Command("go", "build", "-o", b.goprobe, "./testdata/goprobe"),
-		exec.Command("clang", "-O2", "-Wall", "-o", b.cprobe, "../../preload/test/testdata/probe.c"),
+		exec.Command("clang", "-O2", "-Wall", "-pthread", "-o", b.cprobe, "../../preload/test/testdata/probe.c"),
 		exec.Command("cp", "testdata/probe.py", b.pyprobe),
 	}
 	steps[1].Env = append(os.Environ(), "CGO_ENABLED=0") // static: LD_PRELOAD cannot reach it
@@ -107,6 +119,10 @@ func runQjump(t *testing.T, attr *syscall.SysProcAttr, args ...string) outcome {
 	t.Helper()
 	b := programs(t)
 	cmd := exec.Command(b.qjump, args...)
+	if len(args) > 0 && args[0] == "netns" { // ip netns exec NS qjump ...
+		cmd = exec.Command("ip", args...)
+	}
+	cmd.Env = qjumpEnv()
 	cmd.SysProcAttr = attr
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -256,6 +272,7 @@ func TestCgroupModeForwardsSignalsAndCleansUp(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup mode")
 	b := programs(t)
 	cmd := exec.Command(b.qjump, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 20 & wait")...)
+	cmd.Env = qjumpEnv()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -292,6 +309,13 @@ func TestLevel7(t *testing.T) {
 	b := programs(t)
 	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "7", nil, b.cprobe)...), onLevel("7"))
 	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cache := testutil.SharedTempDir(t) // nobody's shim cache
+	if err := os.Chown(cache, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	saved := shimCache
+	shimCache = cache
+	t.Cleanup(func() { shimCache = saved })
 	o := runQjump(t, nobody, runArgs(ModePreload, "7", nil, b.cprobe)...)
 	if o.code() != 1 || !strings.Contains(o.stderr, "level 7 needs CAP_NET_ADMIN or CAP_NET_RAW") || len(o.values) > 1 {
 		t.Errorf("nobody at level 7: exit %d, stderr %q, program output %v; want exit 1, the refusal, and no program run",
@@ -299,6 +323,9 @@ func TestLevel7(t *testing.T) {
 	}
 	// Levels up to 6 need nothing.
 	expectValues(t, runQjump(t, nobody, runArgs(ModePreload, "6", nil, b.cprobe)...), onLevel("6"))
+	// An ambient CAP_NET_RAW survives the exec into CMD, so level 7 is allowed.
+	ambient := &syscall.SysProcAttr{Credential: nobody.Credential, AmbientCaps: []uintptr{13}} // CAP_NET_RAW
+	expectValues(t, runQjump(t, ambient, runArgs(ModePreload, "7", nil, b.cprobe)...), onLevel("7"))
 }
 
 func TestSendBuffer(t *testing.T) {
@@ -449,6 +476,7 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup mode")
 	b := programs(t)
 	cmd := exec.Command(b.qjump, runArgs(ModeCgroup, "1", nil, "sleep", "20")...)
+	cmd.Env = qjumpEnv()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -470,4 +498,32 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
 		t.Errorf("stale cgroup not swept: %v", m)
 	}
+}
+
+// A cgroup removed while assigned leaves pins nothing can unassign by path; the next assign
+// sweeps them.
+func TestAssignSweepsRemovedCgroups(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	gone, err := os.MkdirTemp(mustRoot(t), "qjap-gone-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Assign(gone, Settings{Level: 1}); err != nil {
+		os.Remove(gone)
+		t.Fatal(err)
+	}
+	dir, _ := pinDir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	cg := testCgroup(t)
+	if err := Assign(cg, Settings{Level: 2}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Unassign(cg) })
+	waitFor(t, func() bool {
+		Assign(cg, Settings{Level: 2}) // the link goes defunct once the cgroup is released
+		_, err := os.Stat(dir)
+		return errors.Is(err, os.ErrNotExist)
+	})
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // forwarded are the signals `run --mode cgroup` passes on to CMD, so that stopping qjump stops
@@ -32,10 +34,11 @@ func RunCgroup(r Run, stdio Stdio, warn io.Writer) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	root, err := Cgroup2Root()
+	root, unmount, err := cgroup2ForRun()
 	if err != nil {
 		return Status{}, err
 	}
+	defer unmount()
 	cg, err := newTransientCgroup(filepath.Join(root, Slice))
 	if err != nil {
 		return Status{}, err
@@ -80,7 +83,9 @@ func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status
 		for {
 			select {
 			case sig := <-sigs:
-				_ = cmd.Process.Signal(sig)
+				if !fromTerminal(sig) {
+					_ = cmd.Process.Signal(sig)
+				}
 			case <-done:
 				return
 			}
@@ -92,4 +97,21 @@ func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status
 		return st, nil
 	}
 	return Status{}, fmt.Errorf("wait for %s: %w", argv[0], err)
+}
+
+// fromTerminal says whether sig was most likely sent by the terminal to its whole foreground
+// process group, CMD included: qjump and CMD share a process group, so forwarding ^C would make
+// CMD see it twice.
+func fromTerminal(sig os.Signal) bool {
+	switch sig {
+	case syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGWINCH:
+	default:
+		return false
+	}
+	for _, fd := range []int{0, 1, 2} {
+		if fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil {
+			return fg == unix.Getpgrp()
+		}
+	}
+	return false
 }

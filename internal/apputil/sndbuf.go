@@ -3,8 +3,10 @@ package apputil
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -55,4 +57,34 @@ func ParseSndBuf(s string) (int, error) {
 		return 0, fmt.Errorf("%w (or \"auto\")", err)
 	}
 	return int(b), nil
+}
+
+// ErrNoActiveConfig is returned when no device runs the dataplane to read budgets from.
+var ErrNoActiveConfig = errors.New("QJump is not up on any device in this network namespace")
+
+// ActiveModel reads the model the dataplane runs with on device, or, when device is empty, on the
+// one device QJump is up on in this network namespace. It returns the device it read.
+func ActiveModel(device string) (model.Config, string, error) {
+	if device != "" {
+		d, err := dataplane.ActiveConfig(device)
+		if err != nil {
+			return model.Config{}, device, fmt.Errorf("read active config of %s: %w", device, err)
+		}
+		return d.Model, device, nil
+	}
+	all, err := dataplane.List()
+	if err != nil {
+		return model.Config{}, "", fmt.Errorf("list QJump devices: %w", err)
+	}
+	switch len(all) {
+	case 0:
+		return model.Config{}, "", ErrNoActiveConfig
+	case 1:
+		return all[0].Config.Model, all[0].Device, nil
+	}
+	names := make([]string, len(all))
+	for i, st := range all {
+		names[i] = st.Device
+	}
+	return model.Config{}, "", fmt.Errorf("QJump is up on %d devices (%s): say which with --dev", len(all), strings.Join(names, ", "))
 }

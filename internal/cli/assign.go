@@ -16,6 +16,7 @@ type assignOptions struct {
 	max     maxLevel
 	sndbuf  string
 	config  string
+	dev     string
 	enforce bool
 }
 
@@ -46,14 +47,15 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
   sudo qjump unassign --cgroup system.slice/memcached.service`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAssign(opts, cmd.OutOrStdout())
+			return runAssign(opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
 	fs.Var(&unitValue[model.Level]{&opts.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
-	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for the cgroup's TCP connections, e.g. 64k, or "auto" (needs --config)`)
-	fs.StringVar(&opts.config, "config", "", "QJump configuration file for --sndbuf auto")
+	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for the cgroup's TCP connections, e.g. 64k, or "auto": two epochs of the level's budget`)
+	fs.StringVar(&opts.config, "config", "", "for --sndbuf auto: read the budgets from this configuration file")
+	fs.StringVar(&opts.dev, "dev", "", "for --sndbuf auto: read the budgets from the dataplane running on this interface")
 	fs.BoolVar(&opts.enforce, "enforce", false, "refuse the programs' own SO_PRIORITY so they stay on the level")
 	opts.max.register(fs, "the cgroup's")
 	_ = cmd.MarkFlagRequired("cgroup")
@@ -61,19 +63,20 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 	return cmd
 }
 
-func runAssign(opts *assignOptions, stdout io.Writer) error {
+func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	s := apputil.Settings{Level: opts.level, Enforce: opts.enforce}
 	var err error
 	if s.MaxLevel, err = opts.max.ceiling(opts.level); err != nil {
 		return err
 	}
-	if s.SndBuf, err = sndBufFlag(opts.sndbuf, opts.config, opts.level); err != nil {
+	if s.SndBuf, err = sndBufFlag(opts.sndbuf, budgetSource{opts.config, opts.dev}, opts.level); err != nil {
 		return err
 	}
 	path, err := apputil.ResolveCgroup(opts.cgroup)
 	if err != nil {
 		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
 	}
+	warnMapping(stderr, s.Level)
 	if err := apputil.Assign(path, s); err != nil {
 		return fmt.Errorf("assign: %w", err)
 	}

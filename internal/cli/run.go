@@ -18,6 +18,7 @@ type runOptions struct {
 	max     maxLevel
 	sndbuf  string
 	config  string
+	dev     string
 	mode    string
 	enforce bool
 	command []string
@@ -41,7 +42,8 @@ which the dataplane maps to level L). Unix sockets are untouched. Two modes:
 
 --sndbuf sets SO_SNDBUF so a program at a rate-limited level feels back-pressure early instead
 of queueing bytes its level may not send for many epochs; "auto" sizes it to two epochs of the
-level's budget, 2·f_L·P, from the configuration given with --config (docs/apputil.md explains).
+level's budget, 2·f_L·P, from the dataplane running on --dev (or on the one interface QJump is up
+on), or from --config FILE (docs/apputil.md explains the choice).
 In cgroup mode it applies to TCP connections.
 
 --enforce keeps the level when the program sets SO_PRIORITY itself: the call succeeds without
@@ -64,7 +66,7 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
   sudo qjump run --mode cgroup --level 2 --max-level 3 -- ./job
 
   # bulk transfer at level 0 with a send buffer sized from the cluster's configuration
-  qjump run --level 0 --sndbuf auto --config /etc/qjump/qjump.yaml -- iperf3 -c 10.0.0.2
+  qjump run --level 4 --sndbuf auto --dev eth0 -- iperf3 -c 10.0.0.2
 
   # see what the shim does
   QJUMP_VERBOSE=1 qjump run --level 4 -- curl -s http://10.0.0.2/`,
@@ -77,8 +79,9 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 	fs := cmd.Flags()
 	fs.SetInterspersed(false) // everything after CMD is CMD's
 	fs.Var(&unitValue[model.Level]{&opts.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
-	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for CMD's sockets, e.g. 64k, or "auto" (needs --config)`)
-	fs.StringVar(&opts.config, "config", "", "QJump configuration file (hosts, rate, packet, epsilon, mesochronous, factors) for --sndbuf auto")
+	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for CMD's sockets, e.g. 64k, or "auto": two epochs of the level's budget`)
+	fs.StringVar(&opts.config, "config", "", "for --sndbuf auto: read the budgets from this configuration file (docs/configuration.md)")
+	fs.StringVar(&opts.dev, "dev", "", "for --sndbuf auto: read the budgets from the dataplane running on this interface")
 	fs.StringVar(&opts.mode, "mode", string(apputil.ModePreload), "preload (LD_PRELOAD, dynamic binaries) or cgroup (eBPF, any binary, needs root)")
 	fs.BoolVar(&opts.enforce, "enforce", false, "refuse CMD's own SO_PRIORITY so it stays on the level")
 	opts.max.register(fs, "CMD's")
@@ -95,23 +98,41 @@ func (o *runOptions) settings() (apputil.Settings, error) {
 	if s.MaxLevel != nil && apputil.Mode(o.mode) != apputil.ModeCgroup {
 		return s, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
 	}
-	s.SndBuf, err = sndBufFlag(o.sndbuf, o.config, o.level)
+	s.SndBuf, err = sndBufFlag(o.sndbuf, budgetSource{o.config, o.dev}, o.level)
 	return s, err
 }
 
-// sndBufFlag reads --sndbuf: empty (the kernel's default), a size, or auto from --config.
-func sndBufFlag(value, config string, level model.Level) (int, error) {
+// budgetSource is where --sndbuf auto reads the level's budget: a configuration file, the
+// dataplane on a device, or (neither given) the dataplane on the one device QJump is up on.
+type budgetSource struct {
+	config, dev string
+}
+
+func (b budgetSource) model() (model.Config, error) {
+	if b.config != "" {
+		cfg, err := apputil.LoadModel(b.config)
+		if err != nil {
+			return cfg, usageErrorf("invalid --config %s: %v", b.config, err)
+		}
+		return cfg, nil
+	}
+	cfg, _, err := apputil.ActiveModel(b.dev)
+	if errors.Is(err, apputil.ErrNoActiveConfig) {
+		return cfg, usageErrorf("--sndbuf auto needs the level's budget: %v; bring it up (qjump up), "+
+			"give --dev IF where it runs, --config FILE, or a size such as 64k", err)
+	}
+	return cfg, err
+}
+
+// sndBufFlag reads --sndbuf: empty (the kernel's default), a size, or auto.
+func sndBufFlag(value string, src budgetSource, level model.Level) (int, error) {
 	switch value {
 	case "":
 		return 0, nil
 	case "auto":
-		if config == "" {
-			return 0, usageErrorf("--sndbuf auto needs the QJump configuration to read level %d's budget from: "+
-				"give --config FILE (the hosts, rate, packet and factors the dataplane runs with), or a size such as 64k", level)
-		}
-		cfg, err := apputil.LoadModel(config)
+		cfg, err := src.model()
 		if err != nil {
-			return 0, usageErrorf("invalid --config %s: %v", config, err)
+			return 0, err
 		}
 		n, err := apputil.AutoSndBuf(cfg, level)
 		if err != nil {
@@ -132,6 +153,7 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	r := apputil.Run{Settings: s, Mode: apputil.Mode(opts.mode), Command: opts.command}
+	warnMapping(stderr, s.Level)
 	switch r.Mode {
 	case apputil.ModePreload:
 		return commandError(apputil.ExecPreload(r, os.Environ()))
@@ -144,6 +166,13 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 		return exitCode(st.ShellCode())
 	}
 	return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
+}
+
+// warnMapping says when the dataplane here would not count priority L as level L.
+func warnMapping(stderr io.Writer, l model.Level) {
+	for _, w := range apputil.MappingWarnings(l) {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	}
 }
 
 // maxLevel is the --max-level flag: unset means no ceiling.

@@ -20,7 +20,6 @@ func TestRunAndAssignUsageErrors(t *testing.T) {
 		{[]string{"run", "--level", "3", "--mode", "magic", "--", "true"}, "--mode"},
 		{[]string{"run", "--level", "3", "--sndbuf", "lots", "--", "true"}, "--sndbuf"},
 		{[]string{"run", "--level", "3", "--sndbuf", "0", "--", "true"}, "--sndbuf"},
-		{[]string{"run", "--level", "3", "--sndbuf", "auto", "--", "true"}, "--config"},
 		{[]string{"run", "--level", "3", "--sndbuf", "auto", "--config", "/nonexistent/qjap.yaml", "--", "true"}, "qjap.yaml"},
 		{[]string{"run", "--level", "3", "--max-level", "5", "--", "true"}, "--mode cgroup"},
 		{[]string{"run", "--mode", "cgroup", "--level", "5", "--max-level", "3", "--", "true"}, "--max-level"},

@@ -29,7 +29,7 @@ func buildProbe(t *testing.T) probe {
 	}
 	dir := testutil.SharedTempDir(t)
 	p := probe{bin: filepath.Join(dir, "probe"), shim: filepath.Join(dir, "libqjump-preload.so")}
-	out, err := exec.Command("clang", "-O2", "-Wall", "-Werror", "-o", p.bin, "testdata/probe.c").CombinedOutput()
+	out, err := exec.Command("clang", "-O2", "-Wall", "-Werror", "-pthread", "-o", p.bin, "testdata/probe.c").CombinedOutput()
 	if err != nil {
 		t.Fatalf("build probe: %v\n%s", err, out)
 	}
@@ -127,6 +127,13 @@ func TestIPTOSKeepsLevel(t *testing.T) {
 	p := buildProbe(t)
 	expect(t, p.run(t, nil, nil, "tos", "16"), map[string]string{"tos": "0 6"}) // the kernel's own doing
 	expect(t, p.run(t, []string{"QJUMP_LEVEL=2"}, nil, "tos", "16"), map[string]string{"tos": "0 2"})
+}
+
+func TestThreads(t *testing.T) {
+	p := buildProbe(t)
+	r := p.run(t, []string{"QJUMP_LEVEL=4"}, nil, "threads")
+	expect(t, r, map[string]string{"threads-wrong": "0"})
+	expect(t, p.run(t, []string{"QJUMP_LEVEL=4"}, nil), map[string]string{"tcp": "4"})
 }
 
 func TestForkAndExecKeepLevel(t *testing.T) {

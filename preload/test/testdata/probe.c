@@ -8,10 +8,15 @@
  *   probe tos T          also set IP_TOS T on a TCP socket: "tos RET PRIORITY"
  *   probe fork           report, then from a forked child (no exec): "child-tcp P"
  *   probe bench N        time N socket()+close() pairs: "ns-per-socket X"
+ *   probe threads        8 threads make 500 sockets each at once: "threads-wrong N" counts
+ *                        those whose priority differs from the first socket's
+ *   probe send A P N [Q] send N UDP datagrams to IPv4 address A port P, after setting SO_PRIORITY
+ *                        Q itself if given: "sent N PRIORITY"
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +56,8 @@ static int sndbuf(int fd)
 /* accepted reports the priority of a socket accept() returns on a loopback listener. */
 static void accepted(void)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(addr);
 	int l = socket(AF_INET, SOCK_STREAM, 0);
 	int c = socket(AF_INET, SOCK_STREAM, 0);
@@ -90,10 +96,66 @@ static void bench(long n)
 	       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
 }
 
+static void send_udp(const char *host, int port, int n, const char *prio)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	int sent = 0, v, i;
+
+	inet_pton(AF_INET, host, &to.sin_addr);
+	if (prio) {
+		v = atoi(prio);
+		setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &v, sizeof(v));
+	}
+	for (i = 0; i < n; i++)
+		sent += sendto(fd, "qjump", 5, 0, (struct sockaddr *)&to, sizeof(to)) == 5;
+	printf("sent %d %d\n", sent, priority(fd));
+	close(fd);
+}
+
+static int expected;
+static int wrong;
+
+static void *make_sockets(void *arg)
+{
+	int i, fd;
+
+	for (i = 0; i < 500; i++) {
+		fd = socket(AF_INET, i % 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
+		if (priority(fd) != expected)
+			__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED);
+		close(fd);
+	}
+	return arg;
+}
+
+static void threads(void)
+{
+	pthread_t t[8];
+	int fd = socket(AF_INET, SOCK_STREAM, 0), i;
+
+	expected = priority(fd);
+	close(fd);
+	for (i = 0; i < 8; i++)
+		pthread_create(&t[i], NULL, make_sockets, NULL);
+	for (i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	printf("threads-wrong %d\n", wrong);
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
 
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "send")) {
+		send_udp(argv[2], atoi(argv[3]), atoi(argv[4]), argc == 6 ? argv[5] : NULL);
+		return 0;
+	}
+
+	if (argc == 2 && !strcmp(argv[1], "threads")) {
+		threads();
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "bench")) {
 		bench(atol(argv[2]));
 		return 0;
