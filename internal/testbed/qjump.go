@@ -11,10 +11,12 @@ import (
 // The testbed enables QJump exactly as a deployment does: the real `qjump up` inside each host's
 // namespace and the real `qjump run` around each program. It never limits rates itself.
 
-// Binary is the qjump executable run inside namespaces: this very program unless set.
+// Binary is the qjump executable run inside namespaces: this very program, unless it is a test
+// binary (which would run its tests when handed qjump's arguments); then the qjump on PATH, and
+// tests set it to the binary they build (tbtest.Binary).
 var Binary = func() string {
 	p, err := os.Executable()
-	if err != nil {
+	if err != nil || strings.HasSuffix(p, ".test") {
 		return "qjump"
 	}
 	return p

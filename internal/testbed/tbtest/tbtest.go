@@ -36,9 +36,19 @@ func Prefix(t *testing.T) string {
 
 var (
 	buildOnce sync.Once
+	binDir    string
 	binPath   string
 	buildErr  error
 )
+
+// Main runs the tests and removes the binary Binary built: call it from TestMain.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	return code
+}
 
 // Binary builds cmd/qjump once per test process and makes the testbed run it inside namespaces
 // (a test binary is not qjump: it has no probe, up or run verbs).
@@ -50,6 +60,7 @@ func Binary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		binDir = dir
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 		binPath = filepath.Join(dir, "qjump")
@@ -65,7 +76,8 @@ func Binary(t *testing.T) string {
 	return binPath
 }
 
-// RequireTools skips (or fails under QJUMP_REQUIRE_PRIV=1) without root or the programs.
+// RequireTools skips (or fails under QJUMP_REQUIRE_PRIV=1) without root or the programs, and
+// builds the qjump binary that the testbed runs in namespaces (teardown runs its `down`).
 func RequireTools(t *testing.T, tools ...string) {
 	t.Helper()
 	testutil.RequirePriv(t, "the namespace testbed")
@@ -74,6 +86,7 @@ func RequireTools(t *testing.T, tools ...string) {
 			testutil.Unavailable(t, tool+" is not installed (scripts/deps installs it)")
 		}
 	}
+	Binary(t)
 }
 
 // NetnsInodes returns the inodes of prefix's network namespaces: after teardown no process may
