@@ -148,10 +148,11 @@ func newTestbedDownCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer lock.Release()
 			if err := testbed.Cleanup(context.Background(), prefix); err != nil {
+				lock.Release()
 				return fmt.Errorf("remove testbed: %w", err)
 			}
+			lock.Remove()
 			fmt.Fprintf(cmd.OutOrStdout(), "testbed %s: removed\n", prefix)
 			return nil
 		},

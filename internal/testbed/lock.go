@@ -19,7 +19,10 @@ var ErrBusy = errors.New("testbed busy")
 // Lock is an exclusive flock on the prefix's lock file, held while the testbed is being built,
 // used by an experiment, or torn down. The kernel drops it when the process dies, so a crashed run
 // never leaves a stale lock.
-type Lock struct{ f *os.File }
+type Lock struct {
+	f    *os.File
+	path string
+}
 
 // Acquire takes the lock for prefix without waiting.
 func Acquire(prefix string) (*Lock, error) {
@@ -38,7 +41,23 @@ func Acquire(prefix string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return &Lock{f: f}, nil
+	// A holder that removed the file (Remove) between our open and our flock leaves us holding an
+	// unlinked inode that nobody else can see: only a lock on the file at path counts.
+	var held, named unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &held) != nil || unix.Stat(path, &named) != nil || held.Ino != named.Ino {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s changed hands, try again", ErrBusy, path)
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// Remove deletes the lock file and drops the lock: for when the testbed is gone.
+func (l *Lock) Remove() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = os.Remove(l.path)
+	l.Release()
 }
 
 // Release drops the lock.

@@ -40,12 +40,12 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	}
 	if err := tb.build(ctx); err != nil {
 		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
-		lock.Release()
+		lock.Remove()
 		return nil, err
 	}
 	if err := writeState(State{Config: c, PID: os.Getpid(), Created: time.Now().UTC()}); err != nil {
 		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
-		lock.Release()
+		lock.Remove()
 		return nil, err
 	}
 	return tb, nil
@@ -58,7 +58,7 @@ func (tb *Testbed) Release() { tb.lock.Release() }
 // cancellation: teardown after SIGINT must still finish.
 func (tb *Testbed) Down() error {
 	err := Cleanup(context.Background(), tb.Config.Prefix)
-	tb.lock.Release()
+	tb.lock.Remove()
 	return err
 }
 

@@ -30,7 +30,13 @@ func Prefix(t *testing.T) string {
 		b[i] = alphabet[int(b[i])%len(alphabet)]
 	}
 	p := "qjtt" + string(b)
-	t.Cleanup(func() { _ = testbed.Cleanup(context.Background(), p) })
+	t.Cleanup(func() {
+		lock, err := testbed.Acquire(p)
+		_ = testbed.Cleanup(context.Background(), p)
+		if err == nil {
+			lock.Remove()
+		}
+	})
 	return p
 }
 
