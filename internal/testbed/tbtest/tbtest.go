@@ -124,8 +124,10 @@ func AssertNothingLeft(t *testing.T, prefix string, inodes map[uint64]string) {
 	if strings.Contains(string(out), prefix) {
 		t.Errorf("links left behind in the root namespace:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(testbed.RunDir, prefix+".json")); err == nil {
-		t.Errorf("state file %s left behind", prefix+".json")
+	for _, f := range []string{prefix + ".json", prefix + ".lock"} {
+		if _, err := os.Stat(filepath.Join(testbed.RunDir, f)); err == nil {
+			t.Errorf("%s left behind in %s", f, testbed.RunDir)
+		}
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/ns/net")
 	for _, p := range procs {
