@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,15 +164,26 @@ func newTestbedDownCommand() *cobra.Command {
 
 func newTestbedStatusCommand() *cobra.Command {
 	prefix := testbed.DefaultPrefix
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "status",
+		Use:   "status [--json]",
 		Short: "Show the emulated cluster: hosts, addresses, rate, buffer, QJump",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				s, err := testbed.ReadState(prefix)
+				if err != nil {
+					return err
+				}
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
 			return printTestbedStatus(cmd.OutOrStdout(), prefix)
 		},
 	}
 	cmd.Flags().StringVar(&prefix, "prefix", prefix, "prefix of the testbed")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the testbed's state (config, pid, created, qjump) as JSON")
 	return cmd
 }
 
