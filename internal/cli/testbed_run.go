@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testbed/experiment"
+)
+
+type testbedRunOptions struct {
+	flags   *testbedFlags
+	quick   bool
+	out     string
+	bulkCC  string
+	epsilon string
+	json    bool
+}
+
+func newTestbedRunCommand() *cobra.Command {
+	opts := &testbedRunOptions{flags: newTestbedFlags(0)}
+	cmd := &cobra.Command{
+		Use:   "run NAME [--quick] [--out DIR]",
+		Short: "Run one of the paper's experiments on a fresh testbed",
+		Long: `run builds a testbed, runs an experiment with real programs, removes the testbed, and writes
+into DIR: samples.csv (every sample), results.json (statistics, targets; fields in
+docs/testbed.md), PNG plots and summary.md. It prints progress while running and the summary
+table at the end.
+
+Experiments:
+  ping-iperf  Table 1 and Fig. 3a: a probe h1→h2 (ping, and our UDP probe with kernel
+              timestamps) while iperf3 shares the switch, a host, or the switch queue; then
+              with QJump on (probe at level 7, iperf3 at level 0).
+  memcached   Fig. 3b: memcached on h2 at level 5, a closed-loop client on h1 (1 kB values,
+              90% GET), bulk iperf3 from the other hosts through the same switch ports.
+  fan-in      Fig. 11: every host sends level-7 probes at f7 packets per epoch to h1 while
+              sending bulk at level 0; f7 from 0.5 to 4, latency against the model's bound.
+
+Bulk TCP uses --bulk-cc (default cubic, a loss-based TCP like the paper's; this kernel's default
+is bbr, which keeps queues short). QJump is enabled with the real 'qjump up' on every host and
+programs are put on levels with 'qjump run'.`,
+		Example: `  qjump testbed run ping-iperf --quick
+  qjump testbed run memcached --out results/memcached
+  qjump testbed run fan-in --hosts 6 --rate 100M
+  qjump testbed run ping-iperf --bulk-cc bbr --out results/ping-iperf-bbr`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTestbedRun(opts, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	opts.flags.register(cmd.Flags())
+	f := cmd.Flags()
+	f.BoolVar(&opts.quick, "quick", false, "fewer samples and a shorter sweep (for CI and make demo)")
+	f.StringVar(&opts.out, "out", "", "output directory (default: results/NAME-TIME)")
+	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows: cubic, reno or bbr")
+	f.StringVar(&opts.epsilon, "epsilon", "", "ε given to qjump up (default: the idle one-way p99 the run measures)")
+	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
+	return cmd
+}
+
+func runTestbedRun(opts *testbedRunOptions, name string, stdout, stderr io.Writer) error {
+	o, err := opts.experimentOptions(name, stderr)
+	if err != nil {
+		return err
+	}
+	if err := experiment.Check(name, o); err != nil {
+		if errors.Is(err, experiment.ErrUnknown) {
+			return &UsageError{Err: err}
+		}
+		return asFlagError(err)
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	res, err := experiment.Run(ctx, name, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(prefixAll(o.OutDir, res.Files), " "))
+	return printResults(stdout, res, o.OutDir, opts.json)
+}
+
+func (opts *testbedRunOptions) experimentOptions(name string, stderr io.Writer) (experiment.Options, error) {
+	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Progress: stderr}
+	c := opts.flags.cfg
+	r, err := model.ParseRate(opts.flags.rate)
+	if err != nil {
+		return o, usageErrorf("invalid --rate %q: %v", opts.flags.rate, err)
+	}
+	c.Rate, c.Classify = r, testbed.Classify(opts.flags.cls)
+	o.Testbed = c
+	if opts.epsilon != "" {
+		if o.Epsilon, err = model.ParseDuration(opts.epsilon); err != nil {
+			return o, usageErrorf("invalid --epsilon %q: %v", opts.epsilon, err)
+		}
+	}
+	if o.OutDir == "" {
+		o.OutDir = filepath.Join("results", name+"-"+time.Now().Format("20060102-150405"))
+	}
+	return o, nil
+}
+
+func prefixAll(dir string, files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = filepath.Join(dir, f)
+	}
+	return out
+}
+
+func printResults(w io.Writer, res *experiment.Results, dir string, asJSON bool) error {
+	if asJSON {
+		b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	return experiment.Table(w, res)
+}
+
+func newTestbedReportCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "report DIR",
+		Short:   "Redraw an experiment's plots, summary.md and table from its samples.csv and results.json",
+		Example: `  qjump testbed report results/ping-iperf-20261122-030000`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := experiment.Report(args[0])
+			if err != nil {
+				return err
+			}
+			return printResults(cmd.OutOrStdout(), res, args[0], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print results.json instead of the table")
+	return cmd
+}

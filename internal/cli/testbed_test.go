@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// Bad input is refused before anything touches the kernel: one line, exit status 2. These need
+// no privilege, as nothing is built.
+func TestTestbedBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"one host", []string{"testbed", "up", "--hosts", "1"}, "--hosts"},
+		{"rate 0", []string{"testbed", "up", "--hosts", "2", "--rate", "0"}, "--rate"},
+		{"buffer 0", []string{"testbed", "up", "--hosts", "2", "--buffer", "0"}, "--buffer"},
+		{"unknown experiment", []string{"testbed", "run", "ping-pong"}, "ping-iperf"},
+		{"run with one host", []string{"testbed", "run", "ping-iperf", "--hosts", "1"}, "--hosts"},
+		{"run with rate 0", []string{"testbed", "run", "fan-in", "--rate", "0"}, "--rate"},
+		{"run with buffer 0", []string{"testbed", "run", "memcached", "--buffer", "0"}, "--buffer"},
+		{"bad bulk cc", []string{"testbed", "run", "ping-iperf", "--bulk-cc", ""}, "--bulk-cc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(tc.args, &stdout, &stderr)
+			msg := stderr.String()
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, msg)
+			}
+			if strings.Count(strings.TrimSpace(msg), "\n") != 0 || !strings.Contains(msg, tc.want) {
+				t.Fatalf("want one line naming %s, got %q", tc.want, msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,155 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+	"time"
+)
+
+// Mode is how the client probes.
+type Mode string
+
+const (
+	// RequestResponse sends one request, waits for its reply (or the timeout), then paces the next.
+	RequestResponse Mode = "rr"
+	// OneWay sends at a fixed interval without waiting; the server records arrivals.
+	OneWay Mode = "oneway"
+)
+
+// ClientOptions configure Probe.
+type ClientOptions struct {
+	To       string        // server address:port
+	Mode     Mode          // rr or oneway
+	Count    int           // packets to send
+	Interval time.Duration // between sends (a request/response send waits for the reply first)
+	Size     int           // UDP payload bytes, at least MinSize
+	Timeout  time.Duration // a reply later than this is lost
+	TOS      int           // IP TOS byte (0: unset; QJump marks it from the level)
+	Sender   uint16        // this host's id in the packets
+	Progress func(done int)
+}
+
+func (o ClientOptions) validate() error {
+	switch {
+	case o.Mode != RequestResponse && o.Mode != OneWay:
+		return fmt.Errorf("invalid mode %q: rr or oneway", o.Mode)
+	case o.Count < 1:
+		return fmt.Errorf("invalid count %d: at least 1", o.Count)
+	case o.Size < MinSize || o.Size > 65000:
+		return fmt.Errorf("invalid size %d: %d to 65000 bytes", o.Size, MinSize)
+	}
+	return nil
+}
+
+// Probe sends opts.Count probes and returns a sample for each, in order.
+func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	raddr, err := net.ResolveUDPAddr("udp4", opts.To)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", opts.To, err)
+	}
+	conn, err := net.DialUDP("udp4", nil, raddr)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", opts.To, err)
+	}
+	defer conn.Close()
+	sock, err := newStampSocket(conn, opts.TOS)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]Sample, 0, opts.Count)
+	out := make([]byte, opts.Size)
+	in := make([]byte, 65536)
+	tx := map[uint32]int64{}
+	var last time.Time
+	start := time.Now()
+	for i := 0; i < opts.Count && ctx.Err() == nil; i++ {
+		if wait := time.Until(nextSend(opts, start, last, i)); wait > 0 {
+			time.Sleep(wait)
+		}
+		last = time.Now()
+		s, err := sendOne(sock, opts, uint64(i), out, in)
+		if err != nil {
+			return samples, err
+		}
+		samples = append(samples, s)
+		// The error queue counts against the receive buffer: drain it as we go or stamps are lost.
+		for id, stamp := range sock.txStamps() {
+			tx[id] = stamp
+		}
+		if opts.Progress != nil && (i+1)%100 == 0 {
+			opts.Progress(i + 1)
+		}
+	}
+	fillTxStamps(sock, tx, samples)
+	return samples, nil
+}
+
+// nextSend paces one-way probes on a fixed schedule (a rate, whatever the sleep overshoot), and
+// request/response probes from the previous send: a late reply delays the next probe instead of
+// causing a burst of catch-up probes that would queue behind each other.
+func nextSend(opts ClientOptions, start, last time.Time, i int) time.Time {
+	if opts.Mode == OneWay {
+		return start.Add(time.Duration(i) * opts.Interval)
+	}
+	return last.Add(opts.Interval)
+}
+
+func sendOne(sock *stampSocket, opts ClientOptions, seq uint64, out, in []byte) (Sample, error) {
+	kind := kindRequest
+	if opts.Mode == OneWay {
+		kind = kindOneWay
+	}
+	s := Sample{Seq: seq, SendNS: now()}
+	header{kind: kind, sender: opts.Sender, seq: seq, sendNS: s.SendNS}.marshal(out)
+	if _, err := sock.conn.Write(out); err != nil {
+		// A full host queue refuses the datagram (ENOBUFS): that is a lost probe, not a failure.
+		s.Lost = true
+		return s, nil
+	}
+	if opts.Mode == OneWay {
+		return s, nil
+	}
+	deadline := time.Now().Add(opts.Timeout)
+	for {
+		n, _, stamp, err := sock.read(in, deadline)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.Lost = true
+			return s, nil
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// ICMP port unreachable: no server (yet, or any more). The probe got no answer.
+			s.Lost = true
+			return s, nil
+		}
+		if err != nil {
+			return s, fmt.Errorf("receive reply: %w", err)
+		}
+		h, err := parseHeader(in[:n])
+		if err != nil || h.kind != kindReply || h.seq != seq {
+			continue // a late reply to an earlier, already lost probe
+		}
+		s.ServerNS, s.RecvNS = h.serverNS, stamp
+		return s, nil
+	}
+}
+
+// fillTxStamps matches transmit stamps to samples: OPT_ID counts sends on the socket from 0, and
+// every sample is one send.
+func fillTxStamps(sock *stampSocket, tx map[uint32]int64, samples []Sample) {
+	time.Sleep(10 * time.Millisecond)
+	for id, stamp := range sock.txStamps() {
+		tx[id] = stamp
+	}
+	for id, stamp := range tx {
+		if int(id) < len(samples) {
+			samples[id].TxNS = stamp
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package probe
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// KVOptions configure a closed-loop memcached load: one connection, one request outstanding, a
+// seeded mix of GETs and SETs of fixed-size values over a fixed key space.
+type KVOptions struct {
+	Server   string        // memcached address:port
+	Count    int           // measured requests
+	Interval time.Duration // least time between request starts (bounds the offered load)
+	Value    int           // value bytes (the paper's workload: 1 kB)
+	GetRatio float64       // fraction of GETs, the rest are SETs
+	Keys     int           // key space, populated before measuring
+	Seed     uint64        // the same seed gives the same request sequence
+	For      time.Duration // stop measuring after this long even if Count is not reached (0: no limit)
+	Populate bool          // set every key before measuring
+}
+
+// KVSample is one request.
+type KVSample struct {
+	Seq       int
+	Op        string // get or set
+	SendNS    int64
+	LatencyNS int64 // write of the request to the end of the reply, application clock
+	OK        bool
+}
+
+// KVLoad populates the key space, then issues opts.Count requests and returns one sample each.
+func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
+	conn, err := dialRetry(ctx, opts.Server, 3*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	value := strings.Repeat("q", opts.Value)
+	for k := 0; opts.Populate && k < opts.Keys; k++ {
+		if err := kvSet(conn, rd, k, value); err != nil {
+			return nil, fmt.Errorf("populate memcached: %w", err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x716a))
+	samples := make([]KVSample, 0, opts.Count)
+	var last time.Time
+	var end time.Time
+	if opts.For > 0 {
+		end = time.Now().Add(opts.For)
+	}
+	for i := 0; i < opts.Count && ctx.Err() == nil && (end.IsZero() || time.Now().Before(end)); i++ {
+		if wait := time.Until(last.Add(opts.Interval)); wait > 0 {
+			time.Sleep(wait)
+		}
+		last = time.Now()
+		key, get := rng.IntN(opts.Keys), rng.Float64() < opts.GetRatio
+		s := KVSample{Seq: i, Op: "set", SendNS: now()}
+		_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+		if get {
+			s.Op = "get"
+			err = kvGet(conn, rd, key, opts.Value)
+		} else {
+			err = kvSet(conn, rd, key, value)
+		}
+		s.LatencyNS, s.OK = now()-s.SendNS, err == nil
+		samples = append(samples, s)
+		if err != nil {
+			return samples, fmt.Errorf("request %d: %w", i, err)
+		}
+	}
+	return samples, nil
+}
+
+func dialRetry(ctx context.Context, addr string, within time.Duration) (net.Conn, error) {
+	end := time.Now().Add(within)
+	for {
+		conn, err := net.DialTimeout("tcp4", addr, time.Second)
+		if err == nil || time.Now().After(end) || ctx.Err() != nil {
+			if err != nil {
+				return nil, fmt.Errorf("connect to memcached %s: %w", addr, err)
+			}
+			return conn, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func kvSet(w io.Writer, rd *bufio.Reader, key int, value string) error {
+	if _, err := fmt.Fprintf(w, "set k%d 0 0 %d\r\n%s\r\n", key, len(value), value); err != nil {
+		return err
+	}
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if line != "STORED\r\n" {
+		return fmt.Errorf("set k%d: %q", key, strings.TrimSpace(line))
+	}
+	return nil
+}
+
+func kvGet(w io.Writer, rd *bufio.Reader, key, size int) error {
+	if _, err := fmt.Fprintf(w, "get k%d\r\n", key); err != nil {
+		return err
+	}
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(line, "VALUE ") {
+		// value, CRLF, then END CRLF
+		if _, err := io.CopyN(io.Discard, rd, int64(size)+2); err != nil {
+			return err
+		}
+		if line, err = rd.ReadString('\n'); err != nil {
+			return err
+		}
+	}
+	if line != "END\r\n" {
+		return fmt.Errorf("get k%d: %q", key, strings.TrimSpace(line))
+	}
+	return nil
+}
+
+// KVCSVHeader is the header of the memcached load's sample file.
+var KVCSVHeader = []string{"seq", "op", "send_ns", "latency_ns", "ok"}
+
+// WriteKVCSV writes every request.
+func WriteKVCSV(w io.Writer, samples []KVSample) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(KVCSVHeader)
+	for _, s := range samples {
+		_ = cw.Write([]string{strconv.Itoa(s.Seq), s.Op, i64(s.SendNS), i64(s.LatencyNS), strconv.FormatBool(s.OK)})
+	}
+	cw.Flush()
+	return cw.Error()
+}

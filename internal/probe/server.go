@@ -1,0 +1,64 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+)
+
+// ServerOptions configure Serve.
+type ServerOptions struct {
+	Listen string        // address:port to listen on
+	Limit  int           // stop recording after this many arrivals (memory bound)
+	For    time.Duration // serve this long at most (0: until ctx ends)
+	TOS    int           // IP TOS byte of replies (0: leave as the kernel sets it)
+}
+
+// Serve answers requests with the request's kernel receive stamp and records every probe packet
+// that arrives, until ctx ends or opts.For passes. It returns the arrivals.
+func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
+	addr, err := net.ResolveUDPAddr("udp4", opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", opts.Listen, err)
+	}
+	conn, err := net.ListenUDP("udp4", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", opts.Listen, err)
+	}
+	defer conn.Close()
+	sock, err := newStampSocket(conn, opts.TOS)
+	if err != nil {
+		return nil, err
+	}
+	var end time.Time
+	if opts.For > 0 {
+		end = time.Now().Add(opts.For)
+	}
+	var arrivals []Arrival
+	buf := make([]byte, 65536)
+	for ctx.Err() == nil && (end.IsZero() || time.Now().Before(end)) {
+		n, from, stamp, err := sock.read(buf, time.Now().Add(100*time.Millisecond))
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			continue
+		}
+		if err != nil {
+			return arrivals, fmt.Errorf("receive probe: %w", err)
+		}
+		h, err := parseHeader(buf[:n])
+		if err != nil || h.kind == kindReply {
+			continue
+		}
+		if opts.Limit == 0 || len(arrivals) < opts.Limit {
+			arrivals = append(arrivals, Arrival{Sender: h.sender, Seq: h.seq, SendNS: h.sendNS, RecvNS: stamp})
+		}
+		if h.kind == kindRequest {
+			h.kind, h.serverNS = kindReply, stamp
+			h.marshal(buf[:n])
+			_, _ = conn.WriteToUDP(buf[:n], from)
+		}
+	}
+	return arrivals, nil
+}

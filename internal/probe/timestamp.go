@@ -1,0 +1,113 @@
+package probe
+
+import (
+	"fmt"
+	"net"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// stampFlags asks for software stamps on receive and on transmit. OPT_TSONLY returns transmit
+// stamps without the packet, OPT_ID numbers them per send so they can be matched to a sequence.
+const stampFlags = unix.SOF_TIMESTAMPING_SOFTWARE | unix.SOF_TIMESTAMPING_RX_SOFTWARE |
+	unix.SOF_TIMESTAMPING_TX_SOFTWARE | unix.SOF_TIMESTAMPING_OPT_ID | unix.SOF_TIMESTAMPING_OPT_TSONLY
+
+// stampSocket is a UDP socket with kernel timestamping on.
+type stampSocket struct {
+	conn *net.UDPConn
+	fd   int
+	oob  []byte
+}
+
+func newStampSocket(conn *net.UDPConn, tos int) (*stampSocket, error) {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("get socket: %w", err)
+	}
+	s := &stampSocket{conn: conn, oob: make([]byte, 512)}
+	var serr error
+	err = raw.Control(func(fd uintptr) {
+		s.fd = int(fd)
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPING, stampFlags)
+		if serr == nil && tos > 0 {
+			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_TOS, tos)
+		}
+	})
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("enable SO_TIMESTAMPING: %w", err)
+	}
+	return s, nil
+}
+
+// now is the application clock, the same CLOCK_REALTIME the kernel stamps use.
+func now() int64 { return time.Now().UnixNano() }
+
+// read receives one datagram and its kernel receive stamp (0 if the kernel gave none).
+func (s *stampSocket) read(buf []byte, deadline time.Time) (n int, from *net.UDPAddr, stampNS int64, err error) {
+	if err := s.conn.SetReadDeadline(deadline); err != nil {
+		return 0, nil, 0, err
+	}
+	n, oobn, _, from, err := s.conn.ReadMsgUDP(buf, s.oob)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	return n, from, stampFrom(s.oob[:oobn]), nil
+}
+
+// txStamps drains the error queue and returns the transmit stamps by OPT_ID (the send's index
+// on this socket, from 0).
+func (s *stampSocket) txStamps() map[uint32]int64 {
+	out := map[uint32]int64{}
+	buf := make([]byte, 64)
+	for {
+		_, oobn, _, _, err := unix.Recvmsg(s.fd, buf, s.oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
+		if err != nil {
+			return out
+		}
+		var stamp int64
+		id, ok := uint32(0), false
+		msgs, _ := unix.ParseSocketControlMessage(s.oob[:oobn])
+		for _, m := range msgs {
+			switch {
+			case m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SO_TIMESTAMPING:
+				stamp = softwareStamp(m.Data)
+			case m.Header.Level == unix.SOL_IP && m.Header.Type == unix.IP_RECVERR &&
+				len(m.Data) >= int(unsafe.Sizeof(unix.SockExtendedErr{})):
+				ee := (*unix.SockExtendedErr)(unsafe.Pointer(&m.Data[0]))
+				if ee.Origin == unix.SO_EE_ORIGIN_TIMESTAMPING {
+					id, ok = ee.Data, true
+				}
+			}
+		}
+		if ok && stamp != 0 {
+			out[id] = stamp
+		}
+	}
+}
+
+func stampFrom(oob []byte) int64 {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return 0
+	}
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SO_TIMESTAMPING {
+			return softwareStamp(m.Data)
+		}
+	}
+	return 0
+}
+
+// softwareStamp reads ts[0] of struct scm_timestamping: the software stamp (ts[2] is hardware).
+func softwareStamp(b []byte) int64 {
+	if len(b) < int(unsafe.Sizeof(unix.Timespec{})) {
+		return 0
+	}
+	ts := (*unix.Timespec)(unsafe.Pointer(&b[0]))
+	return ts.Nano()
+}

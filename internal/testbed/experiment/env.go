@@ -1,0 +1,169 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testbed"
+)
+
+// Env is what an experiment's arms work with: the testbed, the options, the rows recorded so far.
+type Env struct {
+	ctx     context.Context
+	opts    Options
+	tb      *testbed.Testbed
+	res     *Results
+	mu      sync.Mutex // rows: tools of one arm run side by side
+	rows    []Row
+	procs   procs
+	qjumpOn bool
+	port    int // next free TCP/UDP port for a server
+}
+
+// probePacket is P, the bytes a host may send per epoch at factor 1: one full Ethernet frame
+// including its header, since the dataplane charges what leaves the interface.
+const probePacket = model.Bytes(1514)
+
+func newEnv(ctx context.Context, e experiment, o Options) *Env {
+	env := &Env{ctx: ctx, opts: o, port: 5201}
+	env.res = &Results{Experiment: e.name, Title: e.title, Quick: o.Quick, Started: time.Now().UTC(),
+		Testbed: o.Testbed, BulkCC: o.BulkCC}
+	up, run := testbed.QJumpAvailable()
+	env.res.QJump.Available = up && run
+	if !env.res.QJump.Available {
+		env.res.QJump.Note = fmt.Sprintf("QJump arm not run: this qjump build lacks %s", missingVerbs(up, run))
+	}
+	env.setEpsilon(o.Epsilon)
+	return env
+}
+
+func missingVerbs(up, run bool) string {
+	switch {
+	case !up && !run:
+		return "the dataplane ('qjump up') and the app utility ('qjump run')"
+	case !up:
+		return "the dataplane ('qjump up')"
+	default:
+		return "the app utility ('qjump run')"
+	}
+}
+
+func (env *Env) logf(format string, args ...any) {
+	if env.opts.Progress != nil {
+		fmt.Fprintf(env.opts.Progress, "[%s] %s\n", time.Since(env.res.Started).Truncate(100*time.Millisecond), fmt.Sprintf(format, args...))
+	}
+}
+
+// modelConfig is the QJump model of the testbed with the given factors.
+func (env *Env) modelConfig(factors model.Factors) model.Config {
+	c := env.tb.Config
+	return model.Config{Hosts: c.Hosts, Rate: c.Rate, Packet: probePacket,
+		Epsilon: time.Duration(env.res.Model.EpsilonNS), Mesochronous: model.DefaultMesochronous, Factors: factors}
+}
+
+// setEpsilon records ε and the model figures that depend on it.
+func (env *Env) setEpsilon(eps time.Duration) {
+	c := env.opts.Testbed
+	m := model.Config{Hosts: c.Hosts, Rate: c.Rate, Packet: probePacket, Epsilon: eps,
+		Mesochronous: model.DefaultMesochronous, Factors: model.DefaultFactors()}
+	env.res.Model = ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(probePacket),
+		EpsilonNS: int64(eps), Mesochronous: m.Mesochronous, EpochNS: int64(m.Epoch()),
+		FrameTimeNS: int64(float64(probePacket) * 8 / float64(c.Rate) * 1e9)}
+}
+
+// measureEpsilon sets ε from the idle arm: the p99 one-way latency of a small probe through the
+// emulated switch is what the switch and the hosts' stacks add beyond serialisation.
+func (env *Env) measureEpsilon(idleArm string) {
+	if env.opts.Epsilon > 0 {
+		return
+	}
+	s := summarise(env.rowsOf(idleArm, "probe", "oneway"))
+	eps := time.Duration(s.P99US * 1e3).Round(10 * time.Microsecond)
+	env.setEpsilon(max(eps, 10*time.Microsecond))
+	env.logf("ε = %s (idle one-way p99 of the probe)", model.FormatDuration(eps))
+}
+
+func (env *Env) rowsOf(arm, tool, metric string) []Row {
+	var out []Row
+	for _, r := range env.rows {
+		if r.Arm == arm && r.Tool == tool && r.Metric == metric {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// errQJumpUnavailable skips a QJump arm on a build without the dataplane or the app utility.
+var errQJumpUnavailable = errors.New("qjump unavailable")
+
+// qjumpUp enables QJump on every host with factors, through the real `qjump up`.
+func (env *Env) qjumpUp(factors model.Factors) error {
+	if !env.res.QJump.Available {
+		return errQJumpUnavailable
+	}
+	cfg := env.modelConfig(factors)
+	args := []string{"--hosts", strconv.Itoa(cfg.Hosts), "--rate", strconv.FormatInt(int64(cfg.Rate), 10),
+		"--packet", strconv.FormatInt(int64(cfg.Packet), 10) + "B",
+		"--epsilon", strconv.FormatInt(cfg.Epsilon.Nanoseconds(), 10) + "ns",
+		"--mesochronous", strconv.Itoa(cfg.Mesochronous), "--factors", factors.String()}
+	env.res.QJump.UpArgs = args
+	env.logf("qjump up on every host: %v", args)
+	if err := env.tb.EnableQJump(env.ctx, args); err != nil {
+		return fmt.Errorf("enable qjump: %w", err)
+	}
+	env.qjumpOn = true
+	return nil
+}
+
+func (env *Env) qjumpDown() error {
+	if !env.qjumpOn {
+		return nil
+	}
+	env.qjumpOn = false
+	return env.tb.DisableQJump(context.WithoutCancel(env.ctx))
+}
+
+// atLevel puts argv on QJump level l when QJump is on; without it every program shares one FIFO.
+func (env *Env) atLevel(l int, static bool, argv ...string) []string {
+	if !env.qjumpOn {
+		return argv
+	}
+	return testbed.AtLevel(l, static, argv...)
+}
+
+func (env *Env) nextPort() int {
+	env.port++
+	return env.port
+}
+
+func (env *Env) addr(host int) string { return env.tb.Names.HostAddr(host).String() }
+
+func (env *Env) hostPort(host, port int) string { return env.addr(host) + ":" + strconv.Itoa(port) }
+
+// sleep waits d or until the run is interrupted.
+func (env *Env) sleep(d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-env.ctx.Done():
+		return env.ctx.Err()
+	}
+}
+
+func (env *Env) record(rows []Row) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	env.rows = append(env.rows, rows...)
+}
+
+// skipArm records an arm that could not run, with the reason.
+func (env *Env) skipArm(a Arm, reason string) {
+	a.Skipped = reason
+	env.res.Arms = append(env.res.Arms, a)
+	env.logf("%s: skipped: %s", a.Name, reason)
+}

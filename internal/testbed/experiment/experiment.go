@@ -1,0 +1,169 @@
+// Package experiment runs the paper's experiments on the namespace testbed: ping vs iperf
+// (Table 1, Fig. 3a), memcached vs bulk (Fig. 3b) and the fan-in latency bound (Fig. 11). Each
+// writes samples.csv, results.json, PNG plots and summary.md into its output directory.
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testbed"
+)
+
+// experiment is one of the paper's experiments.
+type experiment struct {
+	name, title string
+	hosts       int                       // hosts it needs by default
+	minHosts    int                       // fewest hosts it can run with
+	run         func(env *Env) error      // runs the arms, recording rows
+	targets     func(r *Results) []Target // the criteria on the figures
+	plots       func(r *Results, rows []Row, dir string) ([]string, error)
+	paper       func(arm string) string // the paper's figure for an arm, for the side-by-side column
+}
+
+var experiments = map[string]experiment{}
+
+func register(e experiment) { experiments[e.name] = e }
+
+// Names lists the experiments.
+func Names() []string {
+	var n []string
+	for k := range experiments {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// ErrUnknown is an experiment name that does not exist.
+var ErrUnknown = errors.New("unknown experiment")
+
+// Options configure a run.
+type Options struct {
+	Quick    bool
+	OutDir   string
+	BulkCC   string         // congestion control of the bulk flows (cubic, like the paper's loss-based TCP)
+	Testbed  testbed.Config // Hosts 0: the experiment's default
+	Epsilon  time.Duration  // ε given to qjump up; 0: the idle one-way p99 measured by the run
+	Progress io.Writer
+}
+
+// Check validates name and options before anything is built.
+func Check(name string, o Options) error {
+	e, ok := experiments[name]
+	if !ok {
+		return fmt.Errorf("%w %q: the experiments are %s", ErrUnknown, name, strings.Join(Names(), ", "))
+	}
+	if o.Testbed.Hosts != 0 && o.Testbed.Hosts < e.minHosts {
+		return &model.FieldError{Field: "hosts", Value: fmt.Sprint(o.Testbed.Hosts), Allowed: fmt.Sprintf("%s needs at least %d hosts", name, e.minHosts)}
+	}
+	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") {
+		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"}
+	}
+	c := o.Testbed
+	if c.Hosts == 0 {
+		c.Hosts = e.hosts
+	}
+	return c.Validate()
+}
+
+// Run builds a testbed, runs experiment name on it, writes the output files and removes the
+// testbed, also when ctx is cancelled (SIGINT/SIGTERM).
+func Run(ctx context.Context, name string, o Options) (*Results, error) {
+	if err := Check(name, o); err != nil {
+		return nil, err
+	}
+	e := experiments[name]
+	if o.Testbed.Hosts == 0 {
+		o.Testbed.Hosts = e.hosts
+	}
+	if err := os.MkdirAll(filepath.Join(o.OutDir, "raw"), 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	env := newEnv(ctx, e, o)
+	env.logf("building testbed: %d hosts, R=%s, switch queues of %d packets", o.Testbed.Hosts, o.Testbed.Rate, o.Testbed.Buffer)
+	tb, err := testbed.Up(ctx, o.Testbed)
+	if err != nil {
+		return nil, fmt.Errorf("build testbed: %w", err)
+	}
+	env.tb = tb
+	runErr := e.run(env)
+	env.procs.stopAll()
+	downErr := tb.Down()
+	env.logf("testbed removed")
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("run %s: interrupted; testbed removed", name)
+	}
+	if runErr != nil {
+		return nil, fmt.Errorf("run %s: %w", name, runErr)
+	}
+	if downErr != nil {
+		return nil, fmt.Errorf("remove testbed: %w", downErr)
+	}
+	env.res.DurationS = time.Since(env.res.Started).Seconds()
+	if err := writeRows(filepath.Join(o.OutDir, "samples.csv"), env.rows); err != nil {
+		return nil, err
+	}
+	return env.res, finish(env.res, env.rows, o.OutDir)
+}
+
+// Report rebuilds statistics, targets, plots and summary.md of dir from its samples.csv and
+// results.json.
+func Report(dir string) (*Results, error) {
+	r, err := readResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := experiments[r.Experiment]; !ok {
+		return nil, fmt.Errorf("results in %s: %w %q", dir, ErrUnknown, r.Experiment)
+	}
+	rows, err := readRows(filepath.Join(dir, "samples.csv"))
+	if err != nil {
+		return nil, err
+	}
+	return r, finish(r, rows, dir)
+}
+
+// finish derives everything from the rows: series statistics, targets, plots, summary.md.
+func finish(r *Results, rows []Row, dir string) error {
+	e := experiments[r.Experiment]
+	r.Series = seriesOf(r, rows)
+	r.Targets = e.targets(r)
+	plots, err := e.plots(r, rows, dir)
+	if err != nil {
+		return err
+	}
+	r.Files = append([]string{"samples.csv", "results.json", "summary.md"}, plots...)
+	if err := writeJSON(filepath.Join(dir, "results.json"), r); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(Summary(r)), 0o644)
+}
+
+// seriesOf groups rows by arm, tool and metric in the order the arms ran.
+func seriesOf(r *Results, rows []Row) []Series {
+	type key struct{ arm, tool, metric string }
+	groups := map[key][]Row{}
+	var order []key
+	for _, row := range rows {
+		k := key{row.Arm, row.Tool, row.Metric}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], row)
+	}
+	var out []Series
+	for _, k := range order {
+		g := groups[k]
+		out = append(out, Series{Arm: k.arm, Tool: k.tool, Metric: k.metric, Param: g[0].Param, Stats: summarise(g)})
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testbed/tbtest"
+)
+
+// The fields docs/testbed.md promises in results.json.
+var (
+	resultFields = []string{"experiment", "title", "quick", "started", "duration_s", "testbed", "bulk_cc",
+		"model", "qjump", "arms", "series", "targets", "files"}
+	modelFields  = []string{"hosts", "rate_bps", "packet_bytes", "epsilon_ns", "mesochronous", "epoch_ns", "max_frame_time_ns"}
+	seriesFields = []string{"arm", "tool", "metric", "samples", "lost", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us"}
+	targetFields = []string{"name", "criterion", "value", "limit", "unit", "evaluated", "met"}
+	armFields    = []string{"name", "description", "qjump", "bulk"}
+)
+
+func runQuick(t *testing.T, name string) (*Results, string) {
+	t.Helper()
+	tbtest.RequireTools(t, "iperf3", "ping", "memcached")
+	tbtest.Binary(t)
+	c := testbed.DefaultConfig(0)
+	c.Prefix = tbtest.Prefix(t)
+	dir := t.TempDir()
+	res, err := Run(context.Background(), name, Options{Quick: true, OutDir: dir, BulkCC: "cubic", Testbed: c, Progress: testWriter{t}})
+	if err != nil {
+		t.Fatalf("run %s --quick: %v", name, err)
+	}
+	checkFiles(t, dir, res)
+	return res, dir
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p[:len(p)-1])); return len(p), nil }
+
+func checkFiles(t *testing.T, dir string, res *Results) {
+	t.Helper()
+	for _, f := range res.Files {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("output %s missing or empty: %v", f, err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	hasFields(t, "results", doc, resultFields)
+	hasFields(t, "model", doc["model"].(map[string]any), modelFields)
+	for _, key := range []struct {
+		name   string
+		fields []string
+	}{{"series", seriesFields}, {"targets", targetFields}, {"arms", armFields}} {
+		list, _ := doc[key.name].([]any)
+		if len(list) == 0 {
+			t.Errorf("results.json has no %s", key.name)
+		}
+		for _, item := range list {
+			hasFields(t, key.name, item.(map[string]any), key.fields)
+		}
+	}
+}
+
+func hasFields(t *testing.T, what string, m map[string]any, fields []string) {
+	t.Helper()
+	for _, f := range fields {
+		if _, ok := m[f]; !ok {
+			t.Errorf("%s lacks field %q", what, f)
+		}
+	}
+}
+
+func p99(t *testing.T, r *Results, arm, tool, metric string) float64 {
+	t.Helper()
+	s, ok := r.series(arm, tool, metric)
+	if !ok {
+		t.Fatalf("no %s %s samples in arm %s", tool, metric, arm)
+	}
+	return s.P99US
+}
+
+func TestPingIperfQuick(t *testing.T) {
+	res, dir := runQuick(t, "ping-iperf")
+	idle, cont := p99(t, res, "idle", "probe", "oneway"), p99(t, res, "switch-queue", "probe", "oneway")
+	if cont < 10*idle {
+		t.Errorf("a shared switch queue should delay the probe: contended p99 %.0fµs vs idle %.0fµs", cont, idle)
+	}
+	if res.QJump.Available {
+		if qj := p99(t, res, "qjump", "probe", "oneway"); qj*5 > cont {
+			t.Errorf("QJump should let the probe jump the queue: p99 %.0fµs vs contended %.0fµs", qj, cont)
+		}
+	}
+	// report redraws the same figures from the files.
+	again, err := Report(dir)
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if len(again.Series) != len(res.Series) || again.Series[0] != res.Series[0] {
+		t.Errorf("report gave different series: %+v vs %+v", again.Series[0], res.Series[0])
+	}
+}
+
+func TestMemcachedQuick(t *testing.T) {
+	res, _ := runQuick(t, "memcached")
+	idle, cont := p99(t, res, "idle", "memcached", "request"), p99(t, res, "contended", "memcached", "request")
+	if cont < 3*idle {
+		t.Errorf("bulk should delay memcached: contended p99 %.0fµs vs idle %.0fµs", cont, idle)
+	}
+	if res.QJump.Available {
+		if qj := p99(t, res, "qjump", "memcached", "request"); qj*2 > cont {
+			t.Errorf("QJump should cut memcached's tail: p99 %.0fµs vs contended %.0fµs", qj, cont)
+		}
+	}
+}
+
+func TestFanInQuick(t *testing.T) {
+	res, _ := runQuick(t, "fan-in")
+	if _, ok := res.series("noise", "probe", "oneway"); !ok {
+		t.Fatal("the idle noise floor was not measured")
+	}
+	if res.QJump.Available {
+		if !res.Targets[0].Evaluated {
+			t.Errorf("region A was not evaluated: %+v", res.Targets[0])
+		}
+		if _, ok := res.series("f7=1", "probe", "oneway"); !ok {
+			t.Error("no samples at f7=1")
+		}
+	}
+}
+
+// TestSIGTERMMidRun stops a real `qjump testbed run` while bulk traffic flows and checks that it
+// removed everything: namespaces, links, state, processes, pins.
+func TestSIGTERMMidRun(t *testing.T) {
+	tbtest.RequireTools(t, "iperf3", "ping")
+	bin := tbtest.Binary(t)
+	prefix := tbtest.Prefix(t)
+	cmd := exec.Command(bin, "testbed", "run", "ping-iperf", "--quick", "--prefix", prefix, "--out", t.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var inodes map[uint64]string
+	deadline := time.Now().Add(20 * time.Second)
+	for len(inodes) < 5 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		inodes = tbtest.NetnsInodes(t, prefix)
+	}
+	if len(inodes) < 5 {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("testbed never came up: %v", inodes)
+	}
+	time.Sleep(4 * time.Second) // into the arms with bulk traffic
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("an interrupted run should exit non-zero")
+		}
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatal("run did not exit within 30s of SIGTERM")
+	}
+	tbtest.AssertNothingLeft(t, prefix, inodes)
+}

@@ -1,0 +1,172 @@
+package experiment
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/testbed"
+)
+
+// Levels the experiments use, as in the paper: latency-sensitive traffic at the top, bulk at 0.
+const (
+	topLevel  = 7
+	bulkLevel = 0
+)
+
+// bulk starts one iperf3 TCP flow from host `from` to host `to` at the bulk level, with the
+// configured congestion control, lasting d at most; stopAll ends it earlier.
+func (env *Env) bulk(from, to int, d time.Duration) error {
+	port := env.nextPort()
+	srv := env.tb.Exec(to, env.atLevel(bulkLevel, false, "iperf3", "-s", "-1", "-p", strconv.Itoa(port))...)
+	if _, err := env.procs.start(fmt.Sprintf("iperf3 server on h%d", to), srv); err != nil {
+		return err
+	}
+	if err := env.sleep(150 * time.Millisecond); err != nil {
+		return err
+	}
+	secs := strconv.Itoa(int(d.Seconds()) + 1)
+	cli := env.tb.Exec(from, env.atLevel(bulkLevel, false, "iperf3", "-c", env.addr(to), "-p", strconv.Itoa(port),
+		"-t", secs, "-C", env.opts.BulkCC, "-i", "0")...)
+	p, err := env.procs.start(fmt.Sprintf("iperf3 h%d→h%d", from, to), cli)
+	if err != nil {
+		return err
+	}
+	if err := env.sleep(100 * time.Millisecond); err != nil {
+		return err
+	}
+	if p.exited() {
+		return fmt.Errorf("iperf3 h%d→h%d ended at once: %s", from, to, strings.TrimSpace(p.out.String()))
+	}
+	return nil
+}
+
+// probeSpec is one probe measurement.
+type probeSpec struct {
+	arm      string
+	from, to int
+	count    int
+	interval time.Duration
+	size     int
+	param    float64
+}
+
+// probeRR runs our request/response probe from `from` to `to` at the top level and records both
+// the request's one-way latency and the round trip.
+func (env *Env) probeRR(s probeSpec) error {
+	port := env.nextPort()
+	srvArgv := env.tb.Exec(s.to, env.atLevel(topLevel, true, testbed.Binary, "probe", "server",
+		"--listen", env.hostPort(s.to, port), "--out", os.DevNull)...)
+	srv, err := env.procs.start("probe server", srvArgv)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	if err := env.waitProbeServer(s.from, env.hostPort(s.to, port)); err != nil {
+		return err
+	}
+	raw := filepath.Join(env.opts.OutDir, "raw", fmt.Sprintf("%s-probe-h%d-h%d.csv", s.arm, s.from, s.to))
+	argv := env.tb.Exec(s.from, env.atLevel(topLevel, true, testbed.Binary, "probe", "client",
+		"--to", env.hostPort(s.to, port), "--mode", "rr", "--count", strconv.Itoa(s.count),
+		"--interval", s.interval.String(), "--size", strconv.Itoa(s.size), "--timeout", "500ms",
+		"--sender", strconv.Itoa(s.from), "--out", raw)...)
+	if _, err := runOut(env.ctx, argv); err != nil {
+		return fmt.Errorf("probe h%d→h%d: %w", s.from, s.to, err)
+	}
+	rows, err := readProbeCSV(raw, s)
+	if err != nil {
+		return err
+	}
+	env.record(rows)
+	return nil
+}
+
+func readProbeCSV(path string, s probeSpec) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open probe samples: %w", err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) == 0 {
+		return nil, fmt.Errorf("read probe samples %s: %v", path, err)
+	}
+	// seq,send_ns,tx_kernel_ns,server_rx_ns,rx_kernel_ns,oneway_ns,rtt_ns,lost
+	var rows []Row
+	for _, rec := range recs[1:] {
+		seq, _ := strconv.ParseUint(rec[0], 10, 64)
+		send, _ := strconv.ParseInt(rec[1], 10, 64)
+		ow, _ := strconv.ParseInt(rec[5], 10, 64)
+		rtt, _ := strconv.ParseInt(rec[6], 10, 64)
+		lost := rec[7] == "true"
+		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: seq, SendNS: send, Lost: lost, Param: s.param}
+		tx, _ := strconv.ParseInt(rec[2], 10, 64)
+		srv, _ := strconv.ParseInt(rec[3], 10, 64)
+		o, r, n := base, base, base
+		o.Metric, o.LatencyNS = "oneway", ow
+		r.Metric, r.LatencyNS = "rtt", rtt
+		// network: the request from the sender's kernel transmit stamp (after its qdisc) to the
+		// server's kernel receive stamp, the part QJump's bounds are about.
+		n.Metric, n.LatencyNS = "network", srv-tx
+		n.Lost = lost || tx == 0 || srv == 0
+		rows = append(rows, o, n, r)
+	}
+	return rows, nil
+}
+
+// waitProbeServer returns once a probe from host `from` gets an answer from addr: starting a
+// server through nsenter and qjump run takes a variable time on a loaded machine, and a probe sent
+// before it listens would be counted as lost.
+func (env *Env) waitProbeServer(from int, addr string) error {
+	argv := env.tb.Exec(from, testbed.Binary, "probe", "client", "--to", addr, "--count", "1", "--timeout", "50ms")
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		out, err := runOut(env.ctx, argv)
+		if err != nil && env.ctx.Err() != nil {
+			return env.ctx.Err()
+		}
+		if err == nil && strings.Contains(out, ",false\n") {
+			return nil
+		}
+		if err := env.sleep(50 * time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("probe server %s did not answer within 5s", addr)
+}
+
+var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)
+
+// ping runs the system's ping from `from` to `to` at the top level (it is a C program: qjump run
+// puts it on the level with LD_PRELOAD) and records every round trip, lost ones included.
+func (env *Env) ping(s probeSpec) error {
+	interval := strconv.FormatFloat(s.interval.Seconds(), 'f', 4, 64)
+	argv := env.tb.Exec(s.from, env.atLevel(topLevel, false, "ping", "-n", "-c", strconv.Itoa(s.count),
+		"-i", interval, "-W", "1", env.addr(s.to))...)
+	out, err := runOut(env.ctx, argv)
+	if err != nil && env.ctx.Err() != nil {
+		return err
+	}
+	_ = os.WriteFile(filepath.Join(env.opts.OutDir, "raw", fmt.Sprintf("%s-ping-h%d-h%d.txt", s.arm, s.from, s.to)), []byte(out), 0o644)
+	got := map[uint64]int64{}
+	for _, m := range pingReply.FindAllStringSubmatch(out, -1) {
+		seq, _ := strconv.ParseUint(m[1], 10, 64)
+		ms, _ := strconv.ParseFloat(m[2], 64)
+		got[seq] = int64(ms * 1e6)
+	}
+	if len(got) == 0 {
+		return fmt.Errorf("ping h%d→h%d: no replies: %s", s.from, s.to, strings.TrimSpace(out))
+	}
+	var rows []Row
+	for seq := uint64(1); seq <= uint64(s.count); seq++ {
+		ns, ok := got[seq]
+		rows = append(rows, Row{Arm: s.arm, Tool: "ping", Metric: "rtt", Sender: s.from, Seq: seq,
+			LatencyNS: ns, Lost: !ok, Param: s.param})
+	}
+	env.record(rows)
+	return nil
+}

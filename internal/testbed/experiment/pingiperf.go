@@ -1,0 +1,167 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// ping-iperf is the paper's Table 1 and Fig. 3a: a probe (ping, and our timestamped UDP probe)
+// from h1 to h2 while iperf3 bulk flows share, in turn, the switch, the source host, the
+// destination host, both hosts, and finally the switch queue in front of h2, then that last case
+// again with QJump on: probes at level 7, bulk at level 0.
+func init() {
+	register(experiment{name: "ping-iperf", title: "ping vs iperf (Table 1, Fig. 3a)", hosts: 4, minHosts: 3,
+		run: runPingIperf, targets: pingIperfTargets, plots: pingIperfPlots, paper: pingIperfPaper})
+}
+
+// pingIperfArm is one row of Table 1: the bulk flows (from, to) that share part of the path.
+type pingIperfArm struct {
+	name, description string
+	bulk              [][2]int
+	qjump             bool
+	paper             string // the paper's Table 1 row (median / p99 RTT, ping, 10G)
+}
+
+func pingIperfArms(hosts int) []pingIperfArm {
+	arms := []pingIperfArm{
+		{name: "idle", description: "one probe, idle network", paper: "85 / 126µs"},
+		{name: "shared-switch", description: "bulk h3→h4 through the same switch, other ports", bulk: [][2]int{{3, 4}}, paper: "110 / 130µs"},
+		{name: "shared-src", description: "bulk h1→h3 shares the source host's egress", bulk: [][2]int{{1, 3}}, paper: "228 / 268µs"},
+		{name: "shared-dst", description: "bulk h2→h3 shares the destination host's egress (the replies)", bulk: [][2]int{{2, 3}}, paper: "125 / 278µs"},
+		{name: "shared-both", description: "bulk h1→h3 and h3→h1 share the source host's egress and its ingress port", bulk: [][2]int{{1, 3}, {3, 1}}, paper: "221 / 229µs"},
+		{name: "switch-queue", description: "bulk h3→h2 shares the switch queue in front of h2", bulk: [][2]int{{3, 2}}, paper: "1,920 / 2,100µs"},
+		{name: "qjump", description: "as switch-queue, QJump on: probe at level 7, bulk at level 0", bulk: [][2]int{{3, 2}}, qjump: true, paper: "Fig. 3a: 2-4µs at the switch"},
+	}
+	if hosts < 4 {
+		arms[1].description += " (needs 4 hosts)"
+	}
+	return arms
+}
+
+// pingIperfPaper is the paper's figure for an arm, for the summary's side-by-side column.
+func pingIperfPaper(arm string) string {
+	for _, a := range pingIperfArms(4) {
+		if a.name == arm {
+			return a.paper
+		}
+	}
+	return ""
+}
+
+func runPingIperf(env *Env) error {
+	count, interval, warm := 3000, time.Millisecond, 2*time.Second
+	if env.opts.Quick {
+		count, interval, warm = 400, 2500*time.Microsecond, time.Second
+	}
+	probeTime := time.Duration(count) * interval
+	arms := pingIperfArms(env.tb.Config.Hosts)
+	for i, a := range arms {
+		arm := Arm{Name: a.name, Description: a.description, QJump: a.qjump, Bulk: bulkText(a.bulk)}
+		if needsHosts(a.bulk) > env.tb.Config.Hosts {
+			env.skipArm(arm, fmt.Sprintf("needs %d hosts", needsHosts(a.bulk)))
+			continue
+		}
+		if a.qjump {
+			err := env.qjumpUp(model.Factors{7: model.Limited(1), 0: model.Unlimited()})
+			if err == errQJumpUnavailable {
+				env.skipArm(arm, env.res.QJump.Note)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		env.logf("[%d/%d] %s: %s", i+1, len(arms), a.name, a.description)
+		if err := runPingIperfArm(env, a, count, interval, warm, bulkLimit(probeTime, warm)); err != nil {
+			return err
+		}
+		env.res.Arms = append(env.res.Arms, arm)
+		env.logf("       probe one-way p50 %.0fµs p99 %.0fµs; ping p99 %.0fµs",
+			summarise(env.rowsOf(a.name, "probe", "oneway")).P50US, summarise(env.rowsOf(a.name, "probe", "oneway")).P99US,
+			summarise(env.rowsOf(a.name, "ping", "rtt")).P99US)
+		if ctx := env.ctx; ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if a.name == "idle" {
+			env.measureEpsilon("idle")
+		}
+	}
+	return env.qjumpDown()
+}
+
+func runPingIperfArm(env *Env, a pingIperfArm, count int, interval, warm, bulkFor time.Duration) error {
+	defer env.procs.stopAll()
+	for _, f := range a.bulk {
+		if err := env.bulk(f[0], f[1], bulkFor); err != nil {
+			return err
+		}
+	}
+	if len(a.bulk) > 0 {
+		if err := env.sleep(warm); err != nil {
+			return err
+		}
+	}
+	// The probe and ping run side by side, so both see the same bulk traffic for the same time.
+	spec := probeSpec{arm: a.name, from: 1, to: 2, count: count, interval: interval, size: 64}
+	pingDone := make(chan error, 1)
+	go func() { pingDone <- env.ping(spec) }()
+	probeErr := env.probeRR(spec)
+	return errors.Join(probeErr, <-pingDone)
+}
+
+// bulkLimit bounds a bulk flow's life: an arm stops its flows when its probes finish, and a probe
+// slowed by queueing can take several times its nominal time, but nothing runs unbounded.
+func bulkLimit(probeTime, warm time.Duration) time.Duration {
+	return warm + 20*probeTime + 10*time.Second
+}
+
+func needsHosts(bulk [][2]int) int {
+	n := 2
+	for _, f := range bulk {
+		n = max(n, f[0], f[1])
+	}
+	return n
+}
+
+func bulkText(bulk [][2]int) string {
+	if len(bulk) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, f := range bulk {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("h%d→h%d", f[0], f[1])
+	}
+	return s
+}
+
+// pingIperfTargets are the criteria for the shared switch queue, on the probe's one-way
+// latency (the closest to the paper's in-network measurement with taps around the switch).
+func pingIperfTargets(r *Results) []Target {
+	frameUS := float64(r.Model.FrameTimeNS) / 1e3
+	idle, okI := r.series("idle", "probe", "oneway")
+	cont, okC := r.series("switch-queue", "probe", "oneway")
+	qj, okQ := r.series("qjump", "probe", "oneway")
+	t1 := Target{Name: "qjump-near-idle", Unit: "µs",
+		Criterion: "QJump p99 ≤ 1.5 × idle p99 + one maximum frame time at R (probe, one-way)"}
+	t2 := Target{Name: "contended-vs-qjump", Unit: "×",
+		Criterion: "contended p99 ≥ 50 × QJump p99 (probe, one-way, shared switch queue)", Limit: 50}
+	if okI && okQ {
+		t1.Value, t1.Limit, t1.Evaluated = qj.P99US, round3(1.5*idle.P99US+frameUS), true
+		t1.Met = t1.Value <= t1.Limit
+	} else {
+		t1.Note = "QJump arm not run"
+	}
+	if okC && okQ && qj.P99US > 0 {
+		t2.Value, t2.Evaluated = round3(cont.P99US/qj.P99US), true
+		t2.Met = t2.Value >= t2.Limit
+	} else {
+		t2.Note = "QJump arm not run"
+	}
+	return []Target{t1, t2}
+}

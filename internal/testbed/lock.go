@@ -1,0 +1,71 @@
+package testbed
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// RunDir holds the lock and state files; /run is cleared at boot, as are the namespaces.
+var RunDir = "/run/qjump-testbed"
+
+// ErrBusy means another testbed with the same prefix is being built, run or torn down right now,
+// or is up: two at once would fight over the same namespaces.
+var ErrBusy = errors.New("testbed busy")
+
+// Lock is an exclusive flock on the prefix's lock file, held while the testbed is being built,
+// used by an experiment, or torn down. The kernel drops it when the process dies, so a crashed run
+// never leaves a stale lock.
+type Lock struct {
+	f    *os.File
+	path string
+}
+
+// Acquire takes the lock for prefix without waiting.
+func Acquire(prefix string) (*Lock, error) {
+	if err := os.MkdirAll(RunDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", RunDir, err)
+	}
+	path := filepath.Join(RunDir, prefix+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: another qjump testbed holds %s", ErrBusy, path)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	// A holder that removed the file (Remove) between our open and our flock leaves us holding an
+	// unlinked inode that nobody else can see: only a lock on the file at path counts.
+	var held, named unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &held) != nil || unix.Stat(path, &named) != nil || held.Ino != named.Ino {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s changed hands, try again", ErrBusy, path)
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// Remove deletes the lock file and drops the lock: for when the testbed is gone.
+func (l *Lock) Remove() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = os.Remove(l.path)
+	l.Release()
+}
+
+// Release drops the lock.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}

@@ -1,0 +1,82 @@
+package testbed
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// The testbed enables QJump exactly as a deployment does: the real `qjump up` inside each host's
+// namespace and the real `qjump run` around each program. It never limits rates itself.
+
+// Binary is the qjump executable run inside namespaces: this very program, unless it is a test
+// binary (which would run its tests when handed qjump's arguments); then the qjump on PATH, and
+// tests set it to the binary they build (tbtest.Binary).
+var Binary = func() string {
+	p, err := os.Executable()
+	if err != nil || strings.HasSuffix(p, ".test") {
+		return "qjump"
+	}
+	return p
+}()
+
+// QJumpAvailable reports whether this qjump build has the dataplane (`up`) and the app utility
+// (`run`) verbs; the QJump arm of an experiment needs both.
+func QJumpAvailable() (up, run bool) {
+	return hasVerb("up"), hasVerb("run")
+}
+
+// hasVerb asks the binary for the verb's help: cobra answers an unknown verb with the root's help
+// and status 0, so the usage line is what tells them apart.
+func hasVerb(verb string) bool {
+	out, err := exec.Command(Binary, verb, "--help").Output()
+	return err == nil && strings.Contains(string(out), "\n  qjump "+verb)
+}
+
+// EnableQJump runs `qjump up` on every host's interface with upArgs (model flags or --config),
+// in shape mode so that the host's egress gets QJump's per-level priority, marking DSCP so the
+// switch can read the level. It replaces the testbed's own host FIFO.
+func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
+	for i := 1; i <= tb.Config.Hosts; i++ {
+		ns, dev := tb.Names.HostNS(i), tb.Names.HostIface()
+		if err := run(ctx, "tc", "-n", ns, "qdisc", "del", "dev", dev, "root"); err != nil {
+			return err
+		}
+		argv := append([]string{Binary, "up", "--dev", dev, "--mode", "shape", "--mark", string(tb.Config.Classify)}, upArgs...)
+		if err := run(ctx, inNS(ns, argv...)[0], inNS(ns, argv...)[1:]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DisableQJump runs `qjump down` on every host and puts the plain FIFO back.
+func (tb *Testbed) DisableQJump(ctx context.Context) error {
+	for i := 1; i <= tb.Config.Hosts; i++ {
+		ns, dev := tb.Names.HostNS(i), tb.Names.HostIface()
+		qjumpDown(ctx, ns)
+		if err := shapeHost(ctx, ns, dev, tb.Config); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func qjumpDown(ctx context.Context, ns string) {
+	argv := inNS(ns, Binary, "down", "--dev", hostIface)
+	_ = exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
+}
+
+func init() { DisableHook = qjumpDown }
+
+// AtLevel wraps argv so that it runs on QJump level l through `qjump run`. Static binaries (Go,
+// such as our own probe) ignore LD_PRELOAD, so they go through the cgroup mode.
+func AtLevel(l int, static bool, argv ...string) []string {
+	w := []string{Binary, "run", "--level", strconv.Itoa(l)}
+	if static {
+		w = append(w, "--mode", "cgroup")
+	}
+	return append(append(w, "--"), argv...)
+}

@@ -1,0 +1,278 @@
+package testbed_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testbed/tbtest"
+)
+
+func config(prefix string, hosts int) testbed.Config {
+	c := testbed.DefaultConfig(hosts)
+	c.Prefix = prefix
+	return c
+}
+
+func up(t *testing.T, c testbed.Config) *testbed.Testbed {
+	t.Helper()
+	tb, err := testbed.Up(context.Background(), c)
+	if err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	return tb
+}
+
+func TestUpDownLeavesNothing(t *testing.T) {
+	tbtest.RequireTools(t)
+	tbtest.Binary(t)
+	prefix := tbtest.Prefix(t)
+	tb := up(t, config(prefix, 3))
+	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "3", "--rate", "100M"}); err != nil {
+		t.Fatalf("enable qjump: %v", err)
+	}
+	inodes := tbtest.NetnsInodes(t, prefix)
+	if len(inodes) != 4 {
+		t.Fatalf("want 4 namespaces (3 hosts, 1 switch), got %v", inodes)
+	}
+	out, err := exec.Command("tc", "-n", tb.Names.SwitchNS(), "class", "show", "dev", tb.Names.Port(2)).Output()
+	if err != nil || strings.Count(string(out), "prio ") != testbed.Levels {
+		t.Fatalf("switch port should have %d prio classes: %v\n%s", testbed.Levels, err, out)
+	}
+	if err := tb.Down(); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	tbtest.AssertNothingLeft(t, prefix, inodes)
+}
+
+func TestSecondUpRefused(t *testing.T) {
+	tbtest.RequireTools(t)
+	prefix := tbtest.Prefix(t)
+	tb := up(t, config(prefix, 2))
+	// While the first holds the lock (it is being built or run), and after it let go of the lock
+	// but stays up, a second testbed with the prefix is refused.
+	if _, err := testbed.Up(context.Background(), config(prefix, 2)); !errors.Is(err, testbed.ErrBusy) {
+		t.Fatalf("second up while the first holds the lock: got %v, want ErrBusy", err)
+	}
+	tb.Release()
+	if _, err := testbed.Up(context.Background(), config(prefix, 3)); !errors.Is(err, testbed.ErrBusy) {
+		t.Fatalf("second up while the first is up: got %v, want ErrBusy", err)
+	}
+	if nss, _ := testbed.Namespaces(prefix); len(nss) != 3 {
+		t.Fatalf("the refused up must not touch the first testbed: namespaces %v", nss)
+	}
+}
+
+// htbSentBytes reads the bytes dequeued by HTB class 1:1 (the one at R) on a device.
+func htbSentBytes(t *testing.T, ns, dev string) int64 {
+	t.Helper()
+	out, err := exec.Command("tc", "-n", ns, "-s", "class", "show", "dev", dev, "classid", "1:1").Output()
+	if err != nil {
+		t.Fatalf("tc class show: %v", err)
+	}
+	f := strings.Fields(string(out))
+	for i, w := range f {
+		if w == "Sent" && i+1 < len(f) {
+			v, _ := strconv.ParseInt(f[i+1], 10, 64)
+			return v
+		}
+	}
+	t.Fatalf("no Sent counter in %q", out)
+	return 0
+}
+
+func TestShapingGivesR(t *testing.T) {
+	tbtest.RequireTools(t, "iperf3")
+	prefix := tbtest.Prefix(t)
+	c := config(prefix, 2)
+	tb := up(t, c)
+	defer tb.Down()
+	srv := exec.Command(tb.Exec(2, "iperf3", "-s", "-1")[0], tb.Exec(2, "iperf3", "-s", "-1")[1:]...)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	time.Sleep(200 * time.Millisecond)
+	cli := tb.Exec(1, "iperf3", "-c", tb.Names.HostAddr(2).String(), "-t", "4", "-C", "cubic")
+	client := exec.Command(cli[0], cli[1:]...)
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer client.Process.Kill()
+	// Measure on the switch port that faces h2, after TCP's start-up: bytes on the wire per second.
+	time.Sleep(time.Second)
+	ns, dev := tb.Names.SwitchNS(), tb.Names.Port(2)
+	b0, t0 := htbSentBytes(t, ns, dev), time.Now()
+	time.Sleep(2 * time.Second)
+	b1, t1 := htbSentBytes(t, ns, dev), time.Now()
+	rate := float64(b1-b0) * 8 / t1.Sub(t0).Seconds()
+	t.Logf("switch port rate %.2f Mb/s for R=%s", rate/1e6, c.Rate)
+	if d := (rate - float64(c.Rate)) / float64(c.Rate); d < -0.05 || d > 0.05 {
+		t.Fatalf("shaped rate %.2f Mb/s is not within 5%% of R=%s", rate/1e6, c.Rate)
+	}
+}
+
+// TestStrictPriorityOnSwitchPort saturates the switch port in front of h2 with level-0 bulk from
+// h3 and checks that a level-7 stream from h1 (DSCP CS7, set directly: this tests the switch
+// alone, without the dataplane) keeps its idle latency while a level-0 stream queues.
+func TestStrictPriorityOnSwitchPort(t *testing.T) {
+	tbtest.RequireTools(t, "iperf3")
+	bin := tbtest.Binary(t)
+	prefix := tbtest.Prefix(t)
+	tb := up(t, config(prefix, 3))
+	defer tb.Down()
+	dst := tb.Names.HostAddr(2).String()
+	srv := startIn(t, tb, 2, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull)
+	defer stop(srv)
+	time.Sleep(300 * time.Millisecond)
+	idle := probeP99(t, tb, bin, dst, 0xe0)
+	iperfSrv := startIn(t, tb, 2, "iperf3", "-s", "-1", "-p", "5300")
+	defer stop(iperfSrv)
+	time.Sleep(200 * time.Millisecond)
+	bulk := startIn(t, tb, 3, "iperf3", "-c", dst, "-p", "5300", "-t", "15", "-C", "cubic")
+	defer stop(bulk)
+	time.Sleep(1500 * time.Millisecond)
+	top := probeP99(t, tb, bin, dst, 0xe0)
+	bottom := probeP99(t, tb, bin, dst, 0)
+	t.Logf("probe one-way p99: idle %.0fµs, level 7 under level-0 load %.0fµs, level 0 under load %.0fµs", idle, top, bottom)
+	frame := 1514 * 8 / float64(testbed.DefaultRate) * 1e6
+	if top > 1.5*idle+2*frame+200 {
+		t.Errorf("level 7 p99 %.0fµs under saturating level-0 traffic is far above idle %.0fµs", top, idle)
+	}
+	if bottom < 5*top {
+		t.Errorf("level 0 p99 %.0fµs should queue far behind level 7 (%.0fµs): is the port saturated?", bottom, top)
+	}
+}
+
+func startIn(t *testing.T, tb *testbed.Testbed, host int, argv ...string) *exec.Cmd {
+	t.Helper()
+	full := tb.Exec(host, argv...)
+	cmd := exec.Command(full[0], full[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func stop(cmd *exec.Cmd) {
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// probeP99 runs 300 request/response probes from h1 and returns the one-way p99 in µs.
+func probeP99(t *testing.T, tb *testbed.Testbed, bin, dst string, tos int) float64 {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "probe.csv")
+	argv := tb.Exec(1, bin, "probe", "client", "--to", dst+":9000", "--count", "300", "--interval", "2ms",
+		"--tos", strconv.Itoa(tos), "--timeout", "200ms", "--out", out)
+	if b, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("probe: %v: %s", err, b)
+	}
+	f, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n")[1:] {
+		fields := strings.Split(line, ",")
+		ow, _ := strconv.ParseFloat(fields[5], 64)
+		if fields[7] == "true" {
+			ow = 200e6 // a lost probe counts as the timeout
+		}
+		v = append(v, ow/1e3)
+	}
+	return p99(v)
+}
+
+func p99(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	for i := range s { // insertion sort: 300 values
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[(len(s)*99+99)/100-1]
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*testbed.Config)
+		field string
+	}{
+		{"one host", func(c *testbed.Config) { c.Hosts = 1 }, "hosts"},
+		{"rate 0", func(c *testbed.Config) { c.Rate = 0 }, "rate"},
+		{"rate above 1G", func(c *testbed.Config) { c.Rate = 2e9 }, "rate"},
+		{"buffer 0", func(c *testbed.Config) { c.Buffer = 0 }, "buffer"},
+		{"bad prefix", func(c *testbed.Config) { c.Prefix = "Bad-Prefix" }, "prefix"},
+		{"classify", func(c *testbed.Config) { c.Classify = "vlan" }, "classify"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testbed.DefaultConfig(4)
+			tc.edit(&c)
+			var fe *model.FieldError
+			if err := c.Validate(); !errors.As(err, &fe) || fe.Field != tc.field {
+				t.Fatalf("got %v, want a FieldError for %s", err, tc.field)
+			}
+		})
+	}
+	if err := testbed.DefaultConfig(2).Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+}
+
+// TestPCPClassification: with --classify pcp the switch reads the 802.1Q priority that the
+// dataplane pushes (qjump up --mark pcp): a level-7 probe lands in the port's level-7 queue.
+func TestPCPClassification(t *testing.T) {
+	tbtest.RequireTools(t)
+	bin := tbtest.Binary(t)
+	prefix := tbtest.Prefix(t)
+	c := config(prefix, 2)
+	c.Classify = testbed.ClassifyPCP
+	tb := up(t, c)
+	defer tb.Down()
+	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "2", "--rate", "100M"}); err != nil {
+		t.Fatalf("enable qjump: %v", err)
+	}
+	dst := tb.Names.HostAddr(2).String()
+	srv := startIn(t, tb, 2, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull)
+	defer stop(srv)
+	time.Sleep(200 * time.Millisecond)
+	argv := tb.Exec(1, testbed.AtLevel(7, true, bin, "probe", "client", "--to", dst+":9000", "--count", "50",
+		"--interval", "1ms", "--out", os.DevNull)...)
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("probe at level 7: %v: %s", err, out)
+	}
+	out, err := exec.Command("tc", "-n", tb.Names.SwitchNS(), "-s", "class", "show", "dev", tb.Names.Port(2), "classid", "1:17").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(out))
+	var pkts int
+	for i, w := range f {
+		if w == "bytes" && i+1 < len(f) {
+			pkts, _ = strconv.Atoi(f[i+1])
+			break
+		}
+	}
+	if pkts < 50 {
+		t.Fatalf("level-7 queue of the switch port saw %d packets, want the 50 probes:\n%s", pkts, out)
+	}
+}

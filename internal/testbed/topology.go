@@ -1,0 +1,199 @@
+package testbed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Testbed is an emulated cluster that this process built or found.
+type Testbed struct {
+	Config Config
+	Names  Names
+	lock   *Lock
+}
+
+// Up builds the cluster described by c and returns it holding the prefix's lock: release it with
+// Release (to leave the testbed up for others) or Down. A testbed already up with the prefix is
+// refused with ErrBusy; the remains of a crashed one are removed first.
+func Up(ctx context.Context, c Config) (*Testbed, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	lock, err := Acquire(c.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	tb := &Testbed{Config: c, Names: Names{Prefix: c.Prefix}, lock: lock}
+	if s, err := ReadState(c.Prefix); err == nil && nsExists(tb.Names.SwitchNS()) {
+		lock.Release()
+		return nil, fmt.Errorf("%w: a testbed with prefix %q is up since %s (pid %d); remove it with: qjump testbed down",
+			ErrBusy, c.Prefix, s.Created.Format(time.RFC3339), s.PID)
+	}
+	if err := Cleanup(context.WithoutCancel(ctx), c.Prefix); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	if err := tb.build(ctx); err != nil {
+		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
+		lock.Remove()
+		return nil, err
+	}
+	if err := writeState(State{Config: c, PID: os.Getpid(), Created: time.Now().UTC()}); err != nil {
+		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
+		lock.Remove()
+		return nil, err
+	}
+	return tb, nil
+}
+
+// Release drops the lock and leaves the testbed up.
+func (tb *Testbed) Release() { tb.lock.Release() }
+
+// Down removes everything the testbed created and drops the lock. It does not take ctx's
+// cancellation: teardown after SIGINT must still finish.
+func (tb *Testbed) Down() error {
+	err := Cleanup(context.Background(), tb.Config.Prefix)
+	tb.lock.Remove()
+	return err
+}
+
+// Exec returns the argv that runs argv inside host i's namespace.
+func (tb *Testbed) Exec(i int, argv ...string) []string { return inNS(tb.Names.HostNS(i), argv...) }
+
+func (tb *Testbed) build(ctx context.Context) error {
+	n := tb.Names
+	sw := n.SwitchNS()
+	for _, ns := range tb.namespaces() {
+		if err := tb.addNamespace(ctx, ns); err != nil {
+			return err
+		}
+	}
+	if err := runAll(ctx, [][]string{
+		{"ip", "-n", sw, "link", "add", n.Bridge(), "type", "bridge", "stp_state", "0"},
+		{"ip", "-n", sw, "link", "set", n.Bridge(), "up"},
+	}); err != nil {
+		return err
+	}
+	for i := 1; i <= tb.Config.Hosts; i++ {
+		if err := tb.addHost(ctx, i); err != nil {
+			return err
+		}
+	}
+	return tb.addNeighbours(ctx)
+}
+
+func (tb *Testbed) namespaces() []string {
+	ns := []string{tb.Names.SwitchNS()}
+	for i := 1; i <= tb.Config.Hosts; i++ {
+		ns = append(ns, tb.Names.HostNS(i))
+	}
+	return ns
+}
+
+// addNamespace creates ns with loopback up and IPv6 off: router solicitations and DAD would be
+// stray packets in every latency measurement.
+func (tb *Testbed) addNamespace(ctx context.Context, ns string) error {
+	return runAll(ctx, [][]string{
+		{"ip", "netns", "add", ns},
+		{"ip", "-n", ns, "link", "set", "lo", "up"},
+		inNS(ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"),
+	})
+}
+
+// hostMAC is fixed so that neighbours and the bridge's forwarding table can be static: no ARP and
+// no flooding during an experiment.
+func hostMAC(i int) string { return fmt.Sprintf("02:71:6a:00:%02x:%02x", i>>8&0xff, i&0xff) }
+
+func (tb *Testbed) addHost(ctx context.Context, i int) error {
+	n := tb.Names
+	h, sw, dev, port := n.HostNS(i), n.SwitchNS(), n.HostIface(), n.Port(i)
+	addr := fmt.Sprintf("%s/%d", n.HostAddr(i), HostPrefixLen)
+	steps := [][]string{
+		{"ip", "link", "add", dev, "netns", h, "address", hostMAC(i), "type", "veth", "peer", "name", port, "netns", sw},
+		// Segmentation offloads would put 64 kB super-packets into the queues: one "packet" of a
+		// B-packet buffer and one HTB dequeue would be 45 frames. Real switches see frames.
+		inNS(h, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"),
+		inNS(sw, "ethtool", "-K", port, "tso", "off", "gso", "off", "gro", "off"),
+		{"ip", "-n", h, "addr", "add", addr, "dev", dev},
+		{"ip", "-n", h, "link", "set", dev, "up"},
+		{"ip", "-n", sw, "link", "set", port, "master", n.Bridge()},
+		{"ip", "-n", sw, "link", "set", port, "up"},
+		{"bridge", "-n", sw, "fdb", "replace", hostMAC(i), "dev", port, "master", "static"},
+	}
+	if err := runAll(ctx, steps); err != nil {
+		return err
+	}
+	if err := shapeHost(ctx, h, dev, tb.Config); err != nil {
+		return err
+	}
+	return shapeSwitchPort(ctx, sw, port, tb.Config)
+}
+
+func (tb *Testbed) addNeighbours(ctx context.Context) error {
+	var steps [][]string
+	for i := 1; i <= tb.Config.Hosts; i++ {
+		for j := 1; j <= tb.Config.Hosts; j++ {
+			if i == j {
+				continue
+			}
+			steps = append(steps, []string{"ip", "-n", tb.Names.HostNS(i), "neigh", "replace",
+				tb.Names.HostAddr(j).String(), "lladdr", hostMAC(j), "dev", tb.Names.HostIface(), "nud", "permanent"})
+		}
+	}
+	return runAll(ctx, steps)
+}
+
+func nsExists(ns string) bool {
+	_, err := os.Stat(filepath.Join("/run/netns", ns))
+	return err == nil
+}
+
+// Namespaces lists the network namespaces that carry prefix.
+func Namespaces(prefix string) ([]string, error) {
+	entries, err := os.ReadDir("/run/netns")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list network namespaces: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix+"-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// DisableHook runs before a host namespace is deleted, to detach what was loaded in it (QJump).
+// It is best effort: the namespace goes regardless.
+var DisableHook func(ctx context.Context, ns string)
+
+// Cleanup removes every namespace carrying prefix (with the veths, bridge and qdiscs inside), and
+// the state file. It is what `testbed down` runs and also what clears a crashed run's remains.
+func Cleanup(ctx context.Context, prefix string) error {
+	if err := validPrefix(prefix); err != nil {
+		return err
+	}
+	nss, err := Namespaces(prefix)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, ns := range nss {
+		if DisableHook != nil && ns != (Names{prefix}).SwitchNS() {
+			DisableHook(ctx, ns)
+		}
+		if err := run(ctx, "ip", "netns", "del", ns); err != nil && nsExists(ns) {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, removeState(prefix))
+	return errors.Join(errs...)
+}
