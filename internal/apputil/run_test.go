@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	shimCache = cache
-	code := m.Run()
+	code := testutil.Main(m)
 	os.RemoveAll(cache)
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
@@ -64,6 +64,7 @@ func programs(t *testing.T) bins {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
+	built.qjump = testutil.QjumpBinary(t)
 	return built
 }
 
@@ -77,15 +78,14 @@ func buildPrograms() (bins, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return bins{}, err
 	}
-	b := bins{qjump: filepath.Join(dir, "qjump"), cprobe: filepath.Join(dir, "cprobe"),
+	b := bins{cprobe: filepath.Join(dir, "cprobe"),
 		goprobe: filepath.Join(dir, "goprobe"), pyprobe: filepath.Join(dir, "probe.py")}
 	steps := []*exec.Cmd{
-		exec.Command("go", "build", "-o", b.qjump, "../../cmd/qjump"),
 		exec.Command("go", "build", "-o", b.goprobe, "./testdata/goprobe"),
 		exec.Command("clang", "-O2", "-Wall", "-pthread", "-o", b.cprobe, "../../preload/test/testdata/probe.c"),
 		exec.Command("cp", "testdata/probe.py", b.pyprobe),
 	}
-	steps[1].Env = append(os.Environ(), "CGO_ENABLED=0") // static: LD_PRELOAD cannot reach it
+	steps[0].Env = append(os.Environ(), "CGO_ENABLED=0") // static: LD_PRELOAD cannot reach it
 	for _, c := range steps {
 		if out, err := c.CombinedOutput(); err != nil {
 			return b, fmt.Errorf("%v: %w\n%s", c.Args, err, out)

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -68,32 +66,8 @@ func newHosts(t *testing.T) *hosts {
 	return h
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// qjumpBinary builds cmd/qjump once per test run.
-func qjumpBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "qjdp-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "qjump")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/qjump-net/qjump/cmd/qjump").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("build qjump: %v: %s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
+// qjumpBinary is the real qjump, for the tests that run it inside namespaces.
+func qjumpBinary(t *testing.T) string { return testutil.QjumpBinary(t) }
 
 // qjump runs `ip netns exec ns qjump args...` and returns its output and exit status.
 func (h *hosts) qjump(t *testing.T, ns string, args ...string) (stdout, stderr string, code int) {
@@ -155,10 +129,4 @@ func inNetns(t *testing.T, ns string, f func()) {
 }
 
 // TestMain removes the qjump binary the namespace tests built.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		_ = os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }

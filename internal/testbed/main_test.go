@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/qjump-net/qjump/internal/testbed/tbtest"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-func TestMain(m *testing.M) { os.Exit(tbtest.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }

@@ -9,9 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -40,46 +38,12 @@ func Prefix(t *testing.T) string {
 	return p
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
-)
-
-// Main runs the tests and removes the binary Binary built: call it from TestMain.
-func Main(m *testing.M) int {
-	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
-	return code
-}
-
-// Binary builds cmd/qjump once per test process and makes the testbed run it inside namespaces
-// (a test binary is not qjump: it has no probe, up or run verbs).
+// Binary is the real qjump, which the testbed runs inside namespaces (a test binary is not qjump:
+// it has no probe, up or run verbs).
 func Binary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "qjtt-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-		binPath = filepath.Join(dir, "qjump")
-		out, err := exec.Command("go", "build", "-o", binPath, filepath.Join(root, "cmd", "qjump")).CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("build qjump: %v: %s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	testbed.Binary = binPath
-	return binPath
+	testbed.Binary = testutil.QjumpBinary(t)
+	return testbed.Binary
 }
 
 // RequireTools skips (or fails under QJUMP_REQUIRE_PRIV=1) without root or the programs, and

@@ -1,0 +1,53 @@
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// QjumpBinary builds cmd/qjump once per test process and returns its path. Tests that run qjump
+// inside namespaces or as another user need the real binary: a test binary has none of the verbs.
+// The directory is readable by everyone, for tests that run it as an unprivileged uid; Main
+// removes it.
+func QjumpBinary(t testing.TB) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "qjump-bin-")
+		if err == nil {
+			err = os.Chmod(dir, 0o755)
+		}
+		if err != nil {
+			binaryErr = fmt.Errorf("make a directory for qjump: %w", err)
+			return
+		}
+		binaryPath = filepath.Join(dir, "qjump")
+		out, err := exec.Command("go", "build", "-o", binaryPath, "github.com/qjump-net/qjump/cmd/qjump").CombinedOutput()
+		if err != nil {
+			binaryErr = fmt.Errorf("build qjump: %v: %s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+// Main runs the tests of a package that uses QjumpBinary and removes the binary afterwards: call
+// it from TestMain as os.Exit(testutil.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	if binaryPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binaryPath))
+	}
+	return code
+}
