@@ -16,8 +16,8 @@
  * len bytes while used + len ≤ B_i. So the bytes admitted at a level in one epoch never exceed B_i,
  * and over any t the level sends at most (t/E + 1)·B_i: the rate is T_i with no drift, because the
  * grid does not move with traffic. Counting what was used rather than what is left keeps that true
- * across a reload: the new B_i applies at once to the bytes the epoch has already carried. A level
- * without a factor is unlimited: classified, marked and counted, never held.
+ * across a reload: the new B_i applies at once to the bytes the epoch has already carried. An
+ * unlimited level is classified, marked and counted, never held.
  *
  * Exact on any number of CPUs. A level's state is one map value: the end of its current epoch,
  * and a charge word holding the bytes used in that epoch with a tag. A packet is charged by a
@@ -192,9 +192,8 @@ static __always_inline __u32 classify(struct __sk_buff *skb, const struct qj_con
 		if (ceiling && *ceiling < level)
 			level = *ceiling;
 	}
-	if (level >= QJ_LEVELS)
-		level = QJ_LEVELS - 1;
-	return cfg->carrier[level & (QJ_LEVELS - 1)];
+	/* The loader validates every level it writes, so the mask only reassures the verifier. */
+	return cfg->carrier[level & QJ_LEVEL_MASK];
 }
 
 /* Starts the epoch that contains now, unless another CPU already has. */
@@ -397,8 +396,6 @@ int qjump_egress(struct __sk_buff *skb)
 	}
 	count(sent_level, SENT, len, malformed);
 
-	if (sent_level >= QJ_LEVELS)
-		return TCX_NEXT;
 	lc = &cfg->level[sent_level & QJ_LEVEL_MASK];
 	if (cfg->mode == QJ_MODE_SHAPE && lc->classid)
 		skb->priority = lc->classid;

@@ -29,7 +29,7 @@ enum qj_flags {
 struct qj_level {
 	__u64 budget;	/* bytes per epoch, f·P rounded down; unused when !limited */
 	__u32 classid;	/* shape mode: HTB class (major << 16 | minor) of this level */
-	__u8 limited;	/* 0: no factor, the level is never limited */
+	__u8 limited;	/* 0: unlimited, never held */
 	__u8 dscp;	/* DSCP code point (6 bits) this level marks */
 	__u8 pcp;	/* 802.1Q priority code point (3 bits) this level marks */
 	__u8 pad;

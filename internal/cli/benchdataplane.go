@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os/signal"
@@ -33,7 +32,7 @@ func newBenchDataplaneCommand() *cobra.Command {
 		Long: `dataplane measures what QJump costs, in two ways.
 
 Per packet: BPF_PROG_TEST_RUN runs QJump's program on a 64-byte UDP frame at a limited level
-(classify, charge the budget under its lock, mark, count), side by side with two floors: an empty
+(classify, charge the budget by compare-and-swap, mark, count), side by side with two floors: an empty
 program (the harness) and one that only reads bpf_ktime_get_ns, which QJump must read once per
 packet. It prints the three medians and QJump's ratio to the clock-only floor.
 
@@ -85,9 +84,7 @@ func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout 
 		out.Throughput = &t
 	}
 	if opts.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(stdout, out)
 	}
 	return printBenchDataplane(stdout, out)
 }

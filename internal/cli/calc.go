@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -64,9 +63,7 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 		return asFlagError(err)
 	}
 	if opts.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(newCalcJSON(res))
+		return printJSON(stdout, newCalcJSON(res))
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)

@@ -49,22 +49,24 @@ func parseTargetRates(s string) (map[model.Level]model.Rate, error) {
 // whether the user gave --factors: a level given in both is ambiguous and refused, while a target
 // rate simply replaces a default factor.
 func (m *modelFlags) config(factorsSet bool) (model.Config, error) {
-	cfg := m.cfg
-	if err := cfg.Validate(); err != nil {
-		return cfg, asFlagError(err)
+	if err := m.cfg.Validate(); err != nil {
+		return m.cfg, asFlagError(err)
 	}
-	factors := model.Factors{}
-	for l, f := range cfg.Factors {
-		factors[l] = f
+	if err := checkTargetRates(m.targetRates, m.cfg.Factors, factorsSet); err != nil {
+		return m.cfg, err
 	}
-	for l, rate := range m.targetRates {
+	return m.cfg.WithTargetRates(m.targetRates), nil
+}
+
+// checkTargetRates refuses a level that --target-rate solves for while --factors (factorsSet)
+// also gives it a factor: which one the user meant is ambiguous.
+func checkTargetRates(rates map[model.Level]model.Rate, factors model.Factors, factorsSet bool) error {
+	for l := range rates {
 		if _, dup := factors[l]; dup && factorsSet {
-			return cfg, usageErrorf("level %d is given in both --factors and --target-rate: give it once", l)
+			return usageErrorf("level %d is given in both --factors and --target-rate: give it once", l)
 		}
-		factors[l] = model.Limited(cfg.FactorForRate(rate))
 	}
-	cfg.Factors = factors
-	return cfg, nil
+	return nil
 }
 
 // asFlagError rewrites a model field error to name the flag the user typed.

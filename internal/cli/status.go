@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -56,9 +55,7 @@ func runStatus(opts *statusOptions, stdout io.Writer) error {
 		}
 	}
 	if opts.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(newStatusJSON(all))
+		return printJSON(stdout, newStatusJSON(all))
 	}
 	if len(all) == 0 {
 		fmt.Fprintln(stdout, "qjump is not up on any interface in this network namespace")

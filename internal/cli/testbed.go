@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -175,9 +174,7 @@ func newTestbedStatusCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
+				return printJSON(cmd.OutOrStdout(), s)
 			}
 			return printTestbedStatus(cmd.OutOrStdout(), prefix)
 		},

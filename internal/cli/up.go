@@ -42,7 +42,8 @@ clsact otherwise) and leaves it there after qjump exits; state is pinned under b
 
 Every packet gets a level from its socket priority (SO_PRIORITY 1..7 is level 1..7; priority 0 and
 anything else is unclassified and takes --default-level), clamped by its cgroup's ceiling. Level i
-may send f_i·P bytes per network epoch E = m·n·P·8/R + ε; a level without a factor is unlimited.
+may send f_i·P bytes per network epoch E = m·n·P·8/R + ε; an "unlimited" level is never held, and
+traffic at a level with no factor is sent at the nearest configured level below it.
 
   --mode police  over budget: drop (or with --autoclass, demote to the highest lower level
                  that still has budget), as the paper's module did
@@ -163,13 +164,13 @@ func (o *upOptions) applyModelFlags(fs *pflag.FlagSet, d *config.Dataplane) erro
 	if !fs.Changed("target-rate") {
 		return nil
 	}
+	if err := checkTargetRates(o.model.targetRates, d.Model.Factors, fs.Changed("factors")); err != nil {
+		return err
+	}
 	if d.TargetRates == nil {
 		d.TargetRates = map[model.Level]model.Rate{}
 	}
 	for l, r := range o.model.targetRates {
-		if _, dup := d.Model.Factors[l]; dup && fs.Changed("factors") {
-			return usageErrorf("level %d is given in both --factors and --target-rate: give it once", l)
-		}
 		d.TargetRates[l] = r
 	}
 	return nil

@@ -86,14 +86,7 @@ func (d Dataplane) Solved() (Dataplane, error) {
 	if err := d.Validate(); err != nil {
 		return d, err
 	}
-	factors := model.Factors{}
-	for l, f := range d.Model.Factors {
-		factors[l] = f
-	}
-	for l, r := range d.TargetRates {
-		factors[l] = model.Limited(d.Model.FactorForRate(r))
-	}
-	d.Model.Factors = factors
+	d.Model = d.Model.WithTargetRates(d.TargetRates)
 	d.TargetRates = nil
 	return d, d.Validate()
 }

@@ -24,7 +24,7 @@ type ProgramCost struct {
 
 // BenchProgram measures QJump's per-packet cost beside its two floors. The packet is a 64-byte
 // UDP/IPv4 frame on a limited level whose budget never runs out during the run, so every packet
-// takes the lock, is charged and is counted. BPF_PROG_TEST_RUN repeats one skb, so after the first
+// is charged (a compare-and-swap) and counted. BPF_PROG_TEST_RUN repeats one skb, so after the first
 // run the DSCP mark is already right and is not rewritten again.
 func BenchProgram(repeat, rounds int) (ProgramCost, error) {
 	res := ProgramCost{Repeat: repeat, Rounds: rounds}

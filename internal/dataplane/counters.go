@@ -22,8 +22,8 @@ type Counters struct {
 }
 
 // readCounters sums the per-CPU counters of every level.
-func readCounters(m *ebpf.Map) ([model.NumLevels]qjumpQjCounters, error) {
-	var out [model.NumLevels]qjumpQjCounters
+func readCounters(m *ebpf.Map) ([model.NumLevels]Counters, error) {
+	var out [model.NumLevels]Counters
 	for l := range model.NumLevels {
 		var perCPU []qjumpQjCounters
 		if err := m.Lookup(uint32(l), &perCPU); err != nil {
@@ -43,14 +43,4 @@ func readCounters(m *ebpf.Map) ([model.NumLevels]qjumpQjCounters, error) {
 		}
 	}
 	return out, nil
-}
-
-func exportCounters(c qjumpQjCounters) Counters {
-	return Counters{
-		SentPackets: c.SentPackets, SentBytes: c.SentBytes,
-		DroppedPackets: c.DroppedPackets, DroppedBytes: c.DroppedBytes,
-		DemotedPackets: c.DemotedPackets, DemotedBytes: c.DemotedBytes,
-		ShapedPackets: c.ShapedPackets, ShapedBytes: c.ShapedBytes,
-		MalformedPackets: c.MalformedPackets,
-	}
 }

@@ -20,7 +20,8 @@ const (
 )
 
 // encode turns a solved configuration into the program's struct qj_config. A level without a
-// factor sends its traffic at its carrier (model.Factors.Carrier). classids are the HTB classes of shape mode (zero in police mode).
+// factor sends its traffic at its carrier (model.Factors.Carrier). classids are the HTB classes
+// of shape mode (zero in police mode).
 func encode(d config.Dataplane, generation uint64, classids [model.NumLevels]uint32, txQueues int) qjumpQjConfig {
 	c := qjumpQjConfig{
 		EpochNs:      uint64(d.Model.Epoch().Nanoseconds()),
@@ -51,8 +52,6 @@ func encode(d config.Dataplane, generation uint64, classids [model.NumLevels]uin
 		// Validate guarantees a configured level, so every level has a carrier.
 		carrier, _ := d.Model.Factors.Carrier(model.Level(l))
 		c.Carrier[l] = uint8(carrier)
-	}
-	for l := range model.NumLevels {
 		lv := &c.Level[l]
 		lv.Dscp, lv.Pcp, lv.Classid = uint8(d.DSCP[l]), uint8(d.PCP[l]), classids[l]
 		if f, ok := d.Model.Factors[model.Level(l)]; ok {

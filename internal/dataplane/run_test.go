@@ -72,7 +72,7 @@ func (r *runner) run(prio uint32, frame []byte) (verdict uint32, out []byte, out
 	return ret, buf[:len(frame)], ctxOut.Priority
 }
 
-func (r *runner) counters() [model.NumLevels]qjumpQjCounters {
+func (r *runner) counters() [model.NumLevels]Counters {
 	r.t.Helper()
 	c, err := readCounters(r.objs.Counters)
 	if err != nil {
@@ -111,7 +111,7 @@ func TestProgramRun(t *testing.T) {
 		config func(*config.Dataplane)
 		setup  func(*testing.T, *runner)
 		pkts   []pkt
-		want   func(*testing.T, [model.NumLevels]qjumpQjCounters)
+		want   func(*testing.T, [model.NumLevels]Counters)
 	}{
 		{name: "priority p is level p and marked CS p", pkts: []pkt{
 			{prio: 5, frame: udp4(500, 0), verdict: verdictNext, out: udp4(500, tos(5)), outPrio: 5, outLevel: 5},
@@ -133,7 +133,7 @@ func TestProgramRun(t *testing.T) {
 			{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: 7, outLevel: 7},
 			{prio: 7, frame: udp4(400, 0), verdict: verdictNext, out: udp4(400, tos(7)), outPrio: 7, outLevel: 7},
 			{prio: 7, frame: udp4(60, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
-		}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+		}, want: func(t *testing.T, c [model.NumLevels]Counters) {
 			expect(t, "level 7 sent", c[7].SentPackets, 2)
 			expect(t, "level 7 sent bytes", c[7].SentBytes, 1000)
 			expect(t, "level 7 dropped", c[7].DroppedPackets, 1)
@@ -145,7 +145,7 @@ func TestProgramRun(t *testing.T) {
 				{prio: 7, frame: udp4(800, 0), verdict: verdictNext, out: udp4(800, tos(7)), outPrio: 7, outLevel: 7},
 				{prio: 6, frame: udp4(800, 0), verdict: verdictNext, out: udp4(800, tos(6)), outPrio: 6, outLevel: 6},
 				{prio: 7, frame: udp4(800, 0), verdict: verdictNext, out: udp4(800, tos(5)), outPrio: 5, outLevel: 5},
-			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+			}, want: func(t *testing.T, c [model.NumLevels]Counters) {
 				expect(t, "level 7 demoted", c[7].DemotedPackets, 1)
 				expect(t, "level 7 dropped", c[7].DroppedPackets, 0)
 				expect(t, "level 6 demoted", c[6].DemotedPackets, 0)
@@ -159,7 +159,7 @@ func TestProgramRun(t *testing.T) {
 				{prio: 1, frame: udp4(900, 0), verdict: verdictNext, out: udp4(900, tos(1)), outPrio: 1, outLevel: 1},
 				{prio: 0, frame: udp4(900, 0), verdict: verdictNext, out: udp4(900, tos(0)), outPrio: 0, outLevel: 0},
 				{prio: 1, frame: udp4(900, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
-			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+			}, want: func(t *testing.T, c [model.NumLevels]Counters) {
 				expect(t, "level 1 dropped", c[1].DroppedPackets, 1)
 			}},
 		{name: "unlimited level is marked and counted, never limited", pkts: repeat(20,
@@ -172,7 +172,7 @@ func TestProgramRun(t *testing.T) {
 				{prio: 6, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(5)), outPrio: 5, outLevel: 5},
 				{prio: 6, frame: udp4(600, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1}, // 5's budget
 				{prio: 3, frame: udp4(1500, 0), verdict: verdictNext, out: udp4(1500, tos(0)), outPrio: 0, outLevel: 0},
-			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+			}, want: func(t *testing.T, c [model.NumLevels]Counters) {
 				expect(t, "level 5 dropped", c[5].DroppedPackets, 1)
 				expect(t, "level 6 counted nothing", c[6].SentPackets+c[6].DroppedPackets, 0)
 			}},
@@ -199,7 +199,7 @@ func TestProgramRun(t *testing.T) {
 			pkts: []pkt{
 				{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: htbClassID(7), outLevel: 7},
 				{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: htbClassID(7), outLevel: 7},
-			}, want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+			}, want: func(t *testing.T, c [model.NumLevels]Counters) {
 				expect(t, "level 7 shaped", c[7].ShapedPackets, 1)
 				expect(t, "level 7 dropped", c[7].DroppedPackets, 0)
 			}},
@@ -224,7 +224,7 @@ func TestProgramRun(t *testing.T) {
 			pkts:   []pkt{{prio: 6, frame: udp4(200, 0), verdict: verdictNext, outPrio: 6, outLevel: 6}}},
 		{name: "non-IP frame is classified, counted and not rewritten",
 			pkts: []pkt{{prio: 0, frame: ether(0x0806, make([]byte, 28)), verdict: verdictNext, outPrio: 0, outLevel: 0}},
-			want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+			want: func(t *testing.T, c [model.NumLevels]Counters) {
 				expect(t, "malformed", c[0].MalformedPackets, 0)
 			}},
 	}
@@ -234,10 +234,10 @@ func TestProgramRun(t *testing.T) {
 			config func(*config.Dataplane)
 			setup  func(*testing.T, *runner)
 			pkts   []pkt
-			want   func(*testing.T, [model.NumLevels]qjumpQjCounters)
+			want   func(*testing.T, [model.NumLevels]Counters)
 		}{name: "malformed passes unharmed and is counted: " + name,
 			pkts: []pkt{{prio: 5, frame: frame, verdict: verdictNext, outPrio: 5, outLevel: 5}},
-			want: func(t *testing.T, c [model.NumLevels]qjumpQjCounters) {
+			want: func(t *testing.T, c [model.NumLevels]Counters) {
 				expect(t, "malformed", c[5].MalformedPackets, 1)
 			}})
 	}

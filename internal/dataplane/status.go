@@ -88,14 +88,8 @@ func statusAt(p paths) (Status, error) {
 		return st, fmt.Errorf("open counters: %w", err)
 	}
 	defer m.Close()
-	c, err := readCounters(m)
-	if err != nil {
-		return st, err
-	}
-	for l := range c {
-		st.Levels[l] = exportCounters(c[l])
-	}
-	return st, nil
+	st.Levels, err = readCounters(m)
+	return st, err
 }
 
 // attached checks that the hook up made is still in place.

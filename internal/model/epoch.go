@@ -41,6 +41,20 @@ func (c Config) FactorForRate(t Rate) float64 {
 	return float64(t) * c.Epoch().Seconds() / (8 * float64(c.Packet))
 }
 
+// WithTargetRates returns c with the factor of each level in rates solved for that rate
+// (FactorForRate), replacing the level's factor if it had one. c itself is not changed.
+func (c Config) WithTargetRates(rates map[Level]Rate) Config {
+	factors := make(Factors, len(c.Factors)+len(rates))
+	for l, f := range c.Factors {
+		factors[l] = f
+	}
+	for l, t := range rates {
+		factors[l] = Limited(c.FactorForRate(t))
+	}
+	c.Factors = factors
+	return c
+}
+
 // LineRateFactor is the factor at which a level may send at R: m·n plus what ε adds.
 func (c Config) LineRateFactor() float64 {
 	return c.FactorForRate(c.Rate)

@@ -104,3 +104,14 @@ func TestBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestWithTargetRates(t *testing.T) {
+	cfg := Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 1, Factors: Factors{7: Limited(1), 5: Limited(2)}}
+	got := cfg.WithTargetRates(map[Level]Rate{5: 5e9, 3: 2.5e9})
+	if got.Factors[5].Value != 6 || got.Factors[3].Value != 3 || got.Factors[7].Value != 1 {
+		t.Errorf("factors = %v, want 7=1,5=6,3=3", got.Factors)
+	}
+	if cfg.Factors[5].Value != 2 || len(cfg.Factors) != 2 {
+		t.Errorf("the receiver changed: %v", cfg.Factors)
+	}
+}
