@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -42,7 +41,8 @@ func TestAutoSndBuf(t *testing.T) {
 		{7, 3000, false},  // 2·1·1500
 		{5, 18000, false}, // 2·6·1500
 		{0, 0, true},      // unlimited: no budget
-		{3, 0, true},      // not configured
+		{6, 18000, false}, // no factor: sent at its carrier, 5
+		{3, 0, true},      // no factor: sent at its carrier, 0, which is unlimited
 	} {
 		got, err := AutoSndBuf(cfg, c.level)
 		if got != c.want || (err != nil) != c.err {
@@ -110,22 +110,5 @@ func TestShellCode(t *testing.T) {
 	}
 	if c := (Status{Signal: 15}).ShellCode(); c != 143 {
 		t.Errorf("SIGTERM → %d, want 143", c)
-	}
-}
-
-func TestLevelOf(t *testing.T) {
-	d := config.Default()
-	for p := 0; p < 8; p++ {
-		if l := levelOf(d, p); l != model.Level(p) {
-			t.Errorf("default table: priority %d counted at level %d", p, l)
-		}
-	}
-	d.DefaultLevel = 2
-	if l := levelOf(d, 0); l != 2 {
-		t.Errorf("priority 0 with default level 2 counted at %d", l)
-	}
-	d.PriorityLevels[5] = 4
-	if l := levelOf(d, 5); l != 4 {
-		t.Errorf("priority 5 mapped to 4 counted at %d", l)
 	}
 }

@@ -34,12 +34,15 @@ var ErrUnlimitedLevel = errors.New("level is unlimited: it has no budget to size
 // epoch being sent and the next being written, which is also the bandwidth-delay product at the
 // level's rate T_l = f_l·P·8/E for a round trip of up to 2E, so TCP can still reach T_l. The kernel
 // doubles the value for its own bookkeeping and never goes below its minimum (about 4.5 kB).
+//
+// A level without a factor sends at its carrier (model.Factors.Carrier), so its budget is the
+// carrier's.
 func AutoSndBuf(cfg model.Config, l model.Level) (int, error) {
-	f, ok := cfg.Factors[l]
+	carrier, ok := cfg.Factors.Carrier(l)
 	if !ok {
-		return 0, fmt.Errorf("size send buffer: level %d has no factor in the configuration (%s)", l, cfg.Factors)
+		return 0, fmt.Errorf("size send buffer: no level has a factor in the configuration")
 	}
-	budget, ok := cfg.Budget(f)
+	budget, ok := cfg.Budget(cfg.Factors[carrier])
 	if !ok {
 		return 0, fmt.Errorf("size send buffer for level %d: %w", l, ErrUnlimitedLevel)
 	}

@@ -126,6 +126,21 @@ func (d Dataplane) Validate() error {
 	return nil
 }
 
+// LevelOf is the level the dataplane sends a packet of socket priority p at, before any cgroup
+// ceiling: the priority->level table, the default level for unclassified priorities, then the
+// carrier of that level when it has no factor (model.Factors.Carrier). bpf/qjump.bpf.c classify()
+// does the same per packet.
+func (d Dataplane) LevelOf(p int) model.Level {
+	l := d.DefaultLevel
+	if p >= 0 && p < Priorities && d.PriorityLevels[p] != Unclassified {
+		l = model.Level(d.PriorityLevels[p])
+	}
+	if c, ok := d.Model.Factors.Carrier(l); ok {
+		return c
+	}
+	return l
+}
+
 // MarksDSCP and MarksPCP say which headers the mark rewrites.
 func (m Mark) MarksDSCP() bool { return m == MarkDSCP || m == MarkBoth }
 func (m Mark) MarksPCP() bool  { return m == MarkPCP || m == MarkBoth }
