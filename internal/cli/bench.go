@@ -6,8 +6,8 @@ func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure qjump's own costs",
-		Args:  cobra.NoArgs,
 	}
+	requireSubcommand(cmd)
 	cmd.AddCommand(newBenchDataplaneCommand())
 	return cmd
 }

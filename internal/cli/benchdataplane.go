@@ -66,9 +66,6 @@ func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout 
 	case opts.seconds < 1:
 		return usageErrorf("invalid --seconds %d: need at least 1", opts.seconds)
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var out benchDataplaneJSON
@@ -94,9 +91,9 @@ func printBenchDataplane(w io.Writer, out benchDataplaneJSON) error {
 	fmt.Fprintf(w, "BPF_PROG_TEST_RUN, 64-byte UDP frame on a limited level, median of %d rounds of %d packets\n", p.Rounds, p.Repeat)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROGRAM\tNS/PACKET")
-	fmt.Fprintf(tw, "empty\t%.1f\n", p.EmptyNs)
-	fmt.Fprintf(tw, "clock only\t%.1f\n", p.ClockNs)
-	fmt.Fprintf(tw, "qjump\t%.1f\n", p.QJumpNs)
+	fmt.Fprintf(tw, "empty\t%.0f\n", p.EmptyNs)
+	fmt.Fprintf(tw, "clock only\t%.0f\n", p.ClockNs)
+	fmt.Fprintf(tw, "qjump\t%.0f\n", p.QJumpNs)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

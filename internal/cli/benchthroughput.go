@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/nspair"
+	"github.com/qjump-net/qjump/internal/stats"
 )
 
 // throughputResult is the A/B iperf3 comparison of `qjump bench dataplane`.
@@ -23,37 +25,9 @@ type throughputResult struct {
 	Ratio            float64   `json:"ratio"`
 }
 
-// benchPair is two namespaces joined by a veth pair, eth0 on both ends.
-type benchPair struct {
-	a, b, addrB string
-}
-
-func newBenchPair(ctx context.Context) (*benchPair, error) {
-	pid := os.Getpid()
-	p := &benchPair{a: fmt.Sprintf("qjdp-bench-%d-a", pid), b: fmt.Sprintf("qjdp-bench-%d-b", pid), addrB: "198.19.255.2"}
-	va, vb := fmt.Sprintf("qjdpb%da", pid), fmt.Sprintf("qjdpb%db", pid)
-	steps := [][]string{
-		{"netns", "add", p.a}, {"netns", "add", p.b},
-		{"link", "add", va, "netns", p.a, "type", "veth", "peer", "name", vb, "netns", p.b},
-		{"-n", p.a, "link", "set", va, "name", "eth0"}, {"-n", p.b, "link", "set", vb, "name", "eth0"},
-		{"-n", p.a, "addr", "add", "198.19.255.1/24", "dev", "eth0"},
-		{"-n", p.b, "addr", "add", p.addrB + "/24", "dev", "eth0"},
-		{"-n", p.a, "link", "set", "eth0", "up"}, {"-n", p.b, "link", "set", "eth0", "up"},
-	}
-	for _, args := range steps {
-		if out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput(); err != nil {
-			p.remove()
-			return nil, fmt.Errorf("set up benchmark namespaces: ip %v: %v: %s", args, err, out)
-		}
-	}
-	return p, nil
-}
-
-// remove deletes both namespaces, which takes the veth pair and anything attached with them; the
-// pins of an attached QJump are removed by the down that precedes it.
-func (p *benchPair) remove() {
-	_ = exec.Command("ip", "netns", "del", p.a).Run()
-	_ = exec.Command("ip", "netns", "del", p.b).Run()
+// newBenchPair makes the two namespaces the throughput comparison runs between.
+func newBenchPair(ctx context.Context) (*nspair.Pair, error) {
+	return nspair.New(ctx, fmt.Sprintf("qjdp-bench-%d-", os.Getpid()), "198.19.255.1", "198.19.255.2")
 }
 
 func benchThroughput(ctx context.Context, rounds, seconds int) (throughputResult, error) {
@@ -69,9 +43,8 @@ func benchThroughput(ctx context.Context, rounds, seconds int) (throughputResult
 	if err != nil {
 		return res, err
 	}
-	defer p.remove()
-	defer func() { _ = exec.Command("ip", "netns", "exec", p.a, self, "down", "--dev", "eth0").Run() }()
-	server := exec.CommandContext(ctx, "ip", "netns", "exec", p.b, "iperf3", "-s", "-p", "5201")
+	defer p.Remove()
+	server := exec.CommandContext(ctx, "ip", "netns", "exec", p.B, "iperf3", "-s", "-p", "5201")
 	if err := server.Start(); err != nil {
 		return res, fmt.Errorf("start iperf3 server: %w", err)
 	}
@@ -84,7 +57,7 @@ func benchThroughput(ctx context.Context, rounds, seconds int) (throughputResult
 			order = []bool{true, false}
 		}
 		for _, with := range order {
-			bps, err := p.measure(ctx, self, with, seconds)
+			bps, err := measureThroughput(ctx, p, self, with, seconds)
 			if err != nil {
 				return res, err
 			}
@@ -95,22 +68,24 @@ func benchThroughput(ctx context.Context, rounds, seconds int) (throughputResult
 			}
 		}
 	}
-	res.MedianWithoutBps, res.MedianWithBps = medianOf(res.WithoutBps), medianOf(res.WithBps)
+	res.MedianWithoutBps, res.MedianWithBps = stats.Median(res.WithoutBps), stats.Median(res.WithBps)
 	res.Ratio = res.MedianWithBps / res.MedianWithoutBps
 	return res, nil
 }
 
-// measure runs one iperf3 TCP flow from a to b, with QJump attached to a's eth0 if with.
-func (p *benchPair) measure(ctx context.Context, self string, with bool, seconds int) (float64, error) {
+// measureThroughput runs one iperf3 TCP flow from A to B, with QJump attached to A's eth0 if with.
+func measureThroughput(ctx context.Context, p *nspair.Pair, self string, with bool, seconds int) (float64, error) {
 	if with {
-		up := exec.CommandContext(ctx, "ip", "netns", "exec", p.a, self, "up", "--dev", "eth0",
+		// down is deferred before up runs, so an up that an interrupt cuts short is undone too;
+		// down on an interface that is not up does nothing.
+		defer func() { _ = exec.Command("ip", "netns", "exec", p.A, self, "down", "--dev", "eth0").Run() }()
+		up := exec.CommandContext(ctx, "ip", "netns", "exec", p.A, self, "up", "--dev", "eth0",
 			"--hosts", "2", "--rate", "100G", "--factors", "0=unlimited")
 		if out, err := up.CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("qjump up in %s: %v: %s", p.a, err, out)
+			return 0, fmt.Errorf("qjump up in %s: %v: %s", p.A, err, out)
 		}
-		defer func() { _ = exec.Command("ip", "netns", "exec", p.a, self, "down", "--dev", "eth0").Run() }()
 	}
-	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", p.a, "iperf3", "-c", p.addrB, "-p", "5201",
+	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", p.A, "iperf3", "-c", p.AddrB, "-p", "5201",
 		"-t", strconv.Itoa(seconds), "-J").Output()
 	if ctx.Err() != nil {
 		return 0, fmt.Errorf("interrupted: %w", ctx.Err())
@@ -129,13 +104,4 @@ func (p *benchPair) measure(ctx context.Context, self string, with bool, seconds
 		return 0, fmt.Errorf("read iperf3 result: %w", err)
 	}
 	return r.End.SumReceived.BitsPerSecond, nil
-}
-
-func medianOf(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return s[len(s)/2]
 }

@@ -148,23 +148,28 @@ func TestCalcBadInput(t *testing.T) {
 		{"unknown verb", []string{"calculate"}, []string{"unknown command", "calculate"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, status := run(t, tt.args...)
-			if status != 2 {
-				t.Errorf("status = %d, want 2 (stderr %q)", status, errOut)
-			}
-			if out != "" {
-				t.Errorf("stdout = %q, want nothing", out)
-			}
-			if strings.Count(errOut, "\n") != 1 {
-				t.Errorf("stderr is not one line: %q", errOut)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr %q lacks %q", errOut, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantUsageError(t, tt.args, tt.want...) })
+	}
+}
+
+// wantUsageError runs qjump with args and checks what every bad command line must give: exit
+// status 2, nothing on stdout, and one line on stderr that says each of says.
+func wantUsageError(t *testing.T, args []string, says ...string) {
+	t.Helper()
+	out, errOut, status := run(t, args...)
+	if status != 2 {
+		t.Errorf("status = %d, want 2 (stderr %q)", status, errOut)
+	}
+	if out != "" {
+		t.Errorf("stdout = %q, want nothing", out)
+	}
+	if strings.Count(errOut, "\n") != 1 {
+		t.Errorf("stderr is not one line: %q", errOut)
+	}
+	for _, w := range says {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr %q lacks %q", errOut, w)
+		}
 	}
 }
 

@@ -1,6 +1,10 @@
 package cli
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
 
 // isCobraUsage recognises the errors cobra itself returns for a bad command line (an unknown verb,
 // wrong argument count), which it does not type.
@@ -12,4 +16,18 @@ func isCobraUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// requireSubcommand makes a command that only groups others (bench, testbed) refuse an unknown
+// subcommand with exit 2. Cobra checks that only on the root: a group with no run function prints
+// its help and succeeds, so `qjump bench typo` would look like it worked. With no argument the
+// group prints its help.
+func requireSubcommand(cmd *cobra.Command) {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return usageErrorf("unknown command %q for %q: see %s --help", args[0], cmd.CommandPath(), cmd.CommandPath())
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -36,6 +37,11 @@ func TestDocumentedExampleLoads(t *testing.T) {
 	if d.Model.Hosts != 12 || d.Model.Rate != 10e9 || d.DSCP[7] != 46 || d.PriorityLevels[6] != 7 ||
 		d.PriorityLevels[0] != Unclassified || d.Mode != Police || d.Mark != MarkDSCP {
 		t.Errorf("example loaded as %+v", d)
+	}
+	// epsilon differs from its default, so a loader that ignored it fails here; the factors must
+	// come through beside the level that target_rate adds.
+	if d.Model.Epsilon != 4*time.Microsecond || d.Model.Factors[7] != model.Limited(1) || !d.Model.Factors[0].Unlimited {
+		t.Errorf("example loaded epsilon %v, factors %v; want 4µs, 7=1, 0=unlimited", d.Model.Epsilon, d.Model.Factors)
 	}
 	if f := d.Model.Factors[5]; f.Unlimited || d.Model.LevelRate(f) < 4.99e9 || d.Model.LevelRate(f) > 5.01e9 {
 		t.Errorf("target_rate 5: 5G solved to factor %v, rate %v", f, d.Model.LevelRate(f))

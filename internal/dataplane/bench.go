@@ -2,13 +2,12 @@ package dataplane
 
 import (
 	"fmt"
-	"sort"
-	"time"
 
 	"github.com/cilium/ebpf"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/stats"
 )
 
 // ProgramCost is what one packet costs each program under BPF_PROG_TEST_RUN, in nanoseconds:
@@ -46,16 +45,40 @@ func BenchProgram(repeat, rounds int) (ProgramCost, error) {
 	frame := benchFrame()
 	for r := 0; r < rounds; r++ {
 		for i, p := range progs {
-			_, d, err := p.Benchmark(frame, repeat, nil)
+			verdict, d, err := p.Benchmark(frame, repeat, nil)
 			if err != nil {
 				return res, fmt.Errorf("run program: %w", err)
 			}
-			samples[i] = append(samples[i], float64(d)/float64(time.Nanosecond))
+			if p == objs.Prog && verdict != tcxNext {
+				return res, fmt.Errorf("benchmark qjump: verdict %#x, want pass (TCX_NEXT): the figure would not be the sent path", verdict)
+			}
+			samples[i] = append(samples[i], float64(d.Nanoseconds()))
 		}
 	}
-	res.EmptyNs, res.ClockNs, res.QJumpNs = median(samples[0]), median(samples[1]), median(samples[2])
+	if err := checkBenchPath(objs.Counters, uint64(repeat)*uint64(rounds)); err != nil {
+		return res, err
+	}
+	res.EmptyNs, res.ClockNs, res.QJumpNs = stats.Median(samples[0]), stats.Median(samples[1]), stats.Median(samples[2])
 	res.Ratio = res.QJumpNs / res.ClockNs
 	return res, nil
+}
+
+// tcxNext is TCX_NEXT (-1) as BPF_PROG_TEST_RUN returns it.
+const tcxNext = 0xffffffff
+
+// checkBenchPath makes sure the measured packets took the path the figure claims: every one sent
+// on level 5, charged to its budget, none dropped. A broken configuration would otherwise have the
+// docs quote the cost of the drop path.
+func checkBenchPath(counters *ebpf.Map, packets uint64) error {
+	c, err := readCounters(counters)
+	if err != nil {
+		return err
+	}
+	if l5 := c[5]; l5.SentPackets != packets || l5.DroppedPackets != 0 {
+		return fmt.Errorf("benchmark qjump: level 5 sent %d and dropped %d of %d packets, want all sent",
+			l5.SentPackets, l5.DroppedPackets, packets)
+	}
+	return nil
 }
 
 // benchConfig: every packet (priority 0, so the default level) lands on level 5, whose budget of
@@ -84,13 +107,4 @@ func benchFrame() []byte {
 	}
 	ip[10], ip[11] = byte(^sum>>8), byte(^sum)
 	return f
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return s[len(s)/2]
 }

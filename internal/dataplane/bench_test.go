@@ -6,24 +6,23 @@ import (
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-// TestBenchProgramRuns checks that the benchmark runs and that its figures are ordered as they
-// must be; the figures themselves go to docs/performance.md, never into an assertion on time.
+// TestBenchProgramRuns checks that the benchmark runs and measures what it says: BenchProgram
+// fails unless every packet was sent on level 5 through the charged path. The figures themselves
+// go to docs/performance.md, never into an assertion on time.
 func TestBenchProgramRuns(t *testing.T) {
 	testutil.RequirePriv(t, "BPF_PROG_TEST_RUN")
 	res, err := BenchProgram(10000, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("empty %.1f ns, clock %.1f ns, qjump %.1f ns (%.2f× the clock floor)", res.EmptyNs, res.ClockNs, res.QJumpNs, res.Ratio)
-	if res.EmptyNs <= 0 || res.ClockNs <= 0 || res.QJumpNs <= 0 {
-		t.Fatalf("non-positive figures: %+v", res)
-	}
+	t.Logf("empty %.0f ns, clock %.0f ns, qjump %.0f ns (%.2f× the clock floor)", res.EmptyNs, res.ClockNs, res.QJumpNs, res.Ratio)
 }
 
-// BenchmarkProgram reports QJump's per-packet cost for `go test -bench`.
+// BenchmarkProgram reports QJump's per-packet cost for `go test -bench`: b.N rounds of 10⁶ packets
+// per program (run it with -benchtime 1x for one round, or Nx for N).
 func BenchmarkProgram(b *testing.B) {
 	testutil.RequirePriv(b, "BPF_PROG_TEST_RUN")
-	res, err := BenchProgram(1000000, 5)
+	res, err := BenchProgram(1000000, b.N)
 	if err != nil {
 		b.Fatal(err)
 	}

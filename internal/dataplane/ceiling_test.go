@@ -49,12 +49,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 		}
 	}
 	levelSent := func(ns string, level int) uint64 {
-		for _, l := range h.status(t, ns).Devices[0].Levels {
-			if l.Level == level {
-				return l.SentPackets
-			}
-		}
-		return 0
+		return h.status(t, ns).Devices[0].level(t, level).SentPackets
 	}
 	// Deltas, so that anything else on the links (the kernel's own packets) does not count.
 	before := map[string][2]uint64{}

@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/vishvananda/netns"
 
+	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -31,38 +33,19 @@ func newHosts(t *testing.T) *hosts {
 	t.Helper()
 	testutil.RequirePriv(t, "network namespace tests")
 	k := hostSeq.Add(1) + int32(os.Getpid()%100)*100
-	h := &hosts{a: fmt.Sprintf("qjdp-%da", k), b: fmt.Sprintf("qjdp-%db", k),
-		addrA: fmt.Sprintf("198.18.%d.1", k%250), addrB: fmt.Sprintf("198.18.%d.2", k%250)}
+	p, err := nspair.New(context.Background(), fmt.Sprintf("qjdp-%d", k),
+		fmt.Sprintf("198.18.%d.1", k%250), fmt.Sprintf("198.18.%d.2", k%250))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hosts{a: p.A, b: p.B, addrA: p.AddrA, addrB: p.AddrB}
 	t.Cleanup(func() {
 		// Through the binary first, so pins in the host bpffs go too, then the namespaces.
 		for _, ns := range []string{h.a, h.b} {
 			_, _, _ = h.qjump(t, ns, "down", "--dev", "eth0")
-			_ = exec.Command("ip", "netns", "del", ns).Run()
 		}
+		p.Remove()
 	})
-	va, vb := fmt.Sprintf("qjdp%da", k), fmt.Sprintf("qjdp%db", k)
-	for _, ns := range []string{h.a, h.b} {
-		if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-			t.Fatalf("ip netns add %s: %v: %s", ns, err, out)
-		}
-		// No IPv6: the kernel's own neighbour discovery and MLD reports go out at priority 7
-		// (TC_PRIO_CONTROL) and would show up in the counters of level 7.
-		_ = exec.Command("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-			"net.ipv6.conf.default.disable_ipv6=1").Run()
-	}
-	script := [][]string{
-		{"link", "add", va, "netns", h.a, "type", "veth", "peer", "name", vb, "netns", h.b},
-		{"-n", h.a, "link", "set", va, "name", "eth0"}, {"-n", h.b, "link", "set", vb, "name", "eth0"},
-		{"-n", h.a, "addr", "add", h.addrA + "/24", "dev", "eth0"},
-		{"-n", h.b, "addr", "add", h.addrB + "/24", "dev", "eth0"},
-		{"-n", h.a, "link", "set", "eth0", "up"}, {"-n", h.b, "link", "set", "eth0", "up"},
-		{"-n", h.a, "link", "set", "lo", "up"}, {"-n", h.b, "link", "set", "lo", "up"},
-	}
-	for _, args := range script {
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
 	return h
 }
 

@@ -26,21 +26,37 @@ func upArgs(extra ...string) []string {
 }
 
 type statusOut struct {
-	Devices []struct {
-		Device     string `json:"device"`
-		Attached   bool   `json:"attached"`
-		Attach     string `json:"attach"`
-		Generation uint64 `json:"generation"`
-		EpochNs    int64  `json:"epoch_ns"`
-		Levels     []struct {
-			Level          int    `json:"level"`
-			BudgetBytes    *int64 `json:"budget_bytes"`
-			SentPackets    uint64 `json:"sent_packets"`
-			SentBytes      uint64 `json:"sent_bytes"`
-			DroppedPackets uint64 `json:"dropped_packets"`
-			ShapedPackets  uint64 `json:"shaped_packets"`
-		} `json:"levels"`
-	} `json:"devices"`
+	Devices []statusDevice `json:"devices"`
+}
+
+type statusDevice struct {
+	Device     string        `json:"device"`
+	Attached   bool          `json:"attached"`
+	Attach     string        `json:"attach"`
+	Generation uint64        `json:"generation"`
+	EpochNs    int64         `json:"epoch_ns"`
+	Levels     []statusLevel `json:"levels"`
+}
+
+type statusLevel struct {
+	Level          int    `json:"level"`
+	BudgetBytes    *int64 `json:"budget_bytes"`
+	SentPackets    uint64 `json:"sent_packets"`
+	SentBytes      uint64 `json:"sent_bytes"`
+	DroppedPackets uint64 `json:"dropped_packets"`
+	ShapedPackets  uint64 `json:"shaped_packets"`
+}
+
+// level finds level l in the device's status by its number, not by its place in the list.
+func (d statusDevice) level(t *testing.T, l int) statusLevel {
+	t.Helper()
+	for _, s := range d.Levels {
+		if s.Level == l {
+			return s
+		}
+	}
+	t.Fatalf("status of %s has no level %d", d.Device, l)
+	return statusLevel{}
 }
 
 func (h *hosts) status(t *testing.T, ns string) statusOut {
@@ -65,9 +81,9 @@ func TestIPNetnsExecUpSurvives(t *testing.T) {
 	// Still enforcing after the up process is gone: traffic is counted at its level.
 	c := dialUDP(t, h.a, h.addrB, 5001, 5)
 	_ = listenUDP(t, h.b, h.addrB, 5001)
-	sendAll(c1(c), []sendOptions{{payload: 958, until: time.Now().Add(100 * time.Millisecond), cpu: -1}})
+	send(c, sendOptions{payload: 958, until: time.Now().Add(100 * time.Millisecond), cpu: -1})
 	s = h.status(t, h.a)
-	if l5 := s.Devices[0].Levels[2]; l5.Level != 5 || l5.SentPackets == 0 || l5.DroppedPackets == 0 {
+	if l5 := s.Devices[0].level(t, 5); l5.SentPackets == 0 || l5.DroppedPackets == 0 {
 		t.Fatalf("level 5 after traffic: %+v (want sent and dropped)", l5)
 	}
 }

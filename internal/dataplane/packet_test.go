@@ -5,7 +5,8 @@ import (
 	"net/netip"
 )
 
-// Test packets: Ethernet frames with valid IPv4/IPv6 and UDP checksums.
+// Test packets: Ethernet frames with valid IPv4/IPv6 and UDP checksums. The frames a case expects
+// out are built the same way, so comparing bytes also checks the checksums the program patched.
 
 var (
 	macA = []byte{0x02, 0, 0, 0, 0, 0xa}
@@ -84,23 +85,4 @@ func checksum(b []byte) uint16 {
 		sum = sum&0xffff + sum>>16
 	}
 	return ^uint16(sum)
-}
-
-// ipv4ChecksumOK and udpChecksumOK verify a frame after the program rewrote it.
-func ipv4ChecksumOK(frame []byte, l3 int) bool {
-	return checksum(frame[l3:l3+20]) == 0
-}
-
-func udp4ChecksumOK(frame []byte, l3 int) bool {
-	ip := frame[l3:]
-	n := int(binary.BigEndian.Uint16(ip[2:])) - 20
-	pseudo := append(append([]byte{}, ip[12:20]...), 0, 17, byte(n>>8), byte(n))
-	return checksum(append(pseudo, ip[20:20+n]...)) == 0
-}
-
-func udp6ChecksumOK(frame []byte, l3 int) bool {
-	ip := frame[l3:]
-	n := int(binary.BigEndian.Uint16(ip[4:]))
-	pseudo := append(append([]byte{}, ip[8:40]...), 0, 0, byte(n>>8), byte(n), 0, 0, 0, 17)
-	return checksum(append(pseudo, ip[40:40+n]...)) == 0
 }

@@ -8,8 +8,10 @@ import (
 	"time"
 )
 
-// TestReloadUnderTraffic: reloads swap budgets while a sender saturates level 5. Every reload
-// succeeds, traffic never stops, and no epoch carries more than the larger of the two budgets.
+// TestReloadUnderTraffic: reloads swap level 5's budget between 30000 B (f=20) and 15000 B (f=10)
+// while a sender saturates it, starting from up's 30000 B. Every reload succeeds, traffic
+// never stops, no epoch carries more than the larger budget, and the last reload's budget is the
+// one in force.
 func TestReloadUnderTraffic(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs()...)
@@ -36,7 +38,7 @@ func TestReloadUnderTraffic(t *testing.T) {
 	const reloads = 10
 	for i := 0; i < reloads; i++ {
 		time.Sleep(50 * time.Millisecond)
-		h.mustQjump(t, h.a, "reload", "--dev", "eth0", "--config", files[[]int{10, 20}[i%2]])
+		h.mustQjump(t, h.a, "reload", "--dev", "eth0", "--config", files[[]int{20, 10}[i%2]])
 	}
 	<-done
 	close(stop)
@@ -66,7 +68,9 @@ func TestReloadUnderTraffic(t *testing.T) {
 		t.Errorf("traffic in only %d of %d epochs during reloads", len(perEpoch), spanned)
 	}
 	s := h.status(t, h.a)
-	if d := s.Devices[0]; d.Generation != reloads+1 || *d.Levels[2].BudgetBytes != 30000 {
-		t.Errorf("after %d reloads: generation %d, level 5 budget %d; want %d and 30000", reloads, d.Generation, *d.Levels[2].BudgetBytes, reloads+1)
+	const final = testBudget / 2 // the tenth reload sets f=10
+	if d := s.Devices[0]; d.Generation != reloads+1 || *d.level(t, 5).BudgetBytes != final {
+		t.Errorf("after %d reloads: generation %d, level 5 budget %d; want %d and %d",
+			reloads, d.Generation, *d.level(t, 5).BudgetBytes, reloads+1, final)
 	}
 }

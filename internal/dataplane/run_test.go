@@ -16,8 +16,8 @@ import (
 )
 
 const (
-	verdictNext = 0xffffffff // TCX_NEXT (-1): pass on
-	verdictDrop = 2          // TCX_DROP
+	verdictNext = tcxNext // TCX_NEXT (-1): pass on
+	verdictDrop = 2       // TCX_DROP
 )
 
 // skbContext is the head of struct __sk_buff that BPF_PROG_TEST_RUN lets a test set and returns.
@@ -216,7 +216,9 @@ func TestProgramRun(t *testing.T) {
 			config: func(d *config.Dataplane) { d.Mark = config.MarkBoth },
 			pkts: []pkt{{prio: 4, frame: vlanTagged(udp4(200, 0), 0, 42), verdict: verdictNext,
 				out: vlanTagged(udp4(200, tos(4)), 4, 42), outPrio: 4, outLevel: 4}}},
-		{name: "PCP on an untagged frame puts the tag in the skb, not the payload",
+		// BPF_PROG_TEST_RUN does not return the skb's VLAN tag, so this case shows only that the
+		// payload is left alone; TestMarksOnTheWire sees the tag itself on the peer.
+		{name: "PCP on an untagged frame leaves the payload alone",
 			config: func(d *config.Dataplane) { d.Mark = config.MarkPCP },
 			pkts:   []pkt{{prio: 3, frame: udp4(200, 0), verdict: verdictNext, outPrio: 3, outLevel: 3}}},
 		{name: "mark none leaves the frame alone",
@@ -278,18 +280,6 @@ func TestProgramRun(t *testing.T) {
 				tc.want(t, c)
 			}
 		})
-	}
-}
-
-func TestChecksumsAfterMarking(t *testing.T) {
-	r := newRunner(t, testConfig())
-	_, out4, _ := r.run(7, udp4(123, 0x01))
-	if !ipv4ChecksumOK(out4, 14) || !udp4ChecksumOK(out4, 14) {
-		t.Errorf("IPv4 checksums wrong after marking: %x", out4)
-	}
-	_, out6, _ := r.run(5, udp6(123, 0x01))
-	if !udp6ChecksumOK(out6, 14) {
-		t.Errorf("IPv6 UDP checksum wrong after marking: %x", out6)
 	}
 }
 

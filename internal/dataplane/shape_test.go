@@ -78,17 +78,21 @@ func tcpGoodput(t *testing.T, h *hosts, port int, d time.Duration) float64 {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestShapeGivesTCPItsRate: in shape mode a TCP flow on a limited level gets at least 80% of the
-// level's rate and no packet is dropped for budget. Police mode's figure is logged for
+// level's rate, and no more than it, and no packet is dropped for budget. Police mode's figure is logged for
 // docs/dataplane.md: TCP hands TC egress GSO super-packets far larger than a 3 kB budget.
 func TestShapeGivesTCPItsRate(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, append([]string{"up", "--dev", "eth0", "--mode", "shape"}, shapeModel...)...)
 	shaped := tcpGoodput(t, h, 5201, 1500*time.Millisecond)
-	l5 := h.status(t, h.a).Devices[0].Levels[2]
+	l5 := h.status(t, h.a).Devices[0].level(t, 5)
 	t.Logf("shape: TCP goodput %.1f Mb/s of the level's %.0f Mb/s (%.0f%%); level 5 sent %d, dropped %d, shaped %d",
 		shaped/1e6, shapeLevelRate/1e6, 100*shaped/shapeLevelRate, l5.SentPackets, l5.DroppedPackets, l5.ShapedPackets)
 	if shaped < 0.8*shapeLevelRate || l5.DroppedPackets != 0 {
 		t.Errorf("shape: goodput %.1f Mb/s (want ≥ %.0f), %d dropped (want 0)", shaped/1e6, 0.8*shapeLevelRate/1e6, l5.DroppedPackets)
+	}
+	// And no more than the level's rate: without shaping, the flow would run at the link's 1 Gb/s.
+	if shaped > 1.1*shapeLevelRate {
+		t.Errorf("shape: goodput %.1f Mb/s, more than the level's %.0f Mb/s: the level is not held", shaped/1e6, shapeLevelRate/1e6)
 	}
 	if testing.Short() {
 		return
@@ -96,7 +100,7 @@ func TestShapeGivesTCPItsRate(t *testing.T) {
 	h.mustQjump(t, h.a, "down", "--dev", "eth0")
 	h.mustQjump(t, h.a, append([]string{"up", "--dev", "eth0", "--mode", "police"}, shapeModel...)...)
 	police := tcpGoodput(t, h, 5202, time.Second)
-	l5 = h.status(t, h.a).Devices[0].Levels[2]
+	l5 = h.status(t, h.a).Devices[0].level(t, 5)
 	t.Logf("police: TCP goodput %.2f Mb/s (%.1f%%); level 5 sent %d, dropped %d",
 		police/1e6, 100*police/shapeLevelRate, l5.SentPackets, l5.DroppedPackets)
 }

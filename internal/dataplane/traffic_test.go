@@ -190,5 +190,3 @@ func sendAll(conns []*net.UDPConn, opts []sendOptions) {
 	}
 	wg.Wait()
 }
-
-func c1(c *net.UDPConn) []*net.UDPConn { return []*net.UDPConn{c} }

@@ -1,0 +1,19 @@
+package cli
+
+import "testing"
+
+// Bad input is refused before anything is loaded or any namespace is made, so these need no root.
+func TestBenchDataplaneBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says []string
+	}{
+		{[]string{"bench", "dataplane", "--rounds", "0"}, []string{"--rounds", "0", "at least 1"}},
+		{[]string{"bench", "dataplane", "--repeat", "0"}, []string{"--repeat", "0", "at least 1"}},
+		{[]string{"bench", "dataplane", "--seconds", "-1"}, []string{"--seconds", "-1", "at least 1"}},
+		{[]string{"bench", "dataplane", "--rounds", "many"}, []string{"--rounds", "many"}},
+		{[]string{"bench", "nothing"}, []string{"nothing"}},
+	} {
+		wantUsageError(t, c.args, c.says...)
+	}
+}

@@ -1,0 +1,59 @@
+// Package nspair makes two network namespaces joined by a veth pair, eth0 on both ends (as on
+// every testbed host): the smallest network on which QJump can be attached and measured. The
+// dataplane's tests and `qjump bench dataplane` use it.
+package nspair
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Pair is two namespaces A and B whose eth0 interfaces are joined, addressed AddrA and AddrB.
+type Pair struct {
+	A, B         string // namespace names
+	AddrA, AddrB string // IPv4 addresses of eth0 in A and B, in one /24
+}
+
+// New creates namespaces name+"a" and name+"b" with addresses addrA and addrB (/24), lo and eth0
+// up. IPv6 is off: the kernel's own neighbour discovery and MLD go out at priority 7
+// (TC_PRIO_CONTROL) and would be counted on level 7. On error nothing is left behind.
+func New(ctx context.Context, name, addrA, addrB string) (*Pair, error) {
+	p := &Pair{A: name + "a", B: name + "b", AddrA: addrA, AddrB: addrB}
+	// veth names are temporary (renamed to eth0) but must be unique and at most 15 bytes.
+	va, vb := veth(name, "a"), veth(name, "b")
+	steps := [][]string{
+		{"netns", "add", p.A}, {"netns", "add", p.B},
+		{"netns", "exec", p.A, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
+		{"netns", "exec", p.B, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
+		{"link", "add", va, "netns", p.A, "type", "veth", "peer", "name", vb, "netns", p.B},
+		{"-n", p.A, "link", "set", va, "name", "eth0"}, {"-n", p.B, "link", "set", vb, "name", "eth0"},
+		{"-n", p.A, "addr", "add", addrA + "/24", "dev", "eth0"},
+		{"-n", p.B, "addr", "add", addrB + "/24", "dev", "eth0"},
+		{"-n", p.A, "link", "set", "eth0", "up"}, {"-n", p.B, "link", "set", "eth0", "up"},
+		{"-n", p.A, "link", "set", "lo", "up"}, {"-n", p.B, "link", "set", "lo", "up"},
+	}
+	for _, args := range steps {
+		if out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput(); err != nil {
+			p.Remove()
+			return nil, fmt.Errorf("make namespace pair %s: ip %s: %v: %s", name, strings.Join(args, " "), err, out)
+		}
+	}
+	return p, nil
+}
+
+func veth(name, end string) string {
+	v := strings.ReplaceAll(name, "-", "") + end
+	if len(v) > 15 {
+		v = v[len(v)-15:]
+	}
+	return v
+}
+
+// Remove deletes both namespaces, which takes the veth pair with them. Whatever was pinned in
+// bpffs for their interfaces must be removed first (qjump down).
+func (p *Pair) Remove() {
+	_ = exec.Command("ip", "netns", "del", p.A).Run()
+	_ = exec.Command("ip", "netns", "del", p.B).Run()
+}
