@@ -68,13 +68,14 @@ const tcxNext = 0xffffffff
 
 // checkBenchPath makes sure the measured packets took the path the figure claims: every one sent
 // on level 5, charged to its budget, none dropped. A broken configuration would otherwise have the
-// docs quote the cost of the drop path.
+// docs quote the cost of the drop path. At least, not exactly, packets: cilium/ebpf restarts a run
+// that a signal interrupts, which runs some packets twice.
 func checkBenchPath(counters *ebpf.Map, packets uint64) error {
 	c, err := readCounters(counters)
 	if err != nil {
 		return err
 	}
-	if l5 := c[5]; l5.SentPackets != packets || l5.DroppedPackets != 0 {
+	if l5 := c[5]; l5.SentPackets < packets || l5.DroppedPackets != 0 {
 		return fmt.Errorf("benchmark qjump: level 5 sent %d and dropped %d of %d packets, want all sent",
 			l5.SentPackets, l5.DroppedPackets, packets)
 	}
