@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -131,12 +132,7 @@ func runQjump(t *testing.T, attr *syscall.SysProcAttr, args ...string) outcome {
 	if err != nil && !errors.As(err, &exitErr) {
 		t.Fatalf("qjump %v: %v", args, err)
 	}
-	values := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		name, value, _ := strings.Cut(line, " ")
-		values[name] = value
-	}
-	return outcome{values: values, stderr: stderr.String(), state: cmd.ProcessState}
+	return outcome{values: testutil.ParseValues(stdout.String()), stderr: stderr.String(), state: cmd.ProcessState}
 }
 
 // runArgs is `qjump run` in a mode at a level, with extra flags, for CMD.
@@ -298,9 +294,20 @@ func TestCgroupModeForwardsSignalsAndCleansUp(t *testing.T) {
 func TestCgroupModeEndsLeftovers(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup mode")
 	start := time.Now()
-	o := runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 30 >/dev/null 2>&1 & exit 0")...)
+	o := runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 30 >/dev/null 2>&1 & echo daemon $!")...)
 	if o.code() != 0 || time.Since(start) > 10*time.Second {
 		t.Errorf("exit %d after %v, stderr %q", o.code(), time.Since(start), o.stderr)
+	}
+	daemon, err := strconv.Atoi(o.values["daemon"])
+	if err != nil || daemon <= 0 {
+		t.Fatalf("CMD reported no daemon PID: %v", o.values)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) }) // only if the test fails
+	// The daemon was reparented to init, which reaps it soon after cgroup.kill.
+	waitFor(t, func() bool { return syscall.Kill(daemon, 0) == syscall.ESRCH })
+	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", o.state.Pid()))
+	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
+		t.Errorf("cgroup left behind: %v", m)
 	}
 }
 
@@ -406,12 +413,7 @@ func runInCgroup(t *testing.T, path string, argv ...string) outcome {
 	if err != nil {
 		t.Fatalf("%v in %s: %v", argv, path, err)
 	}
-	values := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		name, value, _ := strings.Cut(line, " ")
-		values[name] = value
-	}
-	return outcome{values: values, state: cmd.ProcessState}
+	return outcome{values: testutil.ParseValues(string(out)), state: cmd.ProcessState}
 }
 
 func mustRoot(t *testing.T) string {

@@ -63,16 +63,7 @@ func (p probe) run(t *testing.T, env []string, attr *syscall.SysProcAttr, argv .
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%v: %v (the shim must never change how a program ends)\nstderr: %s", argv, err, stderr.String())
 	}
-	return result{values: parse(stdout.String()), stderr: stderr.String()}
-}
-
-func parse(out string) map[string]string {
-	values := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		name, value, _ := strings.Cut(line, " ")
-		values[name] = value
-	}
-	return values
+	return result{values: testutil.ParseValues(stdout.String()), stderr: stderr.String()}
 }
 
 func expect(t *testing.T, r result, want map[string]string) {
