@@ -344,6 +344,12 @@ func TestSendBuffer(t *testing.T) {
 		map[string]string{"sndbuf": "40000", "accepted-sndbuf": "40000"})
 	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "auto", "--config", config}, b.cprobe)...),
 		map[string]string{"sndbuf": "36000"})
+	t.Run("level 7", func(t *testing.T) {
+		testutil.RequirePriv(t, "level 7 (CAP_NET_ADMIN)")
+		// 2·1·1500 = 3000 bytes, doubled like any other (docs/apputil.md).
+		expectValues(t, runQjump(t, nil, runArgs(ModePreload, "7", []string{"--sndbuf", "auto", "--config", config}, b.cprobe)...),
+			map[string]string{"sndbuf": "6000", "tcp": "7"})
+	})
 	o := runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "auto"}, b.cprobe)...)
 	if o.code() != 2 || !strings.Contains(o.stderr, "--config") {
 		t.Errorf("--sndbuf auto without a config: exit %d, stderr %q; want 2 and what it needs", o.code(), o.stderr)
