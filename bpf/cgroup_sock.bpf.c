@@ -33,7 +33,7 @@
 #define PAGE_SIZE 4096 /* as in the kernel selftests; resetting below a larger page is harmless */
 
 const volatile __u32 qjump_priority = 0; /* the level's skb->priority */
-const volatile __s32 qjump_sndbuf = 0; /* bytes for SO_SNDBUF on accepted sockets; 0: default */
+const volatile __s32 qjump_sndbuf = 0; /* SO_SNDBUF of every TCP connection; 0: default */
 const volatile __u32 qjump_enforce = 0; /* 1: refuse the program's own SO_PRIORITY */
 
 __u64 qjump_refused = 0; /* SO_PRIORITY calls refused under enforce */
