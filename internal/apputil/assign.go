@@ -33,13 +33,13 @@ var ErrNotCgroup = errors.New("not a cgroup v2 directory")
 // cgroup v2 root (e.g. system.slice/memcached.service).
 func ResolveCgroup(path string) (string, error) {
 	if !filepath.IsAbs(path) {
-		root, err := Cgroup2Root()
+		root, err := dataplane.CgroupMount()
 		if err != nil {
 			return "", err
 		}
 		path = filepath.Join(root, path)
 	}
-	if !IsCgroup2(path) {
+	if !dataplane.IsCgroup(path) {
 		return "", fmt.Errorf("%w: %s", ErrNotCgroup, path)
 	}
 	return path, nil

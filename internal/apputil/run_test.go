@@ -424,7 +424,7 @@ func runInCgroup(t *testing.T, path string, argv ...string) outcome {
 
 func mustRoot(t *testing.T) string {
 	t.Helper()
-	root, err := Cgroup2Root()
+	root, err := dataplane.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
