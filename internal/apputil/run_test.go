@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -331,7 +332,7 @@ func TestLevel7(t *testing.T) {
 	// Levels up to 6 need nothing.
 	expectValues(t, runQjump(t, nobody, runArgs(ModePreload, "6", nil, b.cprobe)...), onLevel("6"))
 	// An ambient CAP_NET_RAW survives the exec into CMD, so level 7 is allowed.
-	ambient := &syscall.SysProcAttr{Credential: nobody.Credential, AmbientCaps: []uintptr{13}} // CAP_NET_RAW
+	ambient := &syscall.SysProcAttr{Credential: nobody.Credential, AmbientCaps: []uintptr{unix.CAP_NET_RAW}}
 	expectValues(t, runQjump(t, ambient, runArgs(ModePreload, "7", nil, b.cprobe)...), onLevel("7"))
 }
 
