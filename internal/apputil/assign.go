@@ -76,7 +76,7 @@ func Assign(path string, s Settings) error {
 	defer a.Close()
 	if err := a.pin(dir); err != nil {
 		_ = unpinAll(dir)
-		return fmt.Errorf("assign cgroup %s: %w", path, privilege(err))
+		return fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
 	if err := setCeiling(path, s.MaxLevel); err != nil {
 		_ = unpinAll(dir)
@@ -106,7 +106,7 @@ func unpinAll(dir string) error {
 		return ErrNotAssigned
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", dir, privilege(err))
+		return fmt.Errorf("read %s: %w", dir, err)
 	}
 	var errs []error
 	for _, e := range entries {

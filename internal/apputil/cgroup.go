@@ -41,7 +41,7 @@ func newTransientCgroup(parent string) (*transientCgroup, error) {
 func mkdirRun(parent string) (string, error) {
 	for try := 0; ; try++ {
 		if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return "", fmt.Errorf("create cgroup %s: %w", parent, privilege(err))
+			return "", fmt.Errorf("create cgroup %s: %w", parent, err)
 		}
 		sweep(parent)
 		path, err := os.MkdirTemp(parent, fmt.Sprintf("run-%d-", os.Getpid()))
@@ -49,7 +49,7 @@ func mkdirRun(parent string) (string, error) {
 			return path, nil
 		}
 		if !errors.Is(err, os.ErrNotExist) || try == 2 {
-			return "", fmt.Errorf("create cgroup under %s: %w", parent, privilege(err))
+			return "", fmt.Errorf("create cgroup under %s: %w", parent, err)
 		}
 	}
 }
@@ -108,7 +108,7 @@ func cgroup2ForRun() (root string, unmount func(), err error) {
 	}
 	if err := unix.Mount("cgroup2", dir, "cgroup2", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		os.Remove(dir)
-		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", dataplane.ErrNoCgroup2, privilege(err))
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %w", dataplane.ErrNoCgroup2, err)
 	}
 	return dir, func() {
 		_ = unix.Unmount(dir, unix.MNT_DETACH)

@@ -76,7 +76,7 @@ func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, privilege(err))
+		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, err)
 	}
 	done := make(chan struct{})
 	go func() {

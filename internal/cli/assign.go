@@ -78,7 +78,7 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	}
 	warnMapping(stderr, s.Level)
 	if err := apputil.Assign(path, s); err != nil {
-		return fmt.Errorf("assign: %w", err)
+		return fmt.Errorf("assign: %w", dataplaneError(err))
 	}
 	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", path, s.Level)
 	if s.MaxLevel != nil {
@@ -104,7 +104,7 @@ kernel's default.`,
 				return usageErrorf("invalid --cgroup %q: %v", cgroup, err)
 			}
 			if err := apputil.Unassign(path); err != nil {
-				return err
+				return dataplaneError(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "cgroup %s: unassigned\n", path)
 			return nil

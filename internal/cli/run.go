@@ -160,7 +160,7 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	case apputil.ModeCgroup:
 		st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr}, stderr)
 		if err != nil {
-			return commandError(err)
+			return commandError(dataplaneError(err))
 		}
 		st.DieLike()
 		return exitCode(st.ShellCode())
