@@ -14,13 +14,8 @@ import (
 )
 
 type runOptions struct {
-	level   model.Level
-	max     maxLevel
-	sndbuf  string
-	config  string
-	dev     string
+	levelFlags
 	mode    string
-	enforce bool
 	command []string
 }
 
@@ -78,28 +73,18 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 	}
 	fs := cmd.Flags()
 	fs.SetInterspersed(false) // everything after CMD is CMD's
-	fs.Var(&unitValue[model.Level]{&opts.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
-	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for CMD's sockets, e.g. 64k, or "auto": two epochs of the level's budget`)
-	fs.StringVar(&opts.config, "config", "", "for --sndbuf auto: read the budgets from this configuration file (docs/configuration.md)")
-	fs.StringVar(&opts.dev, "dev", "", "for --sndbuf auto: read the budgets from the dataplane running on this interface")
+	opts.levelFlags.register(fs, levelFlagsHelp{whose: "CMD's",
+		sndbuf: "SO_SNDBUF for CMD's sockets (its TCP connections in cgroup mode)", enforce: "refuse CMD's own SO_PRIORITY so it stays on the level"})
 	fs.StringVar(&opts.mode, "mode", string(apputil.ModePreload), "preload (LD_PRELOAD, dynamic binaries) or cgroup (eBPF, any binary, needs root)")
-	fs.BoolVar(&opts.enforce, "enforce", false, "refuse CMD's own SO_PRIORITY so it stays on the level")
-	opts.max.register(fs, "CMD's")
 	_ = cmd.MarkFlagRequired("level")
 	return cmd
 }
 
 func (o *runOptions) settings() (apputil.Settings, error) {
-	s := apputil.Settings{Level: o.level, Enforce: o.enforce}
-	var err error
-	if s.MaxLevel, err = o.max.ceiling(o.level); err != nil {
-		return s, err
+	if o.max.flag.Changed && apputil.Mode(o.mode) != apputil.ModeCgroup {
+		return apputil.Settings{}, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
 	}
-	if s.MaxLevel != nil && apputil.Mode(o.mode) != apputil.ModeCgroup {
-		return s, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
-	}
-	s.SndBuf, err = sndBufFlag(o.sndbuf, budgetSource{o.config, o.dev}, o.level)
-	return s, err
+	return o.levelFlags.settings()
 }
 
 // budgetSource is where --sndbuf auto reads the level's budget: a configuration file, the
