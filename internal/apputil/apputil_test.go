@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -54,14 +55,18 @@ func TestAutoSndBuf(t *testing.T) {
 	}
 }
 
-func TestLoadModel(t *testing.T) {
+// --sndbuf auto --config FILE reads the model as `qjump up` and reload do.
+func TestAutoSndBufFromConfigFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "qjump.yaml")
 	os.WriteFile(path, []byte(paperYAML), 0o644)
-	cfg, err := LoadModel(path)
+	d, err := config.Load(path)
+	if err == nil {
+		d, err = d.Solved()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := AutoSndBuf(cfg, 5); n != 18000 {
+	if n, _ := AutoSndBuf(d.Model, 5); n != 18000 {
 		t.Errorf("level 5 send buffer from %s = %d, want 18000", path, n)
 	}
 }

@@ -54,7 +54,8 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 }
 
 func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
-	s, err := opts.settings()
+	active := readActiveConfigs()
+	s, err := opts.settings(active)
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
 	}
-	warnMapping(stderr, s.Level)
+	warnMapping(stderr, active, s.Level)
 	if err := apputil.Assign(path, s); err != nil {
 		return fmt.Errorf("assign: %w", dataplaneError(err))
 	}

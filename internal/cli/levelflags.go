@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -34,13 +38,33 @@ func (f *levelFlags) register(fs *pflag.FlagSet, help levelFlagsHelp) {
 }
 
 // settings builds what the sockets get from the flags; --sndbuf auto reads the budgets from
-// --config or the dataplane.
-func (f *levelFlags) settings() (apputil.Settings, error) {
+// --config or from active, the dataplane here.
+func (f *levelFlags) settings(active activeConfigs) (apputil.Settings, error) {
 	s := apputil.Settings{Level: f.level, Enforce: f.enforce}
 	var err error
 	if s.MaxLevel, err = f.max.ceiling(f.level); err != nil {
 		return s, err
 	}
-	s.SndBuf, err = sndBufFlag(f.sndbuf, budgetSource{f.config, f.dev}, f.level)
+	s.SndBuf, err = sndBufFlag(f.sndbuf, budgetSource{f.config, f.dev, active}, f.level)
 	return s, err
+}
+
+// activeConfigs is what the dataplane runs in this network namespace, read once per command for
+// both --sndbuf auto and the mapping warning.
+type activeConfigs struct {
+	devices []dataplane.DeviceConfig
+	err     error
+}
+
+func readActiveConfigs() activeConfigs {
+	devices, err := dataplane.ActiveConfigs()
+	return activeConfigs{devices, err}
+}
+
+// warnMapping says when the dataplane here would not count priority L as level L. Devices that
+// cannot be read (no dataplane, no privilege) give no warning.
+func warnMapping(stderr io.Writer, active activeConfigs, l model.Level) {
+	for _, w := range apputil.MappingWarnings(active.devices, l) {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -80,28 +81,35 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 	return cmd
 }
 
-func (o *runOptions) settings() (apputil.Settings, error) {
+func (o *runOptions) settings(active activeConfigs) (apputil.Settings, error) {
 	if o.max.flag.Changed && apputil.Mode(o.mode) != apputil.ModeCgroup {
 		return apputil.Settings{}, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
 	}
-	return o.levelFlags.settings()
+	return o.levelFlags.settings(active)
 }
 
 // budgetSource is where --sndbuf auto reads the level's budget: a configuration file, the
 // dataplane on a device, or (neither given) the dataplane on the one device QJump is up on.
 type budgetSource struct {
 	config, dev string
+	active      activeConfigs
 }
 
 func (b budgetSource) model() (model.Config, error) {
 	if b.config != "" {
-		cfg, err := apputil.LoadModel(b.config)
+		d, err := config.Load(b.config)
 		if err != nil {
-			return cfg, usageErrorf("invalid --config %s: %v", b.config, err)
+			return model.Config{}, configError(err)
 		}
-		return cfg, nil
+		if d, err = d.Solved(); err != nil {
+			return model.Config{}, configError(fmt.Errorf("%s: %w", b.config, err))
+		}
+		return d.Model, nil
 	}
-	cfg, _, err := apputil.ActiveModel(b.dev)
+	if b.active.err != nil {
+		return model.Config{}, dataplaneError(fmt.Errorf("list QJump devices: %w", b.active.err))
+	}
+	cfg, err := apputil.ActiveModel(b.active.devices, b.dev)
 	if errors.Is(err, apputil.ErrNoActiveConfig) {
 		return cfg, usageErrorf("--sndbuf auto needs the level's budget: %v; bring it up (qjump up), "+
 			"give --dev IF where it runs, --config FILE, or a size such as 64k", err)
@@ -133,31 +141,25 @@ func sndBufFlag(value string, src budgetSource, level model.Level) (int, error) 
 }
 
 func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	s, err := opts.settings()
-	if err != nil {
+	r := apputil.Run{Mode: apputil.Mode(opts.mode), Command: opts.command}
+	if r.Mode != apputil.ModePreload && r.Mode != apputil.ModeCgroup {
+		return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
+	}
+	active := readActiveConfigs()
+	var err error
+	if r.Settings, err = opts.settings(active); err != nil {
 		return err
 	}
-	r := apputil.Run{Settings: s, Mode: apputil.Mode(opts.mode), Command: opts.command}
-	warnMapping(stderr, s.Level)
-	switch r.Mode {
-	case apputil.ModePreload:
+	warnMapping(stderr, active, r.Settings.Level)
+	if r.Mode == apputil.ModePreload {
 		return commandError(apputil.ExecPreload(r, os.Environ()))
-	case apputil.ModeCgroup:
-		st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr}, stderr)
-		if err != nil {
-			return commandError(dataplaneError(err))
-		}
-		st.DieLike()
-		return exitCode(st.ShellCode())
 	}
-	return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
-}
-
-// warnMapping says when the dataplane here would not count priority L as level L.
-func warnMapping(stderr io.Writer, l model.Level) {
-	for _, w := range apputil.MappingWarnings(l) {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr}, stderr)
+	if err != nil {
+		return commandError(dataplaneError(err))
 	}
+	st.DieLike()
+	return exitCode(st.ShellCode())
 }
 
 // maxLevel is the --max-level flag: unset means no ceiling.

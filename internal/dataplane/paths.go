@@ -20,6 +20,11 @@ func pathsFor(dev string) (paths, error) {
 	if err != nil {
 		return paths{}, err
 	}
+	return pathsUnder(bpffs, dev)
+}
+
+// pathsUnder names the paths of dev in this network namespace on the bpffs mounted at bpffs.
+func pathsUnder(bpffs, dev string) (paths, error) {
 	ns, err := netnsKey()
 	if err != nil {
 		return paths{}, err
