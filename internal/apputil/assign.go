@@ -26,8 +26,8 @@ func pinRoot() (string, error) {
 // ErrNotAssigned is returned by Unassign for a cgroup that `qjump assign` did not set up.
 var ErrNotAssigned = errors.New("cgroup has no qjump assignment")
 
-// ErrNotCgroup is returned for a path that is not a cgroup v2 directory.
-var ErrNotCgroup = errors.New("not a cgroup v2 directory")
+// errNotCgroup is returned for a path that is not a cgroup v2 directory.
+var errNotCgroup = errors.New("not a cgroup v2 directory")
 
 // ResolveCgroup turns PATH into a cgroup v2 directory: absolute as given, or relative to the
 // cgroup v2 root (e.g. system.slice/memcached.service).
@@ -40,7 +40,7 @@ func ResolveCgroup(path string) (string, error) {
 		path = filepath.Join(root, path)
 	}
 	if !dataplane.IsCgroup(path) {
-		return "", fmt.Errorf("%w: %s", ErrNotCgroup, path)
+		return "", fmt.Errorf("%w: %s", errNotCgroup, path)
 	}
 	return path, nil
 }

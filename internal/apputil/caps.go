@@ -11,9 +11,9 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// MaxUnprivilegedLevel is the highest priority the kernel lets a socket take without
+// maxUnprivilegedLevel is the highest priority the kernel lets a socket take without
 // CAP_NET_ADMIN or CAP_NET_RAW (sk_setsockopt refuses SO_PRIORITY above 6).
-const MaxUnprivilegedLevel model.Level = 6
+const maxUnprivilegedLevel model.Level = 6
 
 // ErrLevelNeedsCapability is returned before starting a program at a level its sockets could not
 // take.
@@ -29,7 +29,7 @@ var ErrLevelNeedsCapability = errors.New("level 7 needs CAP_NET_ADMIN or CAP_NET
 // CAP_NET_ADMIN or CAP_NET_RAW: the capability must be effective now, and survive exec, which
 // it does for root and for ambient capabilities.
 func checkLevelCapability(l model.Level) error {
-	if l <= MaxUnprivilegedLevel {
+	if l <= maxUnprivilegedLevel {
 		return nil
 	}
 	caps, err := dataplane.ReadCaps()

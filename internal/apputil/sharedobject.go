@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // preloadShim is libqjump-preload.so, built from preload/ by `make preload` and committed (see
@@ -16,9 +17,9 @@ import (
 //go:embed libqjump-preload.so
 var preloadShim []byte
 
-// SharedObjectName is the cache file name of the embedded shim: content-addressed, so two qjump
+// sharedObjectName is the cache file name of the embedded shim: content-addressed, so two qjump
 // versions never overwrite each other's shim under a running program.
-func SharedObjectName() string {
+func sharedObjectName() string {
 	sum := sha256.Sum256(preloadShim)
 	return "libqjump-preload-" + hex.EncodeToString(sum[:8]) + ".so"
 }
@@ -30,7 +31,7 @@ func SharedObject() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, SharedObjectName())
+	path := filepath.Join(dir, sharedObjectName())
 	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, preloadShim) {
 		return path, nil
 	}
@@ -63,6 +64,13 @@ func ownedByMe(dir string) error {
 		return fmt.Errorf("cache directory %s is not a directory owned and writable only by uid %d", dir, os.Getuid())
 	}
 	return nil
+}
+
+func fileOwner(st os.FileInfo) int {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return int(sys.Uid)
+	}
+	return -1
 }
 
 // writeAtomic writes data to path through a temporary file and a rename, so that a program

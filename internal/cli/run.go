@@ -154,7 +154,7 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	if r.Mode == apputil.ModePreload {
 		return commandError(apputil.ExecPreload(r, os.Environ()))
 	}
-	st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr}, stderr)
+	st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr})
 	if err != nil {
 		return commandError(dataplaneError(err))
 	}
