@@ -81,7 +81,8 @@ func populated(path string) bool {
 }
 
 // sweep removes the empty cgroups of runs whose qjump is gone (it was killed before it could
-// clean up): run-PID-* where PID no longer exists.
+// clean up): run-PID-* where PID no longer exists. Their ceilings (--max-level) go first: the id
+// is lost with the cgroup, and an entry left in the shared map keeps `qjump down` from removing it.
 func sweep(parent string) {
 	stale, _ := filepath.Glob(filepath.Join(parent, "run-*-*"))
 	for _, path := range stale {
@@ -90,6 +91,7 @@ func sweep(parent string) {
 			continue
 		}
 		if unix.Kill(pid, 0) == unix.ESRCH && !populated(path) {
+			_ = setCeiling(path, nil)
 			_ = os.Remove(path)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -506,6 +507,37 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 	runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "true")...)
 	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
 		t.Errorf("stale cgroup not swept: %v", m)
+	}
+}
+
+// The sweep of a killed run's cgroup also clears its ceiling, or the shared map never empties.
+func TestSweepClearsKilledRunsCeiling(t *testing.T) {
+	testutil.RequirePriv(t, "cgroups and the dataplane's ceiling map")
+	parent := testCgroup(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(parent, fmt.Sprintf("run-%d-1", dead.Process.Pid))
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(stale) })
+	id, err := dataplane.CgroupID(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := model.Level(3)
+	if err := setCeiling(stale, &three); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dataplane.ClearCgroupCeiling(id) })
+	sweep(parent)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale cgroup %s not swept: %v", stale, err)
+	}
+	if got, ok := ceilingOf(t, id); ok {
+		t.Errorf("sweep left ceiling %d for cgroup %d", got, id)
 	}
 }
 
