@@ -10,23 +10,24 @@ BIN     := bin/qjump
 PRELOAD_SO     := internal/apputil/libqjump-preload.so
 PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-ident \
 		  -Wl,--build-id=none -Wl,-s -Wl,--hash-style=gnu
+# $(call preload_cc,OUT) compiles the shim to OUT: the one command both preload and preload-check use.
+preload_cc = clang $(PRELOAD_CFLAGS) -o $(1) preload/qjump_preload.c -ldl
 
 .PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload
 
 all: build
 
-build: $(PRELOAD_SO)
+# No rule for $(PRELOAD_SO): go:embed uses the committed copy (a file rule would re-run clang in a
+# fresh clone, whose checkout order makes the .so look older than its source, and overwrite it).
+build:
 	$(GO) build -o $(BIN) ./cmd/qjump
 
-$(PRELOAD_SO): preload/qjump_preload.c
-	clang $(PRELOAD_CFLAGS) -o $@ $< -ldl
-
 preload:
-	clang $(PRELOAD_CFLAGS) -o $(PRELOAD_SO) preload/qjump_preload.c -ldl
+	$(call preload_cc,$(PRELOAD_SO))
 
 preload-check:
 	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
-	clang $(PRELOAD_CFLAGS) -o $$tmp/shim.so preload/qjump_preload.c -ldl && \
+	$(call preload_cc,$$tmp/shim.so) && \
 	cmp -s $$tmp/shim.so $(PRELOAD_SO) || \
 	{ echo "$(PRELOAD_SO) does not match preload/qjump_preload.c: run make preload and commit it" >&2; exit 1; }
 

@@ -30,9 +30,10 @@
 #define SOL_SOCKET 1
 #define SO_SNDBUF 7
 #define SO_PRIORITY 12
+#define PAGE_SIZE 4096 /* as in the kernel selftests; resetting below a larger page is harmless */
 
 const volatile __u32 qjump_priority = 0; /* the level's skb->priority */
-const volatile __s32 qjump_sndbuf = 0; /* bytes for SO_SNDBUF on accepted sockets; 0: default */
+const volatile __s32 qjump_sndbuf = 0; /* SO_SNDBUF of every TCP connection; 0: default */
 const volatile __u32 qjump_enforce = 0; /* 1: refuse the program's own SO_PRIORITY */
 
 __u64 qjump_refused = 0; /* SO_PRIORITY calls refused under enforce */
@@ -67,15 +68,27 @@ int qjump_sock_ops(struct bpf_sock_ops *ops)
 	return 1;
 }
 
+/*
+ * pass lets an option through unchanged. Before Linux 6.5, a program that passes an option longer
+ * than a page through without touching optlen makes the syscall fail with EFAULT (only the first
+ * page was copied for it); optlen = 0 tells the kernel to use the program's original buffer.
+ */
+static __always_inline int pass(struct bpf_sockopt *ctx)
+{
+	if (ctx->optlen > PAGE_SIZE)
+		ctx->optlen = 0;
+	return 1;
+}
+
 SEC("cgroup/setsockopt")
 int qjump_setsockopt(struct bpf_sockopt *ctx)
 {
 	struct bpf_sock *sk = ctx->sk;
 
 	if (!qjump_enforce || ctx->level != SOL_SOCKET || ctx->optname != SO_PRIORITY)
-		return 1;
+		return pass(ctx);
 	if (!sk || !is_ip(sk->family))
-		return 1;
+		return pass(ctx);
 	ctx->optlen = -1;
 	__sync_fetch_and_add(&qjump_refused, 1);
 	return 1;

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 func TestPreloadEnv(t *testing.T) {
@@ -54,14 +56,18 @@ func TestAutoSndBuf(t *testing.T) {
 	}
 }
 
-func TestLoadModel(t *testing.T) {
+// --sndbuf auto --config FILE reads the model as `qjump up` and reload do.
+func TestAutoSndBufFromConfigFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "qjump.yaml")
 	os.WriteFile(path, []byte(paperYAML), 0o644)
-	cfg, err := LoadModel(path)
+	d, err := config.Load(path)
+	if err == nil {
+		d, err = d.Solved()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := AutoSndBuf(cfg, 5); n != 18000 {
+	if n, _ := AutoSndBuf(d.Model, 5); n != 18000 {
 		t.Errorf("level 5 send buffer from %s = %d, want 18000", path, n)
 	}
 }
@@ -101,6 +107,35 @@ func TestSharedObjectIsCachedByContent(t *testing.T) {
 	st, _ := os.Stat(filepath.Dir(path))
 	if st.Mode().Perm() != 0o700 {
 		t.Errorf("cache directory mode %v, want 0700 (LD_PRELOAD runs what is there)", st.Mode().Perm())
+	}
+}
+
+// Root (under sudo -E) never preloads from a cache a user could write: it uses its own.
+func TestRootIgnoresAUsersCache(t *testing.T) {
+	testutil.RequirePriv(t, "running as root with a user's cache")
+	users := t.TempDir()
+	if err := os.Chown(users, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", users)
+	saved := rootCache
+	rootCache = filepath.Join(t.TempDir(), "qjump")
+	t.Cleanup(func() { rootCache = saved })
+	path, err := SharedObject()
+	if err != nil || filepath.Dir(path) != rootCache {
+		t.Errorf("SharedObject = %s, %v; want it in %s", path, err, rootCache)
+	}
+	if _, err := os.Stat(filepath.Join(users, "qjump")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("root created something in the user's cache: %v", err)
+	}
+	st, _ := os.Stat(rootCache)
+	if st == nil || st.Mode().Perm()&0o022 != 0 {
+		t.Errorf("root's cache directory %v, want it writable by root alone", st)
+	}
+	// A root cache others could write to is refused, not used.
+	os.Chmod(rootCache, 0o777)
+	if path, err := SharedObject(); err == nil {
+		t.Errorf("SharedObject used %s in a directory anyone can write", path)
 	}
 }
 

@@ -8,45 +8,39 @@ import (
 	"strconv"
 
 	"github.com/cilium/ebpf/link"
-	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
 // pinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
-// exits: <bpffs>/qjump/cgroups/<cgroup id>/{sock_create,sock_ops,setsockopt}, on the host's bpffs
-// (through PID 1's root under `ip netns exec`, which hides /sys/fs/bpf), or under $QJUMP_BPFFS.
+// exits: <bpffs>/qjump/cgroups/<cgroup id>/{sock_create,sock_ops,setsockopt}, beside the
+// dataplane's state.
 func pinRoot() (string, error) {
-	candidates := []string{"/sys/fs/bpf", "/proc/1/root/sys/fs/bpf"}
-	if p := os.Getenv(dataplane.BPFFSEnv); p != "" {
-		candidates = []string{p}
+	dir, err := dataplane.StateDir()
+	if err != nil {
+		return "", err
 	}
-	for _, p := range candidates {
-		if isBPFFS(p) {
-			return filepath.Join(p, "qjump", "cgroups"), nil
-		}
-	}
-	return "", fmt.Errorf("%w at %s: mount one with: mount -t bpf bpf /sys/fs/bpf", dataplane.ErrNoBPFFS, candidates[0])
+	return filepath.Join(dir, "cgroups"), nil
 }
 
 // ErrNotAssigned is returned by Unassign for a cgroup that `qjump assign` did not set up.
 var ErrNotAssigned = errors.New("cgroup has no qjump assignment")
 
-// ErrNotCgroup is returned for a path that is not a cgroup v2 directory.
-var ErrNotCgroup = errors.New("not a cgroup v2 directory")
+// errNotCgroup is returned for a path that is not a cgroup v2 directory.
+var errNotCgroup = errors.New("not a cgroup v2 directory")
 
 // ResolveCgroup turns PATH into a cgroup v2 directory: absolute as given, or relative to the
 // cgroup v2 root (e.g. system.slice/memcached.service).
 func ResolveCgroup(path string) (string, error) {
 	if !filepath.IsAbs(path) {
-		root, err := Cgroup2Root()
+		root, err := dataplane.CgroupMount()
 		if err != nil {
 			return "", err
 		}
 		path = filepath.Join(root, path)
 	}
-	if !IsCgroup2(path) {
-		return "", fmt.Errorf("%w: %s", ErrNotCgroup, path)
+	if !dataplane.IsCgroup(path) {
+		return "", fmt.Errorf("%w: %s", errNotCgroup, path)
 	}
 	return path, nil
 }
@@ -82,7 +76,7 @@ func Assign(path string, s Settings) error {
 	defer a.Close()
 	if err := a.pin(dir); err != nil {
 		_ = unpinAll(dir)
-		return fmt.Errorf("assign cgroup %s: %w", path, privilege(err))
+		return fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
 	if err := setCeiling(path, s.MaxLevel); err != nil {
 		_ = unpinAll(dir)
@@ -112,7 +106,7 @@ func unpinAll(dir string) error {
 		return ErrNotAssigned
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", dir, privilege(err))
+		return fmt.Errorf("read %s: %w", dir, err)
 	}
 	var errs []error
 	for _, e := range entries {
@@ -127,11 +121,6 @@ func unpinAll(dir string) error {
 		errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
 	}
 	return errors.Join(errs...)
-}
-
-func isBPFFS(path string) bool {
-	var st unix.Statfs_t
-	return unix.Statfs(path, &st) == nil && st.Type == unix.BPF_FS_MAGIC
 }
 
 // sweepOrphans removes the pins and ceilings of assigned cgroups that have since been removed:

@@ -23,9 +23,6 @@ type Settings struct {
 	MaxLevel *model.Level
 }
 
-// ErrNeedPrivilege is returned when the kernel refuses to load or attach the cgroup programs.
-var ErrNeedPrivilege = errors.New("needs root (CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN): run qjump as root")
-
 // attachment is one loaded copy of the cgroup programs, linked to one cgroup.
 type attachment struct {
 	objs  cgroupSockObjects
@@ -53,7 +50,7 @@ func attach(path string, s Settings) (*attachment, error) {
 	_ = rlimit.RemoveMemlock()
 	a := &attachment{links: map[string]link.Link{}}
 	if err := spec.LoadAndAssign(&a.objs, nil); err != nil {
-		return nil, fmt.Errorf("load cgroup programs: %w", privilege(err))
+		return nil, fmt.Errorf("load cgroup programs: %w", err)
 	}
 	hooks := []hook{
 		{"sock_create", a.objs.QjumpSockCreate, ebpf.AttachCGroupInetSockCreate},
@@ -66,7 +63,7 @@ func attach(path string, s Settings) (*attachment, error) {
 		l, err := link.AttachCgroup(link.CgroupOptions{Path: path, Attach: h.typ, Program: h.prog})
 		if err != nil {
 			a.Close()
-			return nil, fmt.Errorf("attach %s program to cgroup %s: %w", h.name, path, privilege(err))
+			return nil, fmt.Errorf("attach %s program to cgroup %s: %w", h.name, path, err)
 		}
 		a.links[h.name] = l
 	}
@@ -88,14 +85,6 @@ func setConstants(spec *ebpf.CollectionSpec, s Settings) error {
 		}
 	}
 	return nil
-}
-
-// privilege marks a permission error as ErrNeedPrivilege, keeping the kernel's words.
-func privilege(err error) error {
-	if errors.Is(err, os.ErrPermission) {
-		return fmt.Errorf("%w: %v", ErrNeedPrivilege, err)
-	}
-	return err
 }
 
 // Refused is how many times the program's own SO_PRIORITY was refused under enforce.

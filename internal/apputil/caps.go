@@ -1,19 +1,19 @@
 package apputil
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// MaxUnprivilegedLevel is the highest priority the kernel lets a socket take without
+// maxUnprivilegedLevel is the highest priority the kernel lets a socket take without
 // CAP_NET_ADMIN or CAP_NET_RAW (sk_setsockopt refuses SO_PRIORITY above 6).
-const MaxUnprivilegedLevel model.Level = 6
+const maxUnprivilegedLevel model.Level = 6
 
 // ErrLevelNeedsCapability is returned before starting a program at a level its sockets could not
 // take.
@@ -25,50 +25,21 @@ var ErrLevelNeedsCapability = errors.New("level 7 needs CAP_NET_ADMIN or CAP_NET
 	"give qjump the capability as an ambient one (systemd AmbientCapabilities=CAP_NET_RAW, or " +
 	"capsh --addamb=cap_net_raw), or use --mode cgroup, which sets the priority from the kernel")
 
-const (
-	capNetAdmin = 12
-	capNetRaw   = 13
-)
-
 // checkLevelCapability refuses a level above 6 unless the program exec'd next will hold
 // CAP_NET_ADMIN or CAP_NET_RAW: the capability must be effective now, and survive exec, which
 // it does for root and for ambient capabilities.
 func checkLevelCapability(l model.Level) error {
-	if l <= MaxUnprivilegedLevel {
+	if l <= maxUnprivilegedLevel {
 		return nil
 	}
-	caps, err := readCaps()
+	caps, err := dataplane.ReadCaps()
 	if err != nil {
 		return fmt.Errorf("check capabilities for level %d: %w", l, err)
 	}
-	keeps := os.Geteuid() == 0 || caps["CapAmb"]&netCaps != 0
-	if caps["CapEff"]&netCaps == 0 || !keeps {
+	net := dataplane.CapMask(unix.CAP_NET_ADMIN, unix.CAP_NET_RAW)
+	keeps := os.Geteuid() == 0 || caps.Amb&net != 0
+	if caps.Eff&net == 0 || !keeps {
 		return ErrLevelNeedsCapability
 	}
 	return nil
-}
-
-const netCaps = 1<<capNetAdmin | 1<<capNetRaw
-
-// readCaps reads the capability sets of this process from /proc/self/status.
-func readCaps() (map[string]uint64, error) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	caps := map[string]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok || !strings.HasPrefix(key, "Cap") {
-			continue
-		}
-		v, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64)
-		if err != nil {
-			return nil, fmt.Errorf("parse %s: %w", key, err)
-		}
-		caps[key] = v
-	}
-	return caps, sc.Err()
 }

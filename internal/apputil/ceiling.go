@@ -17,12 +17,12 @@ func setCeiling(path string, max *model.Level) error {
 	}
 	if max == nil {
 		if err := dataplane.ClearCgroupCeiling(id); err != nil {
-			return fmt.Errorf("clear level ceiling: %w", privilege(err))
+			return fmt.Errorf("clear level ceiling: %w", err)
 		}
 		return nil
 	}
 	if err := dataplane.SetCgroupCeiling(id, *max); err != nil {
-		return fmt.Errorf("set level ceiling %d: %w", *max, privilege(err))
+		return fmt.Errorf("set level ceiling %d: %w", *max, err)
 	}
 	return nil
 }

@@ -9,33 +9,13 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
 // Slice is the directory, under the cgroup v2 root, that holds the transient cgroups of
 // `qjump run --mode cgroup`.
 const Slice = "qjump.slice"
-
-// ErrNoCgroup2 is returned when no cgroup v2 hierarchy is mounted.
-var ErrNoCgroup2 = errors.New("no cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified " +
-	"(mount one: mount -t cgroup2 none /sys/fs/cgroup/unified)")
-
-// Cgroup2Root finds the cgroup v2 mount: /sys/fs/cgroup on a unified system, /sys/fs/cgroup/unified
-// on a hybrid one.
-func Cgroup2Root() (string, error) {
-	for _, p := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
-		var st unix.Statfs_t
-		if unix.Statfs(p, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC {
-			return p, nil
-		}
-	}
-	return "", ErrNoCgroup2
-}
-
-// IsCgroup2 says whether path is a directory of a cgroup v2 hierarchy.
-func IsCgroup2(path string) bool {
-	var st unix.Statfs_t
-	return unix.Statfs(path, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
-}
 
 // transientCgroup is a cgroup that lives as long as one `qjump run`.
 type transientCgroup struct {
@@ -61,7 +41,7 @@ func newTransientCgroup(parent string) (*transientCgroup, error) {
 func mkdirRun(parent string) (string, error) {
 	for try := 0; ; try++ {
 		if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return "", fmt.Errorf("create cgroup %s: %w", parent, privilege(err))
+			return "", fmt.Errorf("create cgroup %s: %w", parent, err)
 		}
 		sweep(parent)
 		path, err := os.MkdirTemp(parent, fmt.Sprintf("run-%d-", os.Getpid()))
@@ -69,7 +49,7 @@ func mkdirRun(parent string) (string, error) {
 			return path, nil
 		}
 		if !errors.Is(err, os.ErrNotExist) || try == 2 {
-			return "", fmt.Errorf("create cgroup under %s: %w", parent, privilege(err))
+			return "", fmt.Errorf("create cgroup under %s: %w", parent, err)
 		}
 	}
 }
@@ -101,7 +81,8 @@ func populated(path string) bool {
 }
 
 // sweep removes the empty cgroups of runs whose qjump is gone (it was killed before it could
-// clean up): run-PID-* where PID no longer exists.
+// clean up): run-PID-* where PID no longer exists. Their ceilings (--max-level) go first: the id
+// is lost with the cgroup, and an entry left in the shared map keeps `qjump down` from removing it.
 func sweep(parent string) {
 	stale, _ := filepath.Glob(filepath.Join(parent, "run-*-*"))
 	for _, path := range stale {
@@ -110,6 +91,7 @@ func sweep(parent string) {
 			continue
 		}
 		if unix.Kill(pid, 0) == unix.ESRCH && !populated(path) {
+			_ = setCeiling(path, nil)
 			_ = os.Remove(path)
 		}
 	}
@@ -119,16 +101,16 @@ func sweep(parent string) {
 // a fresh /sys without the cgroup mounts; cgroup v2 is one hierarchy, so mounting it again on a
 // private directory reaches the same cgroups. The mount is undone by the returned function.
 func cgroup2ForRun() (root string, unmount func(), err error) {
-	if root, err := Cgroup2Root(); err == nil {
+	if root, err := dataplane.CgroupMount(); err == nil {
 		return root, func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "qjump-cgroup2-")
 	if err != nil {
-		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", ErrNoCgroup2, err)
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", dataplane.ErrNoCgroup2, err)
 	}
 	if err := unix.Mount("cgroup2", dir, "cgroup2", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		os.Remove(dir)
-		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", ErrNoCgroup2, privilege(err))
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %w", dataplane.ErrNoCgroup2, err)
 	}
 	return dir, func() {
 		_ = unix.Unmount(dir, unix.MNT_DETACH)

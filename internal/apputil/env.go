@@ -9,7 +9,6 @@ import (
 const (
 	EnvLevel   = "QJUMP_LEVEL"
 	EnvSndBuf  = "QJUMP_SNDBUF"
-	EnvVerbose = "QJUMP_VERBOSE"
 	EnvEnforce = "QJUMP_ENFORCE"
 	envPreload = "LD_PRELOAD"
 )

@@ -11,15 +11,11 @@ import (
 // as level l. run and assign set SO_PRIORITY = level, which relies on the dataplane's
 // priority->level table being the identity for that priority and on level l having a factor; a
 // custom priority_levels table, a default level other than 0 for priority 0, or a level left out
-// of the factors (its traffic goes to its carrier) breaks it. Devices that cannot be read (no
-// dataplane, no privilege) give no warning.
-func MappingWarnings(l model.Level) []string {
-	all, err := dataplane.List()
-	if err != nil {
-		return nil
-	}
+// of the factors (its traffic goes to its carrier) breaks it. active is what
+// dataplane.ActiveConfigs read.
+func MappingWarnings(active []dataplane.DeviceConfig, l model.Level) []string {
 	var warnings []string
-	for _, st := range all {
+	for _, st := range active {
 		if got := st.Config.LevelOf(int(l)); got != l {
 			warnings = append(warnings, fmt.Sprintf("the dataplane on %s counts priority %d as level %d, not %d "+
 				"(its priority_levels, default_level, or no factor for level %d): the program's traffic goes out at level %d",

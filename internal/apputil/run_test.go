@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,8 +15,10 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -131,12 +134,7 @@ func runQjump(t *testing.T, attr *syscall.SysProcAttr, args ...string) outcome {
 	if err != nil && !errors.As(err, &exitErr) {
 		t.Fatalf("qjump %v: %v", args, err)
 	}
-	values := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		name, value, _ := strings.Cut(line, " ")
-		values[name] = value
-	}
-	return outcome{values: values, stderr: stderr.String(), state: cmd.ProcessState}
+	return outcome{values: testutil.ParseValues(stdout.String()), stderr: stderr.String(), state: cmd.ProcessState}
 }
 
 // runArgs is `qjump run` in a mode at a level, with extra flags, for CMD.
@@ -298,9 +296,20 @@ func TestCgroupModeForwardsSignalsAndCleansUp(t *testing.T) {
 func TestCgroupModeEndsLeftovers(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup mode")
 	start := time.Now()
-	o := runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 30 >/dev/null 2>&1 & exit 0")...)
+	o := runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "sh", "-c", "sleep 30 >/dev/null 2>&1 & echo daemon $!")...)
 	if o.code() != 0 || time.Since(start) > 10*time.Second {
 		t.Errorf("exit %d after %v, stderr %q", o.code(), time.Since(start), o.stderr)
+	}
+	daemon, err := strconv.Atoi(o.values["daemon"])
+	if err != nil || daemon <= 0 {
+		t.Fatalf("CMD reported no daemon PID: %v", o.values)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) }) // only if the test fails
+	// The daemon was reparented to init, which reaps it soon after cgroup.kill.
+	waitFor(t, func() bool { return syscall.Kill(daemon, 0) == syscall.ESRCH })
+	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", o.state.Pid()))
+	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
+		t.Errorf("cgroup left behind: %v", m)
 	}
 }
 
@@ -324,7 +333,7 @@ func TestLevel7(t *testing.T) {
 	// Levels up to 6 need nothing.
 	expectValues(t, runQjump(t, nobody, runArgs(ModePreload, "6", nil, b.cprobe)...), onLevel("6"))
 	// An ambient CAP_NET_RAW survives the exec into CMD, so level 7 is allowed.
-	ambient := &syscall.SysProcAttr{Credential: nobody.Credential, AmbientCaps: []uintptr{13}} // CAP_NET_RAW
+	ambient := &syscall.SysProcAttr{Credential: nobody.Credential, AmbientCaps: []uintptr{unix.CAP_NET_RAW}}
 	expectValues(t, runQjump(t, ambient, runArgs(ModePreload, "7", nil, b.cprobe)...), onLevel("7"))
 }
 
@@ -337,6 +346,12 @@ func TestSendBuffer(t *testing.T) {
 		map[string]string{"sndbuf": "40000", "accepted-sndbuf": "40000"})
 	expectValues(t, runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "auto", "--config", config}, b.cprobe)...),
 		map[string]string{"sndbuf": "36000"})
+	t.Run("level 7", func(t *testing.T) {
+		testutil.RequirePriv(t, "level 7 (CAP_NET_ADMIN)")
+		// 2·1·1500 = 3000 bytes, doubled like any other (docs/apputil.md).
+		expectValues(t, runQjump(t, nil, runArgs(ModePreload, "7", []string{"--sndbuf", "auto", "--config", config}, b.cprobe)...),
+			map[string]string{"sndbuf": "6000", "tcp": "7"})
+	})
 	o := runQjump(t, nil, runArgs(ModePreload, "5", []string{"--sndbuf", "auto"}, b.cprobe)...)
 	if o.code() != 2 || !strings.Contains(o.stderr, "--config") {
 		t.Errorf("--sndbuf auto without a config: exit %d, stderr %q; want 2 and what it needs", o.code(), o.stderr)
@@ -406,17 +421,12 @@ func runInCgroup(t *testing.T, path string, argv ...string) outcome {
 	if err != nil {
 		t.Fatalf("%v in %s: %v", argv, path, err)
 	}
-	values := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		name, value, _ := strings.Cut(line, " ")
-		values[name] = value
-	}
-	return outcome{values: values, state: cmd.ProcessState}
+	return outcome{values: testutil.ParseValues(string(out)), state: cmd.ProcessState}
 }
 
 func mustRoot(t *testing.T) string {
 	t.Helper()
-	root, err := Cgroup2Root()
+	root, err := dataplane.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
@@ -497,6 +507,37 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 	runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "true")...)
 	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
 		t.Errorf("stale cgroup not swept: %v", m)
+	}
+}
+
+// The sweep of a killed run's cgroup also clears its ceiling, or the shared map never empties.
+func TestSweepClearsKilledRunsCeiling(t *testing.T) {
+	testutil.RequirePriv(t, "cgroups and the dataplane's ceiling map")
+	parent := testCgroup(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(parent, fmt.Sprintf("run-%d-1", dead.Process.Pid))
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(stale) })
+	id, err := dataplane.CgroupID(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := model.Level(3)
+	if err := setCeiling(stale, &three); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dataplane.ClearCgroupCeiling(id) })
+	sweep(parent)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale cgroup %s not swept: %v", stale, err)
+	}
+	if got, ok := ceilingOf(t, id); ok {
+		t.Errorf("sweep left ceiling %d for cgroup %d", got, id)
 	}
 }
 

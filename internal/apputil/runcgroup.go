@@ -27,9 +27,9 @@ type Stdio struct {
 }
 
 // RunCgroup runs CMD inside a transient cgroup with the programs of s attached, forwards signals
-// to it and removes the cgroup afterwards. It returns how CMD ended; warn receives notes for the
-// user (enforce refusals).
-func RunCgroup(r Run, stdio Stdio, warn io.Writer) (Status, error) {
+// to it and removes the cgroup afterwards. It returns how CMD ended; notes for the user (enforce
+// refusals) go to stdio.Err.
+func RunCgroup(r Run, stdio Stdio) (Status, error) {
 	path, err := lookPath(r.Command[0])
 	if err != nil {
 		return Status{}, err
@@ -57,7 +57,7 @@ func RunCgroup(r Run, stdio Stdio, warn io.Writer) (Status, error) {
 	}
 	st, err := runIn(cg, path, r.Command, stdio)
 	if n := a.Refused(); n > 0 {
-		fmt.Fprintf(warn, "qjump: refused %d attempt(s) by the program to set SO_PRIORITY: --enforce keeps level %d\n", n, r.Level)
+		fmt.Fprintf(stdio.Err, "qjump: refused %d attempt(s) by the program to set SO_PRIORITY: --enforce keeps level %d\n", n, r.Level)
 	}
 	return st, err
 }
@@ -76,7 +76,7 @@ func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, privilege(err))
+		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, err)
 	}
 	done := make(chan struct{})
 	go func() {

@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	_ "embed" // the preload shim
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // preloadShim is libqjump-preload.so, built from preload/ by `make preload` and committed (see
@@ -16,9 +18,9 @@ import (
 //go:embed libqjump-preload.so
 var preloadShim []byte
 
-// SharedObjectName is the cache file name of the embedded shim: content-addressed, so two qjump
+// sharedObjectName is the cache file name of the embedded shim: content-addressed, so two qjump
 // versions never overwrite each other's shim under a running program.
-func SharedObjectName() string {
+func sharedObjectName() string {
 	sum := sha256.Sum256(preloadShim)
 	return "libqjump-preload-" + hex.EncodeToString(sum[:8]) + ".so"
 }
@@ -30,39 +32,76 @@ func SharedObject() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, SharedObjectName())
+	path := filepath.Join(dir, sharedObjectName())
 	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, preloadShim) {
 		return path, nil
 	}
 	return path, writeAtomic(path, preloadShim)
 }
 
-// cacheDir is $XDG_CACHE_HOME/qjump or ~/.cache/qjump, or, for a user without a home (nobody, a
-// service), a directory in /tmp owned by the user alone. LD_PRELOAD runs what it names with the
-// program's rights, so the directory must not be writable by anyone else.
+// rootCache is root's shim cache: under sudo -E, root inherits the user's $HOME and
+// $XDG_CACHE_HOME, and must not preload a file that user could replace.
+var rootCache = "/var/cache/qjump"
+
+// cacheDir is where the shim is written: $XDG_CACHE_HOME/qjump or ~/.cache/qjump; failing that,
+// /var/cache/qjump for root, or a directory in /tmp for a user without a home (nobody, a
+// service). LD_PRELOAD runs what it names with the program's rights, so the directory and its
+// parent must belong to this user and be writable by no one else.
 func cacheDir() (string, error) {
-	if base, err := os.UserCacheDir(); err == nil {
-		dir := filepath.Join(base, "qjump")
-		if os.MkdirAll(dir, 0o700) == nil {
-			return dir, nil
-		}
+	dir, err := userCacheDir()
+	if err == nil {
+		return dir, nil
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("qjump-%d", os.Getuid()))
+	if os.Geteuid() == 0 {
+		if err := os.MkdirAll(rootCache, 0o755); err != nil {
+			return "", fmt.Errorf("create cache directory %s: %w", rootCache, err)
+		}
+		return rootCache, errors.Join(ownedByMe(filepath.Dir(rootCache), os.Stat), ownedByMe(rootCache, os.Lstat))
+	}
+	dir = filepath.Join(os.TempDir(), fmt.Sprintf("qjump-%d", os.Geteuid()))
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
 		return "", fmt.Errorf("create cache directory %s: %w", dir, err)
 	}
-	return dir, ownedByMe(dir)
+	return dir, ownedByMe(dir, os.Lstat) // /tmp itself is everyone's, but sticky
 }
 
-func ownedByMe(dir string) error {
-	st, err := os.Lstat(dir)
+// userCacheDir is $XDG_CACHE_HOME/qjump or ~/.cache/qjump if it and its parent are this user's
+// alone. Root checks the parent first, so as not to create anything in a user's home.
+func userCacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	if os.Geteuid() == 0 {
+		if err := ownedByMe(base, os.Stat); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Join(base, "qjump")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, errors.Join(ownedByMe(base, os.Stat), ownedByMe(dir, os.Lstat))
+}
+
+// ownedByMe checks that path is a directory owned by this user that no one else may write to;
+// stat is os.Lstat where a symbolic link must not stand in for the directory.
+func ownedByMe(path string, stat func(string) (os.FileInfo, error)) error {
+	st, err := stat(path)
 	if err != nil {
 		return fmt.Errorf("check cache directory: %w", err)
 	}
-	if !st.IsDir() || st.Mode().Perm()&0o022 != 0 || fileOwner(st) != os.Getuid() {
-		return fmt.Errorf("cache directory %s is not a directory owned and writable only by uid %d", dir, os.Getuid())
+	if !st.IsDir() || st.Mode().Perm()&0o022 != 0 || fileOwner(st) != os.Geteuid() {
+		return fmt.Errorf("cache directory %s is not a directory owned and writable only by uid %d", path, os.Geteuid())
 	}
 	return nil
+}
+
+func fileOwner(st os.FileInfo) int {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return int(sys.Uid)
+	}
+	return -1
 }
 
 // writeAtomic writes data to path through a temporary file and a rename, so that a program

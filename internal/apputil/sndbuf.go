@@ -5,24 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 )
-
-// LoadModel reads the model (hosts, rate, packet, epsilon, factors, target rates solved into
-// factors) from a QJump configuration file (docs/configuration.md): the file the dataplane runs
-// with. It is how --sndbuf auto learns the budgets.
-func LoadModel(path string) (model.Config, error) {
-	d, err := config.Load(path)
-	if err != nil {
-		return model.Config{}, err
-	}
-	if d, err = d.Solved(); err != nil {
-		return model.Config{}, err
-	}
-	return d.Model, nil
-}
 
 // ErrUnlimitedLevel says that a level has no budget, so no send buffer follows from it.
 var ErrUnlimitedLevel = errors.New("level is unlimited: it has no budget to size a send buffer from")
@@ -65,29 +50,26 @@ func ParseSndBuf(s string) (int, error) {
 // ErrNoActiveConfig is returned when no device runs the dataplane to read budgets from.
 var ErrNoActiveConfig = errors.New("QJump is not up on any device in this network namespace")
 
-// ActiveModel reads the model the dataplane runs with on device, or, when device is empty, on the
-// one device QJump is up on in this network namespace. It returns the device it read.
-func ActiveModel(device string) (model.Config, string, error) {
+// ActiveModel is the model the dataplane runs with on device, or, when device is empty, on the
+// one device QJump is up on in this network namespace; active is what dataplane.ActiveConfigs read.
+func ActiveModel(active []dataplane.DeviceConfig, device string) (model.Config, error) {
 	if device != "" {
-		d, err := dataplane.ActiveConfig(device)
-		if err != nil {
-			return model.Config{}, device, fmt.Errorf("read active config of %s: %w", device, err)
+		for _, a := range active {
+			if a.Device == device {
+				return a.Config.Model, nil
+			}
 		}
-		return d.Model, device, nil
+		return model.Config{}, fmt.Errorf("read active config of %s: %w on %s", device, dataplane.ErrNotUp, device)
 	}
-	all, err := dataplane.List()
-	if err != nil {
-		return model.Config{}, "", fmt.Errorf("list QJump devices: %w", err)
-	}
-	switch len(all) {
+	switch len(active) {
 	case 0:
-		return model.Config{}, "", ErrNoActiveConfig
+		return model.Config{}, ErrNoActiveConfig
 	case 1:
-		return all[0].Config.Model, all[0].Device, nil
+		return active[0].Config.Model, nil
 	}
-	names := make([]string, len(all))
-	for i, st := range all {
-		names[i] = st.Device
+	names := make([]string, len(active))
+	for i, a := range active {
+		names[i] = a.Device
 	}
-	return model.Config{}, "", fmt.Errorf("QJump is up on %d devices (%s): say which with --dev", len(all), strings.Join(names, ", "))
+	return model.Config{}, fmt.Errorf("QJump is up on %d devices (%s): say which with --dev", len(active), strings.Join(names, ", "))
 }

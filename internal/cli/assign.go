@@ -7,17 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/apputil"
-	"github.com/qjump-net/qjump/internal/model"
 )
 
 type assignOptions struct {
-	cgroup  string
-	level   model.Level
-	max     maxLevel
-	sndbuf  string
-	config  string
-	dev     string
-	enforce bool
+	levelFlags
+	cgroup string
 }
 
 func newAssignCommand() *cobra.Command {
@@ -52,33 +46,26 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
-	fs.Var(&unitValue[model.Level]{&opts.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
-	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for the cgroup's TCP connections, e.g. 64k, or "auto": two epochs of the level's budget`)
-	fs.StringVar(&opts.config, "config", "", "for --sndbuf auto: read the budgets from this configuration file")
-	fs.StringVar(&opts.dev, "dev", "", "for --sndbuf auto: read the budgets from the dataplane running on this interface")
-	fs.BoolVar(&opts.enforce, "enforce", false, "refuse the programs' own SO_PRIORITY so they stay on the level")
-	opts.max.register(fs, "the cgroup's")
+	opts.levelFlags.register(fs, levelFlagsHelp{whose: "the cgroup's",
+		sndbuf: "SO_SNDBUF for the cgroup's TCP connections", enforce: "refuse the programs' own SO_PRIORITY so they stay on the level"})
 	_ = cmd.MarkFlagRequired("cgroup")
 	_ = cmd.MarkFlagRequired("level")
 	return cmd
 }
 
 func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
-	s := apputil.Settings{Level: opts.level, Enforce: opts.enforce}
-	var err error
-	if s.MaxLevel, err = opts.max.ceiling(opts.level); err != nil {
-		return err
-	}
-	if s.SndBuf, err = sndBufFlag(opts.sndbuf, budgetSource{opts.config, opts.dev}, opts.level); err != nil {
+	active := readActiveConfigs()
+	s, err := opts.settings(active)
+	if err != nil {
 		return err
 	}
 	path, err := apputil.ResolveCgroup(opts.cgroup)
 	if err != nil {
 		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
 	}
-	warnMapping(stderr, s.Level)
+	warnMapping(stderr, active, s.Level)
 	if err := apputil.Assign(path, s); err != nil {
-		return fmt.Errorf("assign: %w", err)
+		return fmt.Errorf("assign: %w", dataplaneError(err))
 	}
 	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", path, s.Level)
 	if s.MaxLevel != nil {
@@ -104,7 +91,7 @@ kernel's default.`,
 				return usageErrorf("invalid --cgroup %q: %v", cgroup, err)
 			}
 			if err := apputil.Unassign(path); err != nil {
-				return err
+				return dataplaneError(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "cgroup %s: unassigned\n", path)
 			return nil

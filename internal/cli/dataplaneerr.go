@@ -11,8 +11,9 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// dataplaneError turns what the dataplane reports into what the user can act on: bad input exits
-// 2; a missing privilege or kernel feature says which and exits 1.
+// dataplaneError turns what the dataplane (and the cgroup programs of run, assign and unassign)
+// reports into what the user can act on: bad input exits 2; a missing privilege or kernel feature
+// says which and exits 1.
 func dataplaneError(err error) error {
 	switch {
 	case err == nil:
@@ -22,7 +23,7 @@ func dataplaneError(err error) error {
 	case errors.Is(err, dataplane.ErrNoPrivilege):
 		return err
 	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("%w: the dataplane needs root (CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN): run qjump with sudo", err)
+		return fmt.Errorf("%w: this needs root (CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN): run qjump with sudo", err)
 	case errors.Is(err, ebpf.ErrNotSupported):
 		return fmt.Errorf("%w: the kernel lacks a feature QJump needs (TCX needs Linux 6.6; --attach clsact works on older kernels)", err)
 	}

@@ -10,17 +10,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
 type runOptions struct {
-	level   model.Level
-	max     maxLevel
-	sndbuf  string
-	config  string
-	dev     string
+	levelFlags
 	mode    string
-	enforce bool
 	command []string
 }
 
@@ -78,45 +74,42 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 	}
 	fs := cmd.Flags()
 	fs.SetInterspersed(false) // everything after CMD is CMD's
-	fs.Var(&unitValue[model.Level]{&opts.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
-	fs.StringVar(&opts.sndbuf, "sndbuf", "", `SO_SNDBUF for CMD's sockets, e.g. 64k, or "auto": two epochs of the level's budget`)
-	fs.StringVar(&opts.config, "config", "", "for --sndbuf auto: read the budgets from this configuration file (docs/configuration.md)")
-	fs.StringVar(&opts.dev, "dev", "", "for --sndbuf auto: read the budgets from the dataplane running on this interface")
+	opts.levelFlags.register(fs, levelFlagsHelp{whose: "CMD's",
+		sndbuf: "SO_SNDBUF for CMD's sockets (its TCP connections in cgroup mode)", enforce: "refuse CMD's own SO_PRIORITY so it stays on the level"})
 	fs.StringVar(&opts.mode, "mode", string(apputil.ModePreload), "preload (LD_PRELOAD, dynamic binaries) or cgroup (eBPF, any binary, needs root)")
-	fs.BoolVar(&opts.enforce, "enforce", false, "refuse CMD's own SO_PRIORITY so it stays on the level")
-	opts.max.register(fs, "CMD's")
 	_ = cmd.MarkFlagRequired("level")
 	return cmd
 }
 
-func (o *runOptions) settings() (apputil.Settings, error) {
-	s := apputil.Settings{Level: o.level, Enforce: o.enforce}
-	var err error
-	if s.MaxLevel, err = o.max.ceiling(o.level); err != nil {
-		return s, err
+func (o *runOptions) settings(active activeConfigs) (apputil.Settings, error) {
+	if o.max.flag.Changed && apputil.Mode(o.mode) != apputil.ModeCgroup {
+		return apputil.Settings{}, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
 	}
-	if s.MaxLevel != nil && apputil.Mode(o.mode) != apputil.ModeCgroup {
-		return s, usageErrorf("--max-level needs --mode cgroup: the dataplane's ceiling applies to a cgroup")
-	}
-	s.SndBuf, err = sndBufFlag(o.sndbuf, budgetSource{o.config, o.dev}, o.level)
-	return s, err
+	return o.levelFlags.settings(active)
 }
 
 // budgetSource is where --sndbuf auto reads the level's budget: a configuration file, the
 // dataplane on a device, or (neither given) the dataplane on the one device QJump is up on.
 type budgetSource struct {
 	config, dev string
+	active      activeConfigs
 }
 
 func (b budgetSource) model() (model.Config, error) {
 	if b.config != "" {
-		cfg, err := apputil.LoadModel(b.config)
+		d, err := config.Load(b.config)
 		if err != nil {
-			return cfg, usageErrorf("invalid --config %s: %v", b.config, err)
+			return model.Config{}, configError(err)
 		}
-		return cfg, nil
+		if d, err = d.Solved(); err != nil {
+			return model.Config{}, configError(fmt.Errorf("%s: %w", b.config, err))
+		}
+		return d.Model, nil
 	}
-	cfg, _, err := apputil.ActiveModel(b.dev)
+	if b.active.err != nil {
+		return model.Config{}, dataplaneError(fmt.Errorf("list QJump devices: %w", b.active.err))
+	}
+	cfg, err := apputil.ActiveModel(b.active.devices, b.dev)
 	if errors.Is(err, apputil.ErrNoActiveConfig) {
 		return cfg, usageErrorf("--sndbuf auto needs the level's budget: %v; bring it up (qjump up), "+
 			"give --dev IF where it runs, --config FILE, or a size such as 64k", err)
@@ -148,31 +141,25 @@ func sndBufFlag(value string, src budgetSource, level model.Level) (int, error) 
 }
 
 func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	s, err := opts.settings()
-	if err != nil {
+	r := apputil.Run{Mode: apputil.Mode(opts.mode), Command: opts.command}
+	if r.Mode != apputil.ModePreload && r.Mode != apputil.ModeCgroup {
+		return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
+	}
+	active := readActiveConfigs()
+	var err error
+	if r.Settings, err = opts.settings(active); err != nil {
 		return err
 	}
-	r := apputil.Run{Settings: s, Mode: apputil.Mode(opts.mode), Command: opts.command}
-	warnMapping(stderr, s.Level)
-	switch r.Mode {
-	case apputil.ModePreload:
+	warnMapping(stderr, active, r.Settings.Level)
+	if r.Mode == apputil.ModePreload {
 		return commandError(apputil.ExecPreload(r, os.Environ()))
-	case apputil.ModeCgroup:
-		st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr}, stderr)
-		if err != nil {
-			return commandError(err)
-		}
-		st.DieLike()
-		return exitCode(st.ShellCode())
 	}
-	return usageErrorf("invalid --mode %q: need preload or cgroup", opts.mode)
-}
-
-// warnMapping says when the dataplane here would not count priority L as level L.
-func warnMapping(stderr io.Writer, l model.Level) {
-	for _, w := range apputil.MappingWarnings(l) {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	st, err := apputil.RunCgroup(r, apputil.Stdio{In: stdin, Out: stdout, Err: stderr})
+	if err != nil {
+		return commandError(dataplaneError(err))
 	}
+	st.DieLike()
+	return exitCode(st.ShellCode())
 }
 
 // maxLevel is the --max-level flag: unset means no ceiling.

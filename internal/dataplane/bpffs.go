@@ -21,14 +21,27 @@ const (
 	stateDir     = "qjump"
 )
 
-// bpffsRoot finds the bpffs that outlives this process.
+// bpffsRoot finds the bpffs that outlives this process, mounting one at /sys/fs/bpf when there is
+// none and this mount namespace is the host's.
+func bpffsRoot() (string, error) {
+	p, err := findBPFFS()
+	if errors.Is(err, errBPFFSUnmounted) {
+		return mountBPFFS()
+	}
+	return p, err
+}
+
+// errBPFFSUnmounted is findBPFFS's answer when mounting one would help.
+var errBPFFSUnmounted = fmt.Errorf("%w at %s", ErrNoBPFFS, defaultBPFFS)
+
+// findBPFFS finds the bpffs that outlives this process, without mounting one.
 //
 // `ip netns exec` runs its command in a private mount namespace with /sys remounted, which hides
 // /sys/fs/bpf; a bpffs mounted in that namespace would vanish, pins and all, when the command
 // exits. There the host's bpffs is still reachable through the root of an ancestor process that
 // lives in the original mount namespace (the shell that ran ip): /proc/<pid>/root/sys/fs/bpf.
 // PID 1 is tried last because some inits refuse /proc/1/root even to root.
-func bpffsRoot() (string, error) {
+func findBPFFS() (string, error) {
 	if p := os.Getenv(BPFFSEnv); p != "" {
 		if !isBPFFS(p) {
 			return "", fmt.Errorf("%w at %s (set by %s): mount one with: mount -t bpf bpf %s", ErrNoBPFFS, p, BPFFSEnv, p)
@@ -54,7 +67,7 @@ func bpffsRoot() (string, error) {
 		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
 			"on the host run: mount -t bpf bpf %s", ErrNoBPFFS, defaultBPFFS)
 	}
-	return mountBPFFS()
+	return "", errBPFFSUnmounted
 }
 
 func mountBPFFS() (string, error) {

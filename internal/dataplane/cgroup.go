@@ -1,12 +1,10 @@
 package dataplane
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
@@ -15,7 +13,8 @@ import (
 )
 
 // ErrNoCgroup2 means no cgroup v2 hierarchy is mounted.
-var ErrNoCgroup2 = errors.New("no cgroup v2 mount")
+var ErrNoCgroup2 = errors.New("no cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified " +
+	"(mount one: mount -t cgroup2 none /sys/fs/cgroup/unified)")
 
 // SetCgroupCeiling makes max the highest level any socket of the cgroup may send at, on every
 // device QJump is up on, in every network namespace: all programs share one pinned map.
@@ -63,22 +62,21 @@ func CgroupID(path string) (uint64, error) {
 	return binary.NativeEndian.Uint64(h.Bytes()), nil
 }
 
-// CgroupMount finds where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup, or
-// /sys/fs/cgroup/unified on hybrid systems).
+// CgroupMount finds where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup on a unified system,
+// /sys/fs/cgroup/unified on a hybrid one.
 func CgroupMount() (string, error) {
-	f, err := os.Open("/proc/self/mounts")
-	if err != nil {
-		return "", fmt.Errorf("read mounts: %w", err)
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		if len(fields) >= 3 && fields[2] == "cgroup2" {
-			return fields[1], nil
+	for _, p := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		if IsCgroup(p) {
+			return p, nil
 		}
 	}
 	return "", ErrNoCgroup2
+}
+
+// IsCgroup says whether path is a directory of a cgroup v2 hierarchy.
+func IsCgroup(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
 }
 
 // openCgroupCeiling opens the shared ceiling map, creating and pinning it if create is set and no

@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,18 +121,19 @@ func TestUpTwiceChangesNothing(t *testing.T) {
 	}
 }
 
-// TestActiveConfig: the app utility reads the running configuration of a device (its budgets) in
-// the caller's network namespace.
-func TestActiveConfig(t *testing.T) {
+// TestActiveConfigs: the app utility reads the running configuration of the devices (their
+// budgets) in the caller's network namespace.
+func TestActiveConfigs(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs("--mark", "pcp", "--default-level", "3")...)
 	var budget int64
 	var ok bool
 	inNetns(t, h.a, func() {
-		d, err := ActiveConfig("eth0")
-		if err != nil {
-			t.Fatal(err)
+		all, err := ActiveConfigs()
+		if err != nil || len(all) != 1 || all[0].Device != "eth0" {
+			t.Fatalf("active configs %+v, %v; want eth0's", all, err)
 		}
+		d := all[0].Config
 		if d.Mark != "pcp" || d.DefaultLevel != 3 {
 			t.Errorf("active config %+v", d)
 		}
@@ -144,8 +144,8 @@ func TestActiveConfig(t *testing.T) {
 		t.Errorf("level 5 budget %d (limited %v), want %d", budget, ok, testBudget)
 	}
 	inNetns(t, h.b, func() {
-		if _, err := ActiveConfig("eth0"); !errors.Is(err, ErrNotUp) {
-			t.Errorf("host b's eth0: %v, want ErrNotUp", err)
+		if all, err := ActiveConfigs(); len(all) != 0 || err != nil {
+			t.Errorf("host b: %+v, %v; want nothing up", all, err)
 		}
 	})
 }

@@ -20,6 +20,11 @@ func pathsFor(dev string) (paths, error) {
 	if err != nil {
 		return paths{}, err
 	}
+	return pathsUnder(bpffs, dev)
+}
+
+// pathsUnder names the paths of dev in this network namespace on the bpffs mounted at bpffs.
+func pathsUnder(bpffs, dev string) (paths, error) {
 	ns, err := netnsKey()
 	if err != nil {
 		return paths{}, err
@@ -37,3 +42,13 @@ func (p paths) cgroupCeiling() string      { return filepath.Join(p.root, "cgrou
 func (p paths) forDevice(dev string) paths { p.device = filepath.Join(p.netns, dev); return p }
 func (p paths) deviceName() string         { return filepath.Base(p.device) }
 func (p paths) exists() bool               { _, err := os.Stat(p.pin(pinMeta)); return err == nil }
+
+// StateDir is <bpffs>/qjump, the root under which QJump pins everything (on the host's bpffs,
+// also under `ip netns exec`; see bpffsRoot). Other packages pin their own state beneath it.
+func StateDir() (string, error) {
+	bpffs, err := bpffsRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(bpffs, stateDir), nil
+}

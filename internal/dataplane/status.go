@@ -24,20 +24,6 @@ type Status struct {
 	Levels     [model.NumLevels]Counters
 }
 
-// ActiveConfig is the configuration the device runs now (solved: factors, no target rates). The
-// app utility's `run --sndbuf auto` sizes socket buffers from a level's budget with it.
-func ActiveConfig(device string) (config.Dataplane, error) {
-	p, err := pathsFor(device)
-	if err != nil {
-		return config.Dataplane{}, err
-	}
-	rec, err := readRecord(p)
-	if err != nil {
-		return config.Dataplane{}, err
-	}
-	return rec.dataplane()
-}
-
 // DeviceStatus reads the configuration and counters of one device.
 func DeviceStatus(device string) (Status, error) {
 	p, err := pathsFor(device)
@@ -69,6 +55,52 @@ func List() ([]Status, error) {
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Device < out[j].Device })
+	return out, nil
+}
+
+// DeviceConfig is the configuration one device runs now (solved: factors, no target rates).
+type DeviceConfig struct {
+	Device string
+	Config config.Dataplane
+}
+
+// ActiveConfigs is the configuration of every device QJump is up on in this network namespace,
+// sorted by device. Unlike List it reads no counters and mounts no bpffs (where none is mounted,
+// nothing is up): it is cheap enough for the app utility to check its level against.
+func ActiveConfigs() ([]DeviceConfig, error) {
+	if err := checkPrivilege(); err != nil {
+		return nil, err
+	}
+	bpffs, err := findBPFFS()
+	if errors.Is(err, errBPFFSUnmounted) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := pathsUnder(bpffs, "")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(p.netns)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list devices: %w", err)
+	}
+	var out []DeviceConfig
+	for _, e := range entries { // ReadDir sorts by name
+		rec, err := readRecord(p.forDevice(e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		d, err := rec.dataplane()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, DeviceConfig{Device: rec.Device, Config: d})
+	}
 	return out, nil
 }
 

@@ -6,6 +6,8 @@
  *   probe                report tcp, udp, tcp6, accepted, accepted-sndbuf, unix, sndbuf
  *   probe set N          also set SO_PRIORITY N on a TCP socket: "set RET PRIORITY"
  *   probe tos T          also set IP_TOS T on a TCP socket: "tos RET PRIORITY"
+ *   probe listener N     set SO_PRIORITY N on a listener before accept: "listener-accepted P"
+ *                        is the priority of the socket accept() returns
  *   probe fork           report, then from a forked child (no exec): "child-tcp P"
  *   probe bench N        time N socket()+close() pairs: "ns-per-socket X"
  *   probe threads        8 threads make 500 sockets each at once: "threads-wrong N" counts
@@ -53,8 +55,9 @@ static int sndbuf(int fd)
 	return v;
 }
 
-/* accepted reports the priority of a socket accept() returns on a loopback listener. */
-static void accepted(void)
+/* accepted reports the priority of a socket accept() returns on a loopback listener, whose own
+ * SO_PRIORITY is set to listener_priority first unless that is negative; name prefixes the lines. */
+static void accepted(const char *name, int listener_priority)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET,
 				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -62,13 +65,15 @@ static void accepted(void)
 	int l = socket(AF_INET, SOCK_STREAM, 0);
 	int c = socket(AF_INET, SOCK_STREAM, 0);
 	int a = -1;
+	int ok = listener_priority < 0 || setsockopt(l, SOL_SOCKET, SO_PRIORITY, &listener_priority,
+						     sizeof(listener_priority)) == 0;
 
-	if (bind(l, (struct sockaddr *)&addr, len) == 0 && listen(l, 1) == 0 &&
+	if (ok && bind(l, (struct sockaddr *)&addr, len) == 0 && listen(l, 1) == 0 &&
 	    getsockname(l, (struct sockaddr *)&addr, &len) == 0 &&
 	    connect(c, (struct sockaddr *)&addr, len) == 0)
 		a = accept(l, NULL, NULL);
-	printf("accepted %d\n", a < 0 ? -1 : priority(a));
-	printf("accepted-sndbuf %d\n", a < 0 ? -1 : sndbuf(a));
+	printf("%s %d\n", name, a < 0 ? -1 : priority(a));
+	printf("%s-sndbuf %d\n", name, a < 0 ? -1 : sndbuf(a));
 	close(a);
 	close(c);
 	close(l);
@@ -156,6 +161,10 @@ int main(int argc, char **argv)
 		threads();
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "listener")) {
+		accepted("listener-accepted", atoi(argv[2]));
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "bench")) {
 		bench(atol(argv[2]));
 		return 0;
@@ -163,7 +172,7 @@ int main(int argc, char **argv)
 	report("tcp", SOCK_STREAM, AF_INET);
 	report("udp", SOCK_DGRAM, AF_INET);
 	report("tcp6", SOCK_STREAM, AF_INET6);
-	accepted();
+	accepted("accepted", -1);
 	report("unix", SOCK_STREAM, AF_UNIX);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	printf("sndbuf %d\n", sndbuf(fd));

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// levelFlags are the flags run and assign share: the level and what its sockets get with it.
+type levelFlags struct {
+	level   model.Level
+	max     maxLevel
+	sndbuf  string
+	config  string
+	dev     string
+	enforce bool
+}
+
+// levelFlagsHelp is the wording of levelFlags for one verb: whose sockets they are.
+type levelFlagsHelp struct {
+	whose   string // "CMD's", "the cgroup's": for --max-level
+	sndbuf  string // what --sndbuf sets
+	enforce string // what --enforce does
+}
+
+func (f *levelFlags) register(fs *pflag.FlagSet, help levelFlagsHelp) {
+	fs.Var(&unitValue[model.Level]{&f.level, model.ParseLevel}, "level", "the QJump level 0 (bulk) to 7 (guaranteed latency)")
+	fs.StringVar(&f.sndbuf, "sndbuf", "", help.sndbuf+`, e.g. 64k, or "auto": two epochs of the level's budget`)
+	fs.StringVar(&f.config, "config", "", "for --sndbuf auto: read the budgets from this configuration file (docs/configuration.md)")
+	fs.StringVar(&f.dev, "dev", "", "for --sndbuf auto: read the budgets from the dataplane running on this interface")
+	fs.BoolVar(&f.enforce, "enforce", false, help.enforce)
+	f.max.register(fs, help.whose)
+}
+
+// settings builds what the sockets get from the flags; --sndbuf auto reads the budgets from
+// --config or from active, the dataplane here.
+func (f *levelFlags) settings(active activeConfigs) (apputil.Settings, error) {
+	s := apputil.Settings{Level: f.level, Enforce: f.enforce}
+	var err error
+	if s.MaxLevel, err = f.max.ceiling(f.level); err != nil {
+		return s, err
+	}
+	s.SndBuf, err = sndBufFlag(f.sndbuf, budgetSource{f.config, f.dev, active}, f.level)
+	return s, err
+}
+
+// activeConfigs is what the dataplane runs in this network namespace, read once per command for
+// both --sndbuf auto and the mapping warning.
+type activeConfigs struct {
+	devices []dataplane.DeviceConfig
+	err     error
+}
+
+func readActiveConfigs() activeConfigs {
+	devices, err := dataplane.ActiveConfigs()
+	return activeConfigs{devices, err}
+}
+
+// warnMapping says when the dataplane here would not count priority L as level L. Devices that
+// cannot be read (no dataplane, no privilege) give no warning.
+func warnMapping(stderr io.Writer, active activeConfigs, l model.Level) {
+	for _, w := range apputil.MappingWarnings(active.devices, l) {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	}
+}
