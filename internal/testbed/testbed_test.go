@@ -40,9 +40,19 @@ func TestUpDownLeavesNothing(t *testing.T) {
 	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "3", "--rate", "100M"}); err != nil {
 		t.Fatalf("enable qjump: %v", err)
 	}
-	inodes := tbtest.NetnsInodes(t, prefix)
-	if len(inodes) != 4 {
-		t.Fatalf("want 4 namespaces (3 hosts, 1 switch), got %v", inodes)
+	nss := tbtest.NetnsOf(t, prefix)
+	if len(nss.Inodes) != 4 {
+		t.Fatalf("want 4 namespaces (3 hosts, 1 switch), got %v", nss.Inodes)
+	}
+	// The leftover-pin check below is only worth something if it looks where the pins are.
+	pinned := 0
+	for key := range nss.Cookies {
+		if _, err := os.Stat(filepath.Join(tbtest.PinRoot, key)); err == nil {
+			pinned++
+		}
+	}
+	if pinned != 3 {
+		t.Fatalf("want dataplane pins under %s for the 3 hosts' namespaces, found %d", tbtest.PinRoot, pinned)
 	}
 	out, err := exec.Command("tc", "-n", tb.Names.SwitchNS(), "class", "show", "dev", tb.Names.Port(2)).Output()
 	if err != nil || strings.Count(string(out), "prio ") != testbed.Levels {
@@ -51,7 +61,7 @@ func TestUpDownLeavesNothing(t *testing.T) {
 	if err := tb.Down(); err != nil {
 		t.Fatalf("down: %v", err)
 	}
-	tbtest.AssertNothingLeft(t, prefix, inodes)
+	tbtest.AssertNothingLeft(t, prefix, nss)
 }
 
 func TestSecondUpRefused(t *testing.T) {

@@ -154,15 +154,15 @@ func TestSIGTERMMidRun(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var inodes map[uint64]string
+	var nss tbtest.Netns
 	deadline := time.Now().Add(20 * time.Second)
-	for len(inodes) < 5 && time.Now().Before(deadline) {
+	for len(nss.Inodes) < 5 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
-		inodes = tbtest.NetnsInodes(t, prefix)
+		nss = tbtest.NetnsOf(t, prefix)
 	}
-	if len(inodes) < 5 {
+	if len(nss.Inodes) < 5 {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		t.Fatalf("testbed never came up: %v", inodes)
+		t.Fatalf("testbed never came up: %v", nss.Inodes)
 	}
 	time.Sleep(4 * time.Second) // into the arms with bulk traffic
 	_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -175,5 +175,5 @@ func TestSIGTERMMidRun(t *testing.T) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		t.Fatal("run did not exit within 30s of SIGTERM")
 	}
-	tbtest.AssertNothingLeft(t, prefix, inodes)
+	tbtest.AssertNothingLeft(t, prefix, nss)
 }
