@@ -22,19 +22,6 @@ var Binary = func() string {
 	return p
 }()
 
-// QJumpAvailable reports whether this qjump build has the dataplane (`up`) and the app utility
-// (`run`) verbs; the QJump arm of an experiment needs both.
-func QJumpAvailable() (up, run bool) {
-	return hasVerb("up"), hasVerb("run")
-}
-
-// hasVerb asks the binary for the verb's help: cobra answers an unknown verb with the root's help
-// and status 0, so the usage line is what tells them apart.
-func hasVerb(verb string) bool {
-	out, err := exec.Command(Binary, verb, "--help").Output()
-	return err == nil && strings.Contains(string(out), "\n  qjump "+verb)
-}
-
 // EnableQJump runs `qjump up` on every host's interface with upArgs (model flags or --config),
 // in shape mode so that the host's egress gets QJump's per-level priority, marking DSCP so the
 // switch can read the level. It replaces the testbed's own host FIFO.

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -33,24 +32,8 @@ func newEnv(ctx context.Context, e experiment, o Options) *Env {
 	env := &Env{ctx: ctx, opts: o, port: 5201}
 	env.res = &Results{Experiment: e.name, Title: e.title, Quick: o.Quick, Started: time.Now().UTC(),
 		Testbed: o.Testbed, BulkCC: o.BulkCC}
-	up, run := testbed.QJumpAvailable()
-	env.res.QJump.Available = up && run
-	if !env.res.QJump.Available {
-		env.res.QJump.Note = fmt.Sprintf("QJump arm not run: this qjump build lacks %s", missingVerbs(up, run))
-	}
 	env.setEpsilon(o.Epsilon)
 	return env
-}
-
-func missingVerbs(up, run bool) string {
-	switch {
-	case !up && !run:
-		return "the dataplane ('qjump up') and the app utility ('qjump run')"
-	case !up:
-		return "the dataplane ('qjump up')"
-	default:
-		return "the app utility ('qjump run')"
-	}
 }
 
 func (env *Env) logf(format string, args ...any) {
@@ -98,14 +81,8 @@ func (env *Env) rowsOf(arm, tool, metric string) []Row {
 	return out
 }
 
-// errQJumpUnavailable skips a QJump arm on a build without the dataplane or the app utility.
-var errQJumpUnavailable = errors.New("qjump unavailable")
-
 // qjumpUp enables QJump on every host with factors, through the real `qjump up`.
 func (env *Env) qjumpUp(factors model.Factors) error {
-	if !env.res.QJump.Available {
-		return errQJumpUnavailable
-	}
 	cfg := env.modelConfig(factors)
 	args := []string{"--hosts", strconv.Itoa(cfg.Hosts), "--rate", strconv.FormatInt(int64(cfg.Rate), 10),
 		"--packet", strconv.FormatInt(int64(cfg.Packet), 10) + "B",

@@ -39,11 +39,9 @@ type ModelInfo struct {
 	FrameTimeNS  int64   `json:"max_frame_time_ns"`
 }
 
-// QJumpInfo says whether the QJump arms ran and with what.
+// QJumpInfo says how the QJump arms enabled QJump.
 type QJumpInfo struct {
-	Available bool     `json:"available"`
-	Note      string   `json:"note,omitempty"`
-	UpArgs    []string `json:"up_args,omitempty"`
+	UpArgs []string `json:"up_args,omitempty"`
 }
 
 // Arm is one condition of the experiment: what traffic shared the network, and whether QJump was on.
