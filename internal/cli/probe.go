@@ -3,11 +3,14 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/probe"
 )
 
@@ -32,6 +35,9 @@ func newProbeServerCommand() *cobra.Command {
 		Short: "Answer probe requests and record every arrival (sender, seq, one-way latency)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return err
+			}
 			ctx, stop := interruptible()
 			defer stop()
 			arrivals, err := probe.Serve(ctx, opts)
@@ -58,7 +64,13 @@ func newProbeClientCommand() *cobra.Command {
 		Short: "Send probes and write one CSV row per probe",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if sender < 0 || sender > math.MaxUint16 {
+				return &model.FieldError{Field: "sender", Value: strconv.Itoa(sender), Allowed: "0 to 65535"}
+			}
 			opts.Mode, opts.Sender = probe.Mode(mode), uint16(sender)
+			if err := opts.Validate(); err != nil {
+				return err
+			}
 			ctx, stop := interruptible()
 			defer stop()
 			samples, err := probe.Probe(ctx, opts)
@@ -105,6 +117,9 @@ func newProbeMemcachedCommand() *cobra.Command {
 		Short: "Closed-loop memcached load (GET/SET of 1 kB values) recording every request's latency",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return err
+			}
 			ctx, stop := interruptible()
 			defer stop()
 			samples, err := probe.KVLoad(ctx, opts)

@@ -22,6 +22,13 @@ func TestTestbedBadInput(t *testing.T) {
 		{"run with rate 0", []string{"testbed", "run", "fan-in", "--rate", "0"}, "--rate"},
 		{"run with buffer 0", []string{"testbed", "run", "memcached", "--buffer", "0"}, "--buffer"},
 		{"bad bulk cc", []string{"testbed", "run", "ping-iperf", "--bulk-cc", ""}, "--bulk-cc"},
+		{"probe no keys", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--keys", "0"}, "keys"},
+		{"probe get ratio", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--get-ratio", "1.5"}, "get-ratio"},
+		{"probe negative value", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--value", "-1"}, "value"},
+		{"probe negative count", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--count", "-1"}, "count"},
+		{"probe client count 0", []string{"probe", "client", "--to", "127.0.0.1:1", "--count", "0"}, "count"},
+		{"probe client sender", []string{"probe", "client", "--to", "127.0.0.1:1", "--sender", "70000"}, "sender"},
+		{"probe server tos", []string{"probe", "server", "--tos", "300"}, "tos"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

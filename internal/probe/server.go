@@ -15,11 +15,15 @@ type ServerOptions struct {
 	Limit  int           // stop recording after this many arrivals (memory bound)
 	For    time.Duration // serve this long at most (0: until ctx ends)
 	TOS    int           // IP TOS byte of replies (0: leave as the kernel sets it)
+	Ready  func()        // called once the socket is bound and stamping: probes sent now are seen
 }
 
 // Serve answers requests with the request's kernel receive stamp and records every probe packet
 // that arrives, until ctx ends or opts.For passes. It returns the arrivals.
 func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	addr, err := net.ResolveUDPAddr("udp4", opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", opts.Listen, err)
@@ -32,6 +36,9 @@ func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
 	sock, err := newStampSocket(conn, opts.TOS)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Ready != nil {
+		opts.Ready()
 	}
 	var end time.Time
 	if opts.For > 0 {
