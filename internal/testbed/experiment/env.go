@@ -44,19 +44,17 @@ func (env *Env) logf(format string, args ...any) {
 
 // modelConfig is the QJump model of the testbed with the given factors.
 func (env *Env) modelConfig(factors model.Factors) model.Config {
-	c := env.tb.Config
-	return model.Config{Hosts: c.Hosts, Rate: c.Rate, Packet: probePacket,
-		Epsilon: time.Duration(env.res.Model.EpsilonNS), Mesochronous: model.DefaultMesochronous, Factors: factors}
+	return env.res.Model.config(factors)
 }
 
 // setEpsilon records ε and the model figures that depend on it.
 func (env *Env) setEpsilon(eps time.Duration) {
 	c := env.opts.Testbed
-	m := model.Config{Hosts: c.Hosts, Rate: c.Rate, Packet: probePacket, Epsilon: eps,
-		Mesochronous: model.DefaultMesochronous, Factors: model.DefaultFactors()}
-	env.res.Model = ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(probePacket),
-		EpsilonNS: int64(eps), Mesochronous: m.Mesochronous, EpochNS: int64(m.Epoch()),
+	m := ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(probePacket),
+		EpsilonNS: int64(eps), Mesochronous: model.DefaultMesochronous,
 		FrameTimeNS: int64(float64(probePacket) * 8 / float64(c.Rate) * 1e9)}
+	m.EpochNS = int64(m.config(model.DefaultFactors()).Epoch())
+	env.res.Model = m
 }
 
 // measureEpsilon sets ε from the idle arm: the p99 one-way latency of a small probe through the
@@ -66,9 +64,9 @@ func (env *Env) measureEpsilon(idleArm string) {
 		return
 	}
 	s := summarise(env.rowsOf(idleArm, "probe", "oneway"))
-	eps := time.Duration(s.P99US * 1e3).Round(10 * time.Microsecond)
-	env.setEpsilon(max(eps, 10*time.Microsecond))
-	env.logf("ε = %s (idle one-way p99 of the probe)", model.FormatDuration(eps))
+	eps := max(time.Duration(s.P99US*1e3).Round(10*time.Microsecond), 10*time.Microsecond)
+	env.setEpsilon(eps)
+	env.logf("ε = %s (idle one-way p99 of the probe, at least 10µs)", model.FormatDuration(eps))
 }
 
 func (env *Env) rowsOf(arm, tool, metric string) []Row {

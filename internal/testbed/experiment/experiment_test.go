@@ -171,3 +171,23 @@ func TestSIGTERMMidRun(t *testing.T) {
 	}
 	tbtest.AssertNothingLeft(t, prefix, nss)
 }
+
+// The fan-in bound is the model's own D7 where the model guarantees it, and its continuation past m.
+func TestFanInBound(t *testing.T) {
+	m := ModelInfo{Hosts: 5, RateBPS: 100e6, PacketBytes: 1514, EpsilonNS: 50_000, Mesochronous: 2}
+	for _, tc := range []struct {
+		f7         float64
+		want       time.Duration
+		guaranteed bool
+	}{
+		{0.5, 302_800*time.Nanosecond + 50*time.Microsecond, true},
+		{1, 605_600*time.Nanosecond + 50*time.Microsecond, true},
+		{2, 1_211_200*time.Nanosecond + 50*time.Microsecond, true},
+		{4, 2_422_400*time.Nanosecond + 50*time.Microsecond, false},
+	} {
+		got, g := fanInBound(m, tc.f7)
+		if got != tc.want || g != tc.guaranteed {
+			t.Errorf("f7=%g: bound %v (guaranteed %v), want %v (%v)", tc.f7, got, g, tc.want, tc.guaranteed)
+		}
+	}
+}

@@ -15,8 +15,9 @@ import (
 
 // fan-in is the paper's Fig. 11: every host but h1 sends level-7 probes of nearly P bytes at f7
 // packets per epoch to h1 while also sending bulk at level 0 to h1, for f7 from 0.5 to 4. The
-// model bounds a level-7 packet's delay by D7 = n·P·8·f7/R + ε while f7 is within m (region A);
-// the experiment measures one-way latency with kernel timestamps against that bound.
+// model bounds a level-7 packet's delay by D7 = n·P·8·f7/R + ε (model.Config.FanIn) and guarantees
+// it while f7 ≤ m; the region A, where no sample may exceed it, is f7 ≤ 1 (with m = 2).
+// The experiment measures one-way latency with kernel timestamps against that bound.
 func init() {
 	register(experiment{name: "fan-in", title: "fan-in latency bound (Fig. 11)", hosts: 5, minHosts: 3,
 		run: runFanIn, targets: fanInTargets, plots: fanInPlots, paper: fanInPaper})
@@ -73,6 +74,8 @@ func runFanIn(env *Env) error {
 	for i, f7 := range fanInSweep(env.opts.Quick) {
 		arm := Arm{Name: fanInArm(f7), Description: "QJump on: probes at level 7 with factor f7, bulk at level 0",
 			Bulk: fanInBulkText(n), QJump: true, Param: f7}
+		bound, guaranteed := fanInBound(env.res.Model, f7)
+		arm.BoundUS, arm.BoundGuaranteed = round3(float64(bound)/1e3), guaranteed
 		_ = env.qjumpDown()
 		if err := env.qjumpUp(model.Factors{7: model.Limited(f7), 0: model.Unlimited()}); err != nil {
 			return err
@@ -234,11 +237,25 @@ func readTxStamps(path string) (map[uint64]int64, error) {
 	return tx, nil
 }
 
-// fanInBoundUS is the model's D7 for factor f7, computed for any f7 (the model promises it only
-// while f7 ≤ m; beyond that the plot shows where it stops holding).
+// fanInBound is the model's D7 for factor f7 (model.Config.FanIn of the top level), and whether
+// the model guarantees it. Beyond f7 = m the model promises nothing; so that the plot can show
+// where the bound stops holding, the bound there is D7 at f7 = m continued linearly in f7 (what
+// n·P·8·f7/R + ε gives).
+func fanInBound(m ModelInfo, f7 float64) (time.Duration, bool) {
+	fi := m.config(model.Factors{model.TopLevel: model.Limited(f7)}).FanIn(model.TopLevel)
+	if fi.Guaranteed {
+		return fi.Delay, true
+	}
+	mesochronous := float64(m.Mesochronous)
+	atM := m.config(model.Factors{model.TopLevel: model.Limited(mesochronous)}).FanIn(model.TopLevel)
+	eps := time.Duration(m.EpsilonNS)
+	return time.Duration(float64(atM.Delay-eps)*f7/mesochronous) + eps, false
+}
+
+// fanInBoundUS is fanInBound in microseconds, for plots and targets.
 func fanInBoundUS(r *Results, f7 float64) float64 {
-	m := r.Model
-	return (float64(m.Hosts)*float64(m.PacketBytes)*8*f7/m.RateBPS)*1e6 + float64(m.EpsilonNS)/1e3
+	d, _ := fanInBound(r.Model, f7)
+	return float64(d) / 1e3
 }
 
 func fanInTargets(r *Results) []Target {

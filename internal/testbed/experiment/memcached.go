@@ -57,9 +57,9 @@ func runMemcached(env *Env) error {
 		if a.arm.QJump {
 			// Level 5 gets half the edge rate, as the paper gave memcached 5Gb/s of 10G: far above
 			// what the workload sends, so the budget never binds.
-			cfg := env.modelConfig(nil)
-			factors := model.Factors{7: model.Limited(1), kvLevel: model.Limited(cfg.FactorForRate(cfg.Rate / 2)), 0: model.Unlimited()}
-			if err := env.qjumpUp(factors); err != nil {
+			base := env.modelConfig(model.Factors{model.TopLevel: model.Limited(1), 0: model.Unlimited()})
+			cfg := base.WithTargetRates(map[model.Level]model.Rate{kvLevel: base.Rate / 2})
+			if err := env.qjumpUp(cfg.Factors); err != nil {
 				return err
 			}
 		}
