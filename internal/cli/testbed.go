@@ -47,9 +47,7 @@ removed by 'qjump testbed down', also what a crashed run left behind. Needs root
 
 // testbedFlags are the emulated cluster's parameters, shared by up and run.
 type testbedFlags struct {
-	cfg  testbed.Config
-	cls  string
-	rate string
+	cfg testbed.Config
 }
 
 func newTestbedFlags(hosts int) *testbedFlags {
@@ -58,21 +56,15 @@ func newTestbedFlags(hosts int) *testbedFlags {
 
 func (f *testbedFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Hosts, "hosts", f.cfg.Hosts, "number of hosts, n (2 to 32)")
-	fs.StringVar(&f.rate, "rate", "100M", "emulated edge rate R of every link, e.g. 100M, 1G (at most 1Gb/s)")
+	fs.Var(&unitValue[model.Rate]{&f.cfg.Rate, model.ParseRate}, "rate", "emulated edge rate R of every link, e.g. 100M, 1G (at most 1Gb/s)")
 	fs.IntVar(&f.cfg.Buffer, "buffer", f.cfg.Buffer, "B: packets each switch egress queue holds")
 	fs.IntVar(&f.cfg.HostQueue, "host-queue", f.cfg.HostQueue, "packets the host egress FIFO holds")
-	fs.StringVar(&f.cls, "classify", "dscp", "what the switch reads the level from: dscp or pcp")
+	fs.StringVar((*string)(&f.cfg.Classify), "classify", string(f.cfg.Classify), "what the switch reads the level from: dscp or pcp")
 	fs.StringVar(&f.cfg.Prefix, "prefix", testbed.DefaultPrefix, "prefix of every namespace and link")
 }
 
 func (f *testbedFlags) config() (testbed.Config, error) {
 	c := f.cfg
-	r, err := model.ParseRate(f.rate)
-	if err != nil {
-		return c, usageErrorf("invalid --rate %q: %v", f.rate, err)
-	}
-	c.Rate = r
-	c.Classify = testbed.Classify(f.cls)
 	if err := c.Validate(); err != nil {
 		return c, asFlagError(err)
 	}
