@@ -134,6 +134,33 @@ func TestCSVRoundTrip(t *testing.T) {
 	if want := "seq,op,send_ns,latency_ns,ok\n0,get,10,40,true\n"; b.String() != want {
 		t.Errorf("memcached CSV:\n%s\nwant:\n%s", b.String(), want)
 	}
+	// The readers give back what the writers wrote.
+	if got, err := ReadKVCSV(&b); err != nil || len(got) != 1 || got[0] != kv[0] {
+		t.Errorf("memcached CSV read back as %+v, %v", got, err)
+	}
+	b.Reset()
+	_ = WriteClientCSV(&b, samples)
+	if got, err := ReadClientCSV(&b); err != nil || len(got) != 2 || got[0] != samples[0] || got[1] != samples[1] {
+		t.Errorf("client CSV read back as %+v, %v", got, err)
+	}
+	b.Reset()
+	_ = WriteServerCSV(&b, arrivals)
+	if got, err := ReadServerCSV(&b); err != nil || len(got) != 1 || got[0] != arrivals[0] {
+		t.Errorf("server CSV read back as %+v, %v", got, err)
+	}
+}
+
+func TestCSVReadErrors(t *testing.T) {
+	for name, in := range map[string]string{
+		"bad field":      "sender,seq,send_ns,rx_kernel_ns,oneway_ns\n2,5,x,1300,300\n",
+		"missing column": "sender,seq,send_ns,oneway_ns\n2,5,1000,300\n",
+		"short record":   "sender,seq,send_ns,rx_kernel_ns,oneway_ns\n2,5\n",
+		"empty":          "",
+	} {
+		if got, err := ReadServerCSV(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: read %+v without an error", name, got)
+		}
+	}
 }
 
 // fakeMemcached speaks the two commands the load uses, over a map, and counts them.

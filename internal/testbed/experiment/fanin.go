@@ -1,15 +1,14 @@
 package experiment
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
@@ -171,28 +170,20 @@ func sentFile(env *Env, arm Arm, h int) string {
 // readArrivals turns the server's arrival file into rows, two per probe sent: "oneway" from the
 // sender's application clock, which includes waiting in the sender's own qdisc (QJump's shaper
 // holding a packet its level may not send yet), and "network" from the sender's kernel transmit
-// stamp, which is what the model bounds. A probe that never arrived is lost in both.
+// stamp to the receiver's kernel receive stamp, which is what the model bounds. A probe that never
+// arrived is lost in both.
 func readArrivals(env *Env, path string, arm Arm, count, hosts int) ([]Row, error) {
-	f, err := os.Open(path)
+	arrivals, err := probe.ReadFile(path, probe.ReadServerCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open arrivals: %w", err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("read arrivals: %w", err)
+		return nil, err
 	}
 	type key struct {
 		sender int
 		seq    uint64
 	}
-	got := map[key][2]int64{}
-	for _, rec := range recs[1:] { // sender,seq,send_ns,rx_kernel_ns,oneway_ns
-		sender, _ := strconv.Atoi(rec[0])
-		seq, _ := strconv.ParseUint(rec[1], 10, 64)
-		send, _ := strconv.ParseInt(rec[2], 10, 64)
-		ow, _ := strconv.ParseInt(rec[4], 10, 64)
-		got[key{sender, seq}] = [2]int64{send, ow}
+	got := map[key]probe.Arrival{}
+	for _, a := range arrivals {
+		got[key{int(a.Sender), a.Seq}] = a
 	}
 	var rows []Row
 	for h := 2; h <= hosts; h++ {
@@ -201,13 +192,13 @@ func readArrivals(env *Env, path string, arm Arm, count, hosts int) ([]Row, erro
 			return nil, err
 		}
 		for seq := uint64(0); seq < uint64(count); seq++ {
-			v, ok := got[key{h, seq}]
+			a, ok := got[key{h, seq}]
 			row := Row{Arm: arm.Name, Tool: "probe", Metric: "oneway", Sender: h, Seq: seq,
-				SendNS: v[0], LatencyNS: v[1], Lost: !ok, Param: arm.Param}
+				SendNS: a.SendNS, LatencyNS: a.RecvNS - a.SendNS, Lost: !ok, Param: arm.Param}
 			net := row
 			net.Metric = "network"
 			if t := tx[seq]; ok && t != 0 {
-				net.LatencyNS = v[0] + v[1] - t // receive stamp minus transmit stamp
+				net.LatencyNS = a.RecvNS - t
 			} else {
 				net.Lost = true
 			}
@@ -219,20 +210,13 @@ func readArrivals(env *Env, path string, arm Arm, count, hosts int) ([]Row, erro
 
 // readTxStamps reads a one-way sender's file: seq → kernel transmit stamp.
 func readTxStamps(path string) (map[uint64]int64, error) {
-	f, err := os.Open(path)
+	samples, err := probe.ReadFile(path, probe.ReadClientCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open sent probes: %w", err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		return nil, fmt.Errorf("read sent probes %s: %v", path, err)
+		return nil, err
 	}
 	tx := map[uint64]int64{}
-	for _, rec := range recs[1:] { // seq,send_ns,tx_kernel_ns,...
-		seq, _ := strconv.ParseUint(rec[0], 10, 64)
-		t, _ := strconv.ParseInt(rec[2], 10, 64)
-		tx[seq] = t
+	for _, s := range samples {
+		tx[s.Seq] = s.TxNS
 	}
 	return tx, nil
 }

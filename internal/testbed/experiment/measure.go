@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
@@ -87,33 +87,20 @@ func (env *Env) probeRR(s probeSpec) error {
 }
 
 func readProbeCSV(path string, s probeSpec) ([]Row, error) {
-	f, err := os.Open(path)
+	samples, err := probe.ReadFile(path, probe.ReadClientCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open probe samples: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		return nil, fmt.Errorf("read probe samples %s: %v", path, err)
-	}
-	// seq,send_ns,tx_kernel_ns,server_rx_ns,rx_kernel_ns,oneway_ns,rtt_ns,lost
 	var rows []Row
-	for _, rec := range recs[1:] {
-		seq, _ := strconv.ParseUint(rec[0], 10, 64)
-		send, _ := strconv.ParseInt(rec[1], 10, 64)
-		ow, _ := strconv.ParseInt(rec[5], 10, 64)
-		rtt, _ := strconv.ParseInt(rec[6], 10, 64)
-		lost := rec[7] == "true"
-		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: seq, SendNS: send, Lost: lost, Param: s.param}
-		tx, _ := strconv.ParseInt(rec[2], 10, 64)
-		srv, _ := strconv.ParseInt(rec[3], 10, 64)
+	for _, p := range samples {
+		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: p.Seq, SendNS: p.SendNS, Lost: p.Lost, Param: s.param}
 		o, r, n := base, base, base
-		o.Metric, o.LatencyNS = "oneway", ow
-		r.Metric, r.LatencyNS = "rtt", rtt
+		o.Metric, o.LatencyNS = "oneway", p.OneWayNS()
+		r.Metric, r.LatencyNS = "rtt", p.RTTNS()
 		// network: the request from the sender's kernel transmit stamp (after its qdisc) to the
 		// server's kernel receive stamp, the part QJump's bounds are about.
-		n.Metric, n.LatencyNS = "network", srv-tx
-		n.Lost = lost || tx == 0 || srv == 0
+		n.Metric, n.LatencyNS = "network", p.ServerNS-p.TxNS
+		n.Lost = p.Lost || p.TxNS == 0 || p.ServerNS == 0
 		rows = append(rows, o, n, r)
 	}
 	return rows, nil

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
@@ -121,22 +121,14 @@ func runMemcachedArm(env *Env, arm string, bulk [][2]int, count int, interval, w
 }
 
 func readKVCSV(path, arm string) ([]Row, error) {
-	f, err := os.Open(path)
+	samples, err := probe.ReadFile(path, probe.ReadKVCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open memcached samples: %w", err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("read memcached samples: %w", err)
+		return nil, err
 	}
 	var rows []Row
-	for _, rec := range recs[1:] { // seq,op,send_ns,latency_ns,ok
-		seq, _ := strconv.ParseUint(rec[0], 10, 64)
-		send, _ := strconv.ParseInt(rec[2], 10, 64)
-		lat, _ := strconv.ParseInt(rec[3], 10, 64)
-		rows = append(rows, Row{Arm: arm, Tool: "memcached", Metric: "request", Sender: 1, Seq: seq,
-			SendNS: send, LatencyNS: lat, Lost: rec[4] != "true"})
+	for _, k := range samples {
+		rows = append(rows, Row{Arm: arm, Tool: "memcached", Metric: "request", Sender: 1, Seq: uint64(k.Seq),
+			SendNS: k.SendNS, LatencyNS: k.LatencyNS, Lost: !k.OK})
 	}
 	return rows, nil
 }
