@@ -29,14 +29,21 @@ func newProbeCommand() *cobra.Command {
 
 func newProbeServerCommand() *cobra.Command {
 	opts := probe.ServerOptions{Listen: ":9000", Limit: 1_000_000}
-	var out string
+	var out, ready string
 	cmd := &cobra.Command{
-		Use:   "server [--listen ADDR] [--for D] [--out FILE]",
+		Use:   "server [--listen ADDR] [--for D] [--out FILE] [--ready FILE]",
 		Short: "Answer probe requests and record every arrival (sender, seq, one-way latency)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
 				return err
+			}
+			if ready != "" {
+				opts.Ready = func() {
+					if err := os.WriteFile(ready, []byte(opts.Listen+"\n"), 0o644); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "qjump: write --ready file: %v\n", err)
+					}
+				}
 			}
 			ctx, stop := interruptible()
 			defer stop()
@@ -51,6 +58,7 @@ func newProbeServerCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&opts.For, "for", 0, "stop after this long (default: at SIGINT/SIGTERM)")
 	cmd.Flags().IntVar(&opts.TOS, "tos", 0, "IP TOS byte of replies")
 	cmd.Flags().StringVar(&out, "out", "", "write the arrivals CSV here (default: stdout)")
+	cmd.Flags().StringVar(&ready, "ready", "", "create this file once listening, so a caller can wait for it without sending probes")
 	return cmd
 }
 

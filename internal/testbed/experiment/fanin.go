@@ -115,12 +115,8 @@ func runFanInArm(env *Env, arm Arm, per time.Duration, bulk bool) error {
 	count := int(per / interval)
 	port := env.nextPort()
 	raw := filepath.Join(env.opts.OutDir, "raw", arm.Name+"-arrivals.csv")
-	srv, err := env.procs.start("probe server", env.tb.Exec(1, env.atLevel(topLevel, true, testbed.Binary, "probe", "server",
-		"--listen", env.hostPort(1, port), "--for", (2*per+10*time.Second).String(), "--out", raw)...))
+	srv, err := env.startProbeServer(1, env.hostPort(1, port), "--for", (2*per + 10*time.Second).String(), "--out", raw)
 	if err != nil {
-		return err
-	}
-	if err := env.waitProbeServer(2, env.hostPort(1, port)); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(uint64(port), 7))

@@ -60,16 +60,11 @@ type probeSpec struct {
 // the request's one-way latency and the round trip.
 func (env *Env) probeRR(s probeSpec) error {
 	port := env.nextPort()
-	srvArgv := env.tb.Exec(s.to, env.atLevel(topLevel, true, testbed.Binary, "probe", "server",
-		"--listen", env.hostPort(s.to, port), "--out", os.DevNull)...)
-	srv, err := env.procs.start("probe server", srvArgv)
+	srv, err := env.startProbeServer(s.to, env.hostPort(s.to, port), "--out", os.DevNull)
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	if err := env.waitProbeServer(s.from, env.hostPort(s.to, port)); err != nil {
-		return err
-	}
 	raw := filepath.Join(env.opts.OutDir, "raw", fmt.Sprintf("%s-probe-h%d-h%d.csv", s.arm, s.from, s.to))
 	argv := env.tb.Exec(s.from, env.atLevel(topLevel, true, testbed.Binary, "probe", "client",
 		"--to", env.hostPort(s.to, port), "--mode", "rr", "--count", strconv.Itoa(s.count),
@@ -106,24 +101,30 @@ func readProbeCSV(path string, s probeSpec) ([]Row, error) {
 	return rows, nil
 }
 
-// waitProbeServer returns once a probe from host `from` gets an answer from addr: starting a
-// server through nsenter and qjump run takes a variable time on a loaded machine, and a probe sent
-// before it listens would be counted as lost.
-func (env *Env) waitProbeServer(from int, addr string) error {
-	argv := env.tb.Exec(from, testbed.Binary, "probe", "client", "--to", addr, "--count", "1", "--timeout", "50ms")
+// startProbeServer starts a probe server on host `on` listening at addr with extra arguments, and
+// returns once it listens: starting it through nsenter and qjump run takes a variable time on a
+// loaded machine, and a probe sent before it listens would be counted as lost. The server says so
+// by creating its --ready file; nothing is sent to find out, so no probe lands in its arrivals.
+func (env *Env) startProbeServer(on int, addr string, extra ...string) (*proc, error) {
+	ready := filepath.Join(env.opts.OutDir, "raw", "probe-server-"+strings.ReplaceAll(addr, ":", "-")+".ready")
+	argv := append([]string{testbed.Binary, "probe", "server", "--listen", addr, "--ready", ready}, extra...)
+	srv, err := env.procs.start("probe server", env.tb.Exec(on, env.atLevel(topLevel, true, argv...)...))
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(ready)
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		out, err := runOut(env.ctx, argv)
-		if err != nil && env.ctx.Err() != nil {
-			return env.ctx.Err()
+		if _, err := os.Stat(ready); err == nil {
+			return srv, nil
 		}
-		if err == nil && strings.Contains(out, ",false\n") {
-			return nil
+		if srv.exited() {
+			return nil, fmt.Errorf("probe server %s: %s", addr, strings.TrimSpace(srv.out.String()))
 		}
-		if err := env.sleep(50 * time.Millisecond); err != nil {
-			return err
+		if err := env.sleep(10 * time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
-	return fmt.Errorf("probe server %s did not answer within 5s", addr)
+	return nil, fmt.Errorf("probe server %s was not listening within 5s", addr)
 }
 
 var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)
