@@ -92,15 +92,23 @@ func p99(t *testing.T, r *Results, arm, tool, metric string) float64 {
 	return s.P99US
 }
 
+// assertJump checks the shape every experiment has: bulk traffic delays tool's metric (the
+// contended arm's p99 is at least slower× the idle one), and QJump undoes it (the qjump arm's p99
+// is at most 1/faster of the contended one).
+func assertJump(t *testing.T, r *Results, contended, tool, metric string, slower, faster float64) {
+	t.Helper()
+	idle, cont := p99(t, r, "idle", tool, metric), p99(t, r, contended, tool, metric)
+	if cont < slower*idle {
+		t.Errorf("bulk should delay %s: contended p99 %.0fµs vs idle %.0fµs", tool, cont, idle)
+	}
+	if qj := p99(t, r, "qjump", tool, metric); qj*faster > cont {
+		t.Errorf("QJump should cut %s's tail: p99 %.0fµs vs contended %.0fµs", tool, qj, cont)
+	}
+}
+
 func TestPingIperfQuick(t *testing.T) {
 	res, dir := runQuick(t, "ping-iperf")
-	idle, cont := p99(t, res, "idle", "probe", "oneway"), p99(t, res, "switch-queue", "probe", "oneway")
-	if cont < 10*idle {
-		t.Errorf("a shared switch queue should delay the probe: contended p99 %.0fµs vs idle %.0fµs", cont, idle)
-	}
-	if qj := p99(t, res, "qjump", "probe", "oneway"); qj*5 > cont {
-		t.Errorf("QJump should let the probe jump the queue: p99 %.0fµs vs contended %.0fµs", qj, cont)
-	}
+	assertJump(t, res, "switch-queue", "probe", "oneway", 10, 5)
 	// report redraws the same figures from the files.
 	again, err := Report(dir)
 	if err != nil {
@@ -113,13 +121,7 @@ func TestPingIperfQuick(t *testing.T) {
 
 func TestMemcachedQuick(t *testing.T) {
 	res, _ := runQuick(t, "memcached")
-	idle, cont := p99(t, res, "idle", "memcached", "request"), p99(t, res, "contended", "memcached", "request")
-	if cont < 3*idle {
-		t.Errorf("bulk should delay memcached: contended p99 %.0fµs vs idle %.0fµs", cont, idle)
-	}
-	if qj := p99(t, res, "qjump", "memcached", "request"); qj*2 > cont {
-		t.Errorf("QJump should cut memcached's tail: p99 %.0fµs vs contended %.0fµs", qj, cont)
-	}
+	assertJump(t, res, "contended", "memcached", "request", 3, 2)
 }
 
 func TestFanInQuick(t *testing.T) {
@@ -130,8 +132,24 @@ func TestFanInQuick(t *testing.T) {
 	if !res.Targets[0].Evaluated {
 		t.Errorf("region A was not evaluated: %+v", res.Targets[0])
 	}
-	if _, ok := res.series("f7=1", "probe", "oneway"); !ok {
-		t.Error("no samples at f7=1")
+	// Region A: the model's bound holds for the network latency's p99 on every arm with f7 ≤ 1
+	// (the strict form, every sample, is the target in results.json; the testbed's noise floor
+	// decides whether that can hold, so the test asks for the p99).
+	checked := 0
+	for _, a := range res.Arms {
+		if !a.QJump || a.Param > 1 {
+			continue
+		}
+		if !a.BoundGuaranteed || a.BoundUS <= 0 {
+			t.Errorf("arm %s: the model should guarantee a bound at f7 ≤ 1, got %+v", a.Name, a)
+		}
+		if got := p99(t, res, a.Name, "probe", "network"); got > a.BoundUS {
+			t.Errorf("arm %s: network p99 %.0fµs exceeds the model's bound %.0fµs", a.Name, got, a.BoundUS)
+		}
+		checked++
+	}
+	if checked != 2 { // f7 = 0.5 and 1
+		t.Errorf("checked the bound on %d arms, want the 2 with f7 ≤ 1", checked)
 	}
 }
 
