@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
@@ -108,6 +109,11 @@ func runTestbedUp(opts *testbedUpOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if opts.qjump != "" {
+		if err := checkQJumpConfig(opts.qjump, c); err != nil {
+			return err
+		}
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	tb, err := testbed.Up(ctx, c)
@@ -127,6 +133,21 @@ func runTestbedUp(opts *testbedUpOptions, stdout io.Writer) error {
 	}
 	tb.Release()
 	return printTestbedStatus(stdout, c.Prefix)
+}
+
+// checkQJumpConfig refuses a --qjump config that does not describe this testbed: in shape mode
+// `qjump up` replaces each host's root qdisc with classes under the config's R, so a config for
+// another rate would silently reshape the host links, and one for another n gives wrong budgets.
+func checkQJumpConfig(path string, c testbed.Config) error {
+	d, err := config.Load(path)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
+	}
+	if m := d.Model; m.Hosts != c.Hosts || m.Rate != c.Rate {
+		return usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
+			path, m.Hosts, m.Rate, c.Hosts, c.Rate)
+	}
+	return nil
 }
 
 func newTestbedDownCommand() *cobra.Command {
