@@ -205,20 +205,13 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 	c := s.Config
 	n := testbed.Names{Prefix: prefix}
 	fmt.Fprintf(w, "testbed %s: %d hosts, R=%s, switch queues of %d packets, classify on %s, QJump %s\n",
-		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, onOff(s.QJump))
+		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, testbed.OnOff(s.QJump))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT")
 	for i := 1; i <= c.Hosts; i++ {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, n.HostNS(i), n.HostAddr(i), n.Port(i))
 	}
 	return tw.Flush()
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 func newTestbedExecCommand() *cobra.Command {

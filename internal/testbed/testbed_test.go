@@ -35,7 +35,6 @@ func up(t *testing.T, c testbed.Config) *testbed.Testbed {
 
 func TestUpDownLeavesNothing(t *testing.T) {
 	tbtest.RequireTools(t)
-	tbtest.Binary(t)
 	prefix := tbtest.Prefix(t)
 	tb := up(t, config(prefix, 3))
 	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "3", "--rate", "100M"}); err != nil {
@@ -56,8 +55,8 @@ func TestUpDownLeavesNothing(t *testing.T) {
 		t.Fatalf("want dataplane pins under %s for the 3 hosts' namespaces, found %d", tbtest.PinRoot, pinned)
 	}
 	out, err := exec.Command("tc", "-n", tb.Names.SwitchNS(), "class", "show", "dev", tb.Names.Port(2)).Output()
-	if err != nil || strings.Count(string(out), "prio ") != testbed.Levels {
-		t.Fatalf("switch port should have %d prio classes: %v\n%s", testbed.Levels, err, out)
+	if err != nil || strings.Count(string(out), "prio ") != model.NumLevels {
+		t.Fatalf("switch port should have %d prio classes: %v\n%s", model.NumLevels, err, out)
 	}
 	if err := tb.Down(); err != nil {
 		t.Fatalf("down: %v", err)
@@ -144,8 +143,7 @@ func TestShapingGivesR(t *testing.T) {
 // h3 and checks that a level-7 stream from h1 (DSCP CS7, set directly: this tests the switch
 // alone, without the dataplane) keeps its idle latency while a level-0 stream queues.
 func TestStrictPriorityOnSwitchPort(t *testing.T) {
-	tbtest.RequireTools(t, "iperf3")
-	bin := tbtest.Binary(t)
+	bin := tbtest.RequireTools(t, "iperf3")
 	prefix := tbtest.Prefix(t)
 	tb := up(t, config(prefix, 3))
 	defer tb.Down()
@@ -163,7 +161,7 @@ func TestStrictPriorityOnSwitchPort(t *testing.T) {
 	top := probeP99(t, tb, bin, dst, 0xe0)
 	bottom := probeP99(t, tb, bin, dst, 0)
 	t.Logf("probe one-way p99: idle %.0fµs, level 7 under level-0 load %.0fµs, level 0 under load %.0fµs", idle, top, bottom)
-	frame := 1514 * 8 / float64(testbed.DefaultRate) * 1e6
+	frame := testbed.MaxFrame * 8 / float64(testbed.DefaultRate) * 1e6
 	if top > 1.5*idle+2*frame+200 {
 		t.Errorf("level 7 p99 %.0fµs under saturating level-0 traffic is far above idle %.0fµs", top, idle)
 	}
@@ -259,8 +257,7 @@ func TestConfigValidate(t *testing.T) {
 // TestPCPClassification: with --classify pcp the switch reads the 802.1Q priority that the
 // dataplane pushes (qjump up --mark pcp): a level-7 probe lands in the port's level-7 queue.
 func TestPCPClassification(t *testing.T) {
-	tbtest.RequireTools(t)
-	bin := tbtest.Binary(t)
+	bin := tbtest.RequireTools(t)
 	prefix := tbtest.Prefix(t)
 	c := config(prefix, 2)
 	c.Classify = testbed.ClassifyPCP

@@ -26,7 +26,7 @@ type Env struct {
 
 // probePacket is P, the bytes a host may send per epoch at factor 1: one full Ethernet frame
 // including its header, since the dataplane charges what leaves the interface.
-const probePacket = model.Bytes(1514)
+const probePacket = model.Bytes(testbed.MaxFrame)
 
 func newEnv(ctx context.Context, e experiment, o Options) *Env {
 	env := &Env{ctx: ctx, opts: o, port: 5201}
@@ -63,20 +63,10 @@ func (env *Env) measureEpsilon(idleArm string) {
 	if env.opts.Epsilon > 0 {
 		return
 	}
-	s := summarise(env.rowsOf(idleArm, "probe", "oneway"))
+	s := summarise(rowsWhere(env.rows, idleArm, "probe", "oneway"))
 	eps := max(time.Duration(s.P99US*1e3).Round(10*time.Microsecond), 10*time.Microsecond)
 	env.setEpsilon(eps)
 	env.logf("ε = %s (idle one-way p99 of the probe, at least 10µs)", model.FormatDuration(eps))
-}
-
-func (env *Env) rowsOf(arm, tool, metric string) []Row {
-	var out []Row
-	for _, r := range env.rows {
-		if r.Arm == arm && r.Tool == tool && r.Metric == metric {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // qjumpUp enables QJump on every host with factors, through the real `qjump up`.
@@ -104,11 +94,11 @@ func (env *Env) qjumpDown() error {
 }
 
 // atLevel puts argv on QJump level l when QJump is on; without it every program shares one FIFO.
-func (env *Env) atLevel(l int, static bool, argv ...string) []string {
+func (env *Env) atLevel(l model.Level, static bool, argv ...string) []string {
 	if !env.qjumpOn {
 		return argv
 	}
-	return testbed.AtLevel(l, static, argv...)
+	return testbed.AtLevel(int(l), static, argv...)
 }
 
 func (env *Env) nextPort() int {

@@ -27,7 +27,6 @@ var (
 func runQuick(t *testing.T, name string) (*Results, string) {
 	t.Helper()
 	tbtest.RequireTools(t, "iperf3", "ping", "memcached")
-	tbtest.Binary(t)
 	c := testbed.DefaultConfig(0)
 	c.Prefix = tbtest.Prefix(t)
 	dir := t.TempDir()
@@ -156,8 +155,7 @@ func TestFanInQuick(t *testing.T) {
 // TestSIGTERMMidRun stops a real `qjump testbed run` while bulk traffic flows and checks that it
 // removed everything: namespaces, links, state, processes, pins.
 func TestSIGTERMMidRun(t *testing.T) {
-	tbtest.RequireTools(t, "iperf3", "ping")
-	bin := tbtest.Binary(t)
+	bin := tbtest.RequireTools(t, "iperf3", "ping")
 	prefix := tbtest.Prefix(t)
 	cmd := exec.Command(bin, "testbed", "run", "ping-iperf", "--quick", "--prefix", prefix, "--out", t.TempDir())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -192,7 +190,7 @@ func TestSIGTERMMidRun(t *testing.T) {
 
 // The fan-in bound is the model's own D7 where the model guarantees it, and its continuation past m.
 func TestFanInBound(t *testing.T) {
-	m := ModelInfo{Hosts: 5, RateBPS: 100e6, PacketBytes: 1514, EpsilonNS: 50_000, Mesochronous: 2}
+	m := ModelInfo{Hosts: 5, RateBPS: 100e6, PacketBytes: int64(probePacket), EpsilonNS: 50_000, Mesochronous: 2}
 	for _, tc := range []struct {
 		f7         float64
 		want       time.Duration

@@ -9,15 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
-// Levels the experiments use, as in the paper: latency-sensitive traffic at the top, bulk at 0.
-const (
-	topLevel  = 7
-	bulkLevel = 0
-)
+// bulkLevel is the bulk traffic's level, as in the paper: the lowest; latency-sensitive traffic
+// goes at model.TopLevel.
+const bulkLevel = 0
 
 // bulk starts one iperf3 TCP flow from host `from` to host `to` at the bulk level, with the
 // configured congestion control, lasting d at most; stopAll ends it earlier.
@@ -53,7 +52,6 @@ type probeSpec struct {
 	count    int
 	interval time.Duration
 	size     int
-	param    float64
 }
 
 // probeRR runs our request/response probe from `from` to `to` at the top level and records both
@@ -66,7 +64,7 @@ func (env *Env) probeRR(s probeSpec) error {
 	}
 	defer srv.stop()
 	raw := filepath.Join(env.opts.OutDir, "raw", fmt.Sprintf("%s-probe-h%d-h%d.csv", s.arm, s.from, s.to))
-	argv := env.tb.Exec(s.from, env.atLevel(topLevel, true, testbed.Binary, "probe", "client",
+	argv := env.tb.Exec(s.from, env.atLevel(model.TopLevel, true, testbed.Binary, "probe", "client",
 		"--to", env.hostPort(s.to, port), "--mode", "rr", "--count", strconv.Itoa(s.count),
 		"--interval", s.interval.String(), "--size", strconv.Itoa(s.size), "--timeout", "500ms",
 		"--sender", strconv.Itoa(s.from), "--out", raw)...)
@@ -88,7 +86,7 @@ func readProbeCSV(path string, s probeSpec) ([]Row, error) {
 	}
 	var rows []Row
 	for _, p := range samples {
-		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: p.Seq, SendNS: p.SendNS, Lost: p.Lost, Param: s.param}
+		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: p.Seq, SendNS: p.SendNS, Lost: p.Lost}
 		o, r, n := base, base, base
 		o.Metric, o.LatencyNS = "oneway", p.OneWayNS()
 		r.Metric, r.LatencyNS = "rtt", p.RTTNS()
@@ -108,7 +106,7 @@ func readProbeCSV(path string, s probeSpec) ([]Row, error) {
 func (env *Env) startProbeServer(on int, addr string, extra ...string) (*proc, error) {
 	ready := filepath.Join(env.opts.OutDir, "raw", "probe-server-"+strings.ReplaceAll(addr, ":", "-")+".ready")
 	argv := append([]string{testbed.Binary, "probe", "server", "--listen", addr, "--ready", ready}, extra...)
-	srv, err := env.procs.start("probe server", env.tb.Exec(on, env.atLevel(topLevel, true, argv...)...))
+	srv, err := env.procs.start("probe server", env.tb.Exec(on, env.atLevel(model.TopLevel, true, argv...)...))
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +131,7 @@ var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)
 // puts it on the level with LD_PRELOAD) and records every round trip, lost ones included.
 func (env *Env) ping(s probeSpec) error {
 	interval := strconv.FormatFloat(s.interval.Seconds(), 'f', 4, 64)
-	argv := env.tb.Exec(s.from, env.atLevel(topLevel, false, "ping", "-n", "-c", strconv.Itoa(s.count),
+	argv := env.tb.Exec(s.from, env.atLevel(model.TopLevel, false, "ping", "-n", "-c", strconv.Itoa(s.count),
 		"-i", interval, "-W", "1", env.addr(s.to))...)
 	out, err := runOut(env.ctx, argv)
 	if err != nil && env.ctx.Err() != nil {
@@ -153,7 +151,7 @@ func (env *Env) ping(s probeSpec) error {
 	for seq := uint64(1); seq <= uint64(s.count); seq++ {
 		ns, ok := got[seq]
 		rows = append(rows, Row{Arm: s.arm, Tool: "ping", Metric: "rtt", Sender: s.from, Seq: seq,
-			LatencyNS: ns, Lost: !ok, Param: s.param})
+			LatencyNS: ns, Lost: !ok})
 	}
 	env.record(rows)
 	return nil

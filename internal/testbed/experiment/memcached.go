@@ -22,8 +22,8 @@ func init() {
 // kvLevel is memcached's level, as in the paper: below the guaranteed level, above bulk.
 const kvLevel = 5
 
-func memcachedPaper(arm string) string {
-	switch arm {
+func memcachedPaper(s Series) string {
+	switch s.Arm {
 	case "contended":
 		return "median 824µs (10G, Hadoop)"
 	case "qjump":
@@ -68,7 +68,7 @@ func runMemcached(env *Env) error {
 			return err
 		}
 		env.res.Arms = append(env.res.Arms, a.arm)
-		s := summarise(env.rowsOf(a.arm.Name, "memcached", "request"))
+		s := summarise(rowsWhere(env.rows, a.arm.Name, "memcached", "request"))
 		env.logf("       request p50 %.0fµs p99 %.0fµs", s.P50US, s.P99US)
 		if a.arm.Name == "idle" {
 			if err := env.probeRR(probeSpec{arm: "idle-probe", from: 1, to: 2, count: 200, interval: 2 * time.Millisecond, size: 64}); err != nil {

@@ -41,10 +41,14 @@ func pingIperfArms(hosts int) []pingIperfArm {
 	return arms
 }
 
-// pingIperfPaper is the paper's figure for an arm, for the summary's side-by-side column.
-func pingIperfPaper(arm string) string {
+// pingIperfPaper is the paper's figure for a series, shown once per arm beside the series that
+// measures the same thing: Table 1 was ping round trips, Fig. 3a latency across the switch.
+func pingIperfPaper(s Series) string {
+	if s.Tool != "ping" && !(s.Arm == "qjump" && s.Metric == "network") {
+		return ""
+	}
 	for _, a := range pingIperfArms(4) {
-		if a.name == arm {
+		if a.name == s.Arm {
 			return a.paper
 		}
 	}
@@ -75,8 +79,8 @@ func runPingIperf(env *Env) error {
 		}
 		env.res.Arms = append(env.res.Arms, arm)
 		env.logf("       probe one-way p50 %.0fµs p99 %.0fµs; ping p99 %.0fµs",
-			summarise(env.rowsOf(a.name, "probe", "oneway")).P50US, summarise(env.rowsOf(a.name, "probe", "oneway")).P99US,
-			summarise(env.rowsOf(a.name, "ping", "rtt")).P99US)
+			summarise(rowsWhere(env.rows, a.name, "probe", "oneway")).P50US, summarise(rowsWhere(env.rows, a.name, "probe", "oneway")).P99US,
+			summarise(rowsWhere(env.rows, a.name, "ping", "rtt")).P99US)
 		if ctx := env.ctx; ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -42,17 +42,10 @@ func Prefix(t *testing.T) string {
 	return p
 }
 
-// Binary is the real qjump, which the testbed runs inside namespaces (a test binary is not qjump:
-// it has no probe, up or run verbs).
-func Binary(t *testing.T) string {
-	t.Helper()
-	testbed.Binary = testutil.QjumpBinary(t)
-	return testbed.Binary
-}
-
 // RequireTools skips (or fails under QJUMP_REQUIRE_PRIV=1) without root or the programs, and
-// builds the qjump binary that the testbed runs in namespaces (teardown runs its `down`).
-func RequireTools(t *testing.T, tools ...string) {
+// builds the real qjump, which the testbed runs in namespaces (a test binary is not qjump: it has
+// no probe, up or run verbs; teardown runs its `down`). It returns that binary's path.
+func RequireTools(t *testing.T, tools ...string) string {
 	t.Helper()
 	testutil.RequirePriv(t, "the namespace testbed")
 	for _, tool := range append([]string{"ip", "tc", "nsenter", "ethtool"}, tools...) {
@@ -60,7 +53,8 @@ func RequireTools(t *testing.T, tools ...string) {
 			testutil.Unavailable(t, tool+" is not installed (scripts/deps installs it)")
 		}
 	}
-	Binary(t)
+	testbed.Binary = testutil.QjumpBinary(t)
+	return testbed.Binary
 }
 
 // Netns identifies prefix's network namespaces, taken while they exist: after teardown no process
