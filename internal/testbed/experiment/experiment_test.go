@@ -108,6 +108,10 @@ func assertJump(t *testing.T, r *Results, contended, tool, metric string, slower
 func TestPingIperfQuick(t *testing.T) {
 	res, dir := runQuick(t, "ping-iperf")
 	assertJump(t, res, "switch-queue", "probe", "oneway", 10, 5)
+	// Every idle probe has its kernel stamps: a missing one would make its network latency lost.
+	if s, _ := res.series("idle", "probe", "network"); s.Samples == 0 || s.Lost > 0 {
+		t.Errorf("idle probes without kernel stamps: %d of %d", s.Lost, s.Samples)
+	}
 	// report redraws the same figures from the files.
 	again, err := Report(dir)
 	if err != nil {

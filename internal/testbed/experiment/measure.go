@@ -111,7 +111,7 @@ func (env *Env) startProbeServer(on int, addr string, extra ...string) (*proc, e
 		return nil, err
 	}
 	defer os.Remove(ready)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		if _, err := os.Stat(ready); err == nil {
 			return srv, nil
 		}
@@ -122,7 +122,7 @@ func (env *Env) startProbeServer(on int, addr string, extra ...string) (*proc, e
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("probe server %s was not listening within 5s", addr)
+	return nil, fmt.Errorf("probe server %s was not listening within 10s", addr)
 }
 
 var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)
