@@ -3,11 +3,14 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/probe"
 )
 
@@ -26,12 +29,22 @@ func newProbeCommand() *cobra.Command {
 
 func newProbeServerCommand() *cobra.Command {
 	opts := probe.ServerOptions{Listen: ":9000", Limit: 1_000_000}
-	var out string
+	var out, ready string
 	cmd := &cobra.Command{
-		Use:   "server [--listen ADDR] [--for D] [--out FILE]",
+		Use:   "server [--listen ADDR] [--for D] [--out FILE] [--ready FILE]",
 		Short: "Answer probe requests and record every arrival (sender, seq, one-way latency)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return err
+			}
+			if ready != "" {
+				opts.Ready = func() {
+					if err := os.WriteFile(ready, []byte(opts.Listen+"\n"), 0o644); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "qjump: write --ready file: %v\n", err)
+					}
+				}
+			}
 			ctx, stop := interruptible()
 			defer stop()
 			arrivals, err := probe.Serve(ctx, opts)
@@ -45,6 +58,7 @@ func newProbeServerCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&opts.For, "for", 0, "stop after this long (default: at SIGINT/SIGTERM)")
 	cmd.Flags().IntVar(&opts.TOS, "tos", 0, "IP TOS byte of replies")
 	cmd.Flags().StringVar(&out, "out", "", "write the arrivals CSV here (default: stdout)")
+	cmd.Flags().StringVar(&ready, "ready", "", "create this file once listening, so a caller can wait for it without sending probes")
 	return cmd
 }
 
@@ -58,7 +72,13 @@ func newProbeClientCommand() *cobra.Command {
 		Short: "Send probes and write one CSV row per probe",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if sender < 0 || sender > math.MaxUint16 {
+				return &model.FieldError{Field: "sender", Value: strconv.Itoa(sender), Allowed: "0 to 65535"}
+			}
 			opts.Mode, opts.Sender = probe.Mode(mode), uint16(sender)
+			if err := opts.Validate(); err != nil {
+				return err
+			}
 			ctx, stop := interruptible()
 			defer stop()
 			samples, err := probe.Probe(ctx, opts)
@@ -105,6 +125,9 @@ func newProbeMemcachedCommand() *cobra.Command {
 		Short: "Closed-loop memcached load (GET/SET of 1 kB values) recording every request's latency",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return err
+			}
 			ctx, stop := interruptible()
 			defer stop()
 			samples, err := probe.KVLoad(ctx, opts)

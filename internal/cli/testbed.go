@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
@@ -47,9 +48,7 @@ removed by 'qjump testbed down', also what a crashed run left behind. Needs root
 
 // testbedFlags are the emulated cluster's parameters, shared by up and run.
 type testbedFlags struct {
-	cfg  testbed.Config
-	cls  string
-	rate string
+	cfg testbed.Config
 }
 
 func newTestbedFlags(hosts int) *testbedFlags {
@@ -58,21 +57,15 @@ func newTestbedFlags(hosts int) *testbedFlags {
 
 func (f *testbedFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Hosts, "hosts", f.cfg.Hosts, "number of hosts, n (2 to 32)")
-	fs.StringVar(&f.rate, "rate", "100M", "emulated edge rate R of every link, e.g. 100M, 1G (at most 1Gb/s)")
+	fs.Var(&unitValue[model.Rate]{&f.cfg.Rate, model.ParseRate}, "rate", "emulated edge rate R of every link, e.g. 100M, 1G (at most 1Gb/s)")
 	fs.IntVar(&f.cfg.Buffer, "buffer", f.cfg.Buffer, "B: packets each switch egress queue holds")
 	fs.IntVar(&f.cfg.HostQueue, "host-queue", f.cfg.HostQueue, "packets the host egress FIFO holds")
-	fs.StringVar(&f.cls, "classify", "dscp", "what the switch reads the level from: dscp or pcp")
+	fs.StringVar((*string)(&f.cfg.Classify), "classify", string(f.cfg.Classify), "what the switch reads the level from: dscp or pcp")
 	fs.StringVar(&f.cfg.Prefix, "prefix", testbed.DefaultPrefix, "prefix of every namespace and link")
 }
 
 func (f *testbedFlags) config() (testbed.Config, error) {
 	c := f.cfg
-	r, err := model.ParseRate(f.rate)
-	if err != nil {
-		return c, usageErrorf("invalid --rate %q: %v", f.rate, err)
-	}
-	c.Rate = r
-	c.Classify = testbed.Classify(f.cls)
 	if err := c.Validate(); err != nil {
 		return c, asFlagError(err)
 	}
@@ -116,6 +109,11 @@ func runTestbedUp(opts *testbedUpOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if opts.qjump != "" {
+		if err := checkQJumpConfig(opts.qjump, c); err != nil {
+			return err
+		}
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	tb, err := testbed.Up(ctx, c)
@@ -135,6 +133,21 @@ func runTestbedUp(opts *testbedUpOptions, stdout io.Writer) error {
 	}
 	tb.Release()
 	return printTestbedStatus(stdout, c.Prefix)
+}
+
+// checkQJumpConfig refuses a --qjump config that does not describe this testbed: in shape mode
+// `qjump up` replaces each host's root qdisc with classes under the config's R, so a config for
+// another rate would silently reshape the host links, and one for another n gives wrong budgets.
+func checkQJumpConfig(path string, c testbed.Config) error {
+	d, err := config.Load(path)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
+	}
+	if m := d.Model; m.Hosts != c.Hosts || m.Rate != c.Rate {
+		return usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
+			path, m.Hosts, m.Rate, c.Hosts, c.Rate)
+	}
+	return nil
 }
 
 func newTestbedDownCommand() *cobra.Command {
@@ -192,20 +205,13 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 	c := s.Config
 	n := testbed.Names{Prefix: prefix}
 	fmt.Fprintf(w, "testbed %s: %d hosts, R=%s, switch queues of %d packets, classify on %s, QJump %s\n",
-		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, onOff(s.QJump))
+		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, testbed.OnOff(s.QJump))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT")
 	for i := 1; i <= c.Hosts; i++ {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, n.HostNS(i), n.HostAddr(i), n.Port(i))
 	}
 	return tw.Flush()
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 func newTestbedExecCommand() *cobra.Command {

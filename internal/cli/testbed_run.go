@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/model"
-	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
@@ -89,14 +88,9 @@ func runTestbedRun(opts *testbedRunOptions, name string, stdout, stderr io.Write
 
 func (opts *testbedRunOptions) experimentOptions(name string, stderr io.Writer) (experiment.Options, error) {
 	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Progress: stderr}
-	c := opts.flags.cfg
-	r, err := model.ParseRate(opts.flags.rate)
-	if err != nil {
-		return o, usageErrorf("invalid --rate %q: %v", opts.flags.rate, err)
-	}
-	c.Rate, c.Classify = r, testbed.Classify(opts.flags.cls)
-	o.Testbed = c
+	o.Testbed = opts.flags.cfg
 	if opts.epsilon != "" {
+		var err error
 		if o.Epsilon, err = model.ParseDuration(opts.epsilon); err != nil {
 			return o, usageErrorf("invalid --epsilon %q: %v", opts.epsilon, err)
 		}

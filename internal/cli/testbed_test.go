@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -9,6 +11,14 @@ import (
 // Bad input is refused before anything touches the kernel: one line, exit status 2. These need
 // no privilege, as nothing is built.
 func TestTestbedBadInput(t *testing.T) {
+	otherCluster := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(otherCluster, []byte("hosts: 12\nrate: 10G\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	otherRate := filepath.Join(t.TempDir(), "rate.yaml")
+	if err := os.WriteFile(otherRate, []byte("hosts: 4\nrate: 1G\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -22,6 +32,16 @@ func TestTestbedBadInput(t *testing.T) {
 		{"run with rate 0", []string{"testbed", "run", "fan-in", "--rate", "0"}, "--rate"},
 		{"run with buffer 0", []string{"testbed", "run", "memcached", "--buffer", "0"}, "--buffer"},
 		{"bad bulk cc", []string{"testbed", "run", "ping-iperf", "--bulk-cc", ""}, "--bulk-cc"},
+		{"qjump config for another cluster", []string{"testbed", "up", "--hosts", "4", "--qjump", otherCluster}, "--qjump"},
+		{"qjump config for another rate", []string{"testbed", "up", "--hosts", "4", "--qjump", otherRate}, "--qjump"},
+		{"qjump config missing", []string{"testbed", "up", "--hosts", "4", "--qjump", "/nonexistent/q.yaml"}, "--qjump"},
+		{"probe no keys", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--keys", "0"}, "keys"},
+		{"probe get ratio", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--get-ratio", "1.5"}, "get-ratio"},
+		{"probe negative value", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--value", "-1"}, "value"},
+		{"probe negative count", []string{"probe", "memcached", "--server", "127.0.0.1:1", "--count", "-1"}, "count"},
+		{"probe client count 0", []string{"probe", "client", "--to", "127.0.0.1:1", "--count", "0"}, "count"},
+		{"probe client sender", []string{"probe", "client", "--to", "127.0.0.1:1", "--sender", "70000"}, "sender"},
+		{"probe server tos", []string{"probe", "server", "--tos", "300"}, "tos"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -33,21 +33,9 @@ type ClientOptions struct {
 	Progress func(done int)
 }
 
-func (o ClientOptions) validate() error {
-	switch {
-	case o.Mode != RequestResponse && o.Mode != OneWay:
-		return fmt.Errorf("invalid mode %q: rr or oneway", o.Mode)
-	case o.Count < 1:
-		return fmt.Errorf("invalid count %d: at least 1", o.Count)
-	case o.Size < MinSize || o.Size > 65000:
-		return fmt.Errorf("invalid size %d: %d to 65000 bytes", o.Size, MinSize)
-	}
-	return nil
-}
-
 // Probe sends opts.Count probes and returns a sample for each, in order.
 func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	raddr, err := net.ResolveUDPAddr("udp4", opts.To)

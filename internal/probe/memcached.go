@@ -38,6 +38,9 @@ type KVSample struct {
 
 // KVLoad populates the key space, then issues opts.Count requests and returns one sample each.
 func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	conn, err := dialRetry(ctx, opts.Server, 3*time.Second)
 	if err != nil {
 		return nil, err

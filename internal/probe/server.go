@@ -15,11 +15,46 @@ type ServerOptions struct {
 	Limit  int           // stop recording after this many arrivals (memory bound)
 	For    time.Duration // serve this long at most (0: until ctx ends)
 	TOS    int           // IP TOS byte of replies (0: leave as the kernel sets it)
+	Ready  func()        // called once the socket is bound and stamping: probes sent now are seen
+}
+
+// rxStampWait bounds how long Serve waits for the kernel to start stamping received packets.
+const rxStampWait = 5 * time.Second
+
+// awaitRxStamps returns once a packet the server sends itself arrives with a kernel receive stamp.
+// Receive stamping is one kernel-wide switch that the first timestamping socket turns on and the
+// last one off, and the kernel flips it from deferred work: on a busy machine packets go
+// unstamped for a good part of a second after the socket asked. Waiting here makes the server's
+// readiness mean that every probe from now on is stamped. The packet is a reply, which Serve
+// ignores, so it never counts as an arrival.
+func awaitRxStamps(sock *stampSocket, conn *net.UDPConn, within time.Duration) error {
+	self := *conn.LocalAddr().(*net.UDPAddr)
+	if self.IP == nil || self.IP.IsUnspecified() {
+		self.IP = net.IPv4(127, 0, 0, 1)
+	}
+	out, in := make([]byte, headerLen), make([]byte, 65536)
+	header{kind: kindReply}.marshal(out)
+	for end := time.Now().Add(within); time.Now().Before(end); {
+		if _, err := conn.WriteToUDP(out, &self); err != nil {
+			return fmt.Errorf("send to self: %w", err)
+		}
+		_, _, stamp, err := sock.read(in, time.Now().Add(20*time.Millisecond))
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("receive from self: %w", err)
+		}
+		if err == nil && stamp != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("kernel receive timestamps (SO_TIMESTAMPING) did not start within %s", within)
 }
 
 // Serve answers requests with the request's kernel receive stamp and records every probe packet
 // that arrives, until ctx ends or opts.For passes. It returns the arrivals.
 func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	addr, err := net.ResolveUDPAddr("udp4", opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", opts.Listen, err)
@@ -32,6 +67,12 @@ func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
 	sock, err := newStampSocket(conn, opts.TOS)
 	if err != nil {
 		return nil, err
+	}
+	if err := awaitRxStamps(sock, conn, rxStampWait); err != nil {
+		return nil, err
+	}
+	if opts.Ready != nil {
+		opts.Ready()
 	}
 	var end time.Time
 	if opts.For > 0 {

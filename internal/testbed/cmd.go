@@ -28,12 +28,9 @@ func output(ctx context.Context, name string, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-// inNS prefixes a command so that it runs in network namespace ns. nsenter switches only the
+// InNS prefixes a command so that it runs in network namespace ns. nsenter switches only the
 // network namespace: `ip netns exec` would also remount /sys privately, hiding the cgroup v2
 // hierarchy that `qjump run --mode cgroup` needs and the bpffs that `qjump up` pins to.
-func inNS(ns string, argv ...string) []string {
+func InNS(ns string, argv ...string) []string {
 	return append([]string{"nsenter", "--net=" + filepath.Join("/run/netns", ns), "--"}, argv...)
 }
-
-// InNS is inNS for other packages: the argv that runs argv in network namespace ns.
-func InNS(ns string, argv ...string) []string { return inNS(ns, argv...) }

@@ -13,7 +13,7 @@ import (
 
 // Binary is the qjump executable run inside namespaces: this very program, unless it is a test
 // binary (which would run its tests when handed qjump's arguments); then the qjump on PATH, and
-// tests set it to the binary they build (tbtest.Binary).
+// tests set it to the binary they build (tbtest.RequireTools).
 var Binary = func() string {
 	p, err := os.Executable()
 	if err != nil || strings.HasSuffix(p, ".test") {
@@ -21,19 +21,6 @@ var Binary = func() string {
 	}
 	return p
 }()
-
-// QJumpAvailable reports whether this qjump build has the dataplane (`up`) and the app utility
-// (`run`) verbs; the QJump arm of an experiment needs both.
-func QJumpAvailable() (up, run bool) {
-	return hasVerb("up"), hasVerb("run")
-}
-
-// hasVerb asks the binary for the verb's help: cobra answers an unknown verb with the root's help
-// and status 0, so the usage line is what tells them apart.
-func hasVerb(verb string) bool {
-	out, err := exec.Command(Binary, verb, "--help").Output()
-	return err == nil && strings.Contains(string(out), "\n  qjump "+verb)
-}
 
 // EnableQJump runs `qjump up` on every host's interface with upArgs (model flags or --config),
 // in shape mode so that the host's egress gets QJump's per-level priority, marking DSCP so the
@@ -45,7 +32,8 @@ func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
 			return err
 		}
 		argv := append([]string{Binary, "up", "--dev", dev, "--mode", "shape", "--mark", string(tb.Config.Classify)}, upArgs...)
-		if err := run(ctx, inNS(ns, argv...)[0], inNS(ns, argv...)[1:]...); err != nil {
+		full := InNS(ns, argv...)
+		if err := run(ctx, full[0], full[1:]...); err != nil {
 			return err
 		}
 	}
@@ -65,11 +53,9 @@ func (tb *Testbed) DisableQJump(ctx context.Context) error {
 }
 
 func qjumpDown(ctx context.Context, ns string) {
-	argv := inNS(ns, Binary, "down", "--dev", hostIface)
+	argv := InNS(ns, Binary, "down", "--dev", hostIface)
 	_ = exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
 }
-
-func init() { DisableHook = qjumpDown }
 
 // AtLevel wraps argv so that it runs on QJump level l through `qjump run`. Static binaries (Go,
 // such as our own probe) ignore LD_PRELOAD, so they go through the cgroup mode.

@@ -8,17 +8,15 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// Levels is the number of QJump levels, and of strict-priority queues per switch port.
-const Levels = 8
-
-// frameBytes is the largest Ethernet frame on the wire without FCS: the unit of HTB's burst.
-const frameBytes = 1514
+// MaxFrame is the largest Ethernet frame on the wire without FCS (1500 bytes of MTU and a 14-byte
+// header): the unit of HTB's burst, and the P the experiments give the model.
+const MaxFrame = 1514
 
 // burstBytes is how far HTB may run ahead of R: two frames, or 200µs of traffic at high rates so
 // that a timer firing late (HZ=250, two busy cores) does not leave the link under-used.
 func burstBytes(r model.Rate) int {
 	b := int(float64(r) * 200e-6 / 8)
-	return max(b, 2*frameBytes)
+	return max(b, 2*MaxFrame)
 }
 
 func rateArg(r model.Rate) string { return strconv.FormatInt(int64(r), 10) + "bit" }
@@ -26,16 +24,22 @@ func rateArg(r model.Rate) string { return strconv.FormatInt(int64(r), 10) + "bi
 // levelClass is the HTB class minor of level l's queue on a switch port (hex in tc syntax).
 func levelClass(l int) string { return fmt.Sprintf("1:%x", 0x10+l) }
 
+// rootAtR is an HTB root qdisc with one root class 1:1 at R, under which the egress's queues
+// hang; unclassified traffic goes to defaultClass.
+func rootAtR(ns, dev string, r model.Rate, defaultClass string) [][]string {
+	burst := strconv.Itoa(burstBytes(r))
+	return [][]string{
+		{"tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", defaultClass},
+		{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+			"rate", rateArg(r), "ceil", rateArg(r), "burst", burst, "cburst", burst},
+	}
+}
+
 // shapeHost gives host egress one FIFO of HostQueue packets drained at R: a NIC without QJump.
 func shapeHost(ctx context.Context, ns, dev string, c Config) error {
-	burst := strconv.Itoa(burstBytes(c.Rate))
-	steps := [][]string{
-		{"tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "1"},
-		{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-			"rate", rateArg(c.Rate), "ceil", rateArg(c.Rate), "burst", burst, "cburst", burst},
-		{"tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "2:", "pfifo",
-			"limit", strconv.Itoa(c.HostQueue)},
-	}
+	steps := append(rootAtR(ns, dev, c.Rate, "1"),
+		[]string{"tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "2:", "pfifo",
+			"limit", strconv.Itoa(c.HostQueue)})
 	return runAll(ctx, steps)
 }
 
@@ -46,17 +50,13 @@ func shapeHost(ctx context.Context, ns, dev string, c Config) error {
 // guaranteed trickle per level. Each leaf holds at most Buffer packets, then drops at the tail.
 func shapeSwitchPort(ctx context.Context, ns, dev string, c Config) error {
 	burst := strconv.Itoa(burstBytes(c.Rate))
-	steps := [][]string{
-		{"tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "10"},
-		{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-			"rate", rateArg(c.Rate), "ceil", rateArg(c.Rate), "burst", burst, "cburst", burst},
-	}
-	for l := 0; l < Levels; l++ {
+	steps := rootAtR(ns, dev, c.Rate, "10")
+	for l := 0; l < model.NumLevels; l++ {
 		handle := fmt.Sprintf("%x:", 0x10+l)
 		steps = append(steps,
 			[]string{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:1", "classid", levelClass(l),
 				"htb", "rate", "8kbit", "ceil", rateArg(c.Rate), "burst", burst, "cburst", burst,
-				"prio", strconv.Itoa(Levels - 1 - l), "quantum", strconv.Itoa(frameBytes)},
+				"prio", strconv.Itoa(int(model.TopLevel) - l), "quantum", strconv.Itoa(MaxFrame)},
 			[]string{"tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", levelClass(l), "handle", handle,
 				"pfifo", "limit", strconv.Itoa(c.Buffer)})
 	}
@@ -74,7 +74,7 @@ func classifyFilters(ns, dev string, cls Classify) [][]string {
 			"prio", "1", "bpf", "bytecode", pcpClassifier}}
 	}
 	var steps [][]string
-	for l := 0; l < Levels; l++ {
+	for l := 0; l < model.NumLevels; l++ {
 		steps = append(steps, []string{"tc", "-n", ns, "filter", "add", "dev", dev, "parent", "1:",
 			"protocol", "ip", "prio", "1", "u32", "match", "ip", "tos", fmt.Sprintf("0x%02x", l<<5), "0xe0",
 			"flowid", levelClass(l)})

@@ -66,3 +66,11 @@ func MarkQJump(prefix string) error {
 	s.QJump = true
 	return writeState(s)
 }
+
+// OnOff is how status lines and summaries say whether QJump is enabled.
+func OnOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

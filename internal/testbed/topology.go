@@ -63,7 +63,7 @@ func (tb *Testbed) Down() error {
 }
 
 // Exec returns the argv that runs argv inside host i's namespace.
-func (tb *Testbed) Exec(i int, argv ...string) []string { return inNS(tb.Names.HostNS(i), argv...) }
+func (tb *Testbed) Exec(i int, argv ...string) []string { return InNS(tb.Names.HostNS(i), argv...) }
 
 func (tb *Testbed) build(ctx context.Context) error {
 	n := tb.Names
@@ -101,7 +101,7 @@ func (tb *Testbed) addNamespace(ctx context.Context, ns string) error {
 	return runAll(ctx, [][]string{
 		{"ip", "netns", "add", ns},
 		{"ip", "-n", ns, "link", "set", "lo", "up"},
-		inNS(ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"),
+		InNS(ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"),
 	})
 }
 
@@ -117,8 +117,8 @@ func (tb *Testbed) addHost(ctx context.Context, i int) error {
 		{"ip", "link", "add", dev, "netns", h, "address", hostMAC(i), "type", "veth", "peer", "name", port, "netns", sw},
 		// Segmentation offloads would put 64 kB super-packets into the queues: one "packet" of a
 		// B-packet buffer and one HTB dequeue would be 45 frames. Real switches see frames.
-		inNS(h, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"),
-		inNS(sw, "ethtool", "-K", port, "tso", "off", "gso", "off", "gro", "off"),
+		InNS(h, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"),
+		InNS(sw, "ethtool", "-K", port, "tso", "off", "gso", "off", "gro", "off"),
 		{"ip", "-n", h, "addr", "add", addr, "dev", dev},
 		{"ip", "-n", h, "link", "set", dev, "up"},
 		{"ip", "-n", sw, "link", "set", port, "master", n.Bridge()},
@@ -171,10 +171,6 @@ func Namespaces(prefix string) ([]string, error) {
 	return out, nil
 }
 
-// DisableHook runs before a host namespace is deleted, to detach what was loaded in it (QJump).
-// It is best effort: the namespace goes regardless.
-var DisableHook func(ctx context.Context, ns string)
-
 // Cleanup removes every namespace carrying prefix (with the veths, bridge and qdiscs inside), and
 // the state file. It is what `testbed down` runs and also what clears a crashed run's remains.
 func Cleanup(ctx context.Context, prefix string) error {
@@ -187,8 +183,9 @@ func Cleanup(ctx context.Context, prefix string) error {
 	}
 	var errs []error
 	for _, ns := range nss {
-		if DisableHook != nil && ns != (Names{prefix}).SwitchNS() {
-			DisableHook(ctx, ns)
+		// Detach QJump before the namespace goes (best effort: the namespace goes regardless).
+		if ns != (Names{prefix}).SwitchNS() {
+			qjumpDown(ctx, ns)
 		}
 		if err := run(ctx, "ip", "netns", "del", ns); err != nil && nsExists(ns) {
 			errs = append(errs, err)

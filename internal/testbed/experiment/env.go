@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -27,30 +26,14 @@ type Env struct {
 
 // probePacket is P, the bytes a host may send per epoch at factor 1: one full Ethernet frame
 // including its header, since the dataplane charges what leaves the interface.
-const probePacket = model.Bytes(1514)
+const probePacket = model.Bytes(testbed.MaxFrame)
 
 func newEnv(ctx context.Context, e experiment, o Options) *Env {
 	env := &Env{ctx: ctx, opts: o, port: 5201}
 	env.res = &Results{Experiment: e.name, Title: e.title, Quick: o.Quick, Started: time.Now().UTC(),
 		Testbed: o.Testbed, BulkCC: o.BulkCC}
-	up, run := testbed.QJumpAvailable()
-	env.res.QJump.Available = up && run
-	if !env.res.QJump.Available {
-		env.res.QJump.Note = fmt.Sprintf("QJump arm not run: this qjump build lacks %s", missingVerbs(up, run))
-	}
 	env.setEpsilon(o.Epsilon)
 	return env
-}
-
-func missingVerbs(up, run bool) string {
-	switch {
-	case !up && !run:
-		return "the dataplane ('qjump up') and the app utility ('qjump run')"
-	case !up:
-		return "the dataplane ('qjump up')"
-	default:
-		return "the app utility ('qjump run')"
-	}
 }
 
 func (env *Env) logf(format string, args ...any) {
@@ -61,19 +44,17 @@ func (env *Env) logf(format string, args ...any) {
 
 // modelConfig is the QJump model of the testbed with the given factors.
 func (env *Env) modelConfig(factors model.Factors) model.Config {
-	c := env.tb.Config
-	return model.Config{Hosts: c.Hosts, Rate: c.Rate, Packet: probePacket,
-		Epsilon: time.Duration(env.res.Model.EpsilonNS), Mesochronous: model.DefaultMesochronous, Factors: factors}
+	return env.res.Model.config(factors)
 }
 
 // setEpsilon records ε and the model figures that depend on it.
 func (env *Env) setEpsilon(eps time.Duration) {
 	c := env.opts.Testbed
-	m := model.Config{Hosts: c.Hosts, Rate: c.Rate, Packet: probePacket, Epsilon: eps,
-		Mesochronous: model.DefaultMesochronous, Factors: model.DefaultFactors()}
-	env.res.Model = ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(probePacket),
-		EpsilonNS: int64(eps), Mesochronous: m.Mesochronous, EpochNS: int64(m.Epoch()),
+	m := ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(probePacket),
+		EpsilonNS: int64(eps), Mesochronous: model.DefaultMesochronous,
 		FrameTimeNS: int64(float64(probePacket) * 8 / float64(c.Rate) * 1e9)}
+	m.EpochNS = int64(m.config(model.DefaultFactors()).Epoch())
+	env.res.Model = m
 }
 
 // measureEpsilon sets ε from the idle arm: the p99 one-way latency of a small probe through the
@@ -82,30 +63,14 @@ func (env *Env) measureEpsilon(idleArm string) {
 	if env.opts.Epsilon > 0 {
 		return
 	}
-	s := summarise(env.rowsOf(idleArm, "probe", "oneway"))
-	eps := time.Duration(s.P99US * 1e3).Round(10 * time.Microsecond)
-	env.setEpsilon(max(eps, 10*time.Microsecond))
-	env.logf("ε = %s (idle one-way p99 of the probe)", model.FormatDuration(eps))
+	s := summarise(rowsWhere(env.rows, idleArm, "probe", "oneway"))
+	eps := max(time.Duration(s.P99US*1e3).Round(10*time.Microsecond), 10*time.Microsecond)
+	env.setEpsilon(eps)
+	env.logf("ε = %s (idle one-way p99 of the probe, at least 10µs)", model.FormatDuration(eps))
 }
-
-func (env *Env) rowsOf(arm, tool, metric string) []Row {
-	var out []Row
-	for _, r := range env.rows {
-		if r.Arm == arm && r.Tool == tool && r.Metric == metric {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// errQJumpUnavailable skips a QJump arm on a build without the dataplane or the app utility.
-var errQJumpUnavailable = errors.New("qjump unavailable")
 
 // qjumpUp enables QJump on every host with factors, through the real `qjump up`.
 func (env *Env) qjumpUp(factors model.Factors) error {
-	if !env.res.QJump.Available {
-		return errQJumpUnavailable
-	}
 	cfg := env.modelConfig(factors)
 	args := []string{"--hosts", strconv.Itoa(cfg.Hosts), "--rate", strconv.FormatInt(int64(cfg.Rate), 10),
 		"--packet", strconv.FormatInt(int64(cfg.Packet), 10) + "B",
@@ -129,11 +94,11 @@ func (env *Env) qjumpDown() error {
 }
 
 // atLevel puts argv on QJump level l when QJump is on; without it every program shares one FIFO.
-func (env *Env) atLevel(l int, static bool, argv ...string) []string {
+func (env *Env) atLevel(l model.Level, static bool, argv ...string) []string {
 	if !env.qjumpOn {
 		return argv
 	}
-	return testbed.AtLevel(l, static, argv...)
+	return testbed.AtLevel(int(l), static, argv...)
 }
 
 func (env *Env) nextPort() int {

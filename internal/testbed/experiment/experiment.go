@@ -26,7 +26,7 @@ type experiment struct {
 	run         func(env *Env) error      // runs the arms, recording rows
 	targets     func(r *Results) []Target // the criteria on the figures
 	plots       func(r *Results, rows []Row, dir string) ([]string, error)
-	paper       func(arm string) string // the paper's figure for an arm, for the side-by-side column
+	paper       func(s Series) string // the paper's figure beside a series, "" where none compares
 }
 
 var experiments = map[string]experiment{}

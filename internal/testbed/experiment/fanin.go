@@ -1,22 +1,22 @@
 package experiment
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
 // fan-in is the paper's Fig. 11: every host but h1 sends level-7 probes of nearly P bytes at f7
 // packets per epoch to h1 while also sending bulk at level 0 to h1, for f7 from 0.5 to 4. The
-// model bounds a level-7 packet's delay by D7 = n·P·8·f7/R + ε while f7 is within m (region A);
-// the experiment measures one-way latency with kernel timestamps against that bound.
+// model bounds a level-7 packet's delay by D7 = n·P·8·f7/R + ε (model.Config.FanIn) and guarantees
+// it while f7 ≤ m; the region A, where no sample may exceed it, is f7 ≤ 1 (with m = 2).
+// The experiment measures one-way latency with kernel timestamps against that bound.
 func init() {
 	register(experiment{name: "fan-in", title: "fan-in latency bound (Fig. 11)", hosts: 5, minHosts: 3,
 		run: runFanIn, targets: fanInTargets, plots: fanInPlots, paper: fanInPaper})
@@ -33,10 +33,14 @@ func fanInSweep(quick bool) []float64 {
 	return []float64{0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4}
 }
 
-// fanInPaper is the paper's region for an arm (Fig. 11: 60-host fan-in, simulated).
-func fanInPaper(arm string) string {
+// fanInPaper is the paper's region for an arm (Fig. 11: 60-host fan-in, simulated), beside the
+// network latency, which is what the paper's bound is about.
+func fanInPaper(s Series) string {
+	if s.Tool == "probe" && s.Metric == "oneway" {
+		return ""
+	}
 	var f7 float64
-	if _, err := fmt.Sscanf(arm, "f7=%g", &f7); err != nil {
+	if _, err := fmt.Sscanf(s.Arm, "f7=%g", &f7); err != nil {
 		return ""
 	}
 	switch {
@@ -73,13 +77,10 @@ func runFanIn(env *Env) error {
 	for i, f7 := range fanInSweep(env.opts.Quick) {
 		arm := Arm{Name: fanInArm(f7), Description: "QJump on: probes at level 7 with factor f7, bulk at level 0",
 			Bulk: fanInBulkText(n), QJump: true, Param: f7}
+		bound, guaranteed := fanInBound(env.res.Model, f7)
+		arm.BoundUS, arm.BoundGuaranteed = round3(float64(bound)/1e3), guaranteed
 		_ = env.qjumpDown()
-		err := env.qjumpUp(model.Factors{7: model.Limited(f7), 0: model.Unlimited()})
-		if err == errQJumpUnavailable {
-			env.skipArm(arm, env.res.QJump.Note)
-			continue
-		}
-		if err != nil {
+		if err := env.qjumpUp(model.Factors{7: model.Limited(f7), 0: model.Unlimited()}); err != nil {
 			return err
 		}
 		env.logf("[%d/%d] %s", i+1, len(fanInSweep(env.opts.Quick)), arm.Name)
@@ -118,12 +119,8 @@ func runFanInArm(env *Env, arm Arm, per time.Duration, bulk bool) error {
 	count := int(per / interval)
 	port := env.nextPort()
 	raw := filepath.Join(env.opts.OutDir, "raw", arm.Name+"-arrivals.csv")
-	srv, err := env.procs.start("probe server", env.tb.Exec(1, env.atLevel(topLevel, true, testbed.Binary, "probe", "server",
-		"--listen", env.hostPort(1, port), "--for", (2*per+10*time.Second).String(), "--out", raw)...))
+	srv, err := env.startProbeServer(1, env.hostPort(1, port), "--for", (2*per + 10*time.Second).String(), "--out", raw)
 	if err != nil {
-		return err
-	}
-	if err := env.waitProbeServer(2, env.hostPort(1, port)); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(uint64(port), 7))
@@ -133,7 +130,7 @@ func runFanInArm(env *Env, arm Arm, per time.Duration, bulk bool) error {
 		if err := env.sleep(time.Duration(rng.Int64N(int64(interval)/int64(n) + 1))); err != nil {
 			return err
 		}
-		p, err := start(fmt.Sprintf("probe h%d→h1", h), env.tb.Exec(h, env.atLevel(topLevel, true, testbed.Binary, "probe", "client",
+		p, err := start(fmt.Sprintf("probe h%d→h1", h), env.tb.Exec(h, env.atLevel(model.TopLevel, true, testbed.Binary, "probe", "client",
 			"--to", env.hostPort(1, port), "--mode", "oneway", "--count", strconv.Itoa(count), "--interval", interval.String(),
 			"--size", strconv.Itoa(fanInPayload), "--sender", strconv.Itoa(h), "--out", sentFile(env, arm, h))...))
 		if err != nil {
@@ -160,7 +157,7 @@ func runFanInArm(env *Env, arm Arm, per time.Duration, bulk bool) error {
 	}
 	env.record(rows)
 	env.res.Arms = append(env.res.Arms, arm)
-	s, nw := summarise(env.rowsOf(arm.Name, "probe", "oneway")), summarise(env.rowsOf(arm.Name, "probe", "network"))
+	s, nw := summarise(rowsWhere(env.rows, arm.Name, "probe", "oneway")), summarise(rowsWhere(env.rows, arm.Name, "probe", "network"))
 	env.logf("       %d probes, %d lost, one-way p50 %.0fµs p99 %.0fµs max %.0fµs; network p99 %.0fµs max %.0fµs",
 		s.Samples, s.Lost, s.P50US, s.P99US, s.MaxUS, nw.P99US, nw.MaxUS)
 	return nil
@@ -173,28 +170,20 @@ func sentFile(env *Env, arm Arm, h int) string {
 // readArrivals turns the server's arrival file into rows, two per probe sent: "oneway" from the
 // sender's application clock, which includes waiting in the sender's own qdisc (QJump's shaper
 // holding a packet its level may not send yet), and "network" from the sender's kernel transmit
-// stamp, which is what the model bounds. A probe that never arrived is lost in both.
+// stamp to the receiver's kernel receive stamp, which is what the model bounds. A probe that never
+// arrived is lost in both.
 func readArrivals(env *Env, path string, arm Arm, count, hosts int) ([]Row, error) {
-	f, err := os.Open(path)
+	arrivals, err := probe.ReadFile(path, probe.ReadServerCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open arrivals: %w", err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("read arrivals: %w", err)
+		return nil, err
 	}
 	type key struct {
 		sender int
 		seq    uint64
 	}
-	got := map[key][2]int64{}
-	for _, rec := range recs[1:] { // sender,seq,send_ns,rx_kernel_ns,oneway_ns
-		sender, _ := strconv.Atoi(rec[0])
-		seq, _ := strconv.ParseUint(rec[1], 10, 64)
-		send, _ := strconv.ParseInt(rec[2], 10, 64)
-		ow, _ := strconv.ParseInt(rec[4], 10, 64)
-		got[key{sender, seq}] = [2]int64{send, ow}
+	got := map[key]probe.Arrival{}
+	for _, a := range arrivals {
+		got[key{int(a.Sender), a.Seq}] = a
 	}
 	var rows []Row
 	for h := 2; h <= hosts; h++ {
@@ -203,13 +192,13 @@ func readArrivals(env *Env, path string, arm Arm, count, hosts int) ([]Row, erro
 			return nil, err
 		}
 		for seq := uint64(0); seq < uint64(count); seq++ {
-			v, ok := got[key{h, seq}]
+			a, ok := got[key{h, seq}]
 			row := Row{Arm: arm.Name, Tool: "probe", Metric: "oneway", Sender: h, Seq: seq,
-				SendNS: v[0], LatencyNS: v[1], Lost: !ok, Param: arm.Param}
+				SendNS: a.SendNS, LatencyNS: a.RecvNS - a.SendNS, Lost: !ok, Param: arm.Param}
 			net := row
 			net.Metric = "network"
 			if t := tx[seq]; ok && t != 0 {
-				net.LatencyNS = v[0] + v[1] - t // receive stamp minus transmit stamp
+				net.LatencyNS = a.RecvNS - t
 			} else {
 				net.Lost = true
 			}
@@ -221,29 +210,36 @@ func readArrivals(env *Env, path string, arm Arm, count, hosts int) ([]Row, erro
 
 // readTxStamps reads a one-way sender's file: seq → kernel transmit stamp.
 func readTxStamps(path string) (map[uint64]int64, error) {
-	f, err := os.Open(path)
+	samples, err := probe.ReadFile(path, probe.ReadClientCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open sent probes: %w", err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		return nil, fmt.Errorf("read sent probes %s: %v", path, err)
+		return nil, err
 	}
 	tx := map[uint64]int64{}
-	for _, rec := range recs[1:] { // seq,send_ns,tx_kernel_ns,...
-		seq, _ := strconv.ParseUint(rec[0], 10, 64)
-		t, _ := strconv.ParseInt(rec[2], 10, 64)
-		tx[seq] = t
+	for _, s := range samples {
+		tx[s.Seq] = s.TxNS
 	}
 	return tx, nil
 }
 
-// fanInBoundUS is the model's D7 for factor f7, computed for any f7 (the model promises it only
-// while f7 ≤ m; beyond that the plot shows where it stops holding).
+// fanInBound is the model's D7 for factor f7 (model.Config.FanIn of the top level), and whether
+// the model guarantees it. Beyond f7 = m the model promises nothing; so that the plot can show
+// where the bound stops holding, the bound there is D7 at f7 = m continued linearly in f7 (what
+// n·P·8·f7/R + ε gives).
+func fanInBound(m ModelInfo, f7 float64) (time.Duration, bool) {
+	fi := m.config(model.Factors{model.TopLevel: model.Limited(f7)}).FanIn(model.TopLevel)
+	if fi.Guaranteed {
+		return fi.Delay, true
+	}
+	mesochronous := float64(m.Mesochronous)
+	atM := m.config(model.Factors{model.TopLevel: model.Limited(mesochronous)}).FanIn(model.TopLevel)
+	eps := time.Duration(m.EpsilonNS)
+	return time.Duration(float64(atM.Delay-eps)*f7/mesochronous) + eps, false
+}
+
+// fanInBoundUS is fanInBound in microseconds, for plots and targets.
 func fanInBoundUS(r *Results, f7 float64) float64 {
-	m := r.Model
-	return (float64(m.Hosts)*float64(m.PacketBytes)*8*f7/m.RateBPS)*1e6 + float64(m.EpsilonNS)/1e3
+	d, _ := fanInBound(r.Model, f7)
+	return float64(d) / 1e3
 }
 
 func fanInTargets(r *Results) []Target {
@@ -262,7 +258,7 @@ func fanInTargets(r *Results) []Target {
 	if t.Evaluated {
 		t.Met = worst <= 0
 	} else {
-		t.Note = "QJump arms not run"
+		t.Note = "no QJump samples"
 	}
 	noise := Target{Name: "noise-floor", Unit: "µs",
 		Criterion: "the idle network's own max network latency is within the f7=1 bound (else the strict form cannot hold)"}

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,14 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
-// Levels the experiments use, as in the paper: latency-sensitive traffic at the top, bulk at 0.
-const (
-	topLevel  = 7
-	bulkLevel = 0
-)
+// bulkLevel is the bulk traffic's level, as in the paper: the lowest; latency-sensitive traffic
+// goes at model.TopLevel.
+const bulkLevel = 0
 
 // bulk starts one iperf3 TCP flow from host `from` to host `to` at the bulk level, with the
 // configured congestion control, lasting d at most; stopAll ends it earlier.
@@ -53,25 +52,19 @@ type probeSpec struct {
 	count    int
 	interval time.Duration
 	size     int
-	param    float64
 }
 
 // probeRR runs our request/response probe from `from` to `to` at the top level and records both
 // the request's one-way latency and the round trip.
 func (env *Env) probeRR(s probeSpec) error {
 	port := env.nextPort()
-	srvArgv := env.tb.Exec(s.to, env.atLevel(topLevel, true, testbed.Binary, "probe", "server",
-		"--listen", env.hostPort(s.to, port), "--out", os.DevNull)...)
-	srv, err := env.procs.start("probe server", srvArgv)
+	srv, err := env.startProbeServer(s.to, env.hostPort(s.to, port), "--out", os.DevNull)
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	if err := env.waitProbeServer(s.from, env.hostPort(s.to, port)); err != nil {
-		return err
-	}
 	raw := filepath.Join(env.opts.OutDir, "raw", fmt.Sprintf("%s-probe-h%d-h%d.csv", s.arm, s.from, s.to))
-	argv := env.tb.Exec(s.from, env.atLevel(topLevel, true, testbed.Binary, "probe", "client",
+	argv := env.tb.Exec(s.from, env.atLevel(model.TopLevel, true, testbed.Binary, "probe", "client",
 		"--to", env.hostPort(s.to, port), "--mode", "rr", "--count", strconv.Itoa(s.count),
 		"--interval", s.interval.String(), "--size", strconv.Itoa(s.size), "--timeout", "500ms",
 		"--sender", strconv.Itoa(s.from), "--out", raw)...)
@@ -87,56 +80,49 @@ func (env *Env) probeRR(s probeSpec) error {
 }
 
 func readProbeCSV(path string, s probeSpec) ([]Row, error) {
-	f, err := os.Open(path)
+	samples, err := probe.ReadFile(path, probe.ReadClientCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open probe samples: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		return nil, fmt.Errorf("read probe samples %s: %v", path, err)
-	}
-	// seq,send_ns,tx_kernel_ns,server_rx_ns,rx_kernel_ns,oneway_ns,rtt_ns,lost
 	var rows []Row
-	for _, rec := range recs[1:] {
-		seq, _ := strconv.ParseUint(rec[0], 10, 64)
-		send, _ := strconv.ParseInt(rec[1], 10, 64)
-		ow, _ := strconv.ParseInt(rec[5], 10, 64)
-		rtt, _ := strconv.ParseInt(rec[6], 10, 64)
-		lost := rec[7] == "true"
-		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: seq, SendNS: send, Lost: lost, Param: s.param}
-		tx, _ := strconv.ParseInt(rec[2], 10, 64)
-		srv, _ := strconv.ParseInt(rec[3], 10, 64)
+	for _, p := range samples {
+		base := Row{Arm: s.arm, Tool: "probe", Sender: s.from, Seq: p.Seq, SendNS: p.SendNS, Lost: p.Lost}
 		o, r, n := base, base, base
-		o.Metric, o.LatencyNS = "oneway", ow
-		r.Metric, r.LatencyNS = "rtt", rtt
+		o.Metric, o.LatencyNS = "oneway", p.OneWayNS()
+		r.Metric, r.LatencyNS = "rtt", p.RTTNS()
 		// network: the request from the sender's kernel transmit stamp (after its qdisc) to the
 		// server's kernel receive stamp, the part QJump's bounds are about.
-		n.Metric, n.LatencyNS = "network", srv-tx
-		n.Lost = lost || tx == 0 || srv == 0
+		n.Metric, n.LatencyNS = "network", p.ServerNS-p.TxNS
+		n.Lost = p.Lost || p.TxNS == 0 || p.ServerNS == 0
 		rows = append(rows, o, n, r)
 	}
 	return rows, nil
 }
 
-// waitProbeServer returns once a probe from host `from` gets an answer from addr: starting a
-// server through nsenter and qjump run takes a variable time on a loaded machine, and a probe sent
-// before it listens would be counted as lost.
-func (env *Env) waitProbeServer(from int, addr string) error {
-	argv := env.tb.Exec(from, testbed.Binary, "probe", "client", "--to", addr, "--count", "1", "--timeout", "50ms")
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		out, err := runOut(env.ctx, argv)
-		if err != nil && env.ctx.Err() != nil {
-			return env.ctx.Err()
+// startProbeServer starts a probe server on host `on` listening at addr with extra arguments, and
+// returns once it listens: starting it through nsenter and qjump run takes a variable time on a
+// loaded machine, and a probe sent before it listens would be counted as lost. The server says so
+// by creating its --ready file; nothing is sent to find out, so no probe lands in its arrivals.
+func (env *Env) startProbeServer(on int, addr string, extra ...string) (*proc, error) {
+	ready := filepath.Join(env.opts.OutDir, "raw", "probe-server-"+strings.ReplaceAll(addr, ":", "-")+".ready")
+	argv := append([]string{testbed.Binary, "probe", "server", "--listen", addr, "--ready", ready}, extra...)
+	srv, err := env.procs.start("probe server", env.tb.Exec(on, env.atLevel(model.TopLevel, true, argv...)...))
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(ready)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if _, err := os.Stat(ready); err == nil {
+			return srv, nil
 		}
-		if err == nil && strings.Contains(out, ",false\n") {
-			return nil
+		if srv.exited() {
+			return nil, fmt.Errorf("probe server %s: %s", addr, strings.TrimSpace(srv.out.String()))
 		}
-		if err := env.sleep(50 * time.Millisecond); err != nil {
-			return err
+		if err := env.sleep(10 * time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
-	return fmt.Errorf("probe server %s did not answer within 5s", addr)
+	return nil, fmt.Errorf("probe server %s was not listening within 10s", addr)
 }
 
 var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)
@@ -145,7 +131,7 @@ var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)
 // puts it on the level with LD_PRELOAD) and records every round trip, lost ones included.
 func (env *Env) ping(s probeSpec) error {
 	interval := strconv.FormatFloat(s.interval.Seconds(), 'f', 4, 64)
-	argv := env.tb.Exec(s.from, env.atLevel(topLevel, false, "ping", "-n", "-c", strconv.Itoa(s.count),
+	argv := env.tb.Exec(s.from, env.atLevel(model.TopLevel, false, "ping", "-n", "-c", strconv.Itoa(s.count),
 		"-i", interval, "-W", "1", env.addr(s.to))...)
 	out, err := runOut(env.ctx, argv)
 	if err != nil && env.ctx.Err() != nil {
@@ -165,7 +151,7 @@ func (env *Env) ping(s probeSpec) error {
 	for seq := uint64(1); seq <= uint64(s.count); seq++ {
 		ns, ok := got[seq]
 		rows = append(rows, Row{Arm: s.arm, Tool: "ping", Metric: "rtt", Sender: s.from, Seq: seq,
-			LatencyNS: ns, Lost: !ok, Param: s.param})
+			LatencyNS: ns, Lost: !ok})
 	}
 	env.record(rows)
 	return nil

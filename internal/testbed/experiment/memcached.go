@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
@@ -22,8 +22,8 @@ func init() {
 // kvLevel is memcached's level, as in the paper: below the guaranteed level, above bulk.
 const kvLevel = 5
 
-func memcachedPaper(arm string) string {
-	switch arm {
+func memcachedPaper(s Series) string {
+	switch s.Arm {
 	case "contended":
 		return "median 824µs (10G, Hadoop)"
 	case "qjump":
@@ -57,14 +57,9 @@ func runMemcached(env *Env) error {
 		if a.arm.QJump {
 			// Level 5 gets half the edge rate, as the paper gave memcached 5Gb/s of 10G: far above
 			// what the workload sends, so the budget never binds.
-			cfg := env.modelConfig(nil)
-			factors := model.Factors{7: model.Limited(1), kvLevel: model.Limited(cfg.FactorForRate(cfg.Rate / 2)), 0: model.Unlimited()}
-			err := env.qjumpUp(factors)
-			if err == errQJumpUnavailable {
-				env.skipArm(a.arm, env.res.QJump.Note)
-				continue
-			}
-			if err != nil {
+			base := env.modelConfig(model.Factors{model.TopLevel: model.Limited(1), 0: model.Unlimited()})
+			cfg := base.WithTargetRates(map[model.Level]model.Rate{kvLevel: base.Rate / 2})
+			if err := env.qjumpUp(cfg.Factors); err != nil {
 				return err
 			}
 		}
@@ -73,7 +68,7 @@ func runMemcached(env *Env) error {
 			return err
 		}
 		env.res.Arms = append(env.res.Arms, a.arm)
-		s := summarise(env.rowsOf(a.arm.Name, "memcached", "request"))
+		s := summarise(rowsWhere(env.rows, a.arm.Name, "memcached", "request"))
 		env.logf("       request p50 %.0fµs p99 %.0fµs", s.P50US, s.P99US)
 		if a.arm.Name == "idle" {
 			if err := env.probeRR(probeSpec{arm: "idle-probe", from: 1, to: 2, count: 200, interval: 2 * time.Millisecond, size: 64}); err != nil {
@@ -126,22 +121,14 @@ func runMemcachedArm(env *Env, arm string, bulk [][2]int, count int, interval, w
 }
 
 func readKVCSV(path, arm string) ([]Row, error) {
-	f, err := os.Open(path)
+	samples, err := probe.ReadFile(path, probe.ReadKVCSV)
 	if err != nil {
-		return nil, fmt.Errorf("open memcached samples: %w", err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("read memcached samples: %w", err)
+		return nil, err
 	}
 	var rows []Row
-	for _, rec := range recs[1:] { // seq,op,send_ns,latency_ns,ok
-		seq, _ := strconv.ParseUint(rec[0], 10, 64)
-		send, _ := strconv.ParseInt(rec[2], 10, 64)
-		lat, _ := strconv.ParseInt(rec[3], 10, 64)
-		rows = append(rows, Row{Arm: arm, Tool: "memcached", Metric: "request", Sender: 1, Seq: seq,
-			SendNS: send, LatencyNS: lat, Lost: rec[4] != "true"})
+	for _, k := range samples {
+		rows = append(rows, Row{Arm: arm, Tool: "memcached", Metric: "request", Sender: 1, Seq: uint64(k.Seq),
+			SendNS: k.SendNS, LatencyNS: k.LatencyNS, Lost: !k.OK})
 	}
 	return rows, nil
 }
@@ -156,7 +143,7 @@ func memcachedTargets(r *Results) []Target {
 		t1.Value, t1.Limit, t1.Evaluated = qj.P99US, round3(1.5*idle.P99US), true
 		t1.Met = t1.Value <= t1.Limit
 	} else {
-		t1.Note = "QJump arm not run"
+		t1.Note = "no QJump samples"
 	}
 	if okI && okC && idle.P99US > 0 {
 		t2.Value, t2.Evaluated = round3(cont.P99US/idle.P99US), true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
@@ -39,11 +40,16 @@ type ModelInfo struct {
 	FrameTimeNS  int64   `json:"max_frame_time_ns"`
 }
 
-// QJumpInfo says whether the QJump arms ran and with what.
+// config is the model.Config these figures describe, with factors: the one place the testbed
+// builds it, so that `qjump up`, the epoch and the bounds all come from the same model.
+func (m ModelInfo) config(factors model.Factors) model.Config {
+	return model.Config{Hosts: m.Hosts, Rate: model.Rate(m.RateBPS), Packet: model.Bytes(m.PacketBytes),
+		Epsilon: time.Duration(m.EpsilonNS), Mesochronous: m.Mesochronous, Factors: factors}
+}
+
+// QJumpInfo says how the QJump arms enabled QJump.
 type QJumpInfo struct {
-	Available bool     `json:"available"`
-	Note      string   `json:"note,omitempty"`
-	UpArgs    []string `json:"up_args,omitempty"`
+	UpArgs []string `json:"up_args,omitempty"`
 }
 
 // Arm is one condition of the experiment: what traffic shared the network, and whether QJump was on.
@@ -54,6 +60,10 @@ type Arm struct {
 	Bulk        string  `json:"bulk"`
 	Param       float64 `json:"param,omitempty"`
 	Skipped     string  `json:"skipped,omitempty"`
+	// Bound is the model's latency bound for the arm's probes (fan-in: D7 at f7), and whether the
+	// model guarantees it (f7 ≤ m) or it is the same formula continued past where it holds.
+	BoundUS         float64 `json:"bound_us,omitempty"`
+	BoundGuaranteed bool    `json:"bound_guaranteed,omitempty"`
 }
 
 // Series is the statistics of one arm's samples from one tool and metric.

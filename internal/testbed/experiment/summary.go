@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testbed"
 )
 
 // Table prints the summary table of r: one line per series, then the targets.
@@ -40,23 +41,14 @@ func headline(r *Results) string {
 		model.FormatDuration(durNS(r.Model.EpochNS)))
 }
 
-// paperOf is the paper's figure for a series, shown once per arm beside the series that measures
-// the same thing: ping-iperf's Table 1 was ping round trips, its Fig. 3a latency across the switch.
+// paperOf is the paper's figure for a series: each experiment decides which of its series
+// measure what the paper measured.
 func paperOf(r *Results, s Series) string {
 	e, ok := experiments[r.Experiment]
 	if !ok || e.paper == nil {
 		return ""
 	}
-	if r.Experiment == "ping-iperf" {
-		if s.Tool == "ping" || (s.Arm == "qjump" && s.Metric == "network") {
-			return e.paper(s.Arm)
-		}
-		return ""
-	}
-	if s.Tool == "probe" && s.Metric == "oneway" && r.Experiment == "fan-in" {
-		return ""
-	}
-	return e.paper(s.Arm)
+	return e.paper(s)
 }
 
 func verdict(t Target) string {
@@ -75,11 +67,7 @@ func Summary(r *Results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s.\n\n", r.Title, headline(r))
 	fmt.Fprintf(&b, "Started %s, took %.0f s%s. QJump: ", r.Started.Format("2006-01-02 15:04 MST"), r.DurationS, quickText(r.Quick))
-	if r.QJump.Available {
-		fmt.Fprintf(&b, "`qjump up %s` on every host.\n\n", strings.Join(r.QJump.UpArgs, " "))
-	} else {
-		fmt.Fprintf(&b, "**%s.**\n\n", r.QJump.Note)
-	}
+	fmt.Fprintf(&b, "`qjump up %s` on every host.\n\n", strings.Join(r.QJump.UpArgs, " "))
 	b.WriteString("| arm | tool | metric | samples | lost | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs | paper (p50 / p99) |\n")
 	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, s := range r.Series {
@@ -92,7 +80,7 @@ func Summary(r *Results) string {
 		if a.Skipped != "" {
 			desc += " — **skipped: " + a.Skipped + "**"
 		}
-		fmt.Fprintf(&b, "| %s | %s (bulk: %s) | %s |\n", a.Name, desc, a.Bulk, yesNo(a.QJump))
+		fmt.Fprintf(&b, "| %s | %s (bulk: %s) | %s |\n", a.Name, desc, a.Bulk, testbed.OnOff(a.QJump))
 	}
 	b.WriteString("\n## Targets\n\n")
 	for _, t := range r.Targets {
@@ -112,13 +100,6 @@ func quickText(q bool) string {
 		return " (--quick)"
 	}
 	return ""
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 func durNS(ns int64) time.Duration { return time.Duration(ns) }

@@ -5,13 +5,17 @@ package tbtest
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -38,17 +42,10 @@ func Prefix(t *testing.T) string {
 	return p
 }
 
-// Binary is the real qjump, which the testbed runs inside namespaces (a test binary is not qjump:
-// it has no probe, up or run verbs).
-func Binary(t *testing.T) string {
-	t.Helper()
-	testbed.Binary = testutil.QjumpBinary(t)
-	return testbed.Binary
-}
-
 // RequireTools skips (or fails under QJUMP_REQUIRE_PRIV=1) without root or the programs, and
-// builds the qjump binary that the testbed runs in namespaces (teardown runs its `down`).
-func RequireTools(t *testing.T, tools ...string) {
+// builds the real qjump, which the testbed runs in namespaces (a test binary is not qjump: it has
+// no probe, up or run verbs; teardown runs its `down`). It returns that binary's path.
+func RequireTools(t *testing.T, tools ...string) string {
 	t.Helper()
 	testutil.RequirePriv(t, "the namespace testbed")
 	for _, tool := range append([]string{"ip", "tc", "nsenter", "ethtool"}, tools...) {
@@ -56,33 +53,89 @@ func RequireTools(t *testing.T, tools ...string) {
 			testutil.Unavailable(t, tool+" is not installed (scripts/deps installs it)")
 		}
 	}
-	Binary(t)
+	testbed.Binary = testutil.QjumpBinary(t)
+	return testbed.Binary
 }
 
-// NetnsInodes returns the inodes of prefix's network namespaces: after teardown no process may
-// still be in one, and no pinned state may be kept under one.
-func NetnsInodes(t *testing.T, prefix string) map[uint64]string {
+// Netns identifies prefix's network namespaces, taken while they exist: after teardown no process
+// may still be in one (by inode), and no dataplane state may be pinned under one (by cookie, which
+// is how the dataplane keys its pins: <bpffs>/qjump/<netns cookie>/).
+type Netns struct {
+	Inodes  map[uint64]string // inode → namespace name
+	Cookies map[string]string // pin directory name (cookie, or ino-<n> without cookies) → name
+}
+
+// NetnsOf returns prefix's namespaces as they are now, those that can be entered.
+func NetnsOf(t *testing.T, prefix string) Netns {
 	t.Helper()
 	nss, err := testbed.Namespaces(prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[uint64]string{}
+	out := Netns{Inodes: map[uint64]string{}, Cookies: map[string]string{}}
 	for _, ns := range nss {
+		path := filepath.Join("/run/netns", ns)
 		var st syscall.Stat_t
-		if err := syscall.Stat(filepath.Join("/run/netns", ns), &st); err == nil {
-			out[st.Ino] = ns
+		if err := syscall.Stat(path, &st); err != nil {
+			continue
 		}
+		key, err := pinKey(path, st.Ino)
+		if err != nil {
+			// Not mounted yet (`ip netns add` creates the file first): leave it out, as one that
+			// does not exist yet; callers count the namespaces they expect.
+			continue
+		}
+		out.Inodes[st.Ino] = ns
+		out.Cookies[key] = ns
 	}
 	return out
 }
 
+// soNetnsCookie is SO_NETNS_COOKIE, as the dataplane uses it (internal/dataplane/netns.go).
+const soNetnsCookie = 71
+
+// pinKey is the name the dataplane gives the namespace at path under <bpffs>/qjump: its cookie,
+// read from a socket made inside it, or ino-<inode> on kernels without cookies.
+func pinKey(path string, ino uint64) (string, error) {
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return "", err
+	}
+	defer orig.Close()
+	h, err := netns.GetFromPath(path)
+	if err != nil {
+		runtime.UnlockOSThread()
+		return "", err
+	}
+	defer h.Close()
+	if err := netns.Set(h); err != nil {
+		runtime.UnlockOSThread()
+		return "", err
+	}
+	key := "ino-" + strconv.FormatUint(ino, 10)
+	if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err == nil {
+		if c, err := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, soNetnsCookie); err == nil {
+			key = strconv.FormatUint(c, 10)
+		}
+		unix.Close(fd)
+	}
+	if err := netns.Set(orig); err != nil {
+		// The thread stays in the test's namespace: leave it locked so that it dies with this
+		// goroutine instead of running other code there.
+		return "", err
+	}
+	runtime.UnlockOSThread()
+	return key, nil
+}
+
 // AssertNothingLeft fails t if anything of prefix remains: a namespace, a link, the state file,
-// a process in one of its namespaces (inodes from NetnsInodes), or a dataplane pin under one.
-func AssertNothingLeft(t *testing.T, prefix string, inodes map[uint64]string) {
+// a process in one of its namespaces, or a dataplane pin under one (namespaces from NetnsOf).
+func AssertNothingLeft(t *testing.T, prefix string, nss Netns) {
 	t.Helper()
-	if nss, _ := testbed.Namespaces(prefix); len(nss) > 0 {
-		t.Errorf("namespaces left behind: %v", nss)
+	if left, _ := testbed.Namespaces(prefix); len(left) > 0 {
+		t.Errorf("namespaces left behind: %v", left)
 	}
 	out, _ := exec.Command("ip", "-o", "link", "show").Output()
 	if strings.Contains(string(out), prefix) {
@@ -97,17 +150,18 @@ func AssertNothingLeft(t *testing.T, prefix string, inodes map[uint64]string) {
 	for _, p := range procs {
 		var st syscall.Stat_t
 		if syscall.Stat(p, &st) == nil {
-			if ns, ok := inodes[st.Ino]; ok {
+			if ns, ok := nss.Inodes[st.Ino]; ok {
 				cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(p)), "cmdline"))
 				t.Errorf("process %s still runs in namespace %s: %q", filepath.Base(filepath.Dir(filepath.Dir(p))), ns, cmd)
 			}
 		}
 	}
-	for ino, ns := range inodes {
-		for _, root := range []string{"/sys/fs/bpf/qjump"} {
-			if _, err := os.Stat(filepath.Join(root, fmt.Sprint(ino))); err == nil {
-				t.Errorf("dataplane pins left behind for namespace %s under %s/%d", ns, root, ino)
-			}
+	for key, ns := range nss.Cookies {
+		if _, err := os.Stat(filepath.Join(PinRoot, key)); err == nil {
+			t.Errorf("dataplane pins left behind for namespace %s under %s/%s", ns, PinRoot, key)
 		}
 	}
 }
+
+// PinRoot is where the dataplane pins its state, one directory per network namespace.
+const PinRoot = "/sys/fs/bpf/qjump"

@@ -1,0 +1,286 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+func TestHeaderRoundTrip(t *testing.T) {
+	h := header{kind: kindReply, sender: 7, seq: 1<<40 + 3, sendNS: 1_700_000_000_123_456_789, serverNS: -5}
+	buf := make([]byte, 100)
+	h.marshal(buf)
+	got, err := parseHeader(buf)
+	if err != nil || got != h {
+		t.Fatalf("parse(marshal(%+v)) = %+v, %v", h, got, err)
+	}
+	if _, err := parseHeader(buf[:headerLen-1]); !errors.Is(err, errNotProbe) {
+		t.Errorf("a short packet parsed: %v", err)
+	}
+	buf[0] ^= 0xff
+	if _, err := parseHeader(buf); !errors.Is(err, errNotProbe) {
+		t.Errorf("a packet without the magic parsed: %v", err)
+	}
+}
+
+// serve runs a probe server on a free loopback port and returns its address and the arrivals it
+// recorded once ctx ends.
+func serve(t *testing.T, ctx context.Context) (string, <-chan []Arrival) {
+	t.Helper()
+	l, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.LocalAddr().String()
+	l.Close()
+	ready := make(chan struct{})
+	out := make(chan []Arrival, 1)
+	go func() {
+		a, err := Serve(ctx, ServerOptions{Listen: addr, For: 10 * time.Second, Ready: func() { close(ready) }})
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		out <- a
+	}()
+	select {
+	case <-ready:
+	case <-time.After(5 * time.Second):
+		t.Fatal("server never became ready")
+	}
+	return addr, out
+}
+
+func TestRequestResponseLoopback(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, arrivals := serve(t, ctx)
+	samples, err := Probe(context.Background(), ClientOptions{To: addr, Mode: RequestResponse, Count: 20,
+		Interval: time.Millisecond, Size: 200, Timeout: time.Second, Sender: 3})
+	cancel()
+	if err != nil || len(samples) != 20 {
+		t.Fatalf("probe: %d samples, %v", len(samples), err)
+	}
+	for _, s := range samples {
+		if s.Lost {
+			t.Fatalf("probe %d lost on loopback", s.Seq)
+		}
+		// The kernel's stamps come in causal order: send, transmit, server receive, reply receive.
+		if !(s.SendNS <= s.TxNS && s.TxNS <= s.ServerNS && s.ServerNS <= s.RecvNS) {
+			t.Errorf("probe %d: stamps out of order: %+v", s.Seq, s)
+		}
+		if s.OneWayNS() <= 0 || s.RTTNS() < s.OneWayNS() || s.RTTNS() > int64(time.Second) {
+			t.Errorf("probe %d: one-way %d ns, rtt %d ns", s.Seq, s.OneWayNS(), s.RTTNS())
+		}
+	}
+	got := <-arrivals
+	if len(got) != 20 || got[0].Sender != 3 || got[19].Seq != 19 {
+		t.Errorf("server recorded %d arrivals, first %+v", len(got), got[0])
+	}
+}
+
+func TestOneWayLoopback(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, arrivals := serve(t, ctx)
+	samples, err := Probe(context.Background(), ClientOptions{To: addr, Mode: OneWay, Count: 10,
+		Interval: time.Millisecond, Size: MinSize, Timeout: time.Second, Sender: 9})
+	if err != nil || len(samples) != 10 {
+		t.Fatalf("probe: %d samples, %v", len(samples), err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	got := <-arrivals
+	if len(got) != 10 {
+		t.Fatalf("server recorded %d of 10 one-way probes", len(got))
+	}
+	for i, a := range got {
+		if a.Sender != 9 || a.Seq != uint64(i) || a.SendNS != samples[i].SendNS || a.RecvNS < samples[i].TxNS {
+			t.Errorf("arrival %d %+v does not match sample %+v", i, a, samples[i])
+		}
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	samples := []Sample{{Seq: 0, SendNS: 100, TxNS: 110, ServerNS: 150, RecvNS: 210}, {Seq: 1, SendNS: 200, Lost: true}}
+	var b bytes.Buffer
+	if err := WriteClientCSV(&b, samples); err != nil {
+		t.Fatal(err)
+	}
+	want := "seq,send_ns,tx_kernel_ns,server_rx_ns,rx_kernel_ns,oneway_ns,rtt_ns,lost\n0,100,110,150,210,50,110,false\n1,200,0,0,0,0,0,true\n"
+	if b.String() != want {
+		t.Errorf("client CSV:\n%s\nwant:\n%s", b.String(), want)
+	}
+	arrivals := []Arrival{{Sender: 2, Seq: 5, SendNS: 1000, RecvNS: 1300}}
+	b.Reset()
+	if err := WriteServerCSV(&b, arrivals); err != nil {
+		t.Fatal(err)
+	}
+	if want := "sender,seq,send_ns,rx_kernel_ns,oneway_ns\n2,5,1000,1300,300\n"; b.String() != want {
+		t.Errorf("server CSV:\n%s\nwant:\n%s", b.String(), want)
+	}
+	kv := []KVSample{{Seq: 0, Op: "get", SendNS: 10, LatencyNS: 40, OK: true}}
+	b.Reset()
+	if err := WriteKVCSV(&b, kv); err != nil {
+		t.Fatal(err)
+	}
+	if want := "seq,op,send_ns,latency_ns,ok\n0,get,10,40,true\n"; b.String() != want {
+		t.Errorf("memcached CSV:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// The readers give back what the writers wrote.
+	if got, err := ReadKVCSV(&b); err != nil || len(got) != 1 || got[0] != kv[0] {
+		t.Errorf("memcached CSV read back as %+v, %v", got, err)
+	}
+	b.Reset()
+	_ = WriteClientCSV(&b, samples)
+	if got, err := ReadClientCSV(&b); err != nil || len(got) != 2 || got[0] != samples[0] || got[1] != samples[1] {
+		t.Errorf("client CSV read back as %+v, %v", got, err)
+	}
+	b.Reset()
+	_ = WriteServerCSV(&b, arrivals)
+	if got, err := ReadServerCSV(&b); err != nil || len(got) != 1 || got[0] != arrivals[0] {
+		t.Errorf("server CSV read back as %+v, %v", got, err)
+	}
+}
+
+func TestCSVReadErrors(t *testing.T) {
+	for name, in := range map[string]string{
+		"bad field":      "sender,seq,send_ns,rx_kernel_ns,oneway_ns\n2,5,x,1300,300\n",
+		"missing column": "sender,seq,send_ns,oneway_ns\n2,5,1000,300\n",
+		"short record":   "sender,seq,send_ns,rx_kernel_ns,oneway_ns\n2,5\n",
+		"empty":          "",
+	} {
+		if got, err := ReadServerCSV(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: read %+v without an error", name, got)
+		}
+	}
+}
+
+// fakeMemcached speaks the two commands the load uses, over a map, and counts them.
+type fakeMemcached struct {
+	mu         sync.Mutex
+	data       map[string]string
+	gets, sets int
+}
+
+func (f *fakeMemcached) serve(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go f.conn(c)
+		}
+	}()
+	return l.Addr().String()
+}
+
+func (f *fakeMemcached) conn(c net.Conn) {
+	defer c.Close()
+	rd := bufio.NewReader(c)
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			return
+		}
+		var key string
+		var size int
+		f.mu.Lock()
+		switch {
+		case strings.HasPrefix(line, "get "):
+			f.gets++
+			key = strings.TrimSpace(line[4:])
+			if v, ok := f.data[key]; ok {
+				fmt.Fprintf(c, "VALUE %s 0 %d\r\n%s\r\n", key, len(v), v)
+			}
+			io.WriteString(c, "END\r\n")
+		case strings.HasPrefix(line, "set "):
+			f.sets++
+			fmt.Sscanf(line, "set %s 0 0 %d", &key, &size)
+			v := make([]byte, size+2)
+			f.mu.Unlock()
+			if _, err := io.ReadFull(rd, v); err != nil {
+				return
+			}
+			f.mu.Lock()
+			f.data[key] = string(v[:size])
+			io.WriteString(c, "STORED\r\n")
+		default:
+			io.WriteString(c, "ERROR\r\n")
+		}
+		f.mu.Unlock()
+	}
+}
+
+func TestKVLoadAgainstFake(t *testing.T) {
+	f := &fakeMemcached{data: map[string]string{}}
+	addr := f.serve(t)
+	samples, err := KVLoad(context.Background(), KVOptions{Server: addr, Count: 200, Value: 100, GetRatio: 0.75,
+		Keys: 10, Seed: 1, Populate: true})
+	if err != nil || len(samples) != 200 {
+		t.Fatalf("load: %d samples, %v", len(samples), err)
+	}
+	gets := 0
+	for _, s := range samples {
+		if !s.OK || s.LatencyNS <= 0 {
+			t.Errorf("request %d failed or took %d ns", s.Seq, s.LatencyNS)
+		}
+		if s.Op == "get" {
+			gets++
+		}
+	}
+	if gets < 120 || gets > 180 {
+		t.Errorf("%d of 200 requests were GETs, want about 150 at get-ratio 0.75", gets)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sets != 10+200-gets || f.gets != gets || len(f.data) != 10 || len(f.data["k3"]) != 100 {
+		t.Errorf("server saw %d sets, %d gets, %d keys", f.sets, f.gets, len(f.data))
+	}
+	// The same seed gives the same request sequence.
+	again, _ := KVLoad(context.Background(), KVOptions{Server: addr, Count: 200, Value: 100, GetRatio: 0.75, Keys: 10, Seed: 1})
+	for i := range again {
+		if again[i].Op != samples[i].Op {
+			t.Fatalf("request %d: %s, first run %s", i, again[i].Op, samples[i].Op)
+		}
+	}
+}
+
+func TestBadOptionsRefused(t *testing.T) {
+	good := KVOptions{Server: "127.0.0.1:1", Count: 1, Value: 1024, GetRatio: 0.9, Keys: 1}
+	for name, o := range map[string]KVOptions{
+		"keys":      func() KVOptions { o := good; o.Keys = 0; return o }(),
+		"count":     func() KVOptions { o := good; o.Count = -1; return o }(),
+		"get-ratio": func() KVOptions { o := good; o.GetRatio = 1.01; return o }(),
+		"value":     func() KVOptions { o := good; o.Value = -1; return o }(),
+	} {
+		var fe *model.FieldError
+		if _, err := KVLoad(context.Background(), o); !errors.As(err, &fe) || fe.Field != name {
+			t.Errorf("%s: want a field error naming it, got %v", name, err)
+		}
+	}
+	if err := good.Validate(); err != nil {
+		t.Errorf("good options refused: %v", err)
+	}
+	var fe *model.FieldError
+	if _, err := Probe(context.Background(), ClientOptions{To: "127.0.0.1:1", Mode: "x", Count: 1, Size: 64, Timeout: time.Second}); !errors.As(err, &fe) || fe.Field != "mode" {
+		t.Errorf("bad mode: %v", err)
+	}
+	if _, err := Serve(context.Background(), ServerOptions{Listen: ":0", For: -time.Second}); !errors.As(err, &fe) || fe.Field != "for" {
+		t.Errorf("negative --for: %v", err)
+	}
+}
