@@ -3,6 +3,7 @@ package cli
 import "testing"
 
 // Bad input is refused before anything is loaded or any namespace is made, so these need no root.
+// An unknown subcommand of a group command (bench, testbed) is bad input too.
 func TestBenchDataplaneBadInput(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -13,6 +14,7 @@ func TestBenchDataplaneBadInput(t *testing.T) {
 		{[]string{"bench", "dataplane", "--seconds", "-1"}, []string{"--seconds", "-1", "at least 1"}},
 		{[]string{"bench", "dataplane", "--rounds", "many"}, []string{"--rounds", "many"}},
 		{[]string{"bench", "nothing"}, []string{"nothing"}},
+		{[]string{"testbed", "nothing"}, []string{"nothing"}},
 	} {
 		wantUsageError(t, c.args, c.says...)
 	}

@@ -39,8 +39,8 @@ removed by 'qjump testbed down', also what a crashed run left behind. Needs root
 
   # the paper's experiments (each builds and removes its own testbed)
   qjump testbed run ping-iperf --quick --out /tmp/pi`,
-		Args: cobra.NoArgs,
 	}
+	requireSubcommand(cmd)
 	cmd.AddCommand(newTestbedUpCommand(), newTestbedDownCommand(), newTestbedStatusCommand(),
 		newTestbedExecCommand(), newTestbedRunCommand(), newTestbedReportCommand())
 	return cmd
