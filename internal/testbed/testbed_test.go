@@ -14,6 +14,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/probe"
+	"github.com/qjump-net/qjump/internal/stats"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
 )
@@ -151,22 +152,26 @@ func TestStrictPriorityOnSwitchPort(t *testing.T) {
 	srv := startIn(t, tb, 2, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull)
 	defer stop(srv)
 	time.Sleep(300 * time.Millisecond)
-	idle := probeP99(t, tb, bin, dst, 0xe0)
+	idle, _ := probeLatency(t, tb, bin, dst, 0xe0)
 	iperfSrv := startIn(t, tb, 2, "iperf3", "-s", "-1", "-p", "5300")
 	defer stop(iperfSrv)
 	time.Sleep(200 * time.Millisecond)
 	bulk := startIn(t, tb, 3, "iperf3", "-c", dst, "-p", "5300", "-t", "15", "-C", "cubic")
 	defer stop(bulk)
 	time.Sleep(1500 * time.Millisecond)
-	top := probeP99(t, tb, bin, dst, 0xe0)
-	bottom := probeP99(t, tb, bin, dst, 0)
-	t.Logf("probe one-way p99: idle %.0fµs, level 7 under level-0 load %.0fµs, level 0 under load %.0fµs", idle, top, bottom)
+	top, topTail := probeLatency(t, tb, bin, dst, 0xe0)
+	_, bottomTail := probeLatency(t, tb, bin, dst, 0)
+	t.Logf("probe one-way p50: idle %.0fµs, level 7 under level-0 load %.0fµs; p99: level 7 %.0fµs, level 0 %.0fµs",
+		idle, top, topTail, bottomTail)
+	// Medians, not tails: a busy 2-core host delays any packet now and then by hundreds of µs,
+	// which says nothing about the switch. Unaffected means at most the frame in transmission
+	// and the one HTB released just before, plus scheduling slack.
 	frame := testbed.MaxFrame * 8 / float64(testbed.DefaultRate) * 1e6
 	if top > 1.5*idle+2*frame+200 {
-		t.Errorf("level 7 p99 %.0fµs under saturating level-0 traffic is far above idle %.0fµs", top, idle)
+		t.Errorf("level 7 p50 %.0fµs under saturating level-0 traffic is far above idle %.0fµs", top, idle)
 	}
-	if bottom < 5*top {
-		t.Errorf("level 0 p99 %.0fµs should queue far behind level 7 (%.0fµs): is the port saturated?", bottom, top)
+	if bottomTail < 5*topTail {
+		t.Errorf("level 0 p99 %.0fµs should queue far behind level 7 (%.0fµs): is the port saturated?", bottomTail, topTail)
 	}
 }
 
@@ -193,8 +198,9 @@ func stop(cmd *exec.Cmd) {
 	}
 }
 
-// probeP99 runs 300 request/response probes from h1 and returns the one-way p99 in µs.
-func probeP99(t *testing.T, tb *testbed.Testbed, bin, dst string, tos int) float64 {
+// probeLatency sends 300 probes with TOS tos from h1 to dst and returns the one-way p50 and p99
+// in µs.
+func probeLatency(t *testing.T, tb *testbed.Testbed, bin, dst string, tos int) (p50, p99th float64) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "probe.csv")
 	argv := tb.Exec(1, bin, "probe", "client", "--to", dst+":9000", "--count", "300", "--interval", "2ms",
@@ -214,7 +220,7 @@ func probeP99(t *testing.T, tb *testbed.Testbed, bin, dst string, tos int) float
 		}
 		v = append(v, ow/1e3)
 	}
-	return p99(v)
+	return stats.Median(v), p99(v)
 }
 
 func p99(v []float64) float64 {
