@@ -45,8 +45,11 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# -p 1: one package at a time. The namespace suites (dataplane, apputil, testbed, experiment) each
+# saturate emulated links and measure latency; run side by side on two cores they measure each
+# other instead of the code.
 test: deps fmt-check vet bpf-check preload-check
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -p 1 ./...
 
 # Regenerates the committed eBPF objects and their Go bindings from bpf/*.c (needs clang).
 bpf:
