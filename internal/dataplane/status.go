@@ -39,16 +39,13 @@ func List() ([]Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(p.netns)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	devices, err := deviceNames(p)
 	if err != nil {
-		return nil, fmt.Errorf("list devices: %w", err)
+		return nil, err
 	}
 	var out []Status
-	for _, e := range entries {
-		st, err := statusAt(p.forDevice(e.Name()))
+	for _, dev := range devices {
+		st, err := statusAt(p.forDevice(dev))
 		if err != nil {
 			return nil, err
 		}
@@ -82,16 +79,13 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(p.netns)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	devices, err := deviceNames(p)
 	if err != nil {
-		return nil, fmt.Errorf("list devices: %w", err)
+		return nil, err
 	}
 	var out []DeviceConfig
-	for _, e := range entries { // ReadDir sorts by name
-		rec, err := readRecord(p.forDevice(e.Name()))
+	for _, dev := range devices {
+		rec, err := readRecord(p.forDevice(dev))
 		if err != nil {
 			return nil, err
 		}
@@ -153,4 +147,21 @@ func attached(p paths, rec record) bool {
 		}
 	}
 	return false
+}
+
+// deviceNames lists the devices QJump is up on in p's network namespace, sorted by name (their
+// directories under p.netns); none when the namespace has no directory yet.
+func deviceNames(p paths) ([]string, error) {
+	entries, err := os.ReadDir(p.netns)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list devices: %w", err)
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names, nil
 }
