@@ -8,6 +8,6 @@ func newBenchCommand() *cobra.Command {
 		Short: "Measure qjump's own costs",
 	}
 	requireSubcommand(cmd)
-	cmd.AddCommand(newBenchDataplaneCommand())
+	cmd.AddCommand(newBenchDataplaneCommand(nil))
 	return cmd
 }

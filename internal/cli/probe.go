@@ -45,7 +45,7 @@ func newProbeServerCommand() *cobra.Command {
 					}
 				}
 			}
-			ctx, stop := interruptible()
+			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			arrivals, err := probe.Serve(ctx, opts)
 			if err != nil {
@@ -79,7 +79,7 @@ func newProbeClientCommand() *cobra.Command {
 			if err := opts.Validate(); err != nil {
 				return err
 			}
-			ctx, stop := interruptible()
+			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			samples, err := probe.Probe(ctx, opts)
 			if err != nil {
@@ -128,7 +128,7 @@ func newProbeMemcachedCommand() *cobra.Command {
 			if err := opts.Validate(); err != nil {
 				return err
 			}
-			ctx, stop := interruptible()
+			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			samples, err := probe.KVLoad(ctx, opts)
 			werr := writeTo(out, cmd.OutOrStdout(), func(w io.Writer) error { return probe.WriteKVCSV(w, samples) })

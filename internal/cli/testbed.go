@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -72,12 +70,6 @@ func (f *testbedFlags) config() (testbed.Config, error) {
 	return c, nil
 }
 
-// interruptible returns a context cancelled by SIGINT or SIGTERM, so that whatever holds it can
-// tear the testbed down before exiting.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
 type testbedUpOptions struct {
 	flags *testbedFlags
 	qjump string
@@ -114,7 +106,7 @@ func runTestbedUp(opts *testbedUpOptions, stdout io.Writer) error {
 			return err
 		}
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	tb, err := testbed.Up(ctx, c)
 	if err != nil {

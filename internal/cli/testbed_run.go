@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -76,7 +77,7 @@ func runTestbedRun(opts *testbedRunOptions, name string, stdout, stderr io.Write
 		}
 		return asFlagError(err)
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	res, err := experiment.Run(ctx, name, o)
 	if err != nil {

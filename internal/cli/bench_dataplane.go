@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/signal"
-	"syscall"
+	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -20,11 +19,11 @@ type benchDataplaneOptions struct {
 }
 
 type benchDataplaneJSON struct {
-	Program    dataplane.ProgramCost `json:"program"`
-	Throughput *throughputResult     `json:"throughput"`
+	Program    dataplane.ProgramCost     `json:"program"`
+	Throughput *dataplane.ThroughputCost `json:"throughput"`
 }
 
-func newBenchDataplaneCommand() *cobra.Command {
+func newBenchDataplaneCommand(runF func(*benchDataplaneOptions) error) *cobra.Command {
 	opts := &benchDataplaneOptions{}
 	cmd := &cobra.Command{
 		Use:   "dataplane [--json]",
@@ -45,6 +44,9 @@ compare the ratios, which are measured side by side.`,
   sudo qjump bench dataplane --rounds 5 --seconds 3 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runBenchDataplane(cmd.Context(), opts, cmd.OutOrStdout())
 		},
 	}
@@ -66,7 +68,7 @@ func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout 
 	case opts.seconds < 1:
 		return usageErrorf("invalid --seconds %d: need at least 1", opts.seconds)
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	var out benchDataplaneJSON
 	var err error
@@ -74,7 +76,11 @@ func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout 
 		return dataplaneError(err)
 	}
 	if !opts.skipThroughput {
-		t, err := benchThroughput(ctx, opts.rounds, opts.seconds)
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find qjump binary: %w", err)
+		}
+		t, err := dataplane.BenchThroughput(ctx, dataplane.ThroughputOptions{Rounds: opts.rounds, Seconds: opts.seconds, Qjump: self})
 		if err != nil {
 			return err
 		}
