@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -17,12 +18,10 @@ type modelFlags struct {
 	targetRates map[model.Level]model.Rate
 }
 
+// newModelFlags starts from config.Default()'s model, the one place that says what an input left
+// out is.
 func newModelFlags() *modelFlags {
-	return &modelFlags{cfg: model.Config{
-		Packet:       model.FullFrame,
-		Mesochronous: model.DefaultMesochronous,
-		Factors:      model.DefaultFactors(),
-	}}
+	return &modelFlags{cfg: config.Default().Model}
 }
 
 func (m *modelFlags) register(fs *pflag.FlagSet) {
@@ -33,7 +32,7 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 		"P: bytes a host may send per epoch at factor 1, at least one frame, e.g. 1500B, 9k")
 	fs.Var(&unitValue[time.Duration]{&m.cfg.Epsilon, model.ParseDuration}, "epsilon",
 		"ε: cumulative switch processing delay on the longest path, e.g. 4us, 1.05ms")
-	fs.IntVar(&m.cfg.Mesochronous, "mesochronous", model.DefaultMesochronous,
+	fs.IntVar(&m.cfg.Mesochronous, "mesochronous", m.cfg.Mesochronous,
 		"m: epoch misalignment compensation; 2 is safe for unsynchronised hosts, 1 is the paper's nP/R")
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
 		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
@@ -94,8 +93,11 @@ func (u *unitValue[T]) Set(s string) error {
 	return nil
 }
 
+// String is the flag's value as --help shows it as the default. A value that prints as its type's
+// zero value (0b/s, 0s, map[]) is no default a user can read: it shows as none.
 func (u *unitValue[T]) String() string {
-	if u.p == nil {
+	var zero T
+	if u.p == nil || fmt.Sprint(*u.p) == fmt.Sprint(zero) {
 		return ""
 	}
 	return fmt.Sprint(*u.p)
