@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/apputil"
 )
@@ -14,7 +15,7 @@ type assignOptions struct {
 	cgroup string
 }
 
-func newAssignCommand() *cobra.Command {
+func newAssignCommand(runF func(*assignOptions) error) *cobra.Command {
 	opts := &assignOptions{}
 	cmd := &cobra.Command{
 		Use:   "assign --cgroup PATH --level L [--max-level L] [--sndbuf BYTES|auto] [--enforce]",
@@ -41,11 +42,14 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
   sudo qjump unassign --cgroup system.slice/memcached.service`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runAssign(opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
+	cgroupFlag(fs, &opts.cgroup)
 	opts.levelFlags.register(fs, levelFlagsHelp{whose: "the cgroup's",
 		sndbuf: "SO_SNDBUF for the cgroup's TCP connections", enforce: "refuse the programs' own SO_PRIORITY so they stay on the level"})
 	_ = cmd.MarkFlagRequired("cgroup")
@@ -59,9 +63,9 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	path, err := apputil.ResolveCgroup(opts.cgroup)
+	path, err := resolveCgroup(opts.cgroup)
 	if err != nil {
-		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
+		return err
 	}
 	warnMapping(stderr, active, s.Level)
 	if err := apputil.Assign(path, s); err != nil {
@@ -75,29 +79,16 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func newUnassignCommand() *cobra.Command {
-	var cgroup string
-	cmd := &cobra.Command{
-		Use:   "unassign --cgroup PATH",
-		Short: "Remove what qjump assign attached to a cgroup",
-		Long: `unassign detaches and unpins everything ` + "`qjump assign`" + ` made for the cgroup and clears its
-ceiling (--max-level). Sockets made before keep the priority they were given; new ones get the
-kernel's default.`,
-		Example: `  sudo qjump unassign --cgroup system.slice/memcached.service`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, err := apputil.ResolveCgroup(cgroup)
-			if err != nil {
-				return usageErrorf("invalid --cgroup %q: %v", cgroup, err)
-			}
-			if err := apputil.Unassign(path); err != nil {
-				return dataplaneError(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cgroup %s: unassigned\n", path)
-			return nil
-		},
+// cgroupFlag registers --cgroup, the cgroup that assign and unassign work on.
+func cgroupFlag(fs *pflag.FlagSet, cgroup *string) {
+	fs.StringVar(cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
+}
+
+// resolveCgroup reads --cgroup: a cgroup v2 directory that exists.
+func resolveCgroup(cgroup string) (string, error) {
+	path, err := apputil.ResolveCgroup(cgroup)
+	if err != nil {
+		return "", usageErrorf("invalid --cgroup %q: %v", cgroup, err)
 	}
-	cmd.Flags().StringVar(&cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
-	_ = cmd.MarkFlagRequired("cgroup")
-	return cmd
+	return path, nil
 }

@@ -16,7 +16,7 @@ type calcOptions struct {
 	json       bool
 }
 
-func newCalcCommand() *cobra.Command {
+func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
 	opts := &calcOptions{model: newModelFlags()}
 	cmd := &cobra.Command{
 		Use:   "calc --hosts N --rate R [flags]",
@@ -43,6 +43,9 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.factorsSet = cmd.Flags().Changed("factors")
+			if runF != nil {
+				return runF(opts)
+			}
 			return runCalc(opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

@@ -10,8 +10,12 @@ import (
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
-func newDownCommand() *cobra.Command {
-	var dev string
+type downOptions struct {
+	dev string
+}
+
+func newDownCommand(runF func(*downOptions) error) *cobra.Command {
+	opts := &downOptions{}
 	cmd := &cobra.Command{
 		Use:   "down --dev IF",
 		Short: "Detach QJump from an interface and remove everything up created",
@@ -22,15 +26,19 @@ qdiscs and filters stay. An interface that is not up is not an error.`,
   ip netns exec host1 qjump down --dev eth0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDown(dev, cmd.ErrOrStderr())
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDown(opts, cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&dev, "dev", "", "interface to detach from, e.g. eth0")
+	cmd.Flags().StringVar(&opts.dev, "dev", "", "interface to detach from, e.g. eth0")
 	_ = cmd.MarkFlagRequired("dev")
 	return cmd
 }
 
-func runDown(dev string, stderr io.Writer) error {
+func runDown(opts *downOptions, stderr io.Writer) error {
+	dev := opts.dev
 	_, err := dataplane.DeviceStatus(dev)
 	wasUp := !errors.Is(err, dataplane.ErrNotUp)
 	if err := dataplane.Down(dev); err != nil {

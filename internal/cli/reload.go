@@ -10,29 +10,40 @@ import (
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
-func newReloadCommand() *cobra.Command {
-	var dev, file string
+type reloadOptions struct {
+	dev        string
+	configFile string
+}
+
+func newReloadCommand(runF func(*reloadOptions) error) *cobra.Command {
+	opts := &reloadOptions{}
 	cmd := &cobra.Command{
 		Use:   "reload --dev IF --config FILE",
 		Short: "Replace the configuration of a running interface atomically",
 		Long: `reload swaps the configuration of an interface that is up, while traffic flows: the program
 reads its whole configuration through one pointer per packet, so every packet sees either the old
-or the new configuration, never a mix. Budgets restart under the new configuration; counters keep
-counting. The mode (police or shape) cannot change: that needs down, then up.`,
+or the new configuration, never a mix. Budgets do not restart: the new budget of each level applies
+at once to the bytes its current epoch has already carried, so no epoch ever carries an old budget
+plus a new one. Counters keep counting. The mode (police or shape) cannot change: that needs down,
+then up.`,
 		Example: `  qjump reload --dev eth0 --config /etc/qjump.yaml`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runReload(dev, file, cmd.ErrOrStderr())
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReload(opts, cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&dev, "dev", "", "interface that is up, e.g. eth0")
-	cmd.Flags().StringVar(&file, "config", "", "YAML configuration file (docs/configuration.md)")
+	cmd.Flags().StringVar(&opts.dev, "dev", "", "interface that is up, e.g. eth0")
+	cmd.Flags().StringVar(&opts.configFile, "config", "", "YAML configuration file (docs/configuration.md)")
 	_ = cmd.MarkFlagRequired("dev")
 	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
 
-func runReload(dev, file string, stderr io.Writer) error {
+func runReload(opts *reloadOptions, stderr io.Writer) error {
+	dev, file := opts.dev, opts.configFile
 	d, err := config.Load(file)
 	if err != nil {
 		return configError(err)

@@ -1,5 +1,7 @@
-// Package cli is the qjump command line: one file per verb, each with an options struct and a run
-// function that tests call directly.
+// Package cli is the qjump command line, laid out as GitHub's gh CLI is: one file per verb, each
+// with an options struct that newXCommand fills from the flags and arguments, and a run function
+// runX(opts, ...) that does the work. newXCommand takes the run function to call (nil: runX), so
+// tests check flag parsing by capturing the options, and call runX directly for the rest.
 package cli
 
 import (
@@ -46,9 +48,9 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
-	root.AddCommand(newCalcCommand())
-	root.AddCommand(newUpCommand(), newStatusCommand(), newReloadCommand(), newDownCommand(), newBenchCommand())
-	root.AddCommand(newRunCommand(), newAssignCommand(), newUnassignCommand())
+	root.AddCommand(newCalcCommand(nil))
+	root.AddCommand(newUpCommand(nil), newStatusCommand(nil), newReloadCommand(nil), newDownCommand(nil), newBenchCommand())
+	root.AddCommand(newRunCommand(nil), newAssignCommand(nil), newUnassignCommand(nil))
 	root.AddCommand(newTestbedCommand(), newProbeCommand())
 	return root
 }

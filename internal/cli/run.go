@@ -20,7 +20,7 @@ type runOptions struct {
 	command []string
 }
 
-func newRunCommand() *cobra.Command {
+func newRunCommand(runF func(*runOptions) error) *cobra.Command {
 	opts := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run --level L [--sndbuf BYTES|auto] [--mode preload|cgroup] [--enforce] -- CMD [ARGS...]",
@@ -69,6 +69,9 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.command = args
+			if runF != nil {
+				return runF(opts)
+			}
 			return runRun(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

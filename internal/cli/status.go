@@ -17,7 +17,7 @@ type statusOptions struct {
 	json bool
 }
 
-func newStatusCommand() *cobra.Command {
+func newStatusCommand(runF func(*statusOptions) error) *cobra.Command {
 	opts := &statusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status [--dev IF] [--json]",
@@ -32,6 +32,9 @@ up; reload keeps them.`,
   ip netns exec host1 qjump status`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runStatus(opts, cmd.OutOrStdout())
 		},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 )
 
 type testbedRunOptions struct {
+	name    string // the experiment
 	flags   *testbedFlags
 	quick   bool
 	out     string
@@ -25,8 +25,8 @@ type testbedRunOptions struct {
 	json    bool
 }
 
-func newTestbedRunCommand() *cobra.Command {
-	opts := &testbedRunOptions{flags: newTestbedFlags(0)}
+func newTestbedRunCommand(runF func(*testbedRunOptions) error) *cobra.Command {
+	opts := &testbedRunOptions{flags: newTestbedFlags()}
 	cmd := &cobra.Command{
 		Use:   "run NAME [--quick] [--out DIR]",
 		Short: "Run one of the paper's experiments on a fresh testbed",
@@ -53,7 +53,11 @@ programs are put on levels with 'qjump run'.`,
   qjump testbed run ping-iperf --bulk-cc bbr --out results/ping-iperf-bbr`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTestbedRun(opts, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
+			opts.name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTestbedRun(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	opts.flags.register(cmd.Flags())
@@ -66,8 +70,9 @@ programs are put on levels with 'qjump run'.`,
 	return cmd
 }
 
-func runTestbedRun(opts *testbedRunOptions, name string, stdout, stderr io.Writer) error {
-	o, err := opts.experimentOptions(name, stderr)
+func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr io.Writer) error {
+	name := opts.name
+	o, err := opts.experimentOptions(stderr)
 	if err != nil {
 		return err
 	}
@@ -77,7 +82,7 @@ func runTestbedRun(opts *testbedRunOptions, name string, stdout, stderr io.Write
 		}
 		return asFlagError(err)
 	}
-	ctx, stop := interruptible(context.Background())
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	res, err := experiment.Run(ctx, name, o)
 	if err != nil {
@@ -87,7 +92,7 @@ func runTestbedRun(opts *testbedRunOptions, name string, stdout, stderr io.Write
 	return printResults(stdout, res, o.OutDir, opts.json)
 }
 
-func (opts *testbedRunOptions) experimentOptions(name string, stderr io.Writer) (experiment.Options, error) {
+func (opts *testbedRunOptions) experimentOptions(stderr io.Writer) (experiment.Options, error) {
 	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Progress: stderr}
 	o.Testbed = opts.flags.cfg
 	if opts.epsilon != "" {
@@ -97,7 +102,7 @@ func (opts *testbedRunOptions) experimentOptions(name string, stderr io.Writer) 
 		}
 	}
 	if o.OutDir == "" {
-		o.OutDir = filepath.Join("results", name+"-"+time.Now().Format("20060102-150405"))
+		o.OutDir = filepath.Join("results", opts.name+"-"+time.Now().Format("20060102-150405"))
 	}
 	return o, nil
 }
@@ -108,35 +113,4 @@ func prefixAll(dir string, files []string) []string {
 		out[i] = filepath.Join(dir, f)
 	}
 	return out
-}
-
-func printResults(w io.Writer, res *experiment.Results, dir string, asJSON bool) error {
-	if asJSON {
-		b, err := os.ReadFile(filepath.Join(dir, "results.json"))
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	return experiment.Table(w, res)
-}
-
-func newTestbedReportCommand() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:     "report DIR",
-		Short:   "Redraw an experiment's plots, summary.md and table from its samples.csv and results.json",
-		Example: `  qjump testbed report results/ping-iperf-20261122-030000`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := experiment.Report(args[0])
-			if err != nil {
-				return err
-			}
-			return printResults(cmd.OutOrStdout(), res, args[0], asJSON)
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print results.json instead of the table")
-	return cmd
 }

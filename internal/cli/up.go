@@ -1,15 +1,12 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
@@ -17,6 +14,7 @@ import (
 )
 
 type upOptions struct {
+	changed      func(flag string) bool // whether the user gave the flag: only those override --config
 	model        *modelFlags
 	dev          string
 	configFile   string
@@ -29,11 +27,8 @@ type upOptions struct {
 	replace      bool
 }
 
-func newUpCommand() *cobra.Command {
-	return newUpCommandWith(&upOptions{model: newModelFlags()})
-}
-
-func newUpCommandWith(opts *upOptions) *cobra.Command {
+func newUpCommand(runF func(*upOptions) error) *cobra.Command {
+	opts := &upOptions{model: newModelFlags()}
 	cmd := &cobra.Command{
 		Use:   "up --dev IF [--config FILE] [model flags] [flags]",
 		Short: "Attach QJump's rate limiter to the egress of an interface",
@@ -64,26 +59,31 @@ left as it is unless --replace.`,
   ip netns exec host1 qjump up --dev eth0 --hosts 4 --rate 1G`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runUp(opts, cmd.Flags(), cmd.ErrOrStderr())
+			opts.changed = cmd.Flags().Changed
+			if runF != nil {
+				return runF(opts)
+			}
+			return runUp(cmd.Context(), opts, cmd.ErrOrStderr())
 		},
 	}
+	def := config.Default()
 	fs := cmd.Flags()
 	opts.model.register(fs)
 	fs.StringVar(&opts.dev, "dev", "", "interface to attach to, e.g. eth0")
 	fs.StringVar(&opts.configFile, "config", "", "YAML configuration file (docs/configuration.md); flags override it")
-	fs.StringVar(&opts.mode, "mode", string(config.Police), "over budget: police (drop or demote) or shape (delay in HTB)")
-	fs.BoolVar(&opts.autoclass, "autoclass", false, "police: demote over-budget packets to the highest lower level with budget")
-	fs.StringVar(&opts.mark, "mark", string(config.MarkDSCP), "how packets carry their level: dscp, pcp, both or none")
-	fs.IntVar(&opts.vlanID, "vlan-id", 0, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag")
-	fs.IntVar(&opts.defaultLevel, "default-level", 0, "level of unclassified traffic (socket priority 0 or above 15)")
+	fs.StringVar(&opts.mode, "mode", string(def.Mode), "over budget: police (drop or demote) or shape (delay in HTB)")
+	fs.BoolVar(&opts.autoclass, "autoclass", def.Autoclass, "police: demote over-budget packets to the highest lower level with budget")
+	fs.StringVar(&opts.mark, "mark", string(def.Mark), "how packets carry their level: dscp, pcp, both or none")
+	fs.IntVar(&opts.vlanID, "vlan-id", def.VLANID, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag")
+	fs.IntVar(&opts.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic (socket priority 0 or above 15)")
 	fs.StringVar(&opts.attach, "attach", string(dataplane.AttachAuto), "egress hook: auto (TCX if the kernel has it), tcx or clsact")
 	fs.BoolVar(&opts.replace, "replace", false, "if the interface is already up, take it down and start over")
 	_ = cmd.MarkFlagRequired("dev")
 	return cmd
 }
 
-func runUp(opts *upOptions, fs *pflag.FlagSet, stderr io.Writer) error {
-	d, err := opts.dataplane(fs)
+func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
+	d, err := opts.dataplane()
 	if err != nil {
 		return err
 	}
@@ -96,17 +96,14 @@ func runUp(opts *upOptions, fs *pflag.FlagSet, stderr io.Writer) error {
 	}
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
 	// then undo.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	err = dataplane.Up(dataplane.UpOptions{Device: opts.dev, Config: d, Attach: how, Replace: opts.replace})
-	select {
-	case s := <-sigs:
+	if ctx.Err() != nil {
 		if err == nil {
 			err = dataplane.Down(opts.dev)
 		}
-		return errors.Join(fmt.Errorf("interrupted by %s: nothing left attached on %s", s, opts.dev), err)
-	default:
+		return errors.Join(fmt.Errorf("%v: nothing left attached on %s", context.Cause(ctx), opts.dev), err)
 	}
 	if err != nil {
 		return dataplaneError(err)
@@ -116,7 +113,7 @@ func runUp(opts *upOptions, fs *pflag.FlagSet, stderr io.Writer) error {
 }
 
 // dataplane merges defaults, --config and the flags the user gave, in that order, and solves it.
-func (o *upOptions) dataplane(fs *pflag.FlagSet) (config.Dataplane, error) {
+func (o *upOptions) dataplane() (config.Dataplane, error) {
 	d := config.Default()
 	if o.configFile != "" {
 		var err error
@@ -124,22 +121,22 @@ func (o *upOptions) dataplane(fs *pflag.FlagSet) (config.Dataplane, error) {
 			return d, configError(err)
 		}
 	}
-	if err := o.applyModelFlags(fs, &d); err != nil {
+	if err := o.applyModelFlags(&d); err != nil {
 		return d, err
 	}
-	if fs.Changed("mode") {
+	if o.changed("mode") {
 		d.Mode = config.Mode(o.mode)
 	}
-	if fs.Changed("mark") {
+	if o.changed("mark") {
 		d.Mark = config.Mark(o.mark)
 	}
-	if fs.Changed("autoclass") {
+	if o.changed("autoclass") {
 		d.Autoclass = o.autoclass
 	}
-	if fs.Changed("vlan-id") {
+	if o.changed("vlan-id") {
 		d.VLANID = o.vlanID
 	}
-	if fs.Changed("default-level") {
+	if o.changed("default-level") {
 		d.DefaultLevel = model.Level(o.defaultLevel)
 	}
 	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
@@ -149,7 +146,7 @@ func (o *upOptions) dataplane(fs *pflag.FlagSet) (config.Dataplane, error) {
 	return solved, asFlagError(err)
 }
 
-func (o *upOptions) applyModelFlags(fs *pflag.FlagSet, d *config.Dataplane) error {
+func (o *upOptions) applyModelFlags(d *config.Dataplane) error {
 	m := o.model.cfg
 	for name, apply := range map[string]func(){
 		"hosts": func() { d.Model.Hosts = m.Hosts }, "rate": func() { d.Model.Rate = m.Rate },
@@ -157,14 +154,14 @@ func (o *upOptions) applyModelFlags(fs *pflag.FlagSet, d *config.Dataplane) erro
 		"mesochronous": func() { d.Model.Mesochronous = m.Mesochronous },
 		"factors":      func() { d.Model.Factors = m.Factors },
 	} {
-		if fs.Changed(name) {
+		if o.changed(name) {
 			apply()
 		}
 	}
-	if !fs.Changed("target-rate") {
+	if !o.changed("target-rate") {
 		return nil
 	}
-	if err := checkTargetRates(o.model.targetRates, d.Model.Factors, fs.Changed("factors")); err != nil {
+	if err := checkTargetRates(o.model.targetRates, d.Model.Factors, o.changed("factors")); err != nil {
 		return err
 	}
 	if d.TargetRates == nil {

@@ -13,12 +13,7 @@ import (
 // upOptionsFrom parses args as `qjump up` would and returns the configuration it would attach.
 func upOptionsFrom(t *testing.T, args []string) (config.Dataplane, error) {
 	t.Helper()
-	opts := &upOptions{model: newModelFlags()}
-	cmd := newUpCommandWith(opts)
-	if err := cmd.ParseFlags(args); err != nil {
-		t.Fatalf("parse %v: %v", args, err)
-	}
-	return opts.dataplane(cmd.Flags())
+	return parseOptions(t, newUpCommand, args...).dataplane()
 }
 
 func TestUpFlagsOverrideFile(t *testing.T) {

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/probe"
+)
+
+type probeServerOptions struct {
+	probe.ServerOptions
+	out   string // the arrivals CSV; stdout if empty
+	ready string // a file created once the server listens
+}
+
+func newProbeServerCommand(runF func(*probeServerOptions) error) *cobra.Command {
+	opts := &probeServerOptions{ServerOptions: probe.ServerOptions{Listen: ":9000", Limit: 1_000_000}}
+	cmd := &cobra.Command{
+		Use:   "server [--listen ADDR] [--for D] [--out FILE] [--ready FILE]",
+		Short: "Answer probe requests and record every arrival (sender, seq, one-way latency)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runProbeServer(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Listen, "listen", opts.Listen, "UDP address:port to listen on")
+	f.DurationVar(&opts.For, "for", 0, "stop after this long (default: at SIGINT/SIGTERM)")
+	f.IntVar(&opts.TOS, "tos", 0, "IP TOS byte of replies")
+	f.StringVar(&opts.out, "out", "", "write the arrivals CSV here (default: stdout)")
+	f.StringVar(&opts.ready, "ready", "", "create this file once listening, so a caller can wait for it without sending probes")
+	return cmd
+}
+
+func runProbeServer(ctx context.Context, opts *probeServerOptions, stdout, stderr io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	if opts.ready != "" {
+		opts.Ready = func() {
+			if err := os.WriteFile(opts.ready, []byte(opts.Listen+"\n"), 0o644); err != nil {
+				fmt.Fprintf(stderr, "qjump: write --ready file: %v\n", err)
+			}
+		}
+	}
+	serve := func(ctx context.Context) ([]probe.Arrival, error) { return probe.Serve(ctx, opts.ServerOptions) }
+	return probeRun(ctx, opts.out, stdout, false, serve, probe.WriteServerCSV)
+}

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/testbed"
+)
+
+type testbedDownOptions struct {
+	prefix string
+}
+
+func newTestbedDownCommand(runF func(*testbedDownOptions) error) *cobra.Command {
+	opts := &testbedDownOptions{}
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Remove the emulated cluster, and anything a crashed run left",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTestbedDown(cmd.Context(), opts, cmd.OutOrStdout())
+		},
+	}
+	prefixFlag(cmd.Flags(), &opts.prefix)
+	return cmd
+}
+
+func runTestbedDown(ctx context.Context, opts *testbedDownOptions, stdout io.Writer) error {
+	lock, err := testbed.Acquire(opts.prefix)
+	if err != nil {
+		return err
+	}
+	if err := testbed.Cleanup(ctx, opts.prefix); err != nil {
+		lock.Release()
+		return fmt.Errorf("remove testbed: %w", err)
+	}
+	lock.Remove()
+	fmt.Fprintf(stdout, "testbed %s: removed\n", opts.prefix)
+	return nil
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/testbed"
+)
+
+type testbedExecOptions struct {
+	prefix  string
+	host    string   // 1..N or the host's namespace name
+	command []string // what runs in the host's namespace
+}
+
+func newTestbedExecCommand(runF func(*testbedExecOptions) error) *cobra.Command {
+	opts := &testbedExecOptions{}
+	cmd := &cobra.Command{
+		Use:   "exec HOST -- CMD [ARG...]",
+		Short: "Run a command inside host HOST's namespace (HOST is 1..N or its namespace name)",
+		Example: `  qjump testbed exec 1 -- ping -c 3 198.18.0.2
+  qjump testbed exec 2 -- qjump run --level 7 -- ping -c 3 198.18.0.1`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.host, opts.command = args[0], args[1:]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTestbedExec(opts)
+		},
+	}
+	prefixFlag(cmd.Flags(), &opts.prefix)
+	return cmd
+}
+
+func runTestbedExec(opts *testbedExecOptions) error {
+	prefix, host := opts.prefix, opts.host
+	s, err := testbed.ReadState(prefix)
+	if err != nil {
+		return err
+	}
+	n := testbed.Names{Prefix: prefix}
+	i, err := strconv.Atoi(strings.TrimPrefix(host, prefix+"-h"))
+	if err != nil || i < 1 || i > s.Config.Hosts {
+		return usageErrorf("invalid HOST %q: need 1 to %d or %s1..%s%d", host, s.Config.Hosts, prefix+"-h", prefix+"-h", s.Config.Hosts)
+	}
+	full := testbed.InNS(n.HostNS(i), opts.command...)
+	c := exec.Command(full[0], full[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := c.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exitCode(exit.ExitCode())
+		}
+		return fmt.Errorf("exec in %s: %w", n.HostNS(i), err)
+	}
+	return nil
+}

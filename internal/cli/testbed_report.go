@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/testbed/experiment"
+)
+
+type testbedReportOptions struct {
+	dir  string // an experiment's output directory
+	json bool
+}
+
+func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Command {
+	opts := &testbedReportOptions{}
+	cmd := &cobra.Command{
+		Use:     "report DIR",
+		Short:   "Redraw an experiment's plots, summary.md and table from its samples.csv and results.json",
+		Example: `  qjump testbed report results/ping-iperf-20261122-030000`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.dir = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTestbedReport(opts, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print results.json instead of the table")
+	return cmd
+}
+
+func runTestbedReport(opts *testbedReportOptions, stdout io.Writer) error {
+	res, err := experiment.Report(opts.dir)
+	if err != nil {
+		return err
+	}
+	return printResults(stdout, res, opts.dir, opts.json)
+}
+
+// printResults is what run and report print: the summary table, or results.json with --json.
+func printResults(w io.Writer, res *experiment.Results, dir string, asJSON bool) error {
+	if asJSON {
+		b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	return experiment.Table(w, res)
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/testbed"
+)
+
+type testbedUpOptions struct {
+	flags *testbedFlags
+	qjump string
+}
+
+func newTestbedUpCommand(runF func(*testbedUpOptions) error) *cobra.Command {
+	opts := &testbedUpOptions{flags: newTestbedFlags()}
+	cmd := &cobra.Command{
+		Use:   "up --hosts N [--rate R] [--buffer B] [--qjump CONFIG]",
+		Short: "Build the emulated cluster and leave it up",
+		Long: `up builds the cluster and returns; the namespaces stay until 'qjump testbed down'. Host i is
+198.18.0.i (198.18.0.0/15 is the benchmarking range). A second 'up' with the same prefix is
+refused while one is up. --qjump CONFIG runs 'qjump up --config CONFIG' on every host.`,
+		Example: `  qjump testbed up --hosts 4
+  qjump testbed up --hosts 12 --rate 1G --buffer 200 --qjump cluster.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTestbedUp(cmd.Context(), opts, cmd.OutOrStdout())
+		},
+	}
+	opts.flags.register(cmd.Flags())
+	cmd.Flags().StringVar(&opts.qjump, "qjump", "", "enable QJump on every host with this 'qjump up' config file")
+	_ = cmd.MarkFlagRequired("hosts")
+	return cmd
+}
+
+func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout io.Writer) error {
+	c, err := opts.flags.config()
+	if err != nil {
+		return err
+	}
+	if opts.qjump != "" {
+		if err := checkQJumpConfig(opts.qjump, c); err != nil {
+			return err
+		}
+	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	tb, err := testbed.Up(ctx, c)
+	if err != nil {
+		return fmt.Errorf("build testbed: %w", err)
+	}
+	if opts.qjump != "" {
+		if err := tb.EnableQJump(ctx, []string{"--config", opts.qjump}); err != nil {
+			_ = tb.Down()
+			return fmt.Errorf("enable qjump: %w", err)
+		}
+		_ = testbed.MarkQJump(c.Prefix)
+	}
+	if ctx.Err() != nil {
+		_ = tb.Down()
+		return fmt.Errorf("build testbed: interrupted; removed what was built")
+	}
+	tb.Release()
+	return printTestbedStatus(stdout, c.Prefix)
+}
+
+// checkQJumpConfig refuses a --qjump config that does not describe this testbed: in shape mode
+// `qjump up` replaces each host's root qdisc with classes under the config's R, so a config for
+// another rate would silently reshape the host links, and one for another n gives wrong budgets.
+func checkQJumpConfig(path string, c testbed.Config) error {
+	d, err := config.Load(path)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
+	}
+	if m := d.Model; m.Hosts != c.Hosts || m.Rate != c.Rate {
+		return usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
+			path, m.Hosts, m.Rate, c.Hosts, c.Rate)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/apputil"
+)
+
+type unassignOptions struct {
+	cgroup string
+}
+
+func newUnassignCommand(runF func(*unassignOptions) error) *cobra.Command {
+	opts := &unassignOptions{}
+	cmd := &cobra.Command{
+		Use:   "unassign --cgroup PATH",
+		Short: "Remove what qjump assign attached to a cgroup",
+		Long: `unassign detaches and unpins everything ` + "`qjump assign`" + ` made for the cgroup and clears its
+ceiling (--max-level). Sockets made before keep the priority they were given; new ones get the
+kernel's default.`,
+		Example: `  sudo qjump unassign --cgroup system.slice/memcached.service`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runUnassign(opts, cmd.OutOrStdout())
+		},
+	}
+	cgroupFlag(cmd.Flags(), &opts.cgroup)
+	_ = cmd.MarkFlagRequired("cgroup")
+	return cmd
+}
+
+func runUnassign(opts *unassignOptions, stdout io.Writer) error {
+	path, err := resolveCgroup(opts.cgroup)
+	if err != nil {
+		return err
+	}
+	if err := apputil.Unassign(path); err != nil {
+		return dataplaneError(err)
+	}
+	fmt.Fprintf(stdout, "cgroup %s: unassigned\n", path)
+	return nil
+}
