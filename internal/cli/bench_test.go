@@ -19,3 +19,14 @@ func TestBenchDataplaneBadInput(t *testing.T) {
 		wantUsageError(t, c.args, c.says...)
 	}
 }
+
+func TestBenchDataplaneOptions(t *testing.T) {
+	got := parseOptions(t, newBenchDataplaneCommand)
+	if got.repeat != 1000000 || got.rounds != 5 || got.seconds != 2 || got.skipThroughput || got.json {
+		t.Errorf("defaults parsed as %+v", got)
+	}
+	got = parseOptions(t, newBenchDataplaneCommand, "--repeat", "10", "--rounds", "3", "--seconds", "1", "--skip-throughput", "--json")
+	if got.repeat != 10 || got.rounds != 3 || got.seconds != 1 || !got.skipThroughput || !got.json {
+		t.Errorf("parsed %+v", got)
+	}
+}

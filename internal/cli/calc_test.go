@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/config"
 )
 
 // run calls qjump with args as a user would and returns its outputs and exit status.
@@ -209,5 +211,21 @@ func TestCalcHelpExplainsEveryFlag(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+func TestCalcOptions(t *testing.T) {
+	got := parseOptions(t, newCalcCommand, "--hosts", "12", "--rate", "10G")
+	if got.model.cfg.Hosts != 12 || got.model.cfg.Rate != 10e9 || got.factorsSet || got.json {
+		t.Errorf("parsed %+v", got)
+	}
+	// What the flags leave out is config.Default()'s model.
+	def := config.Default().Model
+	if c := got.model.cfg; c.Packet != def.Packet || c.Mesochronous != def.Mesochronous || c.Epsilon != def.Epsilon ||
+		len(c.Factors) != len(def.Factors) {
+		t.Errorf("defaults %+v, want config.Default()'s %+v", c, def)
+	}
+	if got := parseOptions(t, newCalcCommand, "--hosts", "2", "--rate", "1G", "--factors", "7=2", "--json"); !got.factorsSet || !got.json {
+		t.Errorf("--factors --json parsed as %+v", got)
 	}
 }

@@ -36,3 +36,16 @@ func TestRunAndAssignUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRunOptions(t *testing.T) {
+	got := parseOptions(t, newRunCommand, "--level", "4", "--sndbuf", "auto", "--dev", "eth1", "--mode", "cgroup",
+		"--", "iperf3", "-c", "10.0.0.2")
+	if got.level != 4 || got.sndbuf != "auto" || got.dev != "eth1" || got.mode != "cgroup" {
+		t.Errorf("parsed %+v", got)
+	}
+	// Flags after CMD are CMD's, not run's.
+	got = parseOptions(t, newRunCommand, "--level", "1", "ping", "--level", "9")
+	if got.level != 1 || strings.Join(got.command, " ") != "ping --level 9" || got.mode != "preload" {
+		t.Errorf("parsed %+v, want level 1 and the command ping --level 9 in preload mode", got)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/testbed"
 )
 
 // Bad input is refused before anything touches the kernel: one line, exit status 2. These need
@@ -54,5 +56,50 @@ func TestTestbedBadInput(t *testing.T) {
 				t.Fatalf("want one line naming %s, got %q", tc.want, msg)
 			}
 		})
+	}
+}
+
+func TestTestbedUpOptions(t *testing.T) {
+	got := parseOptions(t, newTestbedUpCommand, "--hosts", "4")
+	if want := testbed.DefaultConfig(4); got.flags.cfg != want || got.qjump != "" {
+		t.Errorf("--hosts 4 parsed as %+v, want %+v", got.flags.cfg, want)
+	}
+	got = parseOptions(t, newTestbedUpCommand, "--hosts", "12", "--rate", "1G", "--buffer", "200", "--host-queue", "50",
+		"--classify", "pcp", "--prefix", "qjx", "--qjump", "c.yaml")
+	c := got.flags.cfg
+	if c.Hosts != 12 || c.Rate != 1e9 || c.Buffer != 200 || c.HostQueue != 50 || c.Classify != testbed.ClassifyPCP ||
+		c.Prefix != "qjx" || got.qjump != "c.yaml" {
+		t.Errorf("parsed %+v, qjump %q", c, got.qjump)
+	}
+}
+
+func TestTestbedRunOptions(t *testing.T) {
+	got := parseOptions(t, newTestbedRunCommand, "fan-in", "--quick", "--out", "d", "--bulk-cc", "bbr", "--epsilon", "20us",
+		"--hosts", "6", "--json")
+	if got.name != "fan-in" || !got.quick || got.out != "d" || got.bulkCC != "bbr" || got.epsilon != "20us" ||
+		got.flags.cfg.Hosts != 6 || !got.json {
+		t.Errorf("parsed %+v", got)
+	}
+	if got := parseOptions(t, newTestbedRunCommand, "memcached"); got.bulkCC != "cubic" || got.flags.cfg.Prefix != testbed.DefaultPrefix {
+		t.Errorf("defaults parsed as %+v", got)
+	}
+}
+
+func TestTestbedPrefixOptions(t *testing.T) {
+	if got := parseOptions(t, newTestbedDownCommand); got.prefix != testbed.DefaultPrefix {
+		t.Errorf("down: prefix %q, want %q", got.prefix, testbed.DefaultPrefix)
+	}
+	if got := parseOptions(t, newTestbedDownCommand, "--prefix", "qjx"); got.prefix != "qjx" {
+		t.Errorf("down --prefix qjx: %+v", got)
+	}
+	if got := parseOptions(t, newTestbedStatusCommand, "--prefix", "qjx", "--json"); got.prefix != "qjx" || !got.json {
+		t.Errorf("status: %+v", got)
+	}
+	got := parseOptions(t, newTestbedExecCommand, "--prefix", "qjx", "2", "--", "ping", "-c", "3", "198.18.0.1")
+	if got.prefix != "qjx" || got.host != "2" || strings.Join(got.command, " ") != "ping -c 3 198.18.0.1" {
+		t.Errorf("exec: %+v", got)
+	}
+	if got := parseOptions(t, newTestbedReportCommand, "results/x", "--json"); got.dir != "results/x" || !got.json {
+		t.Errorf("report: %+v", got)
 	}
 }
