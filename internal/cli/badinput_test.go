@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/vishvananda/netns"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/nspair"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// The exit codes of qjump through the real binary, inside a network namespace (qjcli-<k>a, whose
+// eth0 is joined to qjcli-<k>b), as a user runs it: bad input exits 2, a missing privilege,
+// kernel feature or state exits 1, each with one line, and neither touches the device.
+
+// TestMain removes the qjump binary the namespace tests built.
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// testModel has an epoch of 10 ms and budgets of 30 kB per epoch at levels 7 and 5.
+var testModel = []string{"--hosts", "10", "--rate", "24M", "--packet", "1500B", "--factors", "7=20,5=20,0=unlimited"}
+
+func upArgs(extra ...string) []string {
+	return append(append([]string{"up", "--dev", "eth0"}, testModel...), extra...)
+}
+
+var hostSeq atomic.Int32
+
+// newHost makes the namespace pair and returns the namespace qjump runs in; everything qjump
+// left there and the pair are removed when t ends.
+func newHost(t *testing.T) string {
+	t.Helper()
+	testutil.RequirePriv(t, "network namespace tests")
+	k := hostSeq.Add(1) + int32(os.Getpid()%100)*100
+	p, err := nspair.New(context.Background(), fmt.Sprintf("qjcli-%d", k),
+		fmt.Sprintf("198.18.%d.1", k%250), fmt.Sprintf("198.18.%d.2", k%250))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Through the binary first, so pins in the host bpffs go too, then the namespaces.
+		_, _, _ = qjumpIn(t, p.A, nil, "down", "--dev", "eth0")
+		p.Remove()
+	})
+	return p.A
+}
+
+// qjumpIn runs `ip netns exec ns qjump args...` with env added.
+func qjumpIn(t *testing.T, ns string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return qjumpInAfter(t, ns, env, nil, args...)
+}
+
+// qjumpInAfter is qjumpIn with prefix (setpriv ...) running qjump.
+func qjumpInAfter(t *testing.T, ns string, env, prefix []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	argv := append(append(append([]string{"netns", "exec", ns}, prefix...), testutil.QjumpBinary(t)), args...)
+	cmd := exec.Command("ip", argv...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("run qjump %s: %v", strings.Join(args, " "), err)
+	}
+	return o.String(), e.String(), code
+}
+
+// snapshot is everything up may touch on eth0 of ns: qdiscs, classes, filters, TCX programs, and
+// whatever QJump has pinned.
+func snapshot(t *testing.T, ns string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"qdisc", "show", "dev", "eth0"}, {"class", "show", "dev", "eth0"},
+		{"filter", "show", "dev", "eth0", "egress"}, {"filter", "show", "dev", "eth0", "ingress"},
+	} {
+		out, err := exec.Command("ip", append([]string{"netns", "exec", ns, "tc"}, args...)...).CombinedOutput()
+		fmt.Fprintf(&b, "tc %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	inNetns(t, ns, func() {
+		ifi, err := net.InterfaceByName("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []ebpf.AttachType{ebpf.AttachTCXEgress, ebpf.AttachTCXIngress} {
+			res, err := link.QueryPrograms(link.QueryOptions{Target: ifi.Index, Attach: at})
+			if err != nil {
+				t.Fatalf("query tcx: %v", err)
+			}
+			fmt.Fprintf(&b, "tcx %v: %d programs\n", at, len(res.Programs))
+		}
+	})
+	fmt.Fprintf(&b, "pins: %s\n", strings.Join(pins(t), " "))
+	return b.String()
+}
+
+// pins lists everything pinned under QJump's state directory, in every namespace.
+func pins(t *testing.T) []string {
+	t.Helper()
+	dir, err := dataplane.StateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			out = append(out, strings.TrimPrefix(p, dir))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// inNetns runs f on a thread inside namespace ns.
+func inNetns(t *testing.T, ns string, f func()) {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		t.Fatalf("get network namespace: %v", err)
+	}
+	defer orig.Close()
+	target, err := netns.GetFromName(ns)
+	if err != nil {
+		t.Fatalf("open network namespace %s: %v", ns, err)
+	}
+	defer target.Close()
+	if err := netns.Set(target); err != nil {
+		t.Fatalf("enter network namespace %s: %v", ns, err)
+	}
+	defer func() {
+		if err := netns.Set(orig); err != nil {
+			panic(fmt.Sprintf("leave network namespace %s: %v", ns, err))
+		}
+	}()
+	f()
+}
+
+// TestBadInput: every bad input gets one clear line, exit 2 (bad input) or 1 (privilege, kernel,
+// state), and leaves eth0 exactly as it was.
+func TestBadInput(t *testing.T) {
+	ns := newHost(t)
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notBPFFS := t.TempDir()
+	cases := []struct {
+		name   string
+		env    []string
+		prefix []string // runs before qjump inside the namespace
+		args   []string
+		code   int
+		says   string
+	}{
+		{name: "unknown interface", args: []string{"up", "--dev", "qjdp-nosuch", "--hosts", "2", "--rate", "1G"},
+			code: 2, says: `no such interface "qjdp-nosuch"`},
+		{name: "no privilege", prefix: []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"},
+			args: upArgs(), code: 1, says: "needs root"},
+		{name: "bpffs absent", env: []string{dataplane.BPFFSEnv + "=" + notBPFFS}, args: upArgs(), code: 1, says: "no bpffs"},
+		{name: "malformed YAML", args: []string{"up", "--dev", "eth0", "--config", file("bad.yaml", "hosts: [1, 2\n")},
+			code: 2, says: "bad.yaml"},
+		{name: "unknown key", args: []string{"up", "--dev", "eth0", "--config", file("typo.yaml", "hosts: 2\nrate: 1G\nfactor: {7: 1}\n")},
+			code: 2, says: "field factor not found"},
+		{name: "hosts out of range", args: []string{"up", "--dev", "eth0", "--config", file("hosts.yaml", "hosts: -3\nrate: 1G\n")},
+			code: 2, says: `invalid hosts "-3"`},
+		{name: "level out of range", args: []string{"up", "--dev", "eth0", "--config", file("level.yaml", "hosts: 2\nrate: 1G\nfactors: {9: 1}\n")},
+			code: 2, says: `invalid factors "9"`},
+		{name: "DSCP out of range", args: []string{"up", "--dev", "eth0", "--config", file("dscp.yaml", "hosts: 2\nrate: 1G\ndscp: {5: 64}\n")},
+			code: 2, says: `invalid dscp[5] "64"`},
+		{name: "bad mode in file", args: []string{"up", "--dev", "eth0", "--config", file("mode.yaml", "hosts: 2\nrate: 1G\nmode: fast\n")},
+			code: 2, says: `invalid mode "fast"`},
+		{name: "missing file", args: []string{"up", "--dev", "eth0", "--config", filepath.Join(dir, "none.yaml")}, code: 2, says: "none.yaml"},
+		{name: "bad mark", args: upArgs("--mark", "rainbow"), code: 2, says: `invalid --mark "rainbow"`},
+		{name: "VLAN id out of range", args: upArgs("--vlan-id", "4095"), code: 2, says: `invalid --vlan-id "4095"`},
+		{name: "default level out of range", args: upArgs("--default-level", "8"), code: 2, says: `invalid --default-level "8"`},
+		{name: "bad hook", args: upArgs("--attach", "xdp"), code: 2, says: `invalid --attach "xdp"`},
+		{name: "autoclass in shape mode", args: upArgs("--mode", "shape", "--autoclass"), code: 2, says: "--autoclass"},
+		{name: "model without hosts", args: []string{"up", "--dev", "eth0", "--rate", "1G"}, code: 2, says: "--hosts"},
+		{name: "reload when not up", args: []string{"reload", "--dev", "eth0", "--config", file("ok.yaml", "hosts: 2\nrate: 1G\n")},
+			code: 1, says: "not up"},
+		{name: "status of a device not up", args: []string{"status", "--dev", "eth0"}, code: 1, says: "not up"},
+	}
+	before := snapshot(t, ns)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := qjumpInAfter(t, ns, tc.env, tc.prefix, tc.args...)
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if code != tc.code || !strings.Contains(errOut, tc.says) || len(lines) != 1 {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line saying %q", code, errOut, tc.code, tc.says)
+			}
+			if after := snapshot(t, ns); after != before {
+				t.Errorf("eth0 changed.\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}
+
+// TestReloadRefusesModeChange: police and shape differ in what they build on the device.
+func TestReloadRefusesModeChange(t *testing.T) {
+	ns := newHost(t)
+	if _, errOut, code := qjumpIn(t, ns, nil, upArgs()...); code != 0 {
+		t.Fatalf("qjump up: exit %d: %s", code, errOut)
+	}
+	cfg := filepath.Join(t.TempDir(), "shape.yaml")
+	if err := os.WriteFile(cfg, []byte("hosts: 10\nrate: 24M\nmode: shape\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := qjumpIn(t, ns, nil, "reload", "--dev", "eth0", "--config", cfg)
+	if code != 2 || !strings.Contains(errOut, "down, then up") {
+		t.Fatalf("reload to shape: exit %d, %q", code, errOut)
+	}
+	out, errOut, code := qjumpIn(t, ns, nil, "status", "--json")
+	if code != 0 {
+		t.Fatalf("qjump status: exit %d: %s", code, errOut)
+	}
+	var s statusJSON
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("decode status: %v", err)
+	}
+	if len(s.Devices) != 1 || s.Devices[0].Generation != 1 {
+		t.Fatalf("refused reload changed generation: %+v", s.Devices)
+	}
+}
