@@ -51,11 +51,11 @@ func newProbeClientCommand(runF func(*probeClientOptions) error) *cobra.Command 
 
 func runProbeClient(ctx context.Context, opts *probeClientOptions, stdout io.Writer) error {
 	if opts.sender < 0 || opts.sender > math.MaxUint16 {
-		return &model.FieldError{Field: "sender", Value: strconv.Itoa(opts.sender), Allowed: "0 to 65535"}
+		return asFlagError(&model.FieldError{Field: "sender", Value: strconv.Itoa(opts.sender), Allowed: "0 to 65535"})
 	}
 	opts.Mode, opts.Sender = probe.Mode(opts.mode), uint16(opts.sender)
 	if err := opts.Validate(); err != nil {
-		return err
+		return asFlagError(err)
 	}
 	send := func(ctx context.Context) ([]probe.Sample, error) { return probe.Probe(ctx, opts.ClientOptions) }
 	return probeRun(ctx, opts.out, stdout, false, send, probe.WriteClientCSV)

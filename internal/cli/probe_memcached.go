@@ -46,7 +46,7 @@ func newProbeMemcachedCommand(runF func(*probeMemcachedOptions) error) *cobra.Co
 
 func runProbeMemcached(ctx context.Context, opts *probeMemcachedOptions, stdout io.Writer) error {
 	if err := opts.Validate(); err != nil {
-		return err
+		return asFlagError(err)
 	}
 	load := func(ctx context.Context) ([]probe.KVSample, error) { return probe.KVLoad(ctx, opts.KVOptions) }
 	return probeRun(ctx, opts.out, stdout, true, load, probe.WriteKVCSV)

@@ -41,7 +41,7 @@ func newProbeServerCommand(runF func(*probeServerOptions) error) *cobra.Command 
 
 func runProbeServer(ctx context.Context, opts *probeServerOptions, stdout, stderr io.Writer) error {
 	if err := opts.Validate(); err != nil {
-		return err
+		return asFlagError(err)
 	}
 	if opts.ready != "" {
 		opts.Ready = func() {
