@@ -14,6 +14,7 @@ import (
 	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/vishvananda/netlink"
 )
 
 // bulkLevel is the bulk traffic's level, as in the paper: the lowest; latency-sensitive traffic
@@ -25,10 +26,11 @@ const bulkLevel = 0
 func (env *Env) bulk(ctx context.Context, from, to int, d time.Duration) error {
 	port := env.nextPort()
 	srv := env.tb.Exec(to, env.atLevel(bulkLevel, false, "iperf3", "-s", "-1", "-p", strconv.Itoa(port))...)
-	if _, err := env.procs.start(fmt.Sprintf("iperf3 server on h%d", to), srv); err != nil {
+	ps, err := env.procs.start(fmt.Sprintf("iperf3 server on h%d", to), srv)
+	if err != nil {
 		return err
 	}
-	if err := sleep(ctx, 150*time.Millisecond); err != nil {
+	if err := env.awaitTCP(ctx, ps, tcpState{host: to, state: netlink.TCP_LISTEN, port: port, n: 1}); err != nil {
 		return err
 	}
 	secs := strconv.Itoa(int(d.Seconds()) + 1)
@@ -38,12 +40,12 @@ func (env *Env) bulk(ctx context.Context, from, to int, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if err := sleep(ctx, 100*time.Millisecond); err != nil {
+	// iperf3 connects its control connection, then the data stream with the congestion control
+	// set: once both are up the bulk flow runs (a refused congestion control ends it before).
+	if err := env.awaitTCP(ctx, p, tcpState{host: from, state: netlink.TCP_ESTABLISHED, port: port, remote: true, n: 2}); err != nil {
 		return err
 	}
-	if p.exited() {
-		return fmt.Errorf("iperf3 h%d→h%d ended at once: %s", from, to, strings.TrimSpace(p.out.String()))
-	}
+	env.logf("       bulk h%d→h%d flowing", from, to)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/qjump-net/qjump/internal/probe"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/vishvananda/netlink"
 )
 
 // memcached is the paper's Fig. 3b: memcached on h2 at an intermediate level (5), a closed-loop
@@ -87,7 +88,11 @@ func runMemcachedArm(ctx context.Context, env *Env, arm string, bulk [][2]int, c
 	port := env.nextPort()
 	srv := env.tb.Exec(2, env.atLevel(kvLevel, false, "memcached", "-u", "nobody", "-l", env.addr(2),
 		"-p", strconv.Itoa(port), "-U", "0", "-t", "1", "-m", "64")...)
-	if _, err := env.procs.start("memcached", srv); err != nil {
+	mc, err := env.procs.start("memcached", srv)
+	if err != nil {
+		return err
+	}
+	if err := env.awaitTCP(ctx, mc, tcpState{host: 2, state: netlink.TCP_LISTEN, port: port, n: 1}); err != nil {
 		return err
 	}
 	// Populate the key space before the bulk traffic starts: it is set-up, not measurement.
