@@ -33,7 +33,7 @@ func (env *Env) awaitTCP(ctx context.Context, p *proc, w tcpState) error {
 		return fmt.Errorf("open namespace of h%d: %w", w.host, err)
 	}
 	defer ns.Close()
-	h, err := netlink.NewHandleAt(ns)
+	h, err := netlink.NewHandleAt(ns, unix.NETLINK_INET_DIAG) // the diagnostics socket must be in ns too
 	if err != nil {
 		return fmt.Errorf("netlink in h%d: %w", w.host, err)
 	}
