@@ -55,6 +55,7 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 	out := make([]byte, opts.Size)
 	in := make([]byte, 65536)
 	tx := map[uint32]int64{}
+	sent := 0 // packets the kernel took, each of which gets a transmit stamp
 	var last time.Time
 	start := time.Now()
 	for i := 0; i < opts.Count && ctx.Err() == nil; i++ {
@@ -62,20 +63,21 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 			time.Sleep(wait)
 		}
 		last = time.Now()
-		s, err := sendOne(sock, opts, uint64(i), out, in)
+		s, left, err := sendOne(sock, opts, uint64(i), out, in)
 		if err != nil {
 			return samples, err
 		}
+		if left {
+			sent++
+		}
 		samples = append(samples, s)
 		// The error queue counts against the receive buffer: drain it as we go or stamps are lost.
-		for id, stamp := range sock.txStamps() {
-			tx[id] = stamp
-		}
+		sock.collectTxStamps(tx)
 		if opts.Progress != nil && (i+1)%100 == 0 {
 			opts.Progress(i + 1)
 		}
 	}
-	fillTxStamps(sock, tx, samples)
+	fillTxStamps(sock, tx, sent, samples)
 	return samples, nil
 }
 
@@ -89,7 +91,9 @@ func nextSend(opts ClientOptions, start, last time.Time, i int) time.Time {
 	return last.Add(opts.Interval)
 }
 
-func sendOne(sock *stampSocket, opts ClientOptions, seq uint64, out, in []byte) (Sample, error) {
+// sendOne sends probe seq and, for request/response, waits for its reply. It reports whether the
+// kernel took the packet.
+func sendOne(sock *stampSocket, opts ClientOptions, seq uint64, out, in []byte) (Sample, bool, error) {
 	kind := kindRequest
 	if opts.Mode == OneWay {
 		kind = kindOneWay
@@ -99,42 +103,43 @@ func sendOne(sock *stampSocket, opts ClientOptions, seq uint64, out, in []byte) 
 	if _, err := sock.conn.Write(out); err != nil {
 		// A full host queue refuses the datagram (ENOBUFS): that is a lost probe, not a failure.
 		s.Lost = true
-		return s, nil
+		return s, false, nil
 	}
 	if opts.Mode == OneWay {
-		return s, nil
+		return s, true, nil
 	}
 	deadline := time.Now().Add(opts.Timeout)
 	for {
 		n, _, stamp, err := sock.read(in, deadline)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			s.Lost = true
-			return s, nil
+			return s, true, nil
 		}
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			// ICMP port unreachable: no server (yet, or any more). The probe got no answer.
 			s.Lost = true
-			return s, nil
+			return s, true, nil
 		}
 		if err != nil {
-			return s, fmt.Errorf("receive reply: %w", err)
+			return s, true, fmt.Errorf("receive reply: %w", err)
 		}
 		h, err := parseHeader(in[:n])
 		if err != nil || h.kind != kindReply || h.seq != seq {
 			continue // a late reply to an earlier, already lost probe
 		}
 		s.ServerNS, s.RecvNS = h.serverNS, stamp
-		return s, nil
+		return s, true, nil
 	}
 }
 
+// txStampWait bounds the wait for the last transmit stamps: a packet is stamped when the driver
+// takes it, after the host's qdisc, which may hold the last probes for a while.
+const txStampWait = time.Second
+
 // fillTxStamps matches transmit stamps to samples: OPT_ID counts sends on the socket from 0, and
-// every sample is one send.
-func fillTxStamps(sock *stampSocket, tx map[uint32]int64, samples []Sample) {
-	time.Sleep(10 * time.Millisecond)
-	for id, stamp := range sock.txStamps() {
-		tx[id] = stamp
-	}
+// every sample is one send. It first waits until the sent packets all have their stamps.
+func fillTxStamps(sock *stampSocket, tx map[uint32]int64, sent int, samples []Sample) {
+	sock.awaitTxStamps(tx, sent, txStampWait)
 	for id, stamp := range tx {
 		if int(id) < len(samples) {
 			samples[id].TxNS = stamp

@@ -93,7 +93,12 @@ func dialRetry(ctx context.Context, addr string, within time.Duration) (net.Conn
 			}
 			return conn, nil
 		}
-		time.Sleep(50 * time.Millisecond)
+		// Only trying tells whether the server listens yet; wait a little between tries, or stop
+		// when the load is cancelled.
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+		}
 	}
 }
 

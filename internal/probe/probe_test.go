@@ -33,9 +33,9 @@ func TestHeaderRoundTrip(t *testing.T) {
 	}
 }
 
-// serve runs a probe server on a free loopback port and returns its address and the arrivals it
-// recorded once ctx ends.
-func serve(t *testing.T, ctx context.Context) (string, <-chan []Arrival) {
+// serve runs a probe server on a free loopback port and returns its address, the arrivals it
+// recorded once ctx ends, and a channel that receives each arrival as it is recorded.
+func serve(t *testing.T, ctx context.Context) (string, <-chan []Arrival, <-chan Arrival) {
 	t.Helper()
 	l, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -45,8 +45,10 @@ func serve(t *testing.T, ctx context.Context) (string, <-chan []Arrival) {
 	l.Close()
 	ready := make(chan struct{})
 	out := make(chan []Arrival, 1)
+	each := make(chan Arrival, 1000)
 	go func() {
-		a, err := Serve(ctx, ServerOptions{Listen: addr, For: 10 * time.Second, Ready: func() { close(ready) }})
+		a, err := Serve(ctx, ServerOptions{Listen: addr, For: 10 * time.Second, Ready: func() { close(ready) },
+			Arrived: func(a Arrival) { each <- a }})
 		if err != nil {
 			t.Errorf("serve: %v", err)
 		}
@@ -57,12 +59,12 @@ func serve(t *testing.T, ctx context.Context) (string, <-chan []Arrival) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("server never became ready")
 	}
-	return addr, out
+	return addr, out, each
 }
 
 func TestRequestResponseLoopback(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, arrivals := serve(t, ctx)
+	addr, arrivals, _ := serve(t, ctx)
 	samples, err := Probe(context.Background(), ClientOptions{To: addr, Mode: RequestResponse, Count: 20,
 		Interval: time.Millisecond, Size: 200, Timeout: time.Second, Sender: 3})
 	cancel()
@@ -89,13 +91,22 @@ func TestRequestResponseLoopback(t *testing.T) {
 
 func TestOneWayLoopback(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, arrivals := serve(t, ctx)
+	addr, arrivals, each := serve(t, ctx)
 	samples, err := Probe(context.Background(), ClientOptions{To: addr, Mode: OneWay, Count: 10,
 		Interval: time.Millisecond, Size: MinSize, Timeout: time.Second, Sender: 9})
 	if err != nil || len(samples) != 10 {
 		t.Fatalf("probe: %d samples, %v", len(samples), err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// The server records the probes as they arrive; stop it once it has them all (or after 5s).
+	timeout := time.After(5 * time.Second)
+wait:
+	for range 10 {
+		select {
+		case <-each:
+		case <-timeout:
+			break wait
+		}
+	}
 	cancel()
 	got := <-arrivals
 	if len(got) != 10 {

@@ -16,6 +16,8 @@ type ServerOptions struct {
 	For    time.Duration // serve this long at most (0: until ctx ends)
 	TOS    int           // IP TOS byte of replies (0: leave as the kernel sets it)
 	Ready  func()        // called once the socket is bound and stamping: probes sent now are seen
+	// Arrived is called with each arrival Serve records, from Serve's goroutine (may be nil).
+	Arrived func(Arrival)
 }
 
 // rxStampWait bounds how long Serve waits for the kernel to start stamping received packets.
@@ -93,7 +95,11 @@ func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
 			continue
 		}
 		if opts.Limit == 0 || len(arrivals) < opts.Limit {
-			arrivals = append(arrivals, Arrival{Sender: h.sender, Seq: h.seq, SendNS: h.sendNS, RecvNS: stamp})
+			a := Arrival{Sender: h.sender, Seq: h.seq, SendNS: h.sendNS, RecvNS: stamp}
+			arrivals = append(arrivals, a)
+			if opts.Arrived != nil {
+				opts.Arrived(a)
+			}
 		}
 		if h.kind == kindRequest {
 			h.kind, h.serverNS = kindReply, stamp

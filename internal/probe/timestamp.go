@@ -90,6 +90,46 @@ func (s *stampSocket) txStamps() map[uint32]int64 {
 	}
 }
 
+// awaitTxStamps adds transmit stamps to tx until it holds want of them or within passes. The
+// kernel queues a stamp on the socket's error queue, which poll reports as POLLERR: waiting on
+// that is waiting for the stamp itself. A pending socket error (an ICMP error) also raises
+// POLLERR; it is cleared, and a wake-up with neither a stamp nor an error ends the wait.
+func (s *stampSocket) awaitTxStamps(tx map[uint32]int64, want int, within time.Duration) {
+	end := time.Now().Add(within)
+	s.collectTxStamps(tx)
+	for len(tx) < want {
+		left := time.Until(end)
+		if left <= 0 {
+			return
+		}
+		fds := []unix.PollFd{{Fd: int32(s.fd)}} // POLLERR is reported without being asked for
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return
+		}
+		if s.collectTxStamps(tx) == 0 {
+			if e, _ := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_ERROR); e == 0 {
+				return
+			}
+		}
+	}
+}
+
+// collectTxStamps drains the error queue into tx and returns how many stamps it added.
+func (s *stampSocket) collectTxStamps(tx map[uint32]int64) int {
+	n := 0
+	for id, stamp := range s.txStamps() {
+		if _, ok := tx[id]; !ok {
+			n++
+		}
+		tx[id] = stamp
+	}
+	return n
+}
+
 func stampFrom(oob []byte) int64 {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {

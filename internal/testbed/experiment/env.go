@@ -8,17 +8,18 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
-// Env is what an experiment's arms work with: the testbed, the options, the rows recorded so far.
+// Env is what an experiment's arms work with: the testbed, the options, the results and rows
+// recorded so far, and the programs the current arm started.
 type Env struct {
-	ctx     context.Context
 	opts    Options
 	tb      *testbed.Testbed
 	res     *Results
 	mu      sync.Mutex // rows: tools of one arm run side by side
-	rows    []Row
+	rows    []results.Row
 	procs   procs
 	qjumpOn bool
 	port    int // next free TCP/UDP port for a server
@@ -28,9 +29,9 @@ type Env struct {
 // including its header, since the dataplane charges what leaves the interface.
 const probePacket = model.Bytes(testbed.MaxFrame)
 
-func newEnv(ctx context.Context, e experiment, o Options) *Env {
-	env := &Env{ctx: ctx, opts: o, port: 5201}
-	env.res = &Results{Experiment: e.name, Title: e.title, Quick: o.Quick, Started: time.Now().UTC(),
+func newEnv(e experiment, o Options) *Env {
+	env := &Env{opts: o, port: 5201}
+	env.res = &Results{Header: results.Header{Experiment: e.name, Title: e.title, Quick: o.Quick, Started: time.Now().UTC()},
 		Testbed: o.Testbed, BulkCC: o.BulkCC}
 	env.setEpsilon(o.Epsilon)
 	return env
@@ -63,14 +64,14 @@ func (env *Env) measureEpsilon(idleArm string) {
 	if env.opts.Epsilon > 0 {
 		return
 	}
-	s := summarise(rowsWhere(env.rows, idleArm, "probe", "oneway"))
+	s := env.stats(idleArm, toolProbe, metricOneWay)
 	eps := max(time.Duration(s.P99US*1e3).Round(10*time.Microsecond), 10*time.Microsecond)
 	env.setEpsilon(eps)
 	env.logf("ε = %s (idle one-way p99 of the probe, at least 10µs)", model.FormatDuration(eps))
 }
 
 // qjumpUp enables QJump on every host with factors, through the real `qjump up`.
-func (env *Env) qjumpUp(factors model.Factors) error {
+func (env *Env) qjumpUp(ctx context.Context, factors model.Factors) error {
 	cfg := env.modelConfig(factors)
 	args := []string{"--hosts", strconv.Itoa(cfg.Hosts), "--rate", strconv.FormatInt(int64(cfg.Rate), 10),
 		"--packet", strconv.FormatInt(int64(cfg.Packet), 10) + "B",
@@ -78,19 +79,19 @@ func (env *Env) qjumpUp(factors model.Factors) error {
 		"--mesochronous", strconv.Itoa(cfg.Mesochronous), "--factors", factors.String()}
 	env.res.QJump.UpArgs = args
 	env.logf("qjump up on every host: %v", args)
-	if err := env.tb.EnableQJump(env.ctx, args); err != nil {
+	if err := env.tb.EnableQJump(ctx, args); err != nil {
 		return fmt.Errorf("enable qjump: %w", err)
 	}
 	env.qjumpOn = true
 	return nil
 }
 
-func (env *Env) qjumpDown() error {
+func (env *Env) qjumpDown(ctx context.Context) error {
 	if !env.qjumpOn {
 		return nil
 	}
 	env.qjumpOn = false
-	return env.tb.DisableQJump(context.WithoutCancel(env.ctx))
+	return env.tb.DisableQJump(context.WithoutCancel(ctx))
 }
 
 // atLevel puts argv on QJump level l when QJump is on; without it every program shares one FIFO.
@@ -111,23 +112,32 @@ func (env *Env) addr(host int) string { return env.tb.Names.HostAddr(host).Strin
 func (env *Env) hostPort(host, port int) string { return env.addr(host) + ":" + strconv.Itoa(port) }
 
 // sleep waits d or until the run is interrupted.
-func (env *Env) sleep(d time.Duration) error {
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
-	case <-time.After(d):
+	case <-t.C:
 		return nil
-	case <-env.ctx.Done():
-		return env.ctx.Err()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
-func (env *Env) record(rows []Row) {
+func (env *Env) record(rows []results.Row) {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	env.rows = append(env.rows, rows...)
 }
 
+// stats is the statistics of one series recorded so far, for the progress log.
+func (env *Env) stats(arm, tool, metric string) results.Stats {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return results.Summarise(results.Where(env.rows, results.Key{Arm: arm, Tool: tool, Metric: metric}))
+}
+
 // skipArm records an arm that could not run, with the reason.
-func (env *Env) skipArm(a Arm, reason string) {
+func (env *Env) skipArm(a results.Arm, reason string) {
 	a.Skipped = reason
 	env.res.Arms = append(env.res.Arms, a)
 	env.logf("%s: skipped: %s", a.Name, reason)

@@ -15,18 +15,19 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
 // experiment is one of the paper's experiments.
 type experiment struct {
 	name, title string
-	hosts       int                       // hosts it needs by default
-	minHosts    int                       // fewest hosts it can run with
-	run         func(env *Env) error      // runs the arms, recording rows
-	targets     func(r *Results) []Target // the criteria on the figures
-	plots       func(r *Results, rows []Row, dir string) ([]string, error)
-	paper       func(s Series) string // the paper's figure beside a series, "" where none compares
+	hosts       int                                       // hosts it needs by default
+	minHosts    int                                       // fewest hosts it can run with
+	run         func(ctx context.Context, env *Env) error // runs the arms, recording rows
+	targets     func(r *Results) []results.Target         // the criteria on the figures
+	plots       func(r *Results, rows []results.Row, dir string) ([]string, error)
+	paper       func(r *Results, s results.Series) string // the paper's figure beside a series, "" where none compares
 }
 
 var experiments = map[string]experiment{}
@@ -88,14 +89,14 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 	if err := os.MkdirAll(filepath.Join(o.OutDir, "raw"), 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
-	env := newEnv(ctx, e, o)
+	env := newEnv(e, o)
 	env.logf("building testbed: %d hosts, R=%s, switch queues of %d packets", o.Testbed.Hosts, o.Testbed.Rate, o.Testbed.Buffer)
 	tb, err := testbed.Up(ctx, o.Testbed)
 	if err != nil {
 		return nil, fmt.Errorf("build testbed: %w", err)
 	}
 	env.tb = tb
-	runErr := e.run(env)
+	runErr := e.run(ctx, env)
 	env.procs.stopAll()
 	downErr := tb.Down()
 	env.logf("testbed removed")
@@ -109,7 +110,7 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, fmt.Errorf("remove testbed: %w", downErr)
 	}
 	env.res.DurationS = time.Since(env.res.Started).Seconds()
-	if err := writeRows(filepath.Join(o.OutDir, "samples.csv"), env.rows); err != nil {
+	if err := results.WriteRowsFile(filepath.Join(o.OutDir, "samples.csv"), env.rows); err != nil {
 		return nil, err
 	}
 	return env.res, finish(env.res, env.rows, o.OutDir)
@@ -118,14 +119,14 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 // Report rebuilds statistics, targets, plots and summary.md of dir from its samples.csv and
 // results.json.
 func Report(dir string) (*Results, error) {
-	r, err := readResults(filepath.Join(dir, "results.json"))
-	if err != nil {
+	r := &Results{}
+	if err := results.ReadJSON(filepath.Join(dir, "results.json"), r); err != nil {
 		return nil, err
 	}
 	if _, ok := experiments[r.Experiment]; !ok {
 		return nil, fmt.Errorf("results in %s: %w %q", dir, ErrUnknown, r.Experiment)
 	}
-	rows, err := readRows(filepath.Join(dir, "samples.csv"))
+	rows, err := results.ReadRowsFile(filepath.Join(dir, "samples.csv"))
 	if err != nil {
 		return nil, err
 	}
@@ -133,37 +134,17 @@ func Report(dir string) (*Results, error) {
 }
 
 // finish derives everything from the rows: series statistics, targets, plots, summary.md.
-func finish(r *Results, rows []Row, dir string) error {
+func finish(r *Results, rows []results.Row, dir string) error {
 	e := experiments[r.Experiment]
-	r.Series = seriesOf(r, rows)
+	r.Series = results.SeriesOf(rows)
 	r.Targets = e.targets(r)
 	plots, err := e.plots(r, rows, dir)
 	if err != nil {
 		return err
 	}
 	r.Files = append([]string{"samples.csv", "results.json", "summary.md"}, plots...)
-	if err := writeJSON(filepath.Join(dir, "results.json"), r); err != nil {
+	if err := results.WriteJSON(filepath.Join(dir, "results.json"), r); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(Summary(r)), 0o644)
-}
-
-// seriesOf groups rows by arm, tool and metric in the order the arms ran.
-func seriesOf(r *Results, rows []Row) []Series {
-	type key struct{ arm, tool, metric string }
-	groups := map[key][]Row{}
-	var order []key
-	for _, row := range rows {
-		k := key{row.Arm, row.Tool, row.Metric}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], row)
-	}
-	var out []Series
-	for _, k := range order {
-		g := groups[k]
-		out = append(out, Series{Arm: k.arm, Tool: k.tool, Metric: k.metric, Param: g[0].Param, Stats: summarise(g)})
-	}
-	return out
 }

@@ -1,11 +1,14 @@
 package experiment
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -169,22 +172,40 @@ func TestSIGTERMMidRun(t *testing.T) {
 	prefix := tbtest.Prefix(t)
 	cmd := exec.Command(bin, "testbed", "run", "ping-iperf", "--quick", "--prefix", prefix, "--out", t.TempDir())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	progress, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Interrupt once bulk traffic flows: the run says so in its progress on stderr.
+	flowing := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(progress)
+		found := false
+		for !found && sc.Scan() {
+			found = strings.Contains(sc.Text(), "flowing")
+		}
+		flowing <- found
+		_, _ = io.Copy(io.Discard, progress)
+	}()
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var nss tbtest.Netns
-	deadline := time.Now().Add(20 * time.Second)
-	for len(nss.Inodes) < 5 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		nss = tbtest.NetnsOf(t, prefix)
+	select {
+	case ok := <-flowing:
+		if !ok {
+			t.Fatal("run ended before any bulk traffic flowed")
+		}
+	case <-time.After(60 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatal("no bulk traffic flowed within 60s")
 	}
+	nss := tbtest.NetnsOf(t, prefix)
 	if len(nss.Inodes) < 5 {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		t.Fatalf("testbed never came up: %v", nss.Inodes)
+		t.Fatalf("testbed is not up: %v", nss.Inodes)
 	}
-	time.Sleep(4 * time.Second) // into the arms with bulk traffic
+	go func() { done <- cmd.Wait() }()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-done:

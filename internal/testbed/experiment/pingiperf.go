@@ -1,11 +1,13 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 )
 
 // ping-iperf is the paper's Table 1 and Fig. 3a: a probe (ping, and our timestamped UDP probe)
@@ -43,8 +45,8 @@ func pingIperfArms(hosts int) []pingIperfArm {
 
 // pingIperfPaper is the paper's figure for a series, shown once per arm beside the series that
 // measures the same thing: Table 1 was ping round trips, Fig. 3a latency across the switch.
-func pingIperfPaper(s Series) string {
-	if s.Tool != "ping" && !(s.Arm == "qjump" && s.Metric == "network") {
+func pingIperfPaper(_ *Results, s results.Series) string {
+	if s.Tool != toolPing && !(s.Arm == "qjump" && s.Metric == metricNetwork) {
 		return ""
 	}
 	for _, a := range pingIperfArms(4) {
@@ -55,7 +57,7 @@ func pingIperfPaper(s Series) string {
 	return ""
 }
 
-func runPingIperf(env *Env) error {
+func runPingIperf(ctx context.Context, env *Env) error {
 	count, interval, warm := 3000, time.Millisecond, 2*time.Second
 	if env.opts.Quick {
 		count, interval, warm = 400, 2500*time.Microsecond, time.Second
@@ -63,51 +65,51 @@ func runPingIperf(env *Env) error {
 	probeTime := time.Duration(count) * interval
 	arms := pingIperfArms(env.tb.Config.Hosts)
 	for i, a := range arms {
-		arm := Arm{Name: a.name, Description: a.description, QJump: a.qjump, Bulk: bulkText(a.bulk)}
+		arm := results.Arm{Name: a.name, Description: a.description, QJump: a.qjump, Bulk: bulkText(a.bulk)}
 		if needsHosts(a.bulk) > env.tb.Config.Hosts {
 			env.skipArm(arm, fmt.Sprintf("needs %d hosts", needsHosts(a.bulk)))
 			continue
 		}
 		if a.qjump {
-			if err := env.qjumpUp(model.Factors{7: model.Limited(1), 0: model.Unlimited()}); err != nil {
+			if err := env.qjumpUp(ctx, model.Factors{7: model.Limited(1), 0: model.Unlimited()}); err != nil {
 				return err
 			}
 		}
 		env.logf("[%d/%d] %s: %s", i+1, len(arms), a.name, a.description)
-		if err := runPingIperfArm(env, a, count, interval, warm, bulkLimit(probeTime, warm)); err != nil {
+		if err := runPingIperfArm(ctx, env, a, count, interval, warm, bulkLimit(probeTime, warm)); err != nil {
 			return err
 		}
 		env.res.Arms = append(env.res.Arms, arm)
+		ow := env.stats(a.name, toolProbe, metricOneWay)
 		env.logf("       probe one-way p50 %.0fµs p99 %.0fµs; ping p99 %.0fµs",
-			summarise(rowsWhere(env.rows, a.name, "probe", "oneway")).P50US, summarise(rowsWhere(env.rows, a.name, "probe", "oneway")).P99US,
-			summarise(rowsWhere(env.rows, a.name, "ping", "rtt")).P99US)
-		if ctx := env.ctx; ctx.Err() != nil {
+			ow.P50US, ow.P99US, env.stats(a.name, toolPing, metricRTT).P99US)
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if a.name == "idle" {
 			env.measureEpsilon("idle")
 		}
 	}
-	return env.qjumpDown()
+	return env.qjumpDown(ctx)
 }
 
-func runPingIperfArm(env *Env, a pingIperfArm, count int, interval, warm, bulkFor time.Duration) error {
+func runPingIperfArm(ctx context.Context, env *Env, a pingIperfArm, count int, interval, warm, bulkFor time.Duration) error {
 	defer env.procs.stopAll()
 	for _, f := range a.bulk {
-		if err := env.bulk(f[0], f[1], bulkFor); err != nil {
+		if err := env.bulk(ctx, f[0], f[1], bulkFor); err != nil {
 			return err
 		}
 	}
 	if len(a.bulk) > 0 {
-		if err := env.sleep(warm); err != nil {
+		if err := sleep(ctx, warm); err != nil {
 			return err
 		}
 	}
 	// The probe and ping run side by side, so both see the same bulk traffic for the same time.
 	spec := probeSpec{arm: a.name, from: 1, to: 2, count: count, interval: interval, size: 64}
 	pingDone := make(chan error, 1)
-	go func() { pingDone <- env.ping(spec) }()
-	probeErr := env.probeRR(spec)
+	go func() { pingDone <- env.ping(ctx, spec) }()
+	probeErr := env.probeRR(ctx, spec)
 	return errors.Join(probeErr, <-pingDone)
 }
 
@@ -141,26 +143,43 @@ func bulkText(bulk [][2]int) string {
 
 // pingIperfTargets are the criteria for the shared switch queue, on the probe's one-way
 // latency (the closest to the paper's in-network measurement with taps around the switch).
-func pingIperfTargets(r *Results) []Target {
+func pingIperfTargets(r *Results) []results.Target {
 	frameUS := float64(r.Model.FrameTimeNS) / 1e3
-	idle, okI := r.series("idle", "probe", "oneway")
-	cont, okC := r.series("switch-queue", "probe", "oneway")
-	qj, okQ := r.series("qjump", "probe", "oneway")
-	t1 := Target{Name: "qjump-near-idle", Unit: "µs",
+	idle, okI := r.series("idle", toolProbe, metricOneWay)
+	cont, okC := r.series("switch-queue", toolProbe, metricOneWay)
+	qj, okQ := r.series("qjump", toolProbe, metricOneWay)
+	t1 := results.Target{Name: "qjump-near-idle", Unit: "µs",
 		Criterion: "QJump p99 ≤ 1.5 × idle p99 + one maximum frame time at R (probe, one-way)"}
-	t2 := Target{Name: "contended-vs-qjump", Unit: "×",
+	t2 := results.Target{Name: "contended-vs-qjump", Unit: "×",
 		Criterion: "contended p99 ≥ 50 × QJump p99 (probe, one-way, shared switch queue)", Limit: 50}
 	if okI && okQ {
-		t1.Value, t1.Limit, t1.Evaluated = qj.P99US, round3(1.5*idle.P99US+frameUS), true
+		t1.Value, t1.Limit, t1.Evaluated = qj.P99US, results.Round3(1.5*idle.P99US+frameUS), true
 		t1.Met = t1.Value <= t1.Limit
 	} else {
 		t1.Note = "no QJump samples"
 	}
 	if okC && okQ && qj.P99US > 0 {
-		t2.Value, t2.Evaluated = round3(cont.P99US/qj.P99US), true
+		t2.Value, t2.Evaluated = results.Round3(cont.P99US/qj.P99US), true
 		t2.Met = t2.Value >= t2.Limit
 	} else {
 		t2.Note = "no QJump samples"
 	}
-	return []Target{t1, t2}
+	return []results.Target{t1, t2}
+}
+
+// pingIperfPlots are Fig. 3a (the probe's one-way latency and ping's round trip, idle against the
+// shared switch queue without and with QJump) and every Table 1 arm's probe round trip.
+func pingIperfPlots(r *Results, rows []results.Row, dir string) ([]string, error) {
+	fig3a := []string{"idle", "switch-queue", "qjump"}
+	var all []string
+	for _, a := range r.Arms {
+		all = append(all, a.Name)
+	}
+	return results.DrawCDFs(rows, dir,
+		results.CDFPlot{File: "fig3a-probe-oneway.png", Title: "Fig. 3a: probe one-way latency, h1→h2 (kernel timestamps)",
+			XLabel: "latency (µs)", Arms: fig3a, Tool: toolProbe, Metric: metricOneWay},
+		results.CDFPlot{File: "fig3a-ping-rtt.png", Title: "Fig. 3a: ping round trip, h1→h2",
+			XLabel: "latency (µs)", Arms: fig3a, Tool: toolPing, Metric: metricRTT},
+		results.CDFPlot{File: "table1-probe-rtt.png", Title: "Table 1 arms: probe round trip",
+			XLabel: "latency (µs)", Arms: all, Tool: toolProbe, Metric: metricRTT})
 }

@@ -1,32 +1,27 @@
 package experiment
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
 // Results is results.json: everything an experiment measured, summarised, and judged against the
-// issue's targets. The fields are documented in docs/testbed.md; `qjump testbed report` rebuilds
-// Series, Targets, the plots and summary.md from samples.csv and the rest of this file.
+// issue's targets, with the testbed it ran on. The fields are documented in docs/testbed.md;
+// `qjump testbed report` rebuilds Series, Targets, the plots and summary.md from samples.csv and
+// the rest of this file.
 type Results struct {
-	Experiment string         `json:"experiment"`
-	Title      string         `json:"title"`
-	Quick      bool           `json:"quick"`
-	Started    time.Time      `json:"started"`
-	DurationS  float64        `json:"duration_s"`
-	Testbed    testbed.Config `json:"testbed"`
-	BulkCC     string         `json:"bulk_cc"`
-	Model      ModelInfo      `json:"model"`
-	QJump      QJumpInfo      `json:"qjump"`
-	Arms       []Arm          `json:"arms"`
-	Series     []Series       `json:"series"`
-	Targets    []Target       `json:"targets"`
-	Files      []string       `json:"files"`
+	results.Header
+	Testbed testbed.Config `json:"testbed"`
+	BulkCC  string         `json:"bulk_cc"`
+	Model   ModelInfo      `json:"model"`
+	QJump   QJumpInfo      `json:"qjump"`
+	results.Outcome
 }
 
 // ModelInfo is the QJump model of the emulated cluster, as given to `qjump up`.
@@ -52,69 +47,36 @@ type QJumpInfo struct {
 	UpArgs []string `json:"up_args,omitempty"`
 }
 
-// Arm is one condition of the experiment: what traffic shared the network, and whether QJump was on.
-type Arm struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	QJump       bool    `json:"qjump"`
-	Bulk        string  `json:"bulk"`
-	Param       float64 `json:"param,omitempty"`
-	Skipped     string  `json:"skipped,omitempty"`
-	// Bound is the model's latency bound for the arm's probes (fan-in: D7 at f7), and whether the
-	// model guarantees it (f7 ≤ m) or it is the same formula continued past where it holds.
-	BoundUS         float64 `json:"bound_us,omitempty"`
-	BoundGuaranteed bool    `json:"bound_guaranteed,omitempty"`
+// series is the series of arm, tool and metric, and whether it has a delivered sample.
+func (r *Results) series(arm, tool, metric string) (results.Series, bool) {
+	return r.Lookup(results.Key{Arm: arm, Tool: tool, Metric: metric})
 }
 
-// Series is the statistics of one arm's samples from one tool and metric.
-type Series struct {
-	Arm    string  `json:"arm"`
-	Tool   string  `json:"tool"`
-	Metric string  `json:"metric"`
-	Param  float64 `json:"param,omitempty"`
-	Stats
+// armHasQJump reports that arm ran with QJump on.
+func (r *Results) armHasQJump(arm string) bool {
+	a, ok := r.Arm(arm)
+	return ok && a.QJump && a.Skipped == ""
 }
 
-// Target is one of the issue's pass criteria, evaluated on the measured figures.
-type Target struct {
-	Name      string  `json:"name"`
-	Criterion string  `json:"criterion"`
-	Value     float64 `json:"value"`
-	Limit     float64 `json:"limit"`
-	Unit      string  `json:"unit"`
-	Evaluated bool    `json:"evaluated"`
-	Met       bool    `json:"met"`
-	Note      string  `json:"note,omitempty"`
+// view is r as the table and summary.md show it.
+func (r *Results) view() results.View {
+	v := results.View{Header: r.Header, Outcome: r.Outcome, Headline: headline(r),
+		Method: fmt.Sprintf("QJump: `qjump up %s` on every host.", strings.Join(r.QJump.UpArgs, " "))}
+	if e, ok := experiments[r.Experiment]; ok && e.paper != nil {
+		v.Paper = func(s results.Series) string { return e.paper(r, s) }
+	}
+	return v
 }
 
-func (r *Results) series(arm, tool, metric string) (Series, bool) {
-	for _, s := range r.Series {
-		if s.Arm == arm && s.Tool == tool && s.Metric == metric {
-			return s, s.Samples > s.Lost
-		}
-	}
-	return Series{}, false
+func headline(r *Results) string {
+	c := r.Testbed
+	return fmt.Sprintf("%s; %d hosts, R=%s, switch queues of %d packets, bulk TCP %s, ε=%s, epoch %s",
+		r.Title, c.Hosts, c.Rate, c.Buffer, r.BulkCC, model.FormatDuration(time.Duration(r.Model.EpsilonNS)),
+		model.FormatDuration(time.Duration(r.Model.EpochNS)))
 }
 
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+// Table prints the summary table of r: one line per series, then the targets.
+func Table(w io.Writer, r *Results) error { return r.view().Table(w) }
 
-func readResults(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read results: %w", err)
-	}
-	var r Results
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
-	}
-	return &r, nil
-}
+// Summary is summary.md: the table in Markdown, the targets, and the plots.
+func Summary(r *Results) string { return r.view().Markdown() }

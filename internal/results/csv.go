@@ -1,0 +1,92 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+)
+
+// RowHeader is samples.csv's header line.
+var RowHeader = []string{"arm", "tool", "metric", "sender", "seq", "send_ns", "latency_ns", "lost", "param"}
+
+// WriteRowsFile writes rows to path as samples.csv.
+func WriteRowsFile(path string, rows []Row) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create samples: %w", err)
+	}
+	if err := WriteRows(f, rows); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// WriteRows writes the header and rows in samples.csv's format.
+func WriteRows(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(RowHeader)
+	for _, r := range rows {
+		_ = cw.Write([]string{r.Arm, r.Tool, r.Metric, strconv.Itoa(r.Sender), strconv.FormatUint(r.Seq, 10),
+			strconv.FormatInt(r.SendNS, 10), strconv.FormatInt(r.LatencyNS, 10), strconv.FormatBool(r.Lost),
+			strconv.FormatFloat(r.Param, 'g', -1, 64)})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write samples: %w", err)
+	}
+	return nil
+}
+
+// ReadRowsFile reads samples.csv at path.
+func ReadRowsFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open samples: %w", err)
+	}
+	defer f.Close()
+	return ReadRows(f)
+}
+
+// ReadRows parses samples.csv: a header line, then one row per sample.
+func ReadRows(r io.Reader) ([]Row, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("read samples: %w", err)
+	}
+	var rows []Row
+	for i, rec := range recs {
+		if i == 0 {
+			continue
+		}
+		if len(rec) != len(RowHeader) {
+			return nil, fmt.Errorf("read samples: line %d has %d fields, want %d", i+1, len(rec), len(RowHeader))
+		}
+		row, err := parseRow(rec)
+		if err != nil {
+			return nil, fmt.Errorf("read samples: line %d: %w", i+1, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func parseRow(rec []string) (Row, error) {
+	var row Row
+	var errs [6]error
+	row.Arm, row.Tool, row.Metric = rec[0], rec[1], rec[2]
+	row.Sender, errs[0] = strconv.Atoi(rec[3])
+	row.Seq, errs[1] = strconv.ParseUint(rec[4], 10, 64)
+	row.SendNS, errs[2] = strconv.ParseInt(rec[5], 10, 64)
+	row.LatencyNS, errs[3] = strconv.ParseInt(rec[6], 10, 64)
+	row.Lost, errs[4] = strconv.ParseBool(rec[7])
+	row.Param, errs[5] = strconv.ParseFloat(rec[8], 64)
+	for _, e := range errs {
+		if e != nil {
+			return Row{}, e
+		}
+	}
+	return row, nil
+}

@@ -1,0 +1,85 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Header opens a results document: which run this is.
+type Header struct {
+	Experiment string    `json:"experiment"`
+	Title      string    `json:"title"`
+	Quick      bool      `json:"quick"`
+	Started    time.Time `json:"started"`
+	DurationS  float64   `json:"duration_s"`
+}
+
+// Outcome closes a results document: the arms that ran, the statistics of their series, the
+// targets judged on them, and the files written. A producer embeds Header first and Outcome last
+// in its own document, with its setup between them.
+type Outcome struct {
+	Arms    []Arm    `json:"arms"`
+	Series  []Series `json:"series"`
+	Targets []Target `json:"targets"`
+	Files   []string `json:"files"`
+}
+
+// Arm is one condition of a run: what traffic shared the network, and whether QJump was on.
+type Arm struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	QJump       bool    `json:"qjump"`
+	Bulk        string  `json:"bulk"`
+	Param       float64 `json:"param,omitempty"`
+	Skipped     string  `json:"skipped,omitempty"`
+	// Bound is the model's latency bound for the arm's probes (fan-in: D7 at f7), and whether the
+	// model guarantees it (f7 ≤ m) or it is the same formula continued past where it holds.
+	BoundUS         float64 `json:"bound_us,omitempty"`
+	BoundGuaranteed bool    `json:"bound_guaranteed,omitempty"`
+}
+
+// Arm is the arm called name, if it ran or was skipped.
+func (o *Outcome) Arm(name string) (Arm, bool) {
+	for _, a := range o.Arms {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Arm{}, false
+}
+
+// Lookup is series k, and whether it has at least one delivered sample to judge.
+func (o *Outcome) Lookup(k Key) (Series, bool) {
+	for _, s := range o.Series {
+		if s.Key() == k {
+			return s, !s.Empty()
+		}
+	}
+	return Series{}, false
+}
+
+// WriteJSON writes v, indented, to path.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadJSON reads path into v.
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read results: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("parse %s: %w", path, err)
+	}
+	return nil
+}

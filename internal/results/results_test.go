@@ -1,0 +1,227 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rowsOf makes one delivered row per latency (µs) and lost rows, of arm a.
+func rowsOf(a string, param float64, lost int, us ...int64) []Row {
+	var rows []Row
+	for i, x := range us {
+		rows = append(rows, Row{Arm: a, Tool: "probe", Metric: "oneway", Sender: 2, Seq: uint64(i), LatencyNS: x * 1000, Param: param})
+	}
+	for i := range lost {
+		rows = append(rows, Row{Arm: a, Tool: "probe", Metric: "oneway", Sender: 2, Seq: uint64(len(us) + i), Lost: true, Param: param})
+	}
+	return rows
+}
+
+func TestSummariseNearestRank(t *testing.T) {
+	var us []int64
+	for i := int64(1000); i >= 1; i-- { // 1..1000 µs, unsorted
+		us = append(us, i)
+	}
+	s := Summarise(rowsOf("idle", 0, 3, us...))
+	want := Stats{Samples: 1003, Lost: 3, MeanUS: 500.5, P50US: 500, P90US: 900, P99US: 990, P999US: 999, MaxUS: 1000}
+	if s != want {
+		t.Errorf("Summarise = %+v, want %+v", s, want)
+	}
+	if s.Delivered() != 1000 || s.Empty() {
+		t.Errorf("1000 delivered samples: Delivered %d, Empty %v", s.Delivered(), s.Empty())
+	}
+	// Figures keep the nanosecond: 1.2345 µs is 1.235 (rounded), not 1.
+	if got := Summarise([]Row{{LatencyNS: 1234}}); got.P50US != 1.234 || got.MeanUS != 1.234 {
+		t.Errorf("one sample of 1234 ns: %+v", got)
+	}
+}
+
+func TestEmptySeries(t *testing.T) {
+	s := Summarise(rowsOf("f7=1", 1, 5))
+	if !s.Empty() || s.Samples != 5 || s.Lost != 5 || s.Delivered() != 0 {
+		t.Fatalf("all lost: %+v", s)
+	}
+	if !(Stats{}).Empty() {
+		t.Error("no samples at all should be Empty")
+	}
+	o := Outcome{Series: SeriesOf(rowsOf("f7=1", 1, 5))}
+	got, ok := o.Lookup(Key{Arm: "f7=1", Tool: "probe", Metric: "oneway"})
+	if ok || got.Samples != 5 {
+		t.Errorf("Lookup of an all-lost series: %+v, %v; want it found but not judgeable", got, ok)
+	}
+	if _, ok := o.Lookup(Key{Arm: "nope"}); ok {
+		t.Error("Lookup found a series that does not exist")
+	}
+}
+
+func TestSeriesJSON(t *testing.T) {
+	rows := append(rowsOf("idle", 0, 1, 10, 20, 30), rowsOf("f7=0.5", 0.5, 4)...)
+	series := SeriesOf(rows)
+	if len(series) != 2 || series[0].Arm != "idle" || series[1].Param != 0.5 {
+		t.Fatalf("SeriesOf: %+v", series)
+	}
+	b, err := json.Marshal(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"arm":"idle","tool":"probe","metric":"oneway","samples":4,"lost":1,"mean_us":20,"p50_us":20,"p90_us":30,"p99_us":30,"p999_us":30,"max_us":30},` +
+		`{"arm":"f7=0.5","tool":"probe","metric":"oneway","param":0.5,"samples":4,"lost":4,"mean_us":null,"p50_us":null,"p90_us":null,"p99_us":null,"p999_us":null,"max_us":null}]`
+	if string(b) != want {
+		t.Errorf("series JSON:\n%s\nwant:\n%s", b, want)
+	}
+	var back []Series
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 2 || back[0] != series[0] || back[1] != series[1] {
+		t.Errorf("round trip: %+v, want %+v", back, series)
+	}
+}
+
+// doc is a producer's results document: the generic parts around its own setup.
+type doc struct {
+	Header
+	Setup string `json:"setup"`
+	Outcome
+}
+
+func TestDocumentRoundTrip(t *testing.T) {
+	d := doc{Header: Header{Experiment: "x", Title: "X", Quick: true, Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), DurationS: 12},
+		Setup: "s", Outcome: Outcome{Arms: []Arm{{Name: "idle", Bulk: "none"}, {Name: "f7=1", QJump: true, Param: 1, BoundUS: 646, BoundGuaranteed: true}},
+			Series:  SeriesOf(append(rowsOf("idle", 0, 0, 1, 2), rowsOf("f7=1", 1, 2)...)),
+			Targets: []Target{{Name: "t", Criterion: "c", Value: 1, Limit: 2, Unit: "µs", Evaluated: true, Met: true}}, Files: []string{"a.png"}}}
+	path := filepath.Join(t.TempDir(), "results.json")
+	if err := WriteJSON(path, d); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	// The producer's setup sits between the header and the outcome.
+	if i, j, k := bytes.Index(raw, []byte(`"duration_s"`)), bytes.Index(raw, []byte(`"setup"`)), bytes.Index(raw, []byte(`"arms"`)); !(i < j && j < k) {
+		t.Errorf("field order: duration_s at %d, setup at %d, arms at %d:\n%s", i, j, k, raw)
+	}
+	var back doc
+	if err := ReadJSON(path, &back); err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := json.Marshal(d)
+	b2, _ := json.Marshal(back)
+	if !bytes.Equal(b1, b2) {
+		t.Errorf("round trip:\n%s\nwant:\n%s", b2, b1)
+	}
+	if a, ok := back.Arm("f7=1"); !ok || !a.BoundGuaranteed {
+		t.Errorf("Arm(f7=1) = %+v, %v", a, ok)
+	}
+	if err := ReadJSON(filepath.Join(t.TempDir(), "none.json"), &back); err == nil {
+		t.Error("reading a missing file gave no error")
+	}
+}
+
+func TestRowsCSVRoundTrip(t *testing.T) {
+	rows := []Row{{Arm: "a", Tool: "probe", Metric: "network", Sender: 3, Seq: 7, SendNS: 1_700_000_000_000_000_000, LatencyNS: 1234, Param: 0.5},
+		{Arm: "a", Tool: "ping", Metric: "rtt", Sender: 1, Seq: 1, Lost: true}}
+	var b bytes.Buffer
+	if err := WriteRows(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	want := "arm,tool,metric,sender,seq,send_ns,latency_ns,lost,param\n" +
+		"a,probe,network,3,7,1700000000000000000,1234,false,0.5\na,ping,rtt,1,1,0,0,true,0\n"
+	if b.String() != want {
+		t.Errorf("samples.csv:\n%s\nwant:\n%s", b.String(), want)
+	}
+	back, err := ReadRows(&b)
+	if err != nil || len(back) != 2 || back[0] != rows[0] || back[1] != rows[1] {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	for name, in := range map[string]string{
+		"short":     "arm,tool\na,b\n",
+		"bad float": strings.Join(RowHeader, ",") + "\na,b,c,1,2,3,4,false,x\n",
+	} {
+		if _, err := ReadRows(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func testView() View {
+	rows := append(rowsOf("idle", 0, 0, 10, 20), rowsOf("f7=1", 1, 3)...)
+	return View{Header: Header{Experiment: "fan-in", Title: "Fan-in", Quick: true, Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), DurationS: 12},
+		Outcome: Outcome{Arms: []Arm{{Name: "idle", Description: "quiet", Bulk: "none"}, {Name: "f7=1", Description: "on", Bulk: "h2→h1", QJump: true},
+			{Name: "both", Description: "needs 4", Skipped: "needs 4 hosts"}},
+			Series:  SeriesOf(rows),
+			Targets: []Target{{Name: "t1", Criterion: "small", Value: 1.5, Limit: 2, Unit: "µs", Evaluated: true, Met: true}, {Name: "t2", Criterion: "big", Note: "no samples"}},
+			Files:   []string{"samples.csv", "a.png"}},
+		Headline: "3 hosts", Method: "QJump: on.",
+		Paper: func(s Series) string {
+			if s.Arm == "idle" {
+				return "85µs"
+			}
+			return ""
+		}}
+}
+
+func TestTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := testView().Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `fan-in: 3 hosts
+   ARM   TOOL  METRIC  SAMPLES  LOST    P50 µs    P90 µs    P99 µs  P99.9 µs    MAX µs  PAPER (p50 / p99)
+  idle  probe  oneway        2     0        10        20        20        20        20               85µs
+  f7=1  probe  oneway        3     3  all lost  all lost  all lost  all lost  all lost                   
+arm both skipped: needs 4 hosts
+target t1                   MET (1.5 µs, limit 2 µs): small
+target t2                   NOT EVALUATED (no samples): big
+`
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	want := "# Fan-in\n\n3 hosts.\n\nStarted 2026-01-02 03:04 UTC, took 12 s (--quick). QJump: on.\n\n" +
+		"| arm | tool | metric | samples | lost | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs | paper (p50 / p99) |\n" +
+		"|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n" +
+		"| idle | probe | oneway | 2 | 0 | 10 | 20 | 20 | 20 | 20 | 85µs |\n" +
+		"| f7=1 | probe | oneway | 3 | 3 | all lost | all lost | all lost | all lost | all lost |  |\n" +
+		"\n| arm | traffic sharing the network | QJump |\n|---|---|---|\n" +
+		"| idle | quiet (bulk: none) | off |\n| f7=1 | on (bulk: h2→h1) | on |\n| both | needs 4 — **skipped: needs 4 hosts** (bulk: ) | off |\n" +
+		"\n## Targets\n\n- **t1** — small: MET (1.5 µs, limit 2 µs)\n- **t2** — big: NOT EVALUATED (no samples)\n" +
+		"\n## Plots\n\n![a.png](a.png)\n"
+	if got := testView().Markdown(); got != want {
+		t.Errorf("summary.md:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestPlots(t *testing.T) {
+	dir := t.TempDir()
+	rows := append(rowsOf("idle", 0, 0, 10, 20, 30), rowsOf("busy", 0, 1, 100, 2000)...)
+	files, err := DrawCDFs(rows, dir,
+		CDFPlot{File: "cdf.png", Title: "t", XLabel: "µs", Arms: []string{"idle", "busy", "absent"}, Tool: "probe", Metric: "oneway"},
+		CDFPlot{File: "none.png", Arms: []string{"idle"}, Tool: "ping", Metric: "rtt"})
+	if err != nil || len(files) != 1 || files[0] != "cdf.png" {
+		t.Fatalf("DrawCDFs = %v, %v; want only cdf.png (no ping rows)", files, err)
+	}
+	pts := append(SeriesOf(rowsOf("f7=0.5", 0.5, 0, 50, 60)), SeriesOf(rowsOf("f7=2", 2, 0, 500, 900))...)
+	pts = append(pts, SeriesOf(rowsOf("f7=1", 1, 2))...) // all lost: no point
+	bound := func(f7 float64) float64 { return 300 * f7 }
+	if x, ok := FirstOver(pts[:2], bound); !ok || x != 2 {
+		t.Errorf("FirstOver = %g, %v; want 2 (900 µs > 600 µs)", x, ok)
+	}
+	f, err := SweepPlot{File: "sweep.png", Param: "f7", Points: pts, Bound: bound, BoundLabel: "bound", FloorUS: 40, FloorLabel: "floor"}.Draw(dir)
+	if err != nil || f != "sweep.png" {
+		t.Fatalf("SweepPlot.Draw = %q, %v", f, err)
+	}
+	for _, f := range []string{"cdf.png", "sweep.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	if f, err := (SweepPlot{File: "empty.png", Points: pts[2:], Bound: bound}).Draw(dir); f != "" || err != nil {
+		t.Errorf("a sweep of all-lost series drew %q, %v", f, err)
+	}
+}

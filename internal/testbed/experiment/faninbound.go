@@ -1,0 +1,102 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
+)
+
+// fanInBound is the model's D7 for factor f7 (model.Config.FanIn of the top level), and whether
+// the model guarantees it. Beyond f7 = m the model promises nothing; so that the plot can show
+// where the bound stops holding, the bound there is D7 at f7 = m continued linearly in f7 (what
+// n·P·8·f7/R + ε gives).
+func fanInBound(m ModelInfo, f7 float64) (time.Duration, bool) {
+	fi := m.config(model.Factors{model.TopLevel: model.Limited(f7)}).FanIn(model.TopLevel)
+	if fi.Guaranteed {
+		return fi.Delay, true
+	}
+	mesochronous := float64(m.Mesochronous)
+	atM := m.config(model.Factors{model.TopLevel: model.Limited(mesochronous)}).FanIn(model.TopLevel)
+	eps := time.Duration(m.EpsilonNS)
+	return time.Duration(float64(atM.Delay-eps)*f7/mesochronous) + eps, false
+}
+
+// fanInBoundUS is fanInBound in microseconds, for plots and targets.
+func fanInBoundUS(r *Results, f7 float64) float64 {
+	d, _ := fanInBound(r.Model, f7)
+	return float64(d) / 1e3
+}
+
+// fanInPoints are the series the bound is about: the QJump arms' network latency, one per f7.
+func fanInPoints(r *Results) []results.Series {
+	var pts []results.Series
+	for _, s := range r.Series {
+		if s.Tool == toolProbe && s.Metric == metricNetwork && r.armHasQJump(s.Arm) {
+			pts = append(pts, s)
+		}
+	}
+	return pts
+}
+
+// fanInPaper is the paper's region for an arm (Fig. 11: 60-host fan-in, simulated), beside the
+// network latency of the QJump arms, which is what the paper's bound is about.
+func fanInPaper(r *Results, s results.Series) string {
+	if s.Tool == toolProbe && s.Metric == metricOneWay || !r.armHasQJump(s.Arm) {
+		return ""
+	}
+	switch f7 := s.Param; {
+	case f7 <= 1:
+		return "A: bound met"
+	case f7 <= 2.7:
+		return "B: outliers, within bound"
+	default:
+		return "C: permanent queueing"
+	}
+}
+
+func fanInTargets(r *Results) []results.Target {
+	t := results.Target{Name: "region-a-bound", Unit: "µs",
+		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp) exceeds the model's bound n·P·8·f7/R + ε"}
+	worst := -1.0
+	for _, s := range fanInPoints(r) {
+		if s.Param > 1 {
+			continue
+		}
+		bound := fanInBoundUS(r, s.Param)
+		if over := s.MaxUS - bound; !t.Evaluated || over > worst {
+			worst, t.Value, t.Limit, t.Evaluated = over, s.MaxUS, results.Round3(bound), true
+		}
+	}
+	if t.Evaluated {
+		t.Met = worst <= 0
+	} else {
+		t.Note = "no QJump samples"
+	}
+	noise := results.Target{Name: "noise-floor", Unit: "µs",
+		Criterion: "the idle network's own max network latency is within the f7=1 bound (else the strict form cannot hold)"}
+	if s, ok := r.series("noise", toolProbe, metricNetwork); ok {
+		noise.Value, noise.Limit, noise.Evaluated = s.MaxUS, results.Round3(fanInBoundUS(r, 1)), true
+		noise.Met = noise.Value <= noise.Limit
+	}
+	return []results.Target{t, noise}
+}
+
+// fanInPlots draws Fig. 11: latency percentiles and the maximum of the QJump arms against f7, the
+// model's bound, the idle network's noise floor, and a vertical line where the maximum first
+// exceeds the bound (the end of region A).
+func fanInPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
+	p := results.SweepPlot{File: "fig11-fan-in.png",
+		Title:  fmt.Sprintf("Fig. 11: level-7 network latency under fan-in (%d hosts, R=%.0f Mb/s)", r.Model.Hosts, r.Model.RateBPS/1e6),
+		XLabel: "f7 (packets per epoch per host)", YLabel: "kernel tx → rx latency (µs)", Param: "f7",
+		Points: fanInPoints(r), Bound: func(f7 float64) float64 { return fanInBoundUS(r, f7) }, BoundLabel: "model bound D7"}
+	if noise, ok := r.series("noise", toolProbe, metricNetwork); ok {
+		p.FloorUS, p.FloorLabel = noise.MaxUS, "idle noise floor (max)"
+	}
+	f, err := p.Draw(dir)
+	if err != nil || f == "" {
+		return nil, err
+	}
+	return []string{f}, nil
+}
