@@ -60,7 +60,7 @@ type Dataplane struct {
 func Default() Dataplane {
 	d := Dataplane{
 		Model: model.Config{
-			Packet:       model.FullFrame,
+			Packet:       model.DefaultPacket,
 			Mesochronous: model.DefaultMesochronous,
 			Factors:      model.DefaultFactors(),
 		},
