@@ -44,6 +44,7 @@ type Dataplane struct {
 	Model model.Config
 	// AutoPacket says P is one full frame of the device ("packet: auto", the default):
 	// ResolvePacket sets Model.Packet from the device's MTU. Until then it is model.DefaultPacket.
+	// Code that sets Model.Packet itself clears it, or ResolvePacket replaces that P.
 	AutoPacket   bool
 	TargetRates  map[model.Level]model.Rate // solved into Model.Factors by Solved
 	Mode         Mode
