@@ -27,11 +27,15 @@ func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
   level budget      B_i = f_i·P bytes per epoch, rate T_i = f_i·P·8/E
   fan-in delay      D_i = n·P·8·Σ_{j≥i} f_j/R + ε, a guarantee while Σ_{j≥i} f_j ≤ m
 
+P and every budget count wire bytes: a frame of len bytes takes max(len, 60) + 24 on the wire
+(FCS, preamble, inter-frame gap). --packet auto, the default, is one full frame: calc has no
+device and assumes an MTU of 1500, P = 1538B (up takes the MTU of its device).
+
 Level 7 is the highest priority. At factor 1 it has a guaranteed latency bound; a level whose
 levels-at-or-above sum past m is oversubscribed under full fan-in, and calc says by how much
 instead of printing a bound. A level may be "unlimited" (no budget), which is not factor 0.`,
 		Example: `  # the paper's 12-host 10G testbed, ptpd at 7, memcached at 5 (solved for 5Gb/s), Hadoop at 0
-  qjump calc --hosts 12 --rate 10G --packet 1500B --epsilon 4us --mesochronous 1 \
+  qjump calc --hosts 12 --rate 10G --epsilon 4us --mesochronous 1 \
              --factors 7=1,0=unlimited --target-rate 5=5G
 
   # the ns-2 simulation: 144 hosts, 9kB jumbo frames
@@ -57,7 +61,7 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
 }
 
 func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
-	cfg, err := opts.model.config(opts.factorsSet)
+	cfg, err := opts.model.config(opts.factorsSet, model.DefaultMTU)
 	if err != nil {
 		return err
 	}
@@ -66,18 +70,25 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 		return asFlagError(err)
 	}
 	if opts.json {
-		return printJSON(stdout, newCalcJSON(res))
+		return printJSON(stdout, newCalcJSON(res, opts.model.packetAuto))
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
 	}
-	return printCalc(stdout, res)
+	return printCalc(stdout, res, opts.model.packetAuto)
 }
 
-func printCalc(w io.Writer, res model.Result) error {
+// autoPacketNote says what P auto stands for in calc, which has no device.
+var autoPacketNote = fmt.Sprintf(" (one %d-MTU frame on the wire)", model.DefaultMTU)
+
+func printCalc(w io.Writer, res model.Result, packetAuto bool) error {
 	c := res.Config
-	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d (mesochronous compensation)\n",
-		c.Hosts, c.Rate, c.Packet, model.FormatDuration(c.Epsilon), c.Mesochronous)
+	note := ""
+	if packetAuto {
+		note = autoPacketNote
+	}
+	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s%s, ε=%s, m=%d (mesochronous compensation)\n",
+		c.Hosts, c.Rate, c.Packet, note, model.FormatDuration(c.Epsilon), c.Mesochronous)
 	fmt.Fprintf(w, "network epoch E = m·n·P·8/R + ε = %s; line rate at factor %s\n\n",
 		model.FormatDuration(res.Epoch), formatFactor(res.LineRateFactor))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

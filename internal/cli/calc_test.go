@@ -18,6 +18,8 @@ func run(t *testing.T, args ...string) (stdout, stderr string, status int) {
 	return out.String(), errOut.String(), status
 }
 
+// The paper's P = 1500 B, given explicitly: the equations are the same in wire bytes, and calc
+// warns that a 1500-byte budget cannot carry a 1500-MTU frame (1538 B on the wire).
 func TestCalcTable(t *testing.T) {
 	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "1500B",
 		"--epsilon", "0", "--mesochronous", "2", "--factors", "7=1,5=6,0=unlimited")
@@ -34,8 +36,75 @@ func TestCalcTable(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if errOut != "" {
-		t.Errorf("unexpected stderr %q", errOut)
+	want := "qjump: warning: level 7: budget 1500B per epoch (f·P = 1·1500B) is smaller than the device's largest frame, " +
+		"1538B on the wire: the level can never send a full-size frame\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
+
+// Without --packet, P is one full 1500-MTU frame on the wire, and the header says so.
+func TestCalcDefaultPacket(t *testing.T) {
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G")
+	if status != 0 || errOut != "" {
+		t.Fatalf("status %d, stderr %q", status, errOut)
+	}
+	for _, want := range []string{
+		"n=12 hosts, R=10Gb/s, P=1538B (one 1500-MTU frame on the wire), ε=0s, m=2",
+		"E = m·n·P·8/R + ε = 29.53µs",
+		"7      1          1538B         416.7Mb/s  14.765µs (guaranteed)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "1538B")
+	if strings.Contains(out, "MTU") {
+		t.Errorf("an explicit --packet is annotated as auto:\n%s", out)
+	}
+	for _, args := range [][]string{{}, {"--packet", "auto"}} {
+		out, _, _ := run(t, append([]string{"calc", "--json", "--hosts", "12", "--rate", "10G"}, args...)...)
+		var got calcJSON
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got.PacketBytes != 1538 || !got.PacketAuto {
+			t.Errorf("%v: packet_bytes %d, packet_auto %v, %v; want 1538, true", args, got.PacketBytes, got.PacketAuto, err)
+		}
+	}
+}
+
+// What cannot work exits 2 and names the field: the three commands of issue 8 first.
+func TestCalcRefusesWhatCannotWork(t *testing.T) {
+	base := []string{"calc", "--hosts", "12", "--rate", "10G"}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"an epoch that overflows", []string{"calc", "--hosts", "100000000", "--rate", "1"},
+			[]string{"--rate", `"1b/s"`, "longer than 2400h0m0s (100 days)", "need at least 284.9kb/s"}},
+		{"a target rate above R", append(base, "--target-rate", "5=20G"),
+			[]string{"--target-rate", `"5=20Gb/s"`, "need at most R = 10Gb/s"}},
+		{"a target below one frame per epoch", append(base, "--target-rate", "5=1b"),
+			[]string{"--target-rate", `"5=1b/s"`, "budget would be 0B per epoch", "84B", "need at least 22.76Mb/s"}},
+		{"a factor whose budget rounds to 0", append(base, "--factors", "7=0.0001"),
+			[]string{"--factors", `"7=0.0001"`, "budget f·P = 0B", "need a factor of at least 0.05462"}},
+		{"a factor whose budget is below one minimum frame", append(base, "--factors", "7=1,3=0.05"),
+			[]string{"--factors", `"3=0.05"`, "budget f·P = 76B", "84B"}},
+		{"an epsilon that overflows the epoch", append(base, "--epsilon", "2401h"),
+			[]string{"--epsilon", "2401h0m0s", "need ε at most"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { wantUsageError(t, tt.args, tt.want...) })
+	}
+	// What the messages offer works.
+	for _, args := range [][]string{
+		{"calc", "--hosts", "100000000", "--rate", "284.9k"},
+		append(base, "--target-rate", "5=10G"),
+		append(base, "--target-rate", "5=22.76M"),
+		append(base, "--factors", "7=0.05462"),
+	} {
+		if _, errOut, status := run(t, args...); status != 0 {
+			t.Errorf("%v: status %d, %s", args, status, errOut)
+		}
 	}
 }
 
@@ -48,10 +117,11 @@ func TestCalcPaperCases(t *testing.T) {
 		wantF     float64
 		wantRate  float64
 	}{
-		{"12 hosts 10G m=2", []string{"--hosts", "12", "--rate", "10G", "--factors", "7=1"}, 28800, 7, 1, 416.67e6},
-		{"12 hosts 10M m=2 (Mininet timeq)", []string{"--hosts", "12", "--rate", "10M", "--factors", "7=1"}, 28800000, 7, 1, 416.67e3},
+		{"12 hosts 10G m=2", []string{"--hosts", "12", "--rate", "10G", "--packet", "1500B", "--factors", "7=1"}, 28800, 7, 1, 416.67e6},
+		{"12 hosts 10M m=2 (Mininet timeq)", []string{"--hosts", "12", "--rate", "10M", "--packet", "1500B", "--factors", "7=1"}, 28800000, 7, 1, 416.67e3},
+		{"12 hosts 10G m=2, P one 1500-MTU frame on the wire", []string{"--hosts", "12", "--rate", "10G", "--factors", "7=1"}, 29530, 7, 1, 416.66e6},
 		{"144 hosts 9kB m=1", []string{"--hosts", "144", "--rate", "10Gb/s", "--packet", "9k", "--mesochronous", "1", "--factors", "0=144"}, 1036800, 0, 144, 10e9},
-		{"memcached target 5G (§6.5)", []string{"--hosts", "12", "--rate", "10Gbit", "--mesochronous", "1", "--target-rate", "5=5G"}, 14400, 5, 6, 5e9},
+		{"memcached target 5G (§6.5)", []string{"--hosts", "12", "--rate", "10Gbit", "--packet", "1500B", "--mesochronous", "1", "--target-rate", "5=5G"}, 14400, 5, 6, 5e9},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,7 +175,8 @@ func TestCalcJSONNullsWhatDoesNotExist(t *testing.T) {
 	}
 	levels := raw["levels"].([]any)
 	top, over, unlimited := levels[0].(map[string]any), levels[1].(map[string]any), levels[2].(map[string]any)
-	if top["guaranteed"] != true || top["fan_in_delay_ns"] != 14400.0 {
+	// The default P is 1538 B: n·P·8/R = 14.7648 µs, rounded up.
+	if top["guaranteed"] != true || top["fan_in_delay_ns"] != 14765.0 || top["budget_bytes"] != 1538.0 {
 		t.Errorf("level 7: %v", top)
 	}
 	if over["guaranteed"] != false || over["fan_in_delay_ns"] != nil || over["oversubscription"] != 3.5 {
@@ -131,9 +202,10 @@ func TestCalcBadInput(t *testing.T) {
 		{"negative rate", []string{"calc", "--hosts", "12", "--rate", "-10G"}, []string{"--rate", "-10G", "bits per second"}},
 		{"rate in bytes", []string{"calc", "--hosts", "12", "--rate", "10GB/s"}, []string{"--rate", "10GB/s", "10Gb/s"}},
 		{"malformed rate", []string{"calc", "--hosts", "12", "--rate", "fast"}, []string{"--rate", "fast"}},
-		{"zero packet", append(base, "--packet", "0"), []string{"--packet", "0B", "64B"}},
+		{"zero packet", append(base, "--packet", "0"), []string{"--packet", "0B", "84B"}},
 		{"negative packet", append(base, "--packet", "-1500"), []string{"--packet", "-1500", "bytes"}},
-		{"packet below 64B", append(base, "--packet", "63"), []string{"--packet", "63B", "64B"}},
+		{"packet below one minimum frame on the wire", append(base, "--packet", "83"), []string{"--packet", "83B", "84B"}},
+		{"packet neither auto nor a size", append(base, "--packet", "full"), []string{"--packet", "full", "auto"}},
 		{"fractional packet", append(base, "--packet", "1.5"), []string{"--packet", "1.5", "whole number"}},
 		{"level out of range", append(base, "--factors", "8=1"), []string{"--factors", "8=1", "0 (lowest) to 7"}},
 		{"factor zero", append(base, "--factors", "7=0"), []string{"--factors", "7=0", "greater than 0"}},
@@ -176,11 +248,11 @@ func wantUsageError(t *testing.T, args []string, says ...string) {
 }
 
 func TestCalcWarnsOnSmallPacket(t *testing.T) {
-	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "64")
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "1000")
 	if status != 0 || !strings.Contains(out, "network epoch") {
 		t.Fatalf("status %d, out %q", status, out)
 	}
-	if !strings.Contains(errOut, "warning") || !strings.Contains(errOut, "1500-byte frame") {
+	if !strings.Contains(errOut, "warning: level 7: budget 1000B") || !strings.Contains(errOut, "1538B on the wire") {
 		t.Errorf("stderr %q: want a warning about the small packet", errOut)
 	}
 }
@@ -188,7 +260,7 @@ func TestCalcWarnsOnSmallPacket(t *testing.T) {
 func TestCalcTargetRateReplacesDefaultFactor(t *testing.T) {
 	// Without --factors the defaults (7=1, 0=unlimited) apply; a target rate for level 7 replaces
 	// the default rather than clashing with it.
-	out, errOut, status := run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--target-rate", "7=833.3333M")
+	out, errOut, status := run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--packet", "1500B", "--target-rate", "7=833.3333M")
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}

@@ -14,6 +14,7 @@ type calcJSON struct {
 	Hosts          int            `json:"hosts"`
 	RateBps        float64        `json:"rate_bps"`
 	PacketBytes    int64          `json:"packet_bytes"`
+	PacketAuto     bool           `json:"packet_auto"`
 	EpsilonNs      int64          `json:"epsilon_ns"`
 	Mesochronous   int            `json:"mesochronous"`
 	EpochNs        int64          `json:"epoch_ns"`
@@ -36,10 +37,10 @@ type calcLevelOut struct {
 	Oversubscription *float64 `json:"oversubscription"`
 }
 
-func newCalcJSON(res model.Result) calcJSON {
+func newCalcJSON(res model.Result, packetAuto bool) calcJSON {
 	c := res.Config
 	out := calcJSON{
-		Hosts: c.Hosts, RateBps: float64(c.Rate), PacketBytes: int64(c.Packet),
+		Hosts: c.Hosts, RateBps: float64(c.Rate), PacketBytes: int64(c.Packet), PacketAuto: packetAuto,
 		EpsilonNs: c.Epsilon.Nanoseconds(), Mesochronous: c.Mesochronous,
 		EpochNs: res.Epoch.Nanoseconds(), EpochText: model.FormatDuration(res.Epoch),
 		LineRateFactor: res.LineRateFactor, Levels: []calcLevelOut{}, Warnings: res.Warnings,

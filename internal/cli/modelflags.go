@@ -15,21 +15,24 @@ import (
 // configuration (calc, up).
 type modelFlags struct {
 	cfg         model.Config
+	packetAuto  bool // --packet auto: one full frame of the device
 	targetRates map[model.Level]model.Rate
 }
 
 // newModelFlags starts from config.Default()'s model, the one place that says what an input left
 // out is.
 func newModelFlags() *modelFlags {
-	return &modelFlags{cfg: config.Default().Model}
+	def := config.Default()
+	return &modelFlags{cfg: def.Model, packetAuto: def.AutoPacket}
 }
 
 func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&m.cfg.Hosts, "hosts", 0, "n: hosts that may send to one destination at once, e.g. 12")
 	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, model.ParseRate}, "rate",
 		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
-	fs.Var(&unitValue[model.Bytes]{&m.cfg.Packet, model.ParseBytes}, "packet",
-		"P: bytes a host may send per epoch at factor 1, at least one frame, e.g. 1500B, 9k")
+	fs.Var(&packetValue{&m.cfg.Packet, &m.packetAuto}, "packet",
+		"P: wire bytes a host may send per epoch at factor 1, e.g. 1538B, 9k; auto is one full frame of the\n"+
+			"device on the wire, MTU + 14 (+ 4 when PCP marking pushes a tag) + 24: 1538B for MTU 1500")
 	fs.Var(&unitValue[time.Duration]{&m.cfg.Epsilon, model.ParseDuration}, "epsilon",
 		"ε: cumulative switch processing delay on the longest path, e.g. 4us, 1.05ms")
 	fs.IntVar(&m.cfg.Mesochronous, "mesochronous", m.cfg.Mesochronous,
@@ -44,17 +47,25 @@ func parseTargetRates(s string) (map[model.Level]model.Rate, error) {
 	return model.ParseLevelMap(s, model.ParseRate)
 }
 
-// config returns the model configuration with --target-rate solved into factors. factorsSet says
-// whether the user gave --factors: a level given in both is ambiguous and refused, while a target
-// rate simply replaces a default factor.
-func (m *modelFlags) config(factorsSet bool) (model.Config, error) {
-	if err := m.cfg.Validate(); err != nil {
-		return m.cfg, asFlagError(err)
-	}
+// config returns the model configuration for a device of this MTU (P auto is one full frame of
+// it) with --target-rate solved into factors. factorsSet says whether the user gave --factors: a
+// level given in both is ambiguous and refused, while a target rate simply replaces a default
+// factor.
+func (m *modelFlags) config(factorsSet bool, mtu int) (model.Config, error) {
+	d := config.Default()
+	d.Model, d.AutoPacket = m.cfg, m.packetAuto
 	if err := checkTargetRates(m.targetRates, m.cfg.Factors, factorsSet); err != nil {
 		return m.cfg, err
 	}
-	return m.cfg.WithTargetRates(m.targetRates), nil
+	d, err := d.ResolvePacket(mtu)
+	if err != nil {
+		return m.cfg, err
+	}
+	d.TargetRates = m.targetRates
+	if d, err = d.Solved(); err != nil {
+		return m.cfg, asFlagError(err)
+	}
+	return d.Model, nil
 }
 
 // checkTargetRates refuses a level that --target-rate solves for while --factors (factorsSet)
@@ -76,6 +87,33 @@ func asFlagError(err error) error {
 	}
 	return err
 }
+
+// packetValue is --packet: auto or a size in wire bytes.
+type packetValue struct {
+	p    *model.Bytes
+	auto *bool
+}
+
+func (v *packetValue) Set(s string) error {
+	p, auto, err := config.ParsePacket(s)
+	if err != nil {
+		return err
+	}
+	*v.auto = auto
+	if !auto {
+		*v.p = p
+	}
+	return nil
+}
+
+func (v *packetValue) String() string {
+	if v.auto == nil || *v.auto {
+		return "auto"
+	}
+	return v.p.String()
+}
+
+func (v *packetValue) Type() string { return "value" }
 
 // unitValue adapts a model parser to a pflag.Value, so a malformed unit is reported by pflag with
 // the flag's name and the value given.

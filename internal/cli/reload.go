@@ -51,6 +51,9 @@ func runReload(opts *reloadOptions, stderr io.Writer) error {
 	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
 		return usageErrorf("invalid --config %s: a reload needs hosts: and rate:", file)
 	}
+	if d, err = forDevice(d, dev, deviceMTU); err != nil {
+		return err
+	}
 	if d, err = d.Solved(); err != nil {
 		return configError(fmt.Errorf("%s: %w", file, err))
 	}

@@ -104,6 +104,15 @@ func (b budgetSource) model() (model.Config, error) {
 		if err != nil {
 			return model.Config{}, configError(err)
 		}
+		// P auto is one full frame of --dev when given, else of a 1500-byte MTU, as calc assumes.
+		if b.dev != "" {
+			d, err = forDevice(d, b.dev, deviceMTU)
+		} else {
+			d, err = d.ResolvePacket(model.DefaultMTU)
+		}
+		if err != nil {
+			return model.Config{}, err
+		}
 		if d, err = d.Solved(); err != nil {
 			return model.Config{}, configError(fmt.Errorf("%s: %w", b.config, err))
 		}

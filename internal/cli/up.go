@@ -83,7 +83,7 @@ left as it is unless --replace.`,
 }
 
 func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
-	d, err := opts.dataplane()
+	d, err := opts.dataplane(deviceMTU)
 	if err != nil {
 		return err
 	}
@@ -112,8 +112,9 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	return nil
 }
 
-// dataplane merges defaults, --config and the flags the user gave, in that order, and solves it.
-func (o *upOptions) dataplane() (config.Dataplane, error) {
+// dataplane merges defaults, --config and the flags the user gave, in that order, resolves P for
+// the device (mtu) and solves it.
+func (o *upOptions) dataplane(mtu mtuOf) (config.Dataplane, error) {
 	d := config.Default()
 	if o.configFile != "" {
 		var err error
@@ -142,6 +143,10 @@ func (o *upOptions) dataplane() (config.Dataplane, error) {
 	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
 		return d, usageErrorf("the model needs --hosts and --rate (or hosts: and rate: in --config)")
 	}
+	d, err := forDevice(d, o.dev, mtu)
+	if err != nil {
+		return d, err
+	}
 	solved, err := d.Solved()
 	return solved, asFlagError(err)
 }
@@ -150,7 +155,8 @@ func (o *upOptions) applyModelFlags(d *config.Dataplane) error {
 	m := o.model.cfg
 	for name, apply := range map[string]func(){
 		"hosts": func() { d.Model.Hosts = m.Hosts }, "rate": func() { d.Model.Rate = m.Rate },
-		"packet": func() { d.Model.Packet = m.Packet }, "epsilon": func() { d.Model.Epsilon = m.Epsilon },
+		"packet":       func() { d.Model.Packet, d.AutoPacket = m.Packet, o.model.packetAuto },
+		"epsilon":      func() { d.Model.Epsilon = m.Epsilon },
 		"mesochronous": func() { d.Model.Mesochronous = m.Mesochronous },
 		"factors":      func() { d.Model.Factors = m.Factors },
 	} {

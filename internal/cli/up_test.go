@@ -10,10 +10,74 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// upOptionsFrom parses args as `qjump up` would and returns the configuration it would attach.
+// upOptionsFrom parses args as `qjump up` would and returns the configuration it would attach to
+// a device of MTU 1500.
 func upOptionsFrom(t *testing.T, args []string) (config.Dataplane, error) {
 	t.Helper()
-	return parseOptions(t, newUpCommand, args...).dataplane()
+	return upOnMTU(t, 1500, args)
+}
+
+func upOnMTU(t *testing.T, mtu int, args []string) (config.Dataplane, error) {
+	t.Helper()
+	return parseOptions(t, newUpCommand, args...).dataplane(func(dev string) (int, error) {
+		if dev != "eth0" {
+			t.Errorf("MTU asked of %q, want the --dev eth0", dev)
+		}
+		return mtu, nil
+	})
+}
+
+// P is one full frame of the device unless the flags or the file say otherwise, and the device's
+// largest frame is known to the warnings either way.
+func TestUpPacketFromDevice(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\npacket: 4000B\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--dev", "eth0", "--hosts", "12", "--rate", "10G"}
+	tests := []struct {
+		name         string
+		mtu          int
+		args         []string
+		wantPacket   model.Bytes
+		wantMaxFrame model.Bytes
+		wantWarnings int
+	}{
+		{"default on a 1500-MTU device", 1500, nil, 1538, 1538, 0},
+		{"default on a jumbo device", 9000, nil, 9038, 9038, 0},
+		{"PCP marking pushes a tag", 1500, []string{"--mark", "pcp"}, 1542, 1542, 0},
+		{"auto said outright", 9000, []string{"--packet", "auto"}, 9038, 9038, 0},
+		{"an explicit P below the device's frame warns", 9000, []string{"--packet", "1538B"}, 1538, 9038, 1},
+		{"the file's P", 1500, []string{"--config", file}, 4000, 1538, 0},
+		{"--packet auto overrides the file's P", 1500, []string{"--config", file, "--packet", "auto"}, 1538, 1538, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := upOnMTU(t, tt.mtu, append(append([]string{}, base...), tt.args...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Model.Packet != tt.wantPacket || d.Model.MaxFrame != tt.wantMaxFrame {
+				t.Errorf("P = %v, largest frame %v; want %v, %v", d.Model.Packet, d.Model.MaxFrame, tt.wantPacket, tt.wantMaxFrame)
+			}
+			if w := d.Model.Warnings(); len(w) != tt.wantWarnings {
+				t.Errorf("warnings %q, want %d", w, tt.wantWarnings)
+			}
+		})
+	}
+}
+
+// Target rates are solved in units of the device's P: 5G is the same rate on any MTU.
+func TestUpTargetRateUsesTheDevicesPacket(t *testing.T) {
+	for _, mtu := range []int{1500, 9000} {
+		d, err := upOnMTU(t, mtu, []string{"--dev", "eth0", "--hosts", "12", "--rate", "10G", "--target-rate", "5=5G"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := d.Model.LevelRate(d.Model.Factors[5]); r < 4.999e9 || r > 5.001e9 {
+			t.Errorf("MTU %d: 5G solved to %v", mtu, r)
+		}
+	}
 }
 
 func TestUpFlagsOverrideFile(t *testing.T) {

@@ -41,7 +41,11 @@ const MaxVLANID = 4094
 
 // Dataplane is everything the dataplane needs for one interface.
 type Dataplane struct {
-	Model        model.Config
+	Model model.Config
+	// AutoPacket says P is one full frame of the device ("packet: auto", the default):
+	// ResolvePacket sets Model.Packet from the device's MTU. Until then it is model.DefaultPacket.
+	// Code that sets Model.Packet itself clears it, or ResolvePacket replaces that P.
+	AutoPacket   bool
 	TargetRates  map[model.Level]model.Rate // solved into Model.Factors by Solved
 	Mode         Mode
 	Autoclass    bool // police: demote to the highest lower level with budget instead of dropping
@@ -55,17 +59,18 @@ type Dataplane struct {
 }
 
 // Default is the configuration before any file or flag: the model's defaults (hosts and rate
-// still to be given), police mode, DSCP marking with class selectors CS0..CS7, PCP = level,
+// still to be given; P one full frame of the device, a 1500-MTU one until ResolvePacket), police mode, DSCP marking with class selectors CS0..CS7, PCP = level,
 // priority p -> level p for 1..7 and priority 0 (every socket's default) unclassified.
 func Default() Dataplane {
 	d := Dataplane{
 		Model: model.Config{
-			Packet:       model.FullFrame,
+			Packet:       model.DefaultPacket,
 			Mesochronous: model.DefaultMesochronous,
 			Factors:      model.DefaultFactors(),
 		},
-		Mode: Police,
-		Mark: MarkDSCP,
+		AutoPacket: true,
+		Mode:       Police,
+		Mark:       MarkDSCP,
 	}
 	for p := range d.PriorityLevels {
 		d.PriorityLevels[p] = Unclassified
@@ -80,10 +85,28 @@ func Default() Dataplane {
 	return d
 }
 
+// ResolvePacket returns d for a device of this MTU: the device's largest frame on the wire
+// (model.FullFrameWire, with the 802.1Q tag that PCP marking pushes) becomes Model.MaxFrame, which
+// the model's warnings compare budgets with, and, when P is auto, P. Resolve before Solved: target
+// rates are solved in units of P. Resolving twice with the same MTU changes nothing.
+func (d Dataplane) ResolvePacket(mtu int) (Dataplane, error) {
+	if mtu < 1 {
+		return d, fmt.Errorf("resolve packet: device MTU %d: need at least 1", mtu)
+	}
+	d.Model.MaxFrame = model.FullFrameWire(mtu, d.Mark.MarksPCP())
+	if d.AutoPacket {
+		d.Model.Packet = d.Model.MaxFrame
+	}
+	return d, nil
+}
+
 // Solved returns d with its target rates solved into factors (a target rate replaces the factor of
 // its level) and validated.
 func (d Dataplane) Solved() (Dataplane, error) {
 	if err := d.Validate(); err != nil {
+		return d, err
+	}
+	if err := d.Model.CheckTargetRates(d.TargetRates); err != nil {
 		return d, err
 	}
 	d.Model = d.Model.WithTargetRates(d.TargetRates)

@@ -74,6 +74,16 @@ func (f File) Apply(d *Dataplane) error {
 	if err := f.applyModel(&d.Model); err != nil {
 		return err
 	}
+	if f.Packet != nil {
+		p, auto, err := ParsePacket(*f.Packet)
+		if err != nil {
+			return fieldError("packet", *f.Packet, err.Error())
+		}
+		d.AutoPacket = auto
+		if !auto {
+			d.Model.Packet = p
+		}
+	}
 	if f.TargetRate != nil {
 		rates, err := levelMap(f.TargetRate, "target_rate", model.ParseRate)
 		if err != nil {
@@ -107,9 +117,6 @@ func (f File) applyModel(m *model.Config) error {
 	setInt(f.Hosts, &m.Hosts)
 	setInt(f.Mesochronous, &m.Mesochronous)
 	if err := parseInto(f.Rate, "rate", &m.Rate, model.ParseRate); err != nil {
-		return err
-	}
-	if err := parseInto(f.Packet, "packet", &m.Packet, model.ParseBytes); err != nil {
 		return err
 	}
 	if err := parseInto(f.Epsilon, "epsilon", &m.Epsilon, model.ParseDuration); err != nil {
@@ -155,6 +162,21 @@ func (f File) applyTables(d *Dataplane) error {
 	}
 	return nil
 }
+
+// ParsePacket reads P as a file or a flag gives it: "auto" (one full frame of the device, which
+// ResolvePacket fills in) or a size in wire bytes.
+func ParsePacket(s string) (p model.Bytes, auto bool, err error) {
+	if strings.EqualFold(strings.TrimSpace(s), "auto") {
+		return 0, true, nil
+	}
+	if p, err = model.ParseBytes(s); err != nil {
+		return 0, false, errors.New(packetAllowed)
+	}
+	return p, false, nil
+}
+
+const packetAllowed = "need auto (one full frame of the device) or a whole number of bytes on the wire, " +
+	"at least 84, e.g. 1538B, 9k"
 
 func levelMap[V any](in map[string]string, field string, parse func(string) (V, error)) (map[model.Level]V, error) {
 	out := map[model.Level]V{}

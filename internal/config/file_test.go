@@ -35,7 +35,7 @@ func TestDocumentedExampleLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Model.Hosts != 12 || d.Model.Rate != 10e9 || d.DSCP[7] != 46 || d.PriorityLevels[6] != 7 ||
-		d.PriorityLevels[0] != Unclassified || d.Mode != Police || d.Mark != MarkDSCP {
+		d.PriorityLevels[0] != Unclassified || d.Mode != Police || d.Mark != MarkDSCP || !d.AutoPacket {
 		t.Errorf("example loaded as %+v", d)
 	}
 	// epsilon differs from its default, so a loader that ignored it fails here; the factors must
@@ -54,6 +54,7 @@ func TestRoundTrip(t *testing.T) {
 	d.Model.Hosts, d.Model.Rate, d.Model.Epsilon = 7, 2.5e9, 1234
 	d.Model.Factors = model.Factors{7: model.Limited(1.25), 3: model.Limited(1.0 / 3), 0: model.Unlimited()}
 	d.Mode, d.Mark, d.VLANID, d.DefaultLevel, d.DSCP[2], d.PCP[6], d.PriorityLevels[9] = Shape, MarkBoth, 12, 3, 10, 1, 4
+	d.AutoPacket = false // ToFile writes P as resolved, a size
 	y, err := yaml.Marshal(ToFile(d))
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,10 @@ func TestBadValues(t *testing.T) {
 		{"hosts: 0\nrate: 1G\n", "hosts"},
 		{"rate: fast\n", "rate"},
 		{"packet: 10B\n", "packet"},
+		{"packet: 83B\n", "packet"},
+		{"packet: lots\n", "packet"},
+		{"factors: {7: 0.05}\n", "factors"},
+		{"hosts: 100000000\nrate: 1\n", "rate"},
 		{"epsilon: -1s\n", "epsilon"},
 		{"factors: {8: 1}\n", "factors"},
 		{"factors: {3: 0}\n", "factors[3]"},

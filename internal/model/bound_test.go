@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,6 +81,16 @@ func TestValidate(t *testing.T) {
 		{"NaN rate", func(c *Config) { c.Rate = Rate(math.NaN()) }, "rate"},
 		{"zero packet", func(c *Config) { c.Packet = 0 }, "packet"},
 		{"packet below a minimum frame", func(c *Config) { c.Packet = 63 }, "packet"},
+		{"packet of 64B: a minimum frame without its line overhead", func(c *Config) { c.Packet = 64 }, "packet"},
+		{"packet one byte short of a minimum frame on the wire", func(c *Config) { c.Packet = 83 }, "packet"},
+		{"infinite rate", func(c *Config) { c.Rate = Rate(math.Inf(1)) }, "rate"},
+		{"an epoch longer than the clocks hold", func(c *Config) { c.Hosts, c.Rate = 100000000, 1 }, "rate"},
+		{"an epoch that rounds to nothing", func(c *Config) { c.Hosts, c.Rate = 1, 1e30 }, "rate"},
+		{"epsilon that overflows the epoch", func(c *Config) { c.Epsilon = math.MaxInt64 }, "epsilon"},
+		{"infinite factor", func(c *Config) { c.Factors = Factors{7: Limited(math.Inf(1))} }, "factors"},
+		{"factor whose budget overflows", func(c *Config) { c.Factors = Factors{7: Limited(1e300)} }, "factors"},
+		{"factor whose budget rounds to 0 bytes", func(c *Config) { c.Factors = Factors{7: Limited(1e-4)} }, "factors"},
+		{"factor whose budget is below one minimum frame", func(c *Config) { c.Factors = Factors{7: Limited(0.05)} }, "factors"},
 		{"negative epsilon", func(c *Config) { c.Epsilon = -1 }, "epsilon"},
 		{"zero mesochronous", func(c *Config) { c.Mesochronous = 0 }, "mesochronous"},
 		{"level out of range", func(c *Config) { c.Factors = Factors{8: Limited(1)} }, "factors"},
@@ -90,6 +101,7 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := good
+			cfg.Factors = Factors{7: Limited(1), 0: Unlimited()}
 			tt.edit(&cfg)
 			err := cfg.Validate()
 			fe, ok := err.(*FieldError)
@@ -103,14 +115,42 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// A limited level whose budget is below the device's largest frame is warned about, naming the
+// level, its budget and the frame; P itself is only a unit and warns through the levels it limits.
+// (Before wire-byte accounting this test wanted no warning at P = 1500 B: a 1500-MTU frame is now
+// 1538 B on the wire, so it does warn.)
 func TestWarnings(t *testing.T) {
-	cfg := Config{Hosts: 2, Rate: 1e9, Packet: 64, Mesochronous: 2}
-	if len(cfg.Warnings()) != 1 {
-		t.Errorf("P=64B: want one warning, got %q", cfg.Warnings())
+	tests := []struct {
+		name     string
+		packet   Bytes
+		maxFrame Bytes
+		factors  Factors
+		want     []string // the warnings in order, each a prefix of what is said
+	}{
+		{"default P at factor 1 fits the default frame", DefaultPacket, 0, DefaultFactors(), nil},
+		{"P=1500B no longer holds a 1500-MTU frame", 1500, 0, DefaultFactors(),
+			[]string{"level 7: budget 1500B per epoch (f·P = 1·1500B) is smaller than the device's largest frame, 1538B on the wire"}},
+		{"half a frame at the top, as in the paper's Fig. 11", DefaultPacket, 0, Factors{7: Limited(0.5), 0: Unlimited()},
+			[]string{"level 7: budget 769B per epoch (f·P = 0.5·1538B) is smaller than the device's largest frame, 1538B on the wire: the level can never send a full-size frame"}},
+		{"small P made up by a larger factor", 1000, 0, Factors{7: Limited(2)}, nil},
+		{"a jumbo device", 1538, 9038, Factors{7: Limited(1), 5: Limited(6), 3: Limited(5.8), 0: Unlimited()},
+			[]string{"level 7: budget 1538B per epoch (f·P = 1·1538B) is smaller than the device's largest frame, 9038B",
+				"level 3: budget 8920B per epoch (f·P = 5.8·1538B) is smaller than the device's largest frame, 9038B"}},
+		{"unlimited levels have no budget to warn about", 100, 0, Factors{0: Unlimited()}, nil},
 	}
-	cfg.Packet = 1500
-	if len(cfg.Warnings()) != 0 {
-		t.Errorf("P=1500B: want no warning, got %q", cfg.Warnings())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Hosts: 2, Rate: 1e9, Packet: tt.packet, Mesochronous: 2, Factors: tt.factors, MaxFrame: tt.maxFrame}
+			got := cfg.Warnings()
+			if len(got) != len(tt.want) {
+				t.Fatalf("warnings %q, want %d", got, len(tt.want))
+			}
+			for i, want := range tt.want {
+				if !strings.HasPrefix(got[i], want) {
+					t.Errorf("warning %q lacks %q", got[i], want)
+				}
+			}
+		})
 	}
 }
 
@@ -143,5 +183,88 @@ func TestCarrier(t *testing.T) {
 	}
 	if _, ok := (Factors{}).Carrier(3); ok {
 		t.Error("Carrier with no level configured: want ok = false")
+	}
+}
+
+// The limits name what works: the messages quote the range, and a value just inside it passes.
+func TestValidateSaysWhatWorks(t *testing.T) {
+	base := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2}
+
+	overflow := base
+	overflow.Hosts, overflow.Rate = 100000000, 1
+	wantAllowed(t, overflow.Validate(), "longer than 2400h0m0s (100 days): need at least 284.9kb/s for n=100000000, P=1538B, m=2")
+	overflow.Rate = 284.9e3
+	if err := overflow.Validate(); err != nil {
+		t.Errorf("the rate the message gives is refused: %v", err)
+	}
+	if e := overflow.Epoch(); e <= 0 || e > MaxEpoch {
+		t.Errorf("epoch %v out of (0, MaxEpoch]", e)
+	}
+
+	small := base
+	small.Factors = Factors{7: Limited(0.05)}
+	wantAllowed(t, small.Validate(), "level 7's budget f·P = 76B is smaller than one minimum frame on the wire (84B)",
+		"need a factor of at least 0.05462 with P=1538B")
+	small.Factors = Factors{7: Limited(0.05462)}
+	if err := small.Validate(); err != nil {
+		t.Errorf("the factor the message gives is refused: %v", err)
+	}
+}
+
+func wantAllowed(t *testing.T, err error, says ...string) {
+	t.Helper()
+	fe, ok := err.(*FieldError)
+	if !ok {
+		t.Fatalf("error %v, want a *FieldError", err)
+	}
+	for _, s := range says {
+		if !strings.Contains(fe.Allowed, s) {
+			t.Errorf("%q lacks %q", fe.Allowed, s)
+		}
+	}
+}
+
+func TestCheckTargetRates(t *testing.T) {
+	cfg := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2, Factors: DefaultFactors()}
+	if err := cfg.CheckTargetRates(map[Level]Rate{5: 5e9, 4: 10e9}); err != nil {
+		t.Errorf("5G and line rate on 10G refused: %v", err)
+	}
+	// The case: 20G on 10G solved to factor 48 instead of being refused.
+	err := cfg.CheckTargetRates(map[Level]Rate{5: 20e9})
+	wantAllowed(t, err, "need at most R = 10Gb/s")
+	if fe := err.(*FieldError); fe.Field != "target-rate" || fe.Value != "5=20Gb/s" {
+		t.Errorf("error names %s %q, want target-rate 5=20Gb/s", fe.Field, fe.Value)
+	}
+	// The case: 1 b/s gave a 0-byte budget. E = 29.53µs, so one 84-byte frame per epoch is
+	// 22.76 Mb/s.
+	wantAllowed(t, cfg.CheckTargetRates(map[Level]Rate{5: 1}),
+		"its budget would be 0B per epoch E = 29.53µs, less than one minimum frame on the wire (84B): need at least 22.76Mb/s")
+	min := cfg.MinTargetRate()
+	if err := cfg.CheckTargetRates(map[Level]Rate{5: min}); err != nil {
+		t.Errorf("MinTargetRate %v refused: %v", min, err)
+	}
+	if back, err := ParseRate(min.String()); err != nil || back != min {
+		t.Errorf("MinTargetRate %v prints as %q, which reads back as %v, %v", min, min.String(), back, err)
+	}
+	if err := cfg.CheckTargetRates(map[Level]Rate{5: Rate(float64(min) * 0.999)}); err == nil {
+		t.Errorf("0.1%% below MinTargetRate %v accepted", min)
+	}
+	if err := cfg.CheckTargetRates(map[Level]Rate{8: 1e9}); err == nil {
+		t.Error("level 8 accepted")
+	}
+}
+
+// Whatever the epoch, the smallest target rate solves to a budget of one minimum frame.
+func TestMinTargetRateAlwaysCarriesAMinimumFrame(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 12, 60, 144, 1000} {
+		for _, r := range []Rate{1e6, 3e6, 100e6, 1e9, 2.5e9, 10e9, 40e9, 100e9} {
+			for _, p := range []Bytes{84, 85, 1000, 1538, 9038} {
+				cfg := Config{Hosts: n, Rate: r, Packet: p, Mesochronous: 2, Epsilon: 3 * time.Microsecond}
+				min := cfg.MinTargetRate()
+				if b, _ := cfg.Budget(Limited(cfg.FactorForRate(min))); b < MinWireFrame {
+					t.Errorf("n=%d R=%v P=%v: MinTargetRate %v gives a budget of %v", n, r, p, min, b)
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -9,21 +11,20 @@ import (
 // epoch-long window (the slides' 2nP/R).
 const DefaultMesochronous = 2
 
-// MinPacket is the smallest P that makes sense: a minimum Ethernet frame.
-const MinPacket Bytes = 64
-
-// FullFrame is the usual MTU-sized frame; a P below it means a full frame never fits in a budget
-// at factor 1.
-const FullFrame Bytes = 1500
+// MinPacket is the smallest P that makes sense: one minimum Ethernet frame on the wire.
+const MinPacket = MinWireFrame
 
 // Config holds the model's inputs.
 type Config struct {
 	Hosts        int           // n: hosts that can send to one destination at once
 	Rate         Rate          // R: edge rate in bit/s, the slowest host link
-	Packet       Bytes         // P: bytes one host may send per epoch at factor 1
+	Packet       Bytes         // P: wire bytes one host may send per epoch at factor 1 (WireBytes)
 	Epsilon      time.Duration // ε: cumulative switch processing delay on the longest path
 	Mesochronous int           // m: epoch misalignment compensation, at least 1
 	Factors      Factors       // configured levels
+	// MaxFrame is the wire size of the largest frame the device sends (FullFrameWire of its MTU),
+	// which Warnings compares budgets with; 0 means DefaultPacket, a 1500-byte MTU untagged.
+	MaxFrame Bytes
 }
 
 // DefaultFactors gives the guaranteed level (7) factor 1 and lets bulk (0) run unlimited: the
@@ -32,37 +33,51 @@ func DefaultFactors() Factors {
 	return Factors{TopLevel: Limited(1), 0: Unlimited()}
 }
 
-// Validate checks every input and returns a *FieldError for the first one out of range.
+// Validate checks every input and returns a *FieldError for the first one out of range, or for
+// a combination that cannot work: an epoch the clocks cannot hold, a level whose budget cannot
+// carry one minimum frame.
 func (c Config) Validate() error {
 	switch {
 	case c.Hosts < 1:
 		return fieldError("hosts", strconv.Itoa(c.Hosts), "need a whole number of hosts, at least 1")
-	case !(c.Rate > 0):
+	case !(c.Rate > 0) || math.IsInf(float64(c.Rate), 0):
 		return fieldError("rate", c.Rate.String(), rateAllowed)
 	case c.Packet < MinPacket:
-		return fieldError("packet", c.Packet.String(), "need at least 64B, a minimum Ethernet frame")
+		return fieldError("packet", c.Packet.String(),
+			"need at least 84B, one minimum Ethernet frame on the wire (60B, FCS, preamble and inter-frame gap)")
 	case c.Epsilon < 0:
 		return fieldError("epsilon", c.Epsilon.String(), durationAllowed)
 	case c.Mesochronous < 1:
 		return fieldError("mesochronous", strconv.Itoa(c.Mesochronous), "need a whole number, at least 1")
 	}
-	for l, f := range c.Factors {
-		if l < 0 || l >= NumLevels {
-			return fieldError("factors", strconv.Itoa(int(l)), levelAllowed)
-		}
-		if !f.Unlimited && !(f.Value > 0) {
-			return fieldError("factors", f.String(), "need a factor greater than 0, or \"unlimited\"")
+	if err := c.validateEpoch(); err != nil {
+		return err
+	}
+	for _, l := range c.Factors.Levels() {
+		if err := c.validateFactor(l, c.Factors[l]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// Warnings lists inputs that are valid but probably not what the user meant.
+// Warnings lists inputs that are valid but probably not what the user meant: a limited level
+// whose budget is smaller than the device's largest frame can never send a full-size frame. That
+// is a warning, not an error: a level for small messages may want it (the paper's Fig. 11 runs
+// f7 = 0.5 with small frames).
 func (c Config) Warnings() []string {
+	frame := c.MaxFrame
+	if frame <= 0 {
+		frame = DefaultPacket
+	}
 	var w []string
-	if c.Packet < FullFrame {
-		w = append(w, "packet "+c.Packet.String()+" is smaller than a 1500-byte frame: "+
-			"a full-size frame never fits a factor-1 budget and is dropped or demoted")
+	for _, l := range c.Factors.Levels() {
+		f := c.Factors[l]
+		if b, ok := c.Budget(f); ok && b < frame {
+			w = append(w, fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the "+
+				"device's largest frame, %s on the wire: the level can never send a full-size frame",
+				l, b, f, c.Packet, frame))
+		}
 	}
 	return w
 }

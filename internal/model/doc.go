@@ -2,7 +2,7 @@
 // throughput factor for a target rate and the worst-case fan-in delay of each level.
 //
 // Inputs are n hosts, the edge rate R (bit/s of the slowest host link), P bytes (what one host may
-// send per epoch at throughput factor 1), ε (cumulative switch processing delay on the longest
+// send per epoch at throughput factor 1, counted on the wire: WireBytes), ε (cumulative switch processing delay on the longest
 // path), m (mesochronous compensation: host epochs are not aligned, so one host can emit m budgets
 // inside one epoch-long window) and a throughput factor f_i for each level i in 0..7 (7 highest).
 //
@@ -15,6 +15,14 @@
 // D_i is a guarantee only while Σ_{j≥i} f_j ≤ m; beyond that, level i is oversubscribed under full
 // fan-in by Σ_{j≥i} f_j / m and the model reports that instead of a number. A level with no factor
 // (unlimited) has no budget at all, so neither it nor any level below it has a bound.
+//
+// P and every budget count wire bytes: a frame of len bytes (skb->len) takes max(len, 60) + 24
+// bytes of line time, a GSO packet the sum over its segments, so E is exactly the wire time of n
+// hosts' m budgets. The default P is one full frame of the device (FullFrameWire).
+//
+// Validate refuses what cannot work (an epoch the clocks cannot hold, a budget below one minimum
+// frame, CheckTargetRates a target above R); Warnings names a level whose budget is smaller than
+// the device's largest frame.
 //
 // The paper and its artifacts disagree on m (the slides use 2nP/R, the ns-2 scripts nP/R); m makes
 // the choice explicit and every output names it.

@@ -1,0 +1,135 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// MaxEpoch is the longest epoch the model accepts. The simulator's clock counts picoseconds in an
+// int64 (about 106 days) and the dataplane's nanoseconds; an epoch beyond 100 days means a rate or
+// a host count that is a typo, and one beyond the clocks would wrap to a negative epoch.
+const MaxEpoch = 100 * 24 * time.Hour
+
+// maxBudget is the largest budget the model computes exactly in float64 (2^53 bytes, 9 PB).
+const maxBudget = 1 << 53
+
+// epochBits is m·n·P·8, the bits of the transmission part of the epoch.
+func (c Config) epochBits() float64 {
+	return float64(c.Mesochronous) * float64(c.Hosts) * float64(c.Packet) * 8
+}
+
+// validateEpoch refuses an epoch the clocks cannot hold, or one so short it rounds to nothing
+// (every rate would divide by zero). It names R, the input that usually puts it out of range,
+// with the range of R that works for the other inputs.
+func (c Config) validateEpoch() error {
+	bits := c.epochBits()
+	ns := bits * 1e9 / float64(c.Rate)
+	inputs := fmt.Sprintf("n=%d, P=%s, m=%d", c.Hosts, c.Packet, c.Mesochronous)
+	if !(ns <= float64(MaxEpoch)) || math.IsInf(bits, 0) {
+		return fieldError("rate", c.Rate.String(), fmt.Sprintf(
+			"the epoch m·n·P·8/R would be %.4gs, longer than %s (%s): need at least %s for %s",
+			ns/1e9, FormatDuration(MaxEpoch), "100 days", ceilRate(bits*1e9/float64(MaxEpoch)), inputs))
+	}
+	if c.EpochPicoseconds() < 1 && c.Epsilon == 0 {
+		return fieldError("rate", c.Rate.String(), fmt.Sprintf(
+			"the epoch m·n·P·8/R would round to 0: need at most %s for %s", Rate(bits*1e9), inputs))
+	}
+	if c.Epsilon > MaxEpoch-time.Duration(math.Ceil(ns)) {
+		return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
+			"the epoch m·n·P·8/R + ε would be longer than %s: need ε at most %s",
+			FormatDuration(MaxEpoch), FormatDuration(MaxEpoch-time.Duration(math.Ceil(ns)))))
+	}
+	return nil
+}
+
+// validateFactor refuses a level out of range, a factor that is not a positive number, and a
+// budget that cannot carry one minimum frame: such a level could never send anything.
+func (c Config) validateFactor(l Level, f Factor) error {
+	if l < 0 || l >= NumLevels {
+		return fieldError("factors", strconv.Itoa(int(l)), levelAllowed)
+	}
+	if f.Unlimited {
+		return nil
+	}
+	value := fmt.Sprintf("%d=%s", l, f)
+	if !(f.Value > 0) || math.IsInf(f.Value, 0) {
+		return fieldError("factors", value, "need a factor greater than 0, or \"unlimited\"")
+	}
+	if f.Value*float64(c.Packet) > maxBudget {
+		return fieldError("factors", value, fmt.Sprintf("need a factor of at most %s: f·P must fit in %s",
+			Limited(math.Floor(maxBudget/float64(c.Packet))), Bytes(maxBudget)))
+	}
+	if b, _ := c.Budget(f); b < MinWireFrame {
+		return fieldError("factors", value, fmt.Sprintf(
+			"level %d's budget f·P = %s is smaller than one minimum frame on the wire (%s), so it could "+
+				"never send anything: need a factor of at least %s with P=%s",
+			l, b, MinWireFrame, Limited(ceilSig(float64(MinWireFrame)/float64(c.Packet))), c.Packet))
+	}
+	return nil
+}
+
+// CheckTargetRates refuses a target rate that no factor can reach: one above R (a level never
+// sends faster than its link) or one whose budget per epoch is smaller than one minimum frame on
+// the wire. c must be valid. WithTargetRates solves what passes.
+func (c Config) CheckTargetRates(rates map[Level]Rate) error {
+	levels := make([]Level, 0, len(rates))
+	for l := range rates {
+		levels = append(levels, l)
+	}
+	sort.Slice(levels, func(i, j int) bool { return levels[i] > levels[j] })
+	for _, l := range levels {
+		t := rates[l]
+		value := fmt.Sprintf("%d=%s", l, t)
+		switch {
+		case l < 0 || l >= NumLevels:
+			return fieldError("target-rate", value, levelAllowed)
+		case !(t > 0) || math.IsInf(float64(t), 0):
+			return fieldError("target-rate", value, rateAllowed)
+		case t > c.Rate:
+			return fieldError("target-rate", value, fmt.Sprintf(
+				"need at most R = %s: a level cannot send faster than its link", c.Rate))
+		}
+		if b, _ := c.Budget(Limited(c.FactorForRate(t))); b < MinWireFrame {
+			return fieldError("target-rate", value, fmt.Sprintf(
+				"its budget would be %s per epoch E = %s, less than one minimum frame on the wire (%s): "+
+					"need at least %s", b, FormatDuration(c.Epoch()), MinWireFrame, c.MinTargetRate()))
+		}
+	}
+	return nil
+}
+
+// MinTargetRate is the smallest rate, to four significant digits, whose budget carries one
+// minimum frame per epoch: MinWireFrame·8/E, rounded up until solving it gives that budget.
+func (c Config) MinTargetRate() Rate {
+	r := ceilRate(float64(MinWireFrame) * 8 / c.Epoch().Seconds())
+	for i := 0; i < 3; i++ {
+		if b, _ := c.Budget(Limited(c.FactorForRate(r))); b >= MinWireFrame {
+			break
+		}
+		r = ceilRate(float64(r) * (1 + 1e-4))
+	}
+	return r
+}
+
+// ceilRate rounds a rate up to the four significant digits Rate.String prints, so that what an
+// error message says is enough is enough.
+func ceilRate(r float64) Rate { return Rate(ceilSig(r)) }
+
+// ceilSig rounds v > 0 up to four significant digits. A power of ten is exact only with a
+// non-negative exponent, so the scale is applied by division or multiplication as needed.
+func ceilSig(v float64) float64 {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return v
+	}
+	const notUp = 1 - 1e-12 // 23.340000000001 is 23.34, not 23.35
+	e := 3 - int(math.Floor(math.Log10(v)))
+	if e < 0 {
+		s := math.Pow(10, float64(-e))
+		return math.Ceil(v/s*notUp) * s
+	}
+	s := math.Pow(10, float64(e))
+	return math.Ceil(v*s*notUp) / s
+}
