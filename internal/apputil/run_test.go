@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -426,7 +427,7 @@ func runInCgroup(t *testing.T, path string, argv ...string) outcome {
 
 func mustRoot(t *testing.T) string {
 	t.Helper()
-	root, err := dataplane.CgroupMount()
+	root, err := host.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
@@ -447,7 +448,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestAssignMaxLevelSetsCeiling(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup programs and the dataplane's ceiling map")
 	cg := testCgroup(t)
-	id, err := dataplane.CgroupID(cg)
+	id, err := host.CgroupID(cg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +524,7 @@ func TestSweepClearsKilledRunsCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(stale) })
-	id, err := dataplane.CgroupID(stale)
+	id, err := host.CgroupID(stale)
 	if err != nil {
 		t.Fatal(err)
 	}

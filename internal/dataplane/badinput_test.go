@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // TestBadInput: every bad input gets one clear line, exit 2 (bad input) or 1 (privilege, kernel,
@@ -32,7 +34,7 @@ func TestBadInput(t *testing.T) {
 			code: 2, says: `no such interface "qjdp-nosuch"`},
 		{name: "no privilege", prefix: []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"},
 			args: upArgs(), code: 1, says: "needs root"},
-		{name: "bpffs absent", env: []string{BPFFSEnv + "=" + notBPFFS}, args: upArgs(), code: 1, says: "no bpffs"},
+		{name: "bpffs absent", env: []string{host.BPFFSEnv + "=" + notBPFFS}, args: upArgs(), code: 1, says: "no bpffs"},
 		{name: "malformed YAML", args: []string{"up", "--dev", "eth0", "--config", file("bad.yaml", "hosts: [1, 2\n")},
 			code: 2, says: "bad.yaml"},
 		{name: "unknown key", args: []string{"up", "--dev", "eth0", "--config", file("typo.yaml", "hosts: 2\nrate: 1G\nfactor: {7: 1}\n")},

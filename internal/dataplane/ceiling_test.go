@@ -13,6 +13,7 @@ import (
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -22,7 +23,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs()...)
 	h.mustQjump(t, h.b, upArgs("--attach", "clsact")...)
-	mount, err := CgroupMount()
+	mount, err := host.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
@@ -31,7 +32,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 		testutil.Unavailable(t, "create a cgroup: "+err.Error())
 	}
 	t.Cleanup(func() { _ = os.Remove(cg) })
-	id, err := CgroupID(cg)
+	id, err := host.CgroupID(cg)
 	if err != nil {
 		t.Fatal(err)
 	}

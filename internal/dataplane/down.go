@@ -4,10 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // Down detaches QJump from the device and removes everything Up created: the hook, the clsact
@@ -53,7 +53,7 @@ func removeEmpty(p paths) {
 		return
 	}
 	for _, e := range entries {
-		if isNetnsKey(e.Name()) && e.IsDir() {
+		if host.IsNetnsKey(e.Name()) && e.IsDir() {
 			return // a network namespace with devices up
 		}
 	}
@@ -68,9 +68,4 @@ func removeEmpty(p paths) {
 		_ = os.Remove(p.cgroupCeiling())
 	}
 	_ = os.Remove(filepath.Clean(p.root))
-}
-
-func isNetnsKey(name string) bool {
-	_, err := strconv.ParseUint(strings.TrimPrefix(name, "ino-"), 10, 64)
-	return err == nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // testModel has an epoch of 10 ms (m·n·P·8/R = 2·10·1500·8/24M) and budgets of 30 kB per epoch
@@ -157,11 +159,11 @@ func TestDeletedNamespaceIsPruned(t *testing.T) {
 	h.mustQjump(t, h.a, upArgs()...)
 	var key string
 	var err error
-	inNetns(t, h.a, func() { key, err = netnsKey() })
+	inNetns(t, h.a, func() { key, err = host.NetnsKey() })
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(defaultBPFFS, stateDir, key)
+	dir := filepath.Join(host.StateDirIn(host.DefaultBPFFS), key)
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("no state for %s after up: %v", h.a, err)
 	}

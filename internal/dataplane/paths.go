@@ -3,6 +3,8 @@ package dataplane
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // paths names where a device's state is pinned: <bpffs>/qjump/<netns cookie>/<ifname>/.
@@ -16,7 +18,7 @@ func pathsFor(dev string) (paths, error) {
 	if err := checkPrivilege(); err != nil {
 		return paths{}, err
 	}
-	bpffs, err := bpffsRoot()
+	bpffs, err := host.BPFFS()
 	if err != nil {
 		return paths{}, err
 	}
@@ -25,11 +27,11 @@ func pathsFor(dev string) (paths, error) {
 
 // pathsUnder names the paths of dev in this network namespace on the bpffs mounted at bpffs.
 func pathsUnder(bpffs, dev string) (paths, error) {
-	ns, err := netnsKey()
+	ns, err := host.NetnsKey()
 	if err != nil {
 		return paths{}, err
 	}
-	root := filepath.Join(bpffs, stateDir)
+	root := host.StateDirIn(bpffs)
 	p := paths{root: root, netns: filepath.Join(root, ns)}
 	if dev != "" {
 		p.device = filepath.Join(p.netns, dev)
@@ -42,13 +44,3 @@ func (p paths) cgroupCeiling() string      { return filepath.Join(p.root, "cgrou
 func (p paths) forDevice(dev string) paths { p.device = filepath.Join(p.netns, dev); return p }
 func (p paths) deviceName() string         { return filepath.Base(p.device) }
 func (p paths) exists() bool               { _, err := os.Stat(p.pin(pinMeta)); return err == nil }
-
-// StateDir is <bpffs>/qjump, the root under which QJump pins everything (on the host's bpffs,
-// also under `ip netns exec`; see bpffsRoot). Other packages pin their own state beneath it.
-func StateDir() (string, error) {
-	bpffs, err := bpffsRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(bpffs, stateDir), nil
-}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/cilium/ebpf/link"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // pruneDead removes the pinned state of devices whose TCX link no longer names a device: the
@@ -17,7 +19,7 @@ func pruneDead(root string) {
 		return
 	}
 	for _, ns := range namespaces {
-		if !ns.IsDir() || !isNetnsKey(ns.Name()) {
+		if !ns.IsDir() || !host.IsNetnsKey(ns.Name()) {
 			continue
 		}
 		nsDir := filepath.Join(root, ns.Name())

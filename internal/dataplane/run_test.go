@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -303,7 +304,7 @@ func expect(t *testing.T, what string, got, want uint64) {
 func setOwnCeiling(max model.Level) func(*testing.T, *runner) {
 	return func(t *testing.T, r *runner) {
 		t.Helper()
-		id, err := CgroupID(ownCgroupPath(t))
+		id, err := host.CgroupID(ownCgroupPath(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +322,7 @@ func ownCgroupPath(t *testing.T) string {
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if rel, ok := strings.CutPrefix(line, "0::"); ok {
-			mount, err := CgroupMount()
+			mount, err := host.CgroupMount()
 			if err != nil {
 				testutil.Unavailable(t, err.Error())
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -68,8 +69,8 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 	if err := checkPrivilege(); err != nil {
 		return nil, err
 	}
-	bpffs, err := findBPFFS()
-	if errors.Is(err, errBPFFSUnmounted) {
+	bpffs, err := host.FindBPFFS()
+	if errors.Is(err, host.ErrBPFFSUnmounted) {
 		return nil, nil
 	}
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // snapshot is everything up may touch on eth0 of ns: qdiscs, classes, filters, TCX programs and
@@ -43,11 +45,11 @@ func (h *hosts) pins(t *testing.T, ns string) []string {
 	t.Helper()
 	var key string
 	var err error
-	inNetns(t, ns, func() { key, err = netnsKey() })
+	inNetns(t, ns, func() { key, err = host.NetnsKey() })
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(defaultBPFFS, stateDir, key)
+	dir := filepath.Join(host.StateDirIn(host.DefaultBPFFS), key)
 	var out []string
 	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
 		if err == nil {
