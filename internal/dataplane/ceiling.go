@@ -57,12 +57,12 @@ func openCgroupCeiling(create bool) (*ebpf.Map, error) {
 		}
 		return m, nil
 	}
-	spec, err := loadQjump()
+	spec, err := qjumpSpec()
 	if err != nil {
-		return nil, fmt.Errorf("load qjump spec: %w", err)
+		return nil, err
 	}
 	if err := os.MkdirAll(p.root, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", p.root, err)
 	}
-	return ebpf.NewMapWithOptions(spec.Maps["cgroup_ceiling"], ebpf.MapOptions{PinPath: p.root})
+	return ebpf.NewMapWithOptions(spec.Maps[qjumpMapCgroupCeiling], ebpf.MapOptions{PinPath: p.root})
 }

@@ -17,8 +17,8 @@ import (
 )
 
 const (
-	verdictNext = tcxNext // TCX_NEXT (-1): pass on
-	verdictDrop = 2       // TCX_DROP
+	verdictNext = uint32(qjumpQjTcVerdictQJ_TC_NEXT) // TCX_NEXT (-1): pass on
+	verdictDrop = 2                                  // TCX_DROP
 )
 
 // skbContext is the head of struct __sk_buff that BPF_PROG_TEST_RUN lets a test set and returns.
@@ -39,7 +39,7 @@ func testConfig() config.Dataplane {
 
 type runner struct {
 	t    *testing.T
-	objs *objects
+	objs *qjumpObjects
 }
 
 func newRunner(t *testing.T, d config.Dataplane) *runner {
@@ -49,7 +49,7 @@ func newRunner(t *testing.T, d config.Dataplane) *runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(objs.Close)
+	t.Cleanup(func() { _ = objs.Close() })
 	var classids [model.NumLevels]uint32
 	if d.Mode == config.Shape {
 		classids = htbClassIDs()
@@ -66,7 +66,7 @@ func (r *runner) run(prio uint32, frame []byte) (verdict uint32, out []byte, out
 	in := skbContext{Priority: prio}
 	var ctxOut skbContext
 	buf := make([]byte, len(frame)+64)
-	ret, err := r.objs.Prog.Run(&ebpf.RunOptions{Data: frame, DataOut: buf, Context: in, ContextOut: &ctxOut})
+	ret, err := r.objs.QjumpEgress.Run(&ebpf.RunOptions{Data: frame, DataOut: buf, Context: in, ContextOut: &ctxOut})
 	if err != nil {
 		r.t.Fatalf("run program: %v", err)
 	}
