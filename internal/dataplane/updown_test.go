@@ -11,7 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
-	"github.com/qjump-net/qjump/internal/host"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // snapshot is everything up may touch on eth0 of ns: qdiscs, classes, filters, TCX programs and
@@ -26,7 +26,7 @@ func (h *hosts) snapshot(t *testing.T, ns string) string {
 		out, errOut, code := runCmd(t, nil, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...)
 		fmt.Fprintf(&b, "tc %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
 	}
-	inNetns(t, ns, func() {
+	testutil.InNetns(t, ns, func() {
 		ifindex := ifindexOf(t, "eth0")
 		for _, at := range []ebpf.AttachType{ebpf.AttachTCXEgress, ebpf.AttachTCXIngress} {
 			res, err := link.QueryPrograms(link.QueryOptions{Target: ifindex, Attach: at})
@@ -43,13 +43,7 @@ func (h *hosts) snapshot(t *testing.T, ns string) string {
 // pins lists what is pinned for namespace ns.
 func (h *hosts) pins(t *testing.T, ns string) []string {
 	t.Helper()
-	var key string
-	var err error
-	inNetns(t, ns, func() { key, err = host.NetnsKey() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(host.StateDirIn(host.DefaultBPFFS), key)
+	dir := testutil.PinDir(t, ns)
 	var out []string
 	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
 		if err == nil {
