@@ -7,13 +7,14 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-// qjumpSpec is the program and its maps as compiled (qjump_bpfel.o), parsed once per process.
-// Loading mutates a spec, so every load takes a copy.
+// qjumpSpec is the program and its maps as compiled (qjump_bpfel.o), parsed once per process and
+// never changed: a load that adjusts it (pinning) works on a copy.
 var qjumpSpec = sync.OnceValues(loadQjump)
 
-// loadObjects loads the program and its maps. The layout map comes along (the bpf2go struct
-// names every map); it only carries the shared types in BTF and nothing reads it. cgroup_ceiling is pinned by name under pinRoot, so
-// every program on every device shares one ceiling map; pinRoot "" keeps it private (tests).
+// loadObjects loads the program and its maps. cgroup_ceiling is pinned by name under pinRoot, so
+// every program on every device shares one ceiling map; pinRoot "" keeps it private (tests). The
+// layout map comes along (bpf2go's struct names every map); it only carries the shared types in
+// BTF, and nothing reads it.
 func loadObjects(pinRoot string) (*qjumpObjects, error) {
 	shared, err := qjumpSpec()
 	if err != nil {
