@@ -17,8 +17,8 @@ import (
 )
 
 const (
-	verdictNext = uint32(qjumpQjTcVerdictQJ_TC_NEXT) // TCX_NEXT (-1): pass on
-	verdictDrop = 2                                  // TCX_DROP
+	verdictNext = uint32(qjumpQjTcVerdictQJ_TC_NEXT) // pass on
+	verdictDrop = uint32(qjumpQjTcVerdictQJ_TC_DROP)
 )
 
 // skbContext is the head of struct __sk_buff that BPF_PROG_TEST_RUN lets a test set and returns.
