@@ -132,12 +132,12 @@ func TestShapingGivesR(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Process.Kill()
-	// Measure on the switch port that faces h2, from when the flow reaches it: bytes on the
-	// wire per second. At twice R the port's queue fills within milliseconds.
+	// Measure on the switch port that faces h2 once the flow has carried about a second's worth
+	// at R through it (past iperf3's start): bytes on the wire per second.
 	ns, dev := tb.Names.SwitchNS(), tb.Names.Port(2)
 	start := htbSentBytes(t, ns, dev)
-	testutil.WaitFor(t, 5*time.Second, "the UDP flow at the switch port", func() bool {
-		return htbSentBytes(t, ns, dev) > start+1<<20
+	testutil.WaitFor(t, 10*time.Second, "a second of the UDP flow at the switch port", func() bool {
+		return htbSentBytes(t, ns, dev) > start+int64(c.Rate)/8
 	})
 	b0, t0 := htbSentBytes(t, ns, dev), time.Now()
 	time.Sleep(2 * time.Second)
