@@ -5,14 +5,9 @@
  * limiter built on it can be cheaper).
  */
 #include <linux/bpf.h>
-#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
-/* TCX verdicts (linux/bpf.h of 6.6+); the same values work for cls_bpf direct action. */
-#ifndef TCX_NEXT
-#define TCX_NEXT -1
-#define TCX_DROP 2
-#endif
+#include "tcx.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -21,12 +16,12 @@ volatile __u64 sink;
 SEC("tc")
 int floor_empty(struct __sk_buff *skb)
 {
-	return TCX_NEXT;
+	return QJ_TC_NEXT;
 }
 
 SEC("tc")
 int floor_clock(struct __sk_buff *skb)
 {
 	sink = bpf_ktime_get_ns();
-	return TCX_NEXT;
+	return QJ_TC_NEXT;
 }

@@ -53,15 +53,8 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/pkt_cls.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
-
-/* TCX verdicts (linux/bpf.h of 6.6+); the same values work for cls_bpf direct action. */
-#ifndef TCX_NEXT
-#define TCX_NEXT -1
-#define TCX_DROP 2
-#endif
 
 #include "qjump.h"
 
@@ -81,18 +74,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * The active configuration. Swapping the inner map is one atomic pointer store in the kernel and
  * RCU keeps the old inner map alive until every program that looked it up is done; rewriting one
  * big map value in place instead could be read half old, half new by a CPU in the middle of it.
- *
  * The inner value is declared as bytes because clang 14 emits only a forward declaration of a
- * struct reached through __array; config_layout names struct qj_config in BTF for the loader and
- * bpf2go, and is never created.
+ * struct reached through __array; the layout map below names struct qj_config in BTF.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct qj_config);
-} config_layout SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);
@@ -104,6 +88,14 @@ struct {
 		__type(value, __u8[sizeof(struct qj_config)]);
 	});
 } config SEC(".maps");
+
+/* Carries struct qj_layout, the types Go shares, in BTF (qjump.h); never read or written. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct qj_layout);
+} layout SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -218,8 +210,6 @@ static __always_inline bool charge(const struct qj_config *cfg, __u32 level, __u
 	__u64 old;
 	int i;
 
-	if (level >= QJ_LEVELS)
-		return false;
 	if (!lc->limited)
 		return true;
 	b = bpf_map_lookup_elem(&budget, &level);
@@ -258,9 +248,11 @@ static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 
 {
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
+	/* The mask bounds the offset for the verifier; parse_l3 never sets more than 18. */
+	__u32 off = l3.off & 0xff;
 
 	if (l3.kind == L3_IPV4) {
-		struct iphdr *ip = data + (l3.off & 0xff);
+		struct iphdr *ip = data + off;
 		__u8 tos;
 		__be16 old, new;
 
@@ -272,13 +264,13 @@ static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 
 		old = *(__be16 *)ip;
 		new = bpf_htons((bpf_ntohs(old) & 0xff00) | tos);
 		/* The header checksum covers the word that holds TOS: patch it incrementally. */
-		bpf_l3_csum_replace(skb, (l3.off & 0xff) + offsetof(struct iphdr, check), old, new,
+		bpf_l3_csum_replace(skb, off + offsetof(struct iphdr, check), old, new,
 				    sizeof(new));
-		bpf_skb_store_bytes(skb, (l3.off & 0xff) + offsetof(struct iphdr, tos), &tos,
+		bpf_skb_store_bytes(skb, off + offsetof(struct iphdr, tos), &tos,
 				    sizeof(tos), 0);
 	} else if (l3.kind == L3_IPV6) {
 		/* Traffic class straddles the first two bytes; no checksum covers it. */
-		__u8 *w = data + (l3.off & 0xff);
+		__u8 *w = data + off;
 		__u8 tc, nw[2];
 
 		if ((void *)(w + 2) > data_end)
@@ -287,7 +279,7 @@ static __always_inline void mark_dscp(struct __sk_buff *skb, struct l3 l3, __u8 
 		nw[0] = (w[0] & 0xf0) | (tc >> 4);
 		nw[1] = (w[1] & 0x0f) | (tc << 4);
 		if (nw[0] != w[0] || nw[1] != w[1])
-			bpf_skb_store_bytes(skb, l3.off & 0xff, nw, sizeof(nw), 0);
+			bpf_skb_store_bytes(skb, off, nw, sizeof(nw), 0);
 	}
 }
 
@@ -325,32 +317,14 @@ static __always_inline void mark_pcp(struct __sk_buff *skb, const struct qj_conf
 	bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), tci);
 }
 
-enum verdict_kind { SENT, DROPPED, DEMOTED, SHAPED };
-
-static __always_inline void count(__u32 level, enum verdict_kind what, __u64 len, bool malformed)
+static __always_inline void count(__u32 level, enum qj_verdict v, __u64 len, bool malformed)
 {
 	struct qj_counters *c = bpf_map_lookup_elem(&counters, &level);
 
 	if (!c)
 		return;
-	switch (what) {
-	case SENT:
-		c->sent_packets++;
-		c->sent_bytes += len;
-		break;
-	case DROPPED:
-		c->dropped_packets++;
-		c->dropped_bytes += len;
-		break;
-	case DEMOTED:
-		c->demoted_packets++;
-		c->demoted_bytes += len;
-		break;
-	case SHAPED:
-		c->shaped_packets++;
-		c->shaped_bytes += len;
-		break;
-	}
+	c->verdict[v].packets++;
+	c->verdict[v].bytes += len;
 	if (malformed)
 		c->malformed_packets++;
 }
@@ -369,10 +343,10 @@ int qjump_egress(struct __sk_buff *skb)
 
 	inner = bpf_map_lookup_elem(&config, &key);
 	if (!inner)
-		return TCX_NEXT;
+		return QJ_TC_NEXT;
 	cfg = bpf_map_lookup_elem(inner, &key);
 	if (!cfg || !cfg->epoch_ns)
-		return TCX_NEXT;
+		return QJ_TC_NEXT;
 
 	level = classify(skb, cfg);
 	l3 = parse_l3(skb);
@@ -380,21 +354,21 @@ int qjump_egress(struct __sk_buff *skb)
 	sent_level = level;
 	if (!charge(cfg, level, len, now)) {
 		if (cfg->mode == QJ_MODE_SHAPE) {
-			count(level, SHAPED, len, false);
+			count(level, QJ_SHAPED, len, false);
 		} else {
 			int lower = -1;
 
 			if (cfg->flags & QJ_AUTOCLASS)
 				lower = demote(cfg, level, len, now);
 			if (lower < 0) {
-				count(level, DROPPED, len, malformed);
-				return TCX_DROP;
+				count(level, QJ_DROPPED, len, malformed);
+				return QJ_TC_DROP;
 			}
-			count(level, DEMOTED, len, false);
+			count(level, QJ_DEMOTED, len, false);
 			sent_level = lower;
 		}
 	}
-	count(sent_level, SENT, len, malformed);
+	count(sent_level, QJ_SENT, len, malformed);
 
 	lc = &cfg->level[sent_level & QJ_LEVEL_MASK];
 	if (cfg->mode == QJ_MODE_SHAPE && lc->classid)
@@ -404,10 +378,10 @@ int qjump_egress(struct __sk_buff *skb)
 	if (cfg->tx_queues > 1)
 		skb->queue_mapping = sent_level % cfg->tx_queues;
 	if (malformed)
-		return TCX_NEXT;
+		return QJ_TC_NEXT;
 	if (cfg->flags & QJ_MARK_DSCP)
 		mark_dscp(skb, l3, lc->dscp);
 	if (cfg->flags & QJ_MARK_PCP)
 		mark_pcp(skb, cfg, lc->pcp);
-	return TCX_NEXT;
+	return QJ_TC_NEXT;
 }

@@ -10,9 +10,15 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define QJ_LEVELS	8	/* QJump levels: 0 lowest priority (bulk) .. 7 guaranteed latency */
-#define QJ_PRIORITIES	16	/* skb->priority values the priority->level table covers */
-#define QJ_UNCLASSIFIED	0xff	/* table entry: this priority takes the default level */
+#include "tcx.h"
+
+/* Enums rather than #defines so that bpf2go gives the Go side the same names (-type). */
+enum qj_constants {
+	QJ_LEVELS = 8,		/* QJump levels: 0 lowest priority (bulk) .. 7 guaranteed latency */
+	QJ_PRIORITIES = 16,	/* skb->priority values the priority->level table covers */
+	QJ_UNCLASSIFIED = 0xff,	/* table entry: this priority takes the default level */
+	QJ_USED_BITS = 40,	/* bits of qj_budget.charge that count bytes; the rest is the tag */
+};
 
 enum qj_mode {
 	QJ_MODE_POLICE = 0,	/* over budget: drop, or demote with QJ_AUTOCLASS */
@@ -66,20 +72,44 @@ struct qj_budget {
 	__u64 charge;		/* tag:24 | bytes used in the current epoch:40 */
 };
 
-#define QJ_USED_BITS	40
 #define QJ_USED_MASK	((1ULL << QJ_USED_BITS) - 1)
+
+/*
+ * What the program did with a packet, one counter pair each. Adding a verdict is one entry here
+ * (before QJ_VERDICTS) and its name in internal/dataplane; the layout of qj_counters follows.
+ */
+enum qj_verdict {
+	QJ_SENT,	/* sent at this level */
+	QJ_DROPPED,	/* police: over budget and not demoted */
+	QJ_DEMOTED,	/* police + autoclass: sent on a lower level (counted there too) */
+	QJ_SHAPED,	/* shape: over budget, left to the level's HTB class to delay */
+	QJ_VERDICTS,	/* the number of verdicts */
+};
+
+struct qj_tally {
+	__u64 packets;
+	__u64 bytes;
+};
 
 /* Per level, per CPU: what happened to the packets that were classified at this level. */
 struct qj_counters {
-	__u64 sent_packets;
-	__u64 sent_bytes;
-	__u64 dropped_packets;	/* police: over budget and not demoted */
-	__u64 dropped_bytes;
-	__u64 demoted_packets;	/* police + autoclass: sent on a lower level (counted there too) */
-	__u64 demoted_bytes;
-	__u64 shaped_packets;	/* shape: over budget, left to the level's HTB class to delay */
-	__u64 shaped_bytes;
-	__u64 malformed_packets;	/* truncated or bad headers: sent unmodified */
+	struct qj_tally verdict[QJ_VERDICTS];	/* indexed by enum qj_verdict */
+	__u64 malformed_packets;		/* truncated or bad headers: sent unmodified */
+};
+
+/*
+ * Every type the Go loader shares with the program, for bpf2go -type: clang emits no enum that no
+ * variable or member has, and (clang 14) only a forward declaration of a struct reached through
+ * __array, as qj_config is by the config map. The layout map carries them in BTF; nothing reads
+ * it.
+ */
+struct qj_layout {
+	struct qj_config config;
+	enum qj_constants limits;
+	enum qj_mode mode;
+	enum qj_flags flags;
+	enum qj_verdict verdict;
+	enum qj_tc_verdict tc_verdict;
 };
 
 #endif /* QJUMP_H */

@@ -10,13 +10,14 @@ import (
 	"github.com/cilium/ebpf/link"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // pinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
 // exits: <bpffs>/qjump/cgroups/<cgroup id>/{sock_create,sock_ops,setsockopt}, beside the
 // dataplane's state.
 func pinRoot() (string, error) {
-	dir, err := dataplane.StateDir()
+	dir, err := host.StateDir()
 	if err != nil {
 		return "", err
 	}
@@ -33,20 +34,20 @@ var errNotCgroup = errors.New("not a cgroup v2 directory")
 // cgroup v2 root (e.g. system.slice/memcached.service).
 func ResolveCgroup(path string) (string, error) {
 	if !filepath.IsAbs(path) {
-		root, err := dataplane.CgroupMount()
+		root, err := host.CgroupMount()
 		if err != nil {
 			return "", err
 		}
 		path = filepath.Join(root, path)
 	}
-	if !dataplane.IsCgroup(path) {
+	if !host.IsCgroup(path) {
 		return "", fmt.Errorf("%w: %s", errNotCgroup, path)
 	}
 	return path, nil
 }
 
 func pinDir(path string) (string, error) {
-	id, err := dataplane.CgroupID(path)
+	id, err := host.CgroupID(path)
 	if err != nil {
 		return "", err
 	}

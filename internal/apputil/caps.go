@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -32,11 +32,11 @@ func checkLevelCapability(l model.Level) error {
 	if l <= maxUnprivilegedLevel {
 		return nil
 	}
-	caps, err := dataplane.ReadCaps()
+	caps, err := host.ReadCaps()
 	if err != nil {
 		return fmt.Errorf("check capabilities for level %d: %w", l, err)
 	}
-	net := dataplane.CapMask(unix.CAP_NET_ADMIN, unix.CAP_NET_RAW)
+	net := host.CapMask(unix.CAP_NET_ADMIN, unix.CAP_NET_RAW)
 	keeps := os.Geteuid() == 0 || caps.Amb&net != 0
 	if caps.Eff&net == 0 || !keeps {
 		return ErrLevelNeedsCapability

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -11,7 +12,7 @@ import (
 // nil. The ceiling lives in a map every QJump device shares, so it holds on every device QJump is
 // up on, including ones brought up later.
 func setCeiling(path string, max *model.Level) error {
-	id, err := dataplane.CgroupID(path)
+	id, err := host.CgroupID(path)
 	if err != nil {
 		return err
 	}

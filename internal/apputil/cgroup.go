@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // Slice is the directory, under the cgroup v2 root, that holds the transient cgroups of
@@ -101,16 +101,16 @@ func sweep(parent string) {
 // a fresh /sys without the cgroup mounts; cgroup v2 is one hierarchy, so mounting it again on a
 // private directory reaches the same cgroups. The mount is undone by the returned function.
 func cgroup2ForRun() (root string, unmount func(), err error) {
-	if root, err := dataplane.CgroupMount(); err == nil {
+	if root, err := host.CgroupMount(); err == nil {
 		return root, func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "qjump-cgroup2-")
 	if err != nil {
-		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", dataplane.ErrNoCgroup2, err)
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", host.ErrNoCgroup2, err)
 	}
 	if err := unix.Mount("cgroup2", dir, "cgroup2", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		os.Remove(dir)
-		return "", nil, fmt.Errorf("%w; mounting one privately failed: %w", dataplane.ErrNoCgroup2, err)
+		return "", nil, fmt.Errorf("%w; mounting one privately failed: %w", host.ErrNoCgroup2, err)
 	}
 	return dir, func() {
 		_ = unix.Unmount(dir, unix.MNT_DETACH)

@@ -1,14 +1,15 @@
 package apputil
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -32,33 +33,14 @@ func newNSPair(t *testing.T) nsPair {
 	}
 	sfx := make([]byte, 3)
 	rand.Read(sfx)
-	id := hex.EncodeToString(sfx)
-	p := nsPair{a: "qjap-a-" + id, dev: "qjapa" + id, b: "qjap-b-" + id, peer: "198.18.0.2"}
-	b, peerDev := p.b, "qjapb"+id
-	for _, ns := range []string{p.a, b} {
-		ip(t, "netns", "add", ns)
-		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-		// IPv6 neighbour discovery and MLD leave at priority 7 (TC_PRIO_CONTROL), which would
-		// be counted on level 7 at random moments: these tests count IPv4 only.
-		ip(t, "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+	// IPv6 is off in both: neighbour discovery and MLD leave at priority 7 (TC_PRIO_CONTROL),
+	// which would be counted on level 7 at random moments; these tests count IPv4 only.
+	pair, err := nspair.New(context.Background(), "qjap-"+hex.EncodeToString(sfx), "198.18.0.1", "198.18.0.2")
+	if err != nil {
+		t.Fatal(err)
 	}
-	ip(t, "link", "add", p.dev, "netns", p.a, "type", "veth", "peer", "name", peerDev, "netns", b)
-	for _, c := range [][]string{
-		{"-n", p.a, "addr", "add", "198.18.0.1/30", "dev", p.dev},
-		{"-n", b, "addr", "add", p.peer + "/30", "dev", peerDev},
-		{"-n", p.a, "link", "set", p.dev, "up"},
-		{"-n", b, "link", "set", peerDev, "up"},
-	} {
-		ip(t, c...)
-	}
-	return p
-}
-
-func ip(t *testing.T, args ...string) {
-	t.Helper()
-	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-		t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	t.Cleanup(pair.Remove)
+	return nsPair{a: pair.A, dev: "eth0", b: pair.B, peer: pair.AddrB}
 }
 
 // up starts the dataplane on the sending end; it is taken down before the namespaces go, so no
@@ -89,16 +71,9 @@ func (p nsPair) sentPerLevel(t *testing.T) map[int]uint64 {
 	if err != nil {
 		t.Fatalf("qjump status: %v", err)
 	}
-	var st struct {
-		Devices []struct {
-			Levels []struct {
-				Level       int    `json:"level"`
-				SentPackets uint64 `json:"sent_packets"`
-			} `json:"levels"`
-		} `json:"devices"`
-	}
-	if err := json.Unmarshal(out, &st); err != nil || len(st.Devices) != 1 {
-		t.Fatalf("qjump status --json: %v\n%s", err, out)
+	st := testutil.DecodeStatus(t, out)
+	if len(st.Devices) != 1 {
+		t.Fatalf("qjump status --json: %d devices, want 1\n%s", len(st.Devices), out)
 	}
 	sent := map[int]uint64{}
 	for _, l := range st.Devices[0].Levels {

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -277,7 +278,7 @@ func TestCgroupModeForwardsSignalsAndCleansUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", cmd.Process.Pid))
-	waitFor(t, func() bool { m, _ := filepath.Glob(cgroups); return len(m) == 1 && populated(m[0]) })
+	testutil.WaitFor(t, 5*time.Second, "the run's cgroup with its process", func() bool { m, _ := filepath.Glob(cgroups); return len(m) == 1 && populated(m[0]) })
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
@@ -306,7 +307,7 @@ func TestCgroupModeEndsLeftovers(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) }) // only if the test fails
 	// The daemon was reparented to init, which reaps it soon after cgroup.kill.
-	waitFor(t, func() bool { return syscall.Kill(daemon, 0) == syscall.ESRCH })
+	testutil.WaitFor(t, 5*time.Second, "the daemon to be reaped", func() bool { return syscall.Kill(daemon, 0) == syscall.ESRCH })
 	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", o.state.Pid()))
 	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
 		t.Errorf("cgroup left behind: %v", m)
@@ -402,7 +403,7 @@ func testCgroup(t *testing.T) string {
 	}
 	t.Cleanup(func() {
 		os.WriteFile(filepath.Join(path, "cgroup.kill"), []byte("1"), 0)
-		waitFor(t, func() bool { return os.Remove(path) == nil })
+		testutil.WaitFor(t, 5*time.Second, "the test cgroup to empty", func() bool { return os.Remove(path) == nil })
 	})
 	return path
 }
@@ -426,28 +427,18 @@ func runInCgroup(t *testing.T, path string, argv ...string) outcome {
 
 func mustRoot(t *testing.T) string {
 	t.Helper()
-	root, err := dataplane.CgroupMount()
+	root, err := host.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
 	return root
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("timed out after 5s")
-}
-
 // --max-level puts the cgroup's ceiling in the dataplane's shared map; unassign takes it out.
 func TestAssignMaxLevelSetsCeiling(t *testing.T) {
 	testutil.RequirePriv(t, "cgroup programs and the dataplane's ceiling map")
 	cg := testCgroup(t)
-	id, err := dataplane.CgroupID(cg)
+	id, err := host.CgroupID(cg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +483,7 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 	}
 	cgroups := filepath.Join(mustRoot(t), Slice, fmt.Sprintf("run-%d-*", cmd.Process.Pid))
 	var procs []byte
-	waitFor(t, func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the run's cgroup to hold the child", func() bool {
 		m, _ := filepath.Glob(cgroups)
 		if len(m) == 1 {
 			procs, _ = os.ReadFile(filepath.Join(m[0], "cgroup.procs"))
@@ -503,7 +494,7 @@ func TestCgroupModeKilledQjump(t *testing.T) {
 	cmd.Wait()
 	var child int
 	fmt.Sscan(string(procs), &child)
-	waitFor(t, func() bool { return syscall.Kill(child, 0) == syscall.ESRCH })
+	testutil.WaitFor(t, 5*time.Second, "the child to be reaped", func() bool { return syscall.Kill(child, 0) == syscall.ESRCH })
 	runQjump(t, nil, runArgs(ModeCgroup, "1", nil, "true")...)
 	if m, _ := filepath.Glob(cgroups); len(m) != 0 {
 		t.Errorf("stale cgroup not swept: %v", m)
@@ -523,7 +514,7 @@ func TestSweepClearsKilledRunsCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(stale) })
-	id, err := dataplane.CgroupID(stale)
+	id, err := host.CgroupID(stale)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,7 +553,7 @@ func TestAssignSweepsRemovedCgroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { Unassign(cg) })
-	waitFor(t, func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the released cgroup's pins to be pruned", func() bool {
 		Assign(cg, Settings{Level: 2}) // the link goes defunct once the cgroup is released
 		_, err := os.Stat(dir)
 		return errors.Is(err, os.ErrNotExist)

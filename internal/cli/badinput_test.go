@@ -3,24 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
-	"github.com/vishvananda/netns"
-
-	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -85,77 +77,15 @@ func qjumpInAfter(t *testing.T, ns string, env, prefix []string, args ...string)
 	return o.String(), e.String(), code
 }
 
-// snapshot is everything up may touch on eth0 of ns: qdiscs, classes, filters, TCX programs, and
-// whatever QJump has pinned.
+// snapshot is everything up may touch on eth0 of ns, with everything QJump pinned in any
+// namespace.
 func snapshot(t *testing.T, ns string) string {
 	t.Helper()
-	var b strings.Builder
-	for _, args := range [][]string{
-		{"qdisc", "show", "dev", "eth0"}, {"class", "show", "dev", "eth0"},
-		{"filter", "show", "dev", "eth0", "egress"}, {"filter", "show", "dev", "eth0", "ingress"},
-	} {
-		out, err := exec.Command("ip", append([]string{"netns", "exec", ns, "tc"}, args...)...).CombinedOutput()
-		fmt.Fprintf(&b, "tc %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	inNetns(t, ns, func() {
-		ifi, err := net.InterfaceByName("eth0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, at := range []ebpf.AttachType{ebpf.AttachTCXEgress, ebpf.AttachTCXIngress} {
-			res, err := link.QueryPrograms(link.QueryOptions{Target: ifi.Index, Attach: at})
-			if err != nil {
-				t.Fatalf("query tcx: %v", err)
-			}
-			fmt.Fprintf(&b, "tcx %v: %d programs\n", at, len(res.Programs))
-		}
-	})
-	fmt.Fprintf(&b, "pins: %s\n", strings.Join(pins(t), " "))
-	return b.String()
-}
-
-// pins lists everything pinned under QJump's state directory, in every namespace.
-func pins(t *testing.T) []string {
-	t.Helper()
-	dir, err := dataplane.StateDir()
+	dir, err := host.StateDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
-		if err == nil {
-			out = append(out, strings.TrimPrefix(p, dir))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
-
-// inNetns runs f on a thread inside namespace ns.
-func inNetns(t *testing.T, ns string, f func()) {
-	t.Helper()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		t.Fatalf("get network namespace: %v", err)
-	}
-	defer orig.Close()
-	target, err := netns.GetFromName(ns)
-	if err != nil {
-		t.Fatalf("open network namespace %s: %v", ns, err)
-	}
-	defer target.Close()
-	if err := netns.Set(target); err != nil {
-		t.Fatalf("enter network namespace %s: %v", ns, err)
-	}
-	defer func() {
-		if err := netns.Set(orig); err != nil {
-			panic(fmt.Sprintf("leave network namespace %s: %v", ns, err))
-		}
-	}()
-	f()
+	return testutil.DeviceSnapshot(t, ns, dir)
 }
 
 // TestBadInput: every bad input gets one clear line, exit 2 (bad input) or 1 (privilege, kernel,
@@ -183,7 +113,7 @@ func TestBadInput(t *testing.T) {
 			code: 2, says: `no such interface "qjdp-nosuch"`},
 		{name: "no privilege", prefix: []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"},
 			args: upArgs(), code: 1, says: "needs root"},
-		{name: "bpffs absent", env: []string{dataplane.BPFFSEnv + "=" + notBPFFS}, args: upArgs(), code: 1, says: "no bpffs"},
+		{name: "bpffs absent", env: []string{host.BPFFSEnv + "=" + notBPFFS}, args: upArgs(), code: 1, says: "no bpffs"},
 		{name: "malformed YAML", args: []string{"up", "--dev", "eth0", "--config", file("bad.yaml", "hosts: [1, 2\n")},
 			code: 2, says: "bad.yaml"},
 		{name: "unknown key", args: []string{"up", "--dev", "eth0", "--config", file("typo.yaml", "hosts: 2\nrate: 1G\nfactor: {7: 1}\n")},
@@ -240,10 +170,7 @@ func TestReloadRefusesModeChange(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("qjump status: exit %d: %s", code, errOut)
 	}
-	var s statusJSON
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatalf("decode status: %v", err)
-	}
+	s := testutil.DecodeStatus(t, []byte(out))
 	if len(s.Devices) != 1 || s.Devices[0].Generation != 1 {
 		t.Fatalf("refused reload changed generation: %+v", s.Devices)
 	}

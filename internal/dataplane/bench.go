@@ -37,19 +37,19 @@ func BenchProgram(repeat, rounds int) (ProgramCost, error) {
 	}
 	var floors floorObjects
 	if err := loadFloorObjects(&floors, nil); err != nil {
-		return res, fmt.Errorf("load floor programs: %w", err)
+		return res, err
 	}
 	defer floors.Close()
-	progs := []*ebpf.Program{floors.FloorEmpty, floors.FloorClock, objs.Prog}
+	progs := []*ebpf.Program{floors.FloorEmpty, floors.FloorClock, objs.QjumpEgress}
 	samples := make([][]float64, len(progs))
 	frame := benchFrame()
 	for r := 0; r < rounds; r++ {
 		for i, p := range progs {
 			verdict, d, err := p.Benchmark(frame, repeat, nil)
 			if err != nil {
-				return res, fmt.Errorf("run program: %w", err)
+				return res, err
 			}
-			if p == objs.Prog && verdict != tcxNext {
+			if p == objs.QjumpEgress && verdict != uint32(qjumpQjTcVerdictQJ_TC_NEXT) {
 				return res, fmt.Errorf("benchmark qjump: verdict %#x, want pass (TCX_NEXT): the figure would not be the sent path", verdict)
 			}
 			samples[i] = append(samples[i], float64(d.Nanoseconds()))
@@ -62,9 +62,6 @@ func BenchProgram(repeat, rounds int) (ProgramCost, error) {
 	res.Ratio = res.QJumpNs / res.ClockNs
 	return res, nil
 }
-
-// tcxNext is TCX_NEXT (-1) as BPF_PROG_TEST_RUN returns it.
-const tcxNext = 0xffffffff
 
 // checkBenchPath makes sure the measured packets took the path the figure claims: every one sent
 // on level 5, charged to its budget, none dropped. A broken configuration would otherwise have the

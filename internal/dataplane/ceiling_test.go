@@ -6,13 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"testing"
 
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -22,7 +21,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs()...)
 	h.mustQjump(t, h.b, upArgs("--attach", "clsact")...)
-	mount, err := CgroupMount()
+	mount, err := host.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
@@ -31,7 +30,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 		testutil.Unavailable(t, "create a cgroup: "+err.Error())
 	}
 	t.Cleanup(func() { _ = os.Remove(cg) })
-	id, err := CgroupID(cg)
+	id, err := host.CgroupID(cg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +48,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 		}
 	}
 	levelSent := func(ns string, level int) uint64 {
-		return h.status(t, ns).Devices[0].level(t, level).SentPackets
+		return h.status(t, ns).Devices[0].Level(t, level).SentPackets
 	}
 	// Deltas, so that anything else on the links (the kernel's own packets) does not count.
 	before := map[string][2]uint64{}
@@ -84,14 +83,12 @@ func TestHelperCgroupSender(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(os.Getenv("QJDP_CGROUP"), "cgroup.procs"), pid, 0); err != nil {
 		t.Fatal(err)
 	}
-	runtime.LockOSThread()
-	ns, err := netns.GetFromName(os.Getenv("QJDP_NETNS"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := netns.Set(ns); err != nil {
-		t.Fatal(err)
-	}
+	testutil.InNetns(t, os.Getenv("QJDP_NETNS"), func() { sendAtPriority7(t, os.Getenv("QJDP_DST")) })
+}
+
+// sendAtPriority7 sends 10 datagrams to dst at priority 7.
+func sendAtPriority7(t *testing.T, dst string) {
+	t.Helper()
 	// Unconnected: the ICMP port-unreachable replies then fail no write.
 	c, err := net.ListenUDP("udp4", nil)
 	if err != nil {
@@ -101,7 +98,7 @@ func TestHelperCgroupSender(t *testing.T) {
 	raw, _ := c.SyscallConn()
 	_ = raw.Control(func(fd uintptr) { _ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PRIORITY, 7) })
 	for i := 0; i < 10; i++ {
-		if _, err := c.WriteTo(make([]byte, 100), &net.UDPAddr{IP: net.ParseIP(os.Getenv("QJDP_DST")), Port: 5009}); err != nil {
+		if _, err := c.WriteTo(make([]byte, 100), &net.UDPAddr{IP: net.ParseIP(dst), Port: 5009}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -52,7 +52,7 @@ func TestBudgetExactUnderConcurrentRuns(t *testing.T) {
 					var set unix.CPUSet
 					set.Set(cpu)
 					_ = unix.SchedSetaffinity(0, &set)
-					_, err := r.objs.Prog.Run(&ebpf.RunOptions{Data: udp4(frame, 0), Repeat: runs,
+					_, err := r.objs.QjumpEgress.Run(&ebpf.RunOptions{Data: udp4(frame, 0), Repeat: runs,
 						Context: skbContext{Priority: 5}, Reset: func() { restarts.Add(1) }})
 					if err != nil {
 						t.Error(err)

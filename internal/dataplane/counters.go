@@ -8,7 +8,8 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// Counters is what happened to the packets classified at one level, summed over CPUs.
+// Counters is what happened to the packets classified at one level, summed over CPUs. The field
+// names are `qjump status --json`'s.
 type Counters struct {
 	SentPackets      uint64 `json:"sent_packets"`
 	SentBytes        uint64 `json:"sent_bytes"`
@@ -21,6 +22,27 @@ type Counters struct {
 	MalformedPackets uint64 `json:"malformed_packets"` // bad headers: sent unmodified
 }
 
+// tally names the Counters fields that total one verdict of enum qj_verdict (bpf/qjump.h).
+type tally func(*Counters) (packets, bytes *uint64)
+
+// tallies has one entry per verdict: a verdict added to qjump.h needs its line here (a test
+// checks that none is missing).
+var tallies = [qjumpQjVerdictQJ_VERDICTS]tally{
+	qjumpQjVerdictQJ_SENT:    func(c *Counters) (*uint64, *uint64) { return &c.SentPackets, &c.SentBytes },
+	qjumpQjVerdictQJ_DROPPED: func(c *Counters) (*uint64, *uint64) { return &c.DroppedPackets, &c.DroppedBytes },
+	qjumpQjVerdictQJ_DEMOTED: func(c *Counters) (*uint64, *uint64) { return &c.DemotedPackets, &c.DemotedBytes },
+	qjumpQjVerdictQJ_SHAPED:  func(c *Counters) (*uint64, *uint64) { return &c.ShapedPackets, &c.ShapedBytes },
+}
+
+// add adds one CPU's counters of a level to c.
+func (c *Counters) add(cpu qjumpQjCounters) {
+	for v, t := range tallies {
+		packets, bytes := t(c)
+		*packets, *bytes = *packets+cpu.Verdict[v].Packets, *bytes+cpu.Verdict[v].Bytes
+	}
+	c.MalformedPackets += cpu.MalformedPackets
+}
+
 // readCounters sums the per-CPU counters of every level.
 func readCounters(m *ebpf.Map) ([model.NumLevels]Counters, error) {
 	var out [model.NumLevels]Counters
@@ -30,16 +52,7 @@ func readCounters(m *ebpf.Map) ([model.NumLevels]Counters, error) {
 			return out, fmt.Errorf("read counters of level %d: %w", l, err)
 		}
 		for _, c := range perCPU {
-			s := &out[l]
-			s.SentPackets += c.SentPackets
-			s.SentBytes += c.SentBytes
-			s.DroppedPackets += c.DroppedPackets
-			s.DroppedBytes += c.DroppedBytes
-			s.DemotedPackets += c.DemotedPackets
-			s.DemotedBytes += c.DemotedBytes
-			s.ShapedPackets += c.ShapedPackets
-			s.ShapedBytes += c.ShapedBytes
-			s.MalformedPackets += c.MalformedPackets
+			out[l].add(c)
 		}
 	}
 	return out, nil

@@ -3,11 +3,6 @@ package dataplane
 import (
 	"errors"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-
-	"github.com/cilium/ebpf"
 )
 
 // Down detaches QJump from the device and removes everything Up created: the hook, the clsact
@@ -41,36 +36,4 @@ func teardown(p paths, rec record) error {
 	}
 	removeEmpty(p)
 	return nil
-}
-
-// removeEmpty removes the namespace directory once its last device is down and, when no device
-// anywhere is up and no cgroup has a ceiling, the shared ceiling map and qjump's directory: down
-// leaves bpffs as it was before the first up.
-func removeEmpty(p paths) {
-	_ = os.Remove(p.netns)
-	entries, err := os.ReadDir(p.root)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if isNetnsKey(e.Name()) && e.IsDir() {
-			return // a network namespace with devices up
-		}
-	}
-	if m, err := ebpf.LoadPinnedMap(p.cgroupCeiling(), nil); err == nil {
-		var k uint64
-		var v uint8
-		empty := !m.Iterate().Next(&k, &v)
-		m.Close()
-		if !empty {
-			return
-		}
-		_ = os.Remove(p.cgroupCeiling())
-	}
-	_ = os.Remove(filepath.Clean(p.root))
-}
-
-func isNetnsKey(name string) bool {
-	_, err := strconv.ParseUint(strings.TrimPrefix(name, "ino-"), 10, 64)
-	return err == nil
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestAutoFallsBackToClsact plays a kernel without TCX: --attach auto must then use clsact, and
@@ -17,7 +19,7 @@ func TestAutoFallsBackToClsact(t *testing.T) {
 	t.Cleanup(func() { tcxAttacher = orig })
 	before := h.snapshot(t, h.a)
 	d := testConfig()
-	inNetns(t, h.a, func() {
+	testutil.InNetns(t, h.a, func() {
 		err := Up(UpOptions{Device: "eth0", Config: d, Attach: AttachTCX})
 		if err == nil || !strings.Contains(err.Error(), "not supported") {
 			t.Errorf("--attach tcx without TCX: %v, want not supported", err)
@@ -26,7 +28,7 @@ func TestAutoFallsBackToClsact(t *testing.T) {
 	if after := h.snapshot(t, h.a); after != before {
 		t.Fatalf("failed up left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-	inNetns(t, h.a, func() {
+	testutil.InNetns(t, h.a, func() {
 		if err := Up(UpOptions{Device: "eth0", Config: d}); err != nil {
 			t.Fatalf("--attach auto without TCX: %v", err)
 		}

@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/vishvananda/netns"
 
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -83,32 +80,6 @@ func runCmd(t *testing.T, env []string, name string, args ...string) (stdout, st
 		t.Fatalf("run %s: %v", name, err)
 	}
 	return o.String(), e.String(), code
-}
-
-// inNetns runs f on a thread inside namespace ns; sockets f creates stay in ns.
-func inNetns(t *testing.T, ns string, f func()) {
-	t.Helper()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		t.Fatalf("get network namespace: %v", err)
-	}
-	defer orig.Close()
-	target, err := netns.GetFromName(ns)
-	if err != nil {
-		t.Fatalf("open network namespace %s: %v", ns, err)
-	}
-	defer target.Close()
-	if err := netns.Set(target); err != nil {
-		t.Fatalf("enter network namespace %s: %v", ns, err)
-	}
-	defer func() {
-		if err := netns.Set(orig); err != nil {
-			panic(fmt.Sprintf("leave network namespace %s: %v", ns, err))
-		}
-	}()
-	f()
 }
 
 // TestMain removes the qjump binary the namespace tests built.

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // wireFrame is a UDP frame as the peer's packet socket saw it.
@@ -24,7 +26,7 @@ func capture(t *testing.T, ns string) int {
 	t.Helper()
 	var fd int
 	var err error
-	inNetns(t, ns, func() {
+	testutil.InNetns(t, ns, func() {
 		fd, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW, int(htons(unix.ETH_P_ALL)))
 		if err != nil {
 			return

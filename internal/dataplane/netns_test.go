@@ -1,13 +1,13 @@
 package dataplane
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // testModel has an epoch of 10 ms (m·n·P·8/R = 2·10·1500·8/24M) and budgets of 30 kB per epoch
@@ -24,47 +24,9 @@ func upArgs(extra ...string) []string {
 	return append(append([]string{"up", "--dev", "eth0"}, testModel...), extra...)
 }
 
-type statusOut struct {
-	Devices []statusDevice `json:"devices"`
-}
-
-type statusDevice struct {
-	Device     string        `json:"device"`
-	Attached   bool          `json:"attached"`
-	Attach     string        `json:"attach"`
-	Generation uint64        `json:"generation"`
-	EpochNs    int64         `json:"epoch_ns"`
-	Levels     []statusLevel `json:"levels"`
-}
-
-type statusLevel struct {
-	Level          int    `json:"level"`
-	BudgetBytes    *int64 `json:"budget_bytes"`
-	SentPackets    uint64 `json:"sent_packets"`
-	SentBytes      uint64 `json:"sent_bytes"`
-	DroppedPackets uint64 `json:"dropped_packets"`
-	ShapedPackets  uint64 `json:"shaped_packets"`
-}
-
-// level finds level l in the device's status by its number, not by its place in the list.
-func (d statusDevice) level(t *testing.T, l int) statusLevel {
+func (h *hosts) status(t *testing.T, ns string) testutil.Status {
 	t.Helper()
-	for _, s := range d.Levels {
-		if s.Level == l {
-			return s
-		}
-	}
-	t.Fatalf("status of %s has no level %d", d.Device, l)
-	return statusLevel{}
-}
-
-func (h *hosts) status(t *testing.T, ns string) statusOut {
-	t.Helper()
-	var s statusOut
-	if err := json.Unmarshal([]byte(h.mustQjump(t, ns, "status", "--json")), &s); err != nil {
-		t.Fatalf("decode status: %v", err)
-	}
-	return s
+	return testutil.DecodeStatus(t, []byte(h.mustQjump(t, ns, "status", "--json")))
 }
 
 // TestIPNetnsExecUpSurvives is the ip-netns-exec trap: the command runs in a private mount
@@ -82,7 +44,7 @@ func TestIPNetnsExecUpSurvives(t *testing.T) {
 	_ = listenUDP(t, h.b, h.addrB, 5001)
 	send(c, sendOptions{payload: 958, until: time.Now().Add(100 * time.Millisecond), cpu: -1})
 	s = h.status(t, h.a)
-	if l5 := s.Devices[0].level(t, 5); l5.SentPackets == 0 || l5.DroppedPackets == 0 {
+	if l5 := s.Devices[0].Level(t, 5); l5.SentPackets == 0 || l5.DroppedPackets == 0 {
 		t.Fatalf("level 5 after traffic: %+v (want sent and dropped)", l5)
 	}
 }
@@ -128,7 +90,7 @@ func TestActiveConfigs(t *testing.T) {
 	h.mustQjump(t, h.a, upArgs("--mark", "pcp", "--default-level", "3")...)
 	var budget int64
 	var ok bool
-	inNetns(t, h.a, func() {
+	testutil.InNetns(t, h.a, func() {
 		all, err := ActiveConfigs()
 		if err != nil || len(all) != 1 || all[0].Device != "eth0" {
 			t.Fatalf("active configs %+v, %v; want eth0's", all, err)
@@ -143,7 +105,7 @@ func TestActiveConfigs(t *testing.T) {
 	if !ok || budget != testBudget {
 		t.Errorf("level 5 budget %d (limited %v), want %d", budget, ok, testBudget)
 	}
-	inNetns(t, h.b, func() {
+	testutil.InNetns(t, h.b, func() {
 		if all, err := ActiveConfigs(); len(all) != 0 || err != nil {
 			t.Errorf("host b: %+v, %v; want nothing up", all, err)
 		}
@@ -155,13 +117,7 @@ func TestActiveConfigs(t *testing.T) {
 func TestDeletedNamespaceIsPruned(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs()...)
-	var key string
-	var err error
-	inNetns(t, h.a, func() { key, err = netnsKey() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(defaultBPFFS, stateDir, key)
+	dir := testutil.PinDir(t, h.a)
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("no state for %s after up: %v", h.a, err)
 	}
@@ -170,15 +126,9 @@ func TestDeletedNamespaceIsPruned(t *testing.T) {
 	}
 	// The kernel frees a namespace asynchronously; the link turns defunct when it does.
 	other := newHosts(t)
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	testutil.WaitFor(t, 3*time.Second, dir+" to go after its namespace was deleted and up ran", func() bool {
 		other.mustQjump(t, other.a, upArgs("--replace")...)
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still pinned after its namespace was deleted and up ran", dir)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		_, err := os.Stat(dir)
+		return os.IsNotExist(err)
+	})
 }

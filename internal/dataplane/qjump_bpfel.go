@@ -39,17 +39,38 @@ type qjumpQjConfig struct {
 	Level        [8]qjumpQjLevel
 }
 
+type qjumpQjConstants uint32
+
+const (
+	qjumpQjConstantsQJ_LEVELS       qjumpQjConstants = 8
+	qjumpQjConstantsQJ_PRIORITIES   qjumpQjConstants = 16
+	qjumpQjConstantsQJ_UNCLASSIFIED qjumpQjConstants = 255
+	qjumpQjConstantsQJ_USED_BITS    qjumpQjConstants = 40
+)
+
 type qjumpQjCounters struct {
 	_                structs.HostLayout
-	SentPackets      uint64
-	SentBytes        uint64
-	DroppedPackets   uint64
-	DroppedBytes     uint64
-	DemotedPackets   uint64
-	DemotedBytes     uint64
-	ShapedPackets    uint64
-	ShapedBytes      uint64
+	Verdict          [4]qjumpQjTally
 	MalformedPackets uint64
+}
+
+type qjumpQjFlags uint32
+
+const (
+	qjumpQjFlagsQJ_AUTOCLASS qjumpQjFlags = 1
+	qjumpQjFlagsQJ_MARK_DSCP qjumpQjFlags = 2
+	qjumpQjFlagsQJ_MARK_PCP  qjumpQjFlags = 4
+)
+
+type qjumpQjLayout struct {
+	_         structs.HostLayout
+	Config    qjumpQjConfig
+	Limits    qjumpQjConstants
+	Mode      qjumpQjMode
+	Flags     qjumpQjFlags
+	Verdict   qjumpQjVerdict
+	TcVerdict qjumpQjTcVerdict
+	_         [4]byte
 }
 
 type qjumpQjLevel struct {
@@ -62,6 +83,36 @@ type qjumpQjLevel struct {
 	Pad     uint8
 }
 
+type qjumpQjMode uint32
+
+const (
+	qjumpQjModeQJ_MODE_POLICE qjumpQjMode = 0
+	qjumpQjModeQJ_MODE_SHAPE  qjumpQjMode = 1
+)
+
+type qjumpQjTally struct {
+	_       structs.HostLayout
+	Packets uint64
+	Bytes   uint64
+}
+
+type qjumpQjTcVerdict uint32
+
+const (
+	qjumpQjTcVerdictQJ_TC_NEXT qjumpQjTcVerdict = 4294967295
+	qjumpQjTcVerdictQJ_TC_DROP qjumpQjTcVerdict = 2
+)
+
+type qjumpQjVerdict uint32
+
+const (
+	qjumpQjVerdictQJ_SENT     qjumpQjVerdict = 0
+	qjumpQjVerdictQJ_DROPPED  qjumpQjVerdict = 1
+	qjumpQjVerdictQJ_DEMOTED  qjumpQjVerdict = 2
+	qjumpQjVerdictQJ_SHAPED   qjumpQjVerdict = 3
+	qjumpQjVerdictQJ_VERDICTS qjumpQjVerdict = 4
+)
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
@@ -69,8 +120,8 @@ const (
 	qjumpMapBudget        = "budget"
 	qjumpMapCgroupCeiling = "cgroup_ceiling"
 	qjumpMapConfig        = "config"
-	qjumpMapConfigLayout  = "config_layout"
 	qjumpMapCounters      = "counters"
+	qjumpMapLayout        = "layout"
 	qjumpProgQjumpEgress  = "qjump_egress"
 )
 
@@ -126,8 +177,8 @@ type qjumpMapSpecs struct {
 	Budget        *ebpf.MapSpec `ebpf:"budget"`
 	CgroupCeiling *ebpf.MapSpec `ebpf:"cgroup_ceiling"`
 	Config        *ebpf.MapSpec `ebpf:"config"`
-	ConfigLayout  *ebpf.MapSpec `ebpf:"config_layout"`
 	Counters      *ebpf.MapSpec `ebpf:"counters"`
+	Layout        *ebpf.MapSpec `ebpf:"layout"`
 }
 
 // qjumpVariableSpecs contains global variables before they are loaded into the kernel.
@@ -159,8 +210,8 @@ type qjumpMaps struct {
 	Budget        *ebpf.Map `ebpf:"budget"`
 	CgroupCeiling *ebpf.Map `ebpf:"cgroup_ceiling"`
 	Config        *ebpf.Map `ebpf:"config"`
-	ConfigLayout  *ebpf.Map `ebpf:"config_layout"`
 	Counters      *ebpf.Map `ebpf:"counters"`
+	Layout        *ebpf.Map `ebpf:"layout"`
 }
 
 func (m *qjumpMaps) Close() error {
@@ -168,8 +219,8 @@ func (m *qjumpMaps) Close() error {
 		m.Budget,
 		m.CgroupCeiling,
 		m.Config,
-		m.ConfigLayout,
 		m.Counters,
+		m.Layout,
 	)
 }
 

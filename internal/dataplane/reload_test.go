@@ -69,8 +69,8 @@ func TestReloadUnderTraffic(t *testing.T) {
 	}
 	s := h.status(t, h.a)
 	const final = testBudget / 2 // the tenth reload sets f=10
-	if d := s.Devices[0]; d.Generation != reloads+1 || *d.level(t, 5).BudgetBytes != final {
+	if d := s.Devices[0]; d.Generation != reloads+1 || *d.Level(t, 5).BudgetBytes != final {
 		t.Errorf("after %d reloads: generation %d, level 5 budget %d; want %d and %d",
-			reloads, d.Generation, *d.level(t, 5).BudgetBytes, reloads+1, final)
+			reloads, d.Generation, *d.Level(t, 5).BudgetBytes, reloads+1, final)
 	}
 }

@@ -11,13 +11,14 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 const (
-	verdictNext = tcxNext // TCX_NEXT (-1): pass on
-	verdictDrop = 2       // TCX_DROP
+	verdictNext = uint32(qjumpQjTcVerdictQJ_TC_NEXT) // pass on
+	verdictDrop = uint32(qjumpQjTcVerdictQJ_TC_DROP)
 )
 
 // skbContext is the head of struct __sk_buff that BPF_PROG_TEST_RUN lets a test set and returns.
@@ -38,7 +39,7 @@ func testConfig() config.Dataplane {
 
 type runner struct {
 	t    *testing.T
-	objs *objects
+	objs *qjumpObjects
 }
 
 func newRunner(t *testing.T, d config.Dataplane) *runner {
@@ -48,7 +49,7 @@ func newRunner(t *testing.T, d config.Dataplane) *runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(objs.Close)
+	t.Cleanup(func() { _ = objs.Close() })
 	var classids [model.NumLevels]uint32
 	if d.Mode == config.Shape {
 		classids = htbClassIDs()
@@ -65,7 +66,7 @@ func (r *runner) run(prio uint32, frame []byte) (verdict uint32, out []byte, out
 	in := skbContext{Priority: prio}
 	var ctxOut skbContext
 	buf := make([]byte, len(frame)+64)
-	ret, err := r.objs.Prog.Run(&ebpf.RunOptions{Data: frame, DataOut: buf, Context: in, ContextOut: &ctxOut})
+	ret, err := r.objs.QjumpEgress.Run(&ebpf.RunOptions{Data: frame, DataOut: buf, Context: in, ContextOut: &ctxOut})
 	if err != nil {
 		r.t.Fatalf("run program: %v", err)
 	}
@@ -303,7 +304,7 @@ func expect(t *testing.T, what string, got, want uint64) {
 func setOwnCeiling(max model.Level) func(*testing.T, *runner) {
 	return func(t *testing.T, r *runner) {
 		t.Helper()
-		id, err := CgroupID(ownCgroupPath(t))
+		id, err := host.CgroupID(ownCgroupPath(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +322,7 @@ func ownCgroupPath(t *testing.T) string {
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if rel, ok := strings.CutPrefix(line, "0::"); ok {
-			mount, err := CgroupMount()
+			mount, err := host.CgroupMount()
 			if err != nil {
 				testutil.Unavailable(t, err.Error())
 			}

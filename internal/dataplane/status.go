@@ -3,14 +3,12 @@ package dataplane
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
-	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -68,8 +66,8 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 	if err := checkPrivilege(); err != nil {
 		return nil, err
 	}
-	bpffs, err := findBPFFS()
-	if errors.Is(err, errBPFFSUnmounted) {
+	bpffs, err := host.FindBPFFS()
+	if errors.Is(err, host.ErrBPFFSUnmounted) {
 		return nil, nil
 	}
 	if err != nil {
@@ -116,52 +114,4 @@ func statusAt(p paths) (Status, error) {
 	defer m.Close()
 	st.Levels, err = readCounters(m)
 	return st, err
-}
-
-// attached checks that the hook up made is still in place.
-func attached(p paths, rec record) bool {
-	l, err := netlink.LinkByIndex(rec.Ifindex)
-	if err != nil || l.Attrs().Name != rec.Device {
-		return false
-	}
-	if rec.Attach == AttachTCX {
-		// A TCX link outlives its device while pinned, detached: its info then names no device.
-		tl, err := link.LoadPinnedLink(p.pin(pinLink), nil)
-		if err != nil {
-			return false
-		}
-		defer tl.Close()
-		info, err := tl.Info()
-		if err != nil || info.TCX() == nil {
-			return false
-		}
-		return info.TCX().Ifindex == uint32(rec.Ifindex)
-	}
-	fs, err := netlink.FilterList(l, netlink.HANDLE_MIN_EGRESS)
-	if err != nil {
-		return false
-	}
-	for _, f := range fs {
-		if f.Attrs().Handle == filterHandle && f.Attrs().Priority == filterPriority {
-			return true
-		}
-	}
-	return false
-}
-
-// deviceNames lists the devices QJump is up on in p's network namespace, sorted by name (their
-// directories under p.netns); none when the namespace has no directory yet.
-func deviceNames(p paths) ([]string, error) {
-	entries, err := os.ReadDir(p.netns)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list devices: %w", err)
-	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name()
-	}
-	return names, nil
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // Traffic for namespace tests. Every loop is bounded by a deadline.
@@ -38,7 +40,7 @@ func listenUDP(t *testing.T, ns, addr string, port int) *net.UDPConn {
 	t.Helper()
 	var c *net.UDPConn
 	var err error
-	inNetns(t, ns, func() { c, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP(addr), Port: port}) })
+	testutil.InNetns(t, ns, func() { c, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP(addr), Port: port}) })
 	if err != nil {
 		t.Fatalf("listen udp in %s: %v", ns, err)
 	}
@@ -71,7 +73,7 @@ func dialUDP(t *testing.T, ns, addr string, port, prio int) *net.UDPConn {
 	t.Helper()
 	var c *net.UDPConn
 	var err error
-	inNetns(t, ns, func() { c, err = net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.ParseIP(addr), Port: port}) })
+	testutil.InNetns(t, ns, func() { c, err = net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.ParseIP(addr), Port: port}) })
 	if err != nil {
 		t.Fatalf("dial udp in %s: %v", ns, err)
 	}

@@ -72,7 +72,7 @@ func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
 		return err
 	}
 	defer objs.Close()
-	if err := objs.pinAll(p); err != nil {
+	if err := pinAll(objs, p); err != nil {
 		return err
 	}
 	if err := installConfig(objs.Config, encode(opts.Config, rec.Generation, classIDs(opts.Config), txQueues)); err != nil {
@@ -93,7 +93,7 @@ func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
 	if how == "" {
 		how = AttachAuto
 	}
-	attachErr := attach(p, ifindex, objs.Prog, how, rec)
+	attachErr := attach(p, ifindex, objs.QjumpEgress, how, rec)
 	if err := writeRecord(p, *rec); err != nil {
 		return err
 	}

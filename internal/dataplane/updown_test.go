@@ -1,62 +1,16 @@
 package dataplane
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-// snapshot is everything up may touch on eth0 of ns: qdiscs, classes, filters, TCX programs and
-// the namespace's pins.
+// snapshot is everything up may touch on eth0 of ns, with the namespace's pins.
 func (h *hosts) snapshot(t *testing.T, ns string) string {
 	t.Helper()
-	var b strings.Builder
-	for _, args := range [][]string{
-		{"qdisc", "show", "dev", "eth0"}, {"class", "show", "dev", "eth0"},
-		{"filter", "show", "dev", "eth0", "egress"}, {"filter", "show", "dev", "eth0", "ingress"},
-	} {
-		out, errOut, code := runCmd(t, nil, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...)
-		fmt.Fprintf(&b, "tc %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
-	}
-	inNetns(t, ns, func() {
-		ifindex := ifindexOf(t, "eth0")
-		for _, at := range []ebpf.AttachType{ebpf.AttachTCXEgress, ebpf.AttachTCXIngress} {
-			res, err := link.QueryPrograms(link.QueryOptions{Target: ifindex, Attach: at})
-			if err != nil {
-				t.Fatalf("query tcx: %v", err)
-			}
-			fmt.Fprintf(&b, "tcx %v: %d programs\n", at, len(res.Programs))
-		}
-	})
-	fmt.Fprintf(&b, "pins: %s\n", strings.Join(h.pins(t, ns), " "))
-	return b.String()
-}
-
-// pins lists what is pinned for namespace ns.
-func (h *hosts) pins(t *testing.T, ns string) []string {
-	t.Helper()
-	var key string
-	var err error
-	inNetns(t, ns, func() { key, err = netnsKey() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(defaultBPFFS, stateDir, key)
-	var out []string
-	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
-		if err == nil {
-			out = append(out, strings.TrimPrefix(p, dir))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
+	return testutil.DeviceSnapshot(t, ns, testutil.PinDir(t, ns))
 }
 
 func ifindexOf(t *testing.T, name string) int {

@@ -3,6 +3,7 @@ package testbed_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/qjump-net/qjump/internal/stats"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 func config(prefix string, hosts int) testbed.Config {
@@ -120,7 +122,7 @@ func TestShapingGivesR(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Process.Kill()
-	time.Sleep(200 * time.Millisecond)
+	waitListening(t, tb.Names.HostNS(2), "tcp", 5201)
 	// UDP at twice R: the shaper, not a TCP flow's ability to fill the link on a busy host, sets
 	// what reaches the switch port.
 	cli := tb.Exec(1, "iperf3", "-c", tb.Names.HostAddr(2).String(), "-t", "4", "-u",
@@ -130,9 +132,13 @@ func TestShapingGivesR(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Process.Kill()
-	// Measure on the switch port that faces h2, after a second: bytes on the wire per second.
-	time.Sleep(time.Second)
+	// Measure on the switch port that faces h2 once the flow has carried about a second's worth
+	// at R through it (past iperf3's start): bytes on the wire per second.
 	ns, dev := tb.Names.SwitchNS(), tb.Names.Port(2)
+	start := htbSentBytes(t, ns, dev)
+	testutil.WaitFor(t, 10*time.Second, "a second of the UDP flow at the switch port", func() bool {
+		return htbSentBytes(t, ns, dev) > start+int64(c.Rate)/8
+	})
 	b0, t0 := htbSentBytes(t, ns, dev), time.Now()
 	time.Sleep(2 * time.Second)
 	b1, t1 := htbSentBytes(t, ns, dev), time.Now()
@@ -152,16 +158,21 @@ func TestStrictPriorityOnSwitchPort(t *testing.T) {
 	tb := up(t, config(prefix, 3))
 	defer tb.Down()
 	dst := tb.Names.HostAddr(2).String()
-	srv := startIn(t, tb, 2, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull)
+	srv := startProbeServer(t, tb, 2, bin, dst)
 	defer stop(srv)
-	time.Sleep(300 * time.Millisecond)
 	idle, _ := probeLatency(t, tb, bin, dst, 0xe0)
 	iperfSrv := startIn(t, tb, 2, "iperf3", "-s", "-1", "-p", "5300")
 	defer stop(iperfSrv)
-	time.Sleep(200 * time.Millisecond)
+	waitListening(t, tb.Names.HostNS(2), "tcp", 5300)
 	bulk := startIn(t, tb, 3, "iperf3", "-c", dst, "-p", "5300", "-t", "15", "-C", "cubic")
 	defer stop(bulk)
-	time.Sleep(1500 * time.Millisecond)
+	// Probe once the bulk flow has carried 4 MiB through the port (a third of a second at R):
+	// it runs at line rate then, past its slow start.
+	ns, port := tb.Names.SwitchNS(), tb.Names.Port(2)
+	start := htbSentBytes(t, ns, port)
+	testutil.WaitFor(t, 10*time.Second, "level-0 bulk through the switch port", func() bool {
+		return htbSentBytes(t, ns, port) > start+4<<20
+	})
 	top, topTail := probeLatency(t, tb, bin, dst, 0xe0)
 	_, bottomTail := probeLatency(t, tb, bin, dst, 0)
 	t.Logf("probe one-way p50: idle %.0fµs, level 7 under level-0 load %.0fµs; p99: level 7 %.0fµs, level 0 %.0fµs",
@@ -199,6 +210,29 @@ func stop(cmd *exec.Cmd) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
+}
+
+// startProbeServer starts qjump's probe server on host at dst:9000 and returns once it listens
+// (it writes its --ready file then).
+func startProbeServer(t *testing.T, tb *testbed.Testbed, host int, bin, dst string) *exec.Cmd {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	srv := startIn(t, tb, host, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull, "--ready", ready)
+	testutil.WaitFor(t, 5*time.Second, "the probe server", func() bool {
+		_, err := os.Stat(ready)
+		return err == nil
+	})
+	return srv
+}
+
+// waitListening waits until a socket of network ("tcp" or "udp") listens on port in namespace ns.
+func waitListening(t *testing.T, ns, network string, port int) {
+	t.Helper()
+	flags := map[string]string{"tcp": "-Hltn", "udp": "-Hlun"}[network]
+	testutil.WaitFor(t, 5*time.Second, fmt.Sprintf("%s port %d to listen in %s", network, port, ns), func() bool {
+		out, err := exec.Command("ss", "-N", ns, flags, fmt.Sprintf("sport = :%d", port)).Output()
+		return err == nil && len(strings.TrimSpace(string(out))) > 0
+	})
 }
 
 // probeLatency sends 300 probes with TOS tos from h1 to dst and returns the one-way p50 and p99
@@ -276,9 +310,8 @@ func TestPCPClassification(t *testing.T) {
 		t.Fatalf("enable qjump: %v", err)
 	}
 	dst := tb.Names.HostAddr(2).String()
-	srv := startIn(t, tb, 2, bin, "probe", "server", "--listen", dst+":9000", "--out", os.DevNull)
+	srv := startProbeServer(t, tb, 2, bin, dst)
 	defer stop(srv)
-	time.Sleep(200 * time.Millisecond)
 	argv := tb.Exec(1, testbed.AtLevel(7, true, bin, "probe", "client", "--to", dst+":9000", "--count", "50",
 		"--interval", "1ms", "--out", os.DevNull)...)
 	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {

@@ -8,15 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
-	"github.com/vishvananda/netns"
-	"golang.org/x/sys/unix"
-
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -79,7 +75,7 @@ func NetnsOf(t *testing.T, prefix string) Netns {
 		if err := syscall.Stat(path, &st); err != nil {
 			continue
 		}
-		key, err := pinKey(path, st.Ino)
+		key, err := testutil.NetnsKey(ns)
 		if err != nil {
 			// Not mounted yet (`ip netns add` creates the file first): leave it out, as one that
 			// does not exist yet; callers count the namespaces they expect.
@@ -89,45 +85,6 @@ func NetnsOf(t *testing.T, prefix string) Netns {
 		out.Cookies[key] = ns
 	}
 	return out
-}
-
-// soNetnsCookie is SO_NETNS_COOKIE, as the dataplane uses it (internal/dataplane/netns.go).
-const soNetnsCookie = 71
-
-// pinKey is the name the dataplane gives the namespace at path under <bpffs>/qjump: its cookie,
-// read from a socket made inside it, or ino-<inode> on kernels without cookies.
-func pinKey(path string, ino uint64) (string, error) {
-	runtime.LockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return "", err
-	}
-	defer orig.Close()
-	h, err := netns.GetFromPath(path)
-	if err != nil {
-		runtime.UnlockOSThread()
-		return "", err
-	}
-	defer h.Close()
-	if err := netns.Set(h); err != nil {
-		runtime.UnlockOSThread()
-		return "", err
-	}
-	key := "ino-" + strconv.FormatUint(ino, 10)
-	if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err == nil {
-		if c, err := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, soNetnsCookie); err == nil {
-			key = strconv.FormatUint(c, 10)
-		}
-		unix.Close(fd)
-	}
-	if err := netns.Set(orig); err != nil {
-		// The thread stays in the test's namespace: leave it locked so that it dies with this
-		// goroutine instead of running other code there.
-		return "", err
-	}
-	runtime.UnlockOSThread()
-	return key, nil
 }
 
 // AssertNothingLeft fails t if anything of prefix remains: a namespace, a link, the state file,
@@ -164,4 +121,4 @@ func AssertNothingLeft(t *testing.T, prefix string, nss Netns) {
 }
 
 // PinRoot is where the dataplane pins its state, one directory per network namespace.
-const PinRoot = "/sys/fs/bpf/qjump"
+var PinRoot = host.StateDirIn(host.DefaultBPFFS)

@@ -10,6 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The hook: how the program sits on a device's egress, as a TCX link or as a cls_bpf filter on a
+// clsact qdisc, and how it comes off again.
+
 // Attach is how the program hooks into the egress path.
 type Attach string
 
@@ -49,7 +52,7 @@ var tcxAttacher = attachTCX
 func attachTCX(p paths, ifindex int, prog *ebpf.Program) error {
 	l, err := link.AttachTCX(link.TCXOptions{Interface: ifindex, Program: prog, Attach: ebpf.AttachTCXEgress})
 	if err != nil {
-		return fmt.Errorf("attach tcx link: %w", err)
+		return err // cilium/ebpf says "attach tcx link: ..."
 	}
 	defer l.Close()
 	// Pinned, the link stays attached after this process exits; unpinned it would detach then.
@@ -117,7 +120,7 @@ func detach(p paths, r record) error {
 		defer l.Close()
 		_ = l.Unpin()
 		if err := l.Detach(); err != nil && !errors.Is(err, unix.ENODEV) && !errors.Is(err, unix.ENOENT) {
-			return fmt.Errorf("detach tcx link: %w", err)
+			return err // cilium/ebpf says "detach link: ..."
 		}
 	case AttachClsact:
 		if err := netlink.FilterDel(clsactFilter(r.Ifindex)); err != nil && !gone(err) {
@@ -146,4 +149,35 @@ func hasFilters(ifindex int) bool {
 
 func gone(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENODEV)
+}
+
+// attached checks that the hook up made is still in place.
+func attached(p paths, rec record) bool {
+	l, err := netlink.LinkByIndex(rec.Ifindex)
+	if err != nil || l.Attrs().Name != rec.Device {
+		return false
+	}
+	if rec.Attach == AttachTCX {
+		// A TCX link outlives its device while pinned, detached: its info then names no device.
+		tl, err := link.LoadPinnedLink(p.pin(pinLink), nil)
+		if err != nil {
+			return false
+		}
+		defer tl.Close()
+		info, err := tl.Info()
+		if err != nil || info.TCX() == nil {
+			return false
+		}
+		return info.TCX().Ifindex == uint32(rec.Ifindex)
+	}
+	fs, err := netlink.FilterList(l, netlink.HANDLE_MIN_EGRESS)
+	if err != nil {
+		return false
+	}
+	for _, f := range fs {
+		if f.Attrs().Handle == filterHandle && f.Attrs().Priority == filterPriority {
+			return true
+		}
+	}
+	return false
 }

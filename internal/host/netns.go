@@ -1,8 +1,9 @@
-package dataplane
+package host
 
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -10,12 +11,12 @@ import (
 // soNetnsCookie is SO_NETNS_COOKIE (Linux 5.14+), which golang.org/x/sys does not name yet.
 const soNetnsCookie = 71
 
-// netnsKey names this thread's network namespace in pinned paths. Interfaces in different
+// NetnsKey names this thread's network namespace in pinned paths. Interfaces in different
 // namespaces may share a name (every testbed host has eth0), so state is keyed by both. The key is
 // the namespace's cookie, which the kernel never reuses while it runs; a namespace's inode number
 // is reused once the namespace is gone, and would make a new namespace find a dead one's state.
 // Kernels without cookies fall back to the inode ("ino-<n>").
-func netnsKey() (string, error) {
+func NetnsKey() (string, error) {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err == nil {
 		defer unix.Close(fd)
@@ -29,4 +30,10 @@ func netnsKey() (string, error) {
 		return "", fmt.Errorf("identify network namespace: %w", err)
 	}
 	return "ino-" + strconv.FormatUint(st.Ino, 10), nil
+}
+
+// IsNetnsKey says whether name is one NetnsKey returns: a cookie, or ino-<inode>.
+func IsNetnsKey(name string) bool {
+	_, err := strconv.ParseUint(strings.TrimPrefix(name, "ino-"), 10, 64)
+	return err == nil
 }

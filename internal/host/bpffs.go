@@ -1,9 +1,10 @@
-package dataplane
+package host
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,40 +17,55 @@ var ErrNoBPFFS = errors.New("no bpffs")
 // BPFFSEnv overrides where QJump looks for bpffs (tests use it to point at a missing one).
 const BPFFSEnv = "QJUMP_BPFFS"
 
-const (
-	defaultBPFFS = "/sys/fs/bpf"
-	stateDir     = "qjump"
-)
+// DefaultBPFFS is where bpffs is mounted on a host that has one.
+const DefaultBPFFS = "/sys/fs/bpf"
 
-// bpffsRoot finds the bpffs that outlives this process, mounting one at /sys/fs/bpf when there is
+// stateDirName is the directory of the bpffs under which QJump pins everything.
+const stateDirName = "qjump"
+
+// StateDir is <bpffs>/qjump, the root under which QJump pins everything (on the host's bpffs,
+// also under `ip netns exec`; see BPFFS). It mounts bpffs where BPFFS would.
+func StateDir() (string, error) {
+	bpffs, err := BPFFS()
+	if err != nil {
+		return "", err
+	}
+	return StateDirIn(bpffs), nil
+}
+
+// StateDirIn is QJump's state directory on the bpffs mounted at bpffs.
+func StateDirIn(bpffs string) string { return filepath.Join(bpffs, stateDirName) }
+
+// BPFFS finds the bpffs that outlives this process, mounting one at /sys/fs/bpf when there is
 // none and this mount namespace is the host's.
-func bpffsRoot() (string, error) {
-	p, err := findBPFFS()
-	if errors.Is(err, errBPFFSUnmounted) {
+func BPFFS() (string, error) {
+	p, err := FindBPFFS()
+	if errors.Is(err, ErrBPFFSUnmounted) {
 		return mountBPFFS()
 	}
 	return p, err
 }
 
-// errBPFFSUnmounted is findBPFFS's answer when mounting one would help.
-var errBPFFSUnmounted = fmt.Errorf("%w at %s", ErrNoBPFFS, defaultBPFFS)
+// ErrBPFFSUnmounted is FindBPFFS's answer when no bpffs is mounted and BPFFS would mount one: in
+// the host mount namespace, with nothing at /sys/fs/bpf. It wraps ErrNoBPFFS.
+var ErrBPFFSUnmounted = fmt.Errorf("%w at %s", ErrNoBPFFS, DefaultBPFFS)
 
-// findBPFFS finds the bpffs that outlives this process, without mounting one.
+// FindBPFFS finds the bpffs that outlives this process, without mounting one.
 //
 // `ip netns exec` runs its command in a private mount namespace with /sys remounted, which hides
 // /sys/fs/bpf; a bpffs mounted in that namespace would vanish, pins and all, when the command
 // exits. There the host's bpffs is still reachable through the root of an ancestor process that
 // lives in the original mount namespace (the shell that ran ip): /proc/<pid>/root/sys/fs/bpf.
 // PID 1 is tried last because some inits refuse /proc/1/root even to root.
-func findBPFFS() (string, error) {
+func FindBPFFS() (string, error) {
 	if p := os.Getenv(BPFFSEnv); p != "" {
 		if !isBPFFS(p) {
 			return "", fmt.Errorf("%w at %s (set by %s): mount one with: mount -t bpf bpf %s", ErrNoBPFFS, p, BPFFSEnv, p)
 		}
 		return p, nil
 	}
-	if isBPFFS(defaultBPFFS) {
-		return defaultBPFFS, nil
+	if isBPFFS(DefaultBPFFS) {
+		return DefaultBPFFS, nil
 	}
 	self := mountNamespace(os.Getpid())
 	private := false
@@ -59,26 +75,26 @@ func findBPFFS() (string, error) {
 			continue
 		}
 		private = true
-		if p := fmt.Sprintf("/proc/%d/root%s", pid, defaultBPFFS); isBPFFS(p) {
+		if p := fmt.Sprintf("/proc/%d/root%s", pid, DefaultBPFFS); isBPFFS(p) {
 			return p, nil
 		}
 	}
 	if private {
 		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
-			"on the host run: mount -t bpf bpf %s", ErrNoBPFFS, defaultBPFFS)
+			"on the host run: mount -t bpf bpf %s", ErrNoBPFFS, DefaultBPFFS)
 	}
-	return "", errBPFFSUnmounted
+	return "", ErrBPFFSUnmounted
 }
 
 func mountBPFFS() (string, error) {
-	if err := os.MkdirAll(defaultBPFFS, 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", defaultBPFFS, err)
+	if err := os.MkdirAll(DefaultBPFFS, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", DefaultBPFFS, err)
 	}
-	if err := unix.Mount("bpf", defaultBPFFS, "bpf", 0, "mode=0700"); err != nil {
+	if err := unix.Mount("bpf", DefaultBPFFS, "bpf", 0, "mode=0700"); err != nil {
 		return "", fmt.Errorf("%w at %s and mounting one failed (%v): run as root, or: mount -t bpf bpf %s",
-			ErrNoBPFFS, defaultBPFFS, err, defaultBPFFS)
+			ErrNoBPFFS, DefaultBPFFS, err, DefaultBPFFS)
 	}
-	return defaultBPFFS, nil
+	return DefaultBPFFS, nil
 }
 
 func isBPFFS(path string) bool {

@@ -1,0 +1,43 @@
+package host
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNoCgroup2 means no cgroup v2 hierarchy is mounted.
+var ErrNoCgroup2 = errors.New("no cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified " +
+	"(mount one: mount -t cgroup2 none /sys/fs/cgroup/unified)")
+
+// CgroupID is the cgroup v2 id of the cgroup directory at path: what bpf_skb_cgroup_id returns
+// for the sockets of its processes.
+func CgroupID(path string) (uint64, error) {
+	h, _, err := unix.NameToHandleAt(unix.AT_FDCWD, path, 0)
+	if err != nil {
+		return 0, fmt.Errorf("cgroup id of %s: %w", path, err)
+	}
+	if len(h.Bytes()) < 8 {
+		return 0, fmt.Errorf("cgroup id of %s: file handle of %d bytes", path, len(h.Bytes()))
+	}
+	return binary.NativeEndian.Uint64(h.Bytes()), nil
+}
+
+// CgroupMount finds where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup on a unified system,
+// /sys/fs/cgroup/unified on a hybrid one.
+func CgroupMount() (string, error) {
+	for _, p := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		if IsCgroup(p) {
+			return p, nil
+		}
+	}
+	return "", ErrNoCgroup2
+}
+
+// IsCgroup says whether path is a directory of a cgroup v2 hierarchy.
+func IsCgroup(path string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(path, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+}
