@@ -123,9 +123,10 @@ func TestSndBufAutoFromActiveConfig(t *testing.T) {
 		t.Errorf("--sndbuf auto with nothing up: exit %d, stderr %q; want 2 and what it needs", o.code(), o.stderr)
 	}
 	p.up(t)
-	// Level 5 at factor 10, P = 1500B: 2·10·1500 = 30000 bytes, which the kernel doubles.
+	// Level 5 at factor 10, P = 1538B (up's default: one full frame of the 1500-MTU veth on the
+	// wire): 2·10·1538 = 30760 bytes, which the kernel doubles.
 	expectValues(t, p.qjump(t, runArgs(ModePreload, "5", []string{"--sndbuf", "auto"}, b.cprobe)...),
-		map[string]string{"sndbuf": "60000"})
+		map[string]string{"sndbuf": "61520"})
 }
 
 // The definition of done: memcached in preload mode and a static Go server in cgroup mode
