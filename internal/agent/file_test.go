@@ -2,6 +2,9 @@ package agent
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/config"
@@ -59,6 +62,31 @@ func TestParseNamesTheField(t *testing.T) {
 		var fe *model.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.field {
 			t.Errorf("%q: error %v, want a field error on %q", tc.yaml, err, tc.field)
+		}
+	}
+}
+
+// TestDocumentedFilesParse keeps the annotated examples of docs/configuration.md's agent section
+// and of docs/deployment.md valid cluster files.
+func TestDocumentedFilesParse(t *testing.T) {
+	for doc, after := range map[string]string{"configuration.md": "## The agent's section", "deployment.md": "## 2. Write the cluster file"} {
+		data, err := os.ReadFile(filepath.Join("../../docs", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, section, ok := strings.Cut(string(data), after)
+		_, rest, ok2 := strings.Cut(section, "```yaml\n")
+		example, _, _ := strings.Cut(rest, "```")
+		if !ok || !ok2 {
+			t.Fatalf("%s: no yaml example after %q", doc, after)
+		}
+		s, err := Parse(doc, []byte(example))
+		if err != nil {
+			t.Errorf("%s: %v", doc, err)
+			continue
+		}
+		if len(s.Agent.Interfaces) < 2 || s.Agent.Listen != ":9781" || len(s.Agent.Cgroups) == 0 {
+			t.Errorf("%s: example parsed as %+v", doc, s.Agent)
 		}
 	}
 }
