@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -311,6 +312,9 @@ func (a *Agent) reconcile(dev string) {
 
 func (a *Agent) down(dev string) {
 	delete(a.devices, dev)
+	if _, err := dataplane.DeviceStatus(dev); errors.Is(err, dataplane.ErrNotUp) {
+		return // never up (or already down): nothing to clean
+	}
 	if err := dataplane.Down(dev); err != nil {
 		a.m.applyErrors.WithLabelValues("down").Inc()
 		a.log.Error("take qjump down", "interface", dev, "err", err)
@@ -358,7 +362,7 @@ func (a *Agent) wantedCgroups() (want map[string]target, missing bool) {
 		}
 	} else {
 		for path, as := range a.cg.applied {
-			if len(as.Source) > 4 && as.Source[:4] == "pod " {
+			if strings.HasPrefix(as.Source, "pod ") {
 				want[path] = target{Placement: as.Placement, Source: as.Source}
 			}
 		}

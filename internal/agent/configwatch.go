@@ -35,6 +35,11 @@ func watchConfig(ctx context.Context, path string, out chan<- fileChange) error 
 		w.Close()
 		return fmt.Errorf("watch config directory %s: %w", filepath.Dir(path), err)
 	}
+	// A file that is a symlink into another directory (not a ConfigMap's ..data, whose swap the
+	// first watch sees) changes there: watch that directory too.
+	if target, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(target) != filepath.Dir(path) {
+		_ = w.Add(filepath.Dir(target))
+	}
 	go func() {
 		defer w.Close()
 		settle := time.NewTimer(time.Hour)
