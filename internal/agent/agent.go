@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
@@ -38,8 +37,8 @@ type Options struct {
 
 // PodOptions turn on the pod watch: pods of Node with qjump.io annotations go on their levels.
 type PodOptions struct {
-	Client kubernetes.Interface
-	Node   string
+	Pods PodSource // NewPodSource, or a fake clientset's CoreV1().Pods("")
+	Node string
 }
 
 // Agent keeps one host's QJump in line with the cluster file.
@@ -165,7 +164,7 @@ func (a *Agent) startWatches(ctx context.Context, ev events) error {
 			a.log.Warn("pod left unassigned", "pod", pod, "err", err)
 		})
 		go func() {
-			if err := a.pods.start(ctx, a.opts.Pods.Client); err != nil {
+			if err := a.pods.start(ctx, a.opts.Pods.Pods); err != nil {
 				ev.errs <- err
 				return
 			}

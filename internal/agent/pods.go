@@ -11,9 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -57,12 +57,19 @@ func newPodWatch(node string, changed chan<- struct{}, invalid func(string, erro
 
 // start runs the informer until ctx ends and waits for its first list, so that a restarted agent
 // knows every pod before it unassigns any cgroup.
-func (w *podWatch) start(ctx context.Context, client kubernetes.Interface) error {
-	onNode := informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", w.node).String()
-	})
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, onNode)
-	inf := factory.Core().V1().Pods().Informer()
+func (w *podWatch) start(ctx context.Context, pods PodSource) error {
+	onNode := fields.OneTermEqualSelector("spec.nodeName", w.node).String()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = onNode
+			return pods.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = onNode
+			return pods.Watch(ctx, o)
+		},
+	}
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
 	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { w.update(obj) },
 		UpdateFunc: func(_, obj any) { w.update(obj) },
@@ -71,7 +78,7 @@ func (w *podWatch) start(ctx context.Context, client kubernetes.Interface) error
 	if err != nil {
 		return fmt.Errorf("watch pods: %w", err)
 	}
-	factory.Start(ctx.Done())
+	go inf.Run(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return fmt.Errorf("watch pods of node %s: %w", w.node, ctx.Err())
 	}

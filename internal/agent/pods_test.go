@@ -34,7 +34,7 @@ func TestPodWatch(t *testing.T) {
 	changed := make(chan struct{}, 1)
 	var invalid []string
 	w := newPodWatch("node-a", changed, func(p string, _ error) { invalid = append(invalid, p) })
-	if err := w.start(ctx, client); err != nil {
+	if err := w.start(ctx, client.CoreV1().Pods("")); err != nil {
 		t.Fatal(err)
 	}
 	want := func(what string, expect map[string]Placement) {

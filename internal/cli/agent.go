@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -111,9 +110,9 @@ func podOptions(opts *agentOptions) (*agent.PodOptions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for --watch-pods: %w", err)
 	}
-	client, err := kubernetes.NewForConfig(cfg)
+	pods, err := agent.NewPodSource(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for --watch-pods: %w", err)
 	}
-	return &agent.PodOptions{Client: client, Node: opts.nodeName}, nil
+	return &agent.PodOptions{Pods: pods, Node: opts.nodeName}, nil
 }
