@@ -33,6 +33,9 @@ type File struct {
 	PriorityLevels map[string]string `yaml:"priority_levels,omitempty" json:"priority_levels,omitempty"`
 	DSCP           map[string]int    `yaml:"dscp,omitempty" json:"dscp,omitempty"`
 	PCP            map[string]int    `yaml:"pcp,omitempty" json:"pcp,omitempty"`
+	// Agent is what `qjump agent` alone reads (interfaces, listen address, cgroups; package
+	// internal/agent checks it): up and reload skip it, so one cluster file serves every verb.
+	Agent yaml.Node `yaml:"agent,omitempty" json:"-"`
 }
 
 // Load reads the file at path and applies it over Default().

@@ -109,3 +109,47 @@ func TestBadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentSectionIgnored: one cluster file serves `qjump agent` and `qjump up`; up skips the
+// agent's own section but still refuses any other unknown key.
+func TestAgentSectionIgnored(t *testing.T) {
+	f, err := Parse("t", []byte("hosts: 3\nrate: 1G\nagent:\n  interfaces: [eth0]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Default()
+	if err := f.Apply(&d); err != nil || d.Model.Hosts != 3 {
+		t.Fatalf("apply: %v, hosts %d", err, d.Model.Hosts)
+	}
+	if _, err := Parse("t", []byte("hosts: 3\nagents: {}\n")); err == nil {
+		t.Error("a misspelt agent section was accepted")
+	}
+}
+
+// TestHashIsCanonical: the hash follows what runs, not how the file spells it.
+func TestHashIsCanonical(t *testing.T) {
+	load := func(y string) Dataplane {
+		t.Helper()
+		f, err := Parse("t", []byte(y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := Default()
+		if err := f.Apply(&d); err != nil {
+			t.Fatal(err)
+		}
+		if d, err = d.Solved(); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a := load("hosts: 4\nrate: 1G\n")
+	b := load("rate: 1G\nhosts: 4\nmode: police\nfactors: {7: 1, 0: unlimited}\nagent: {listen: ':1'}\n")
+	c := load("hosts: 5\nrate: 1G\n")
+	if Hash(a) != Hash(b) {
+		t.Errorf("same configuration spelt two ways hashes %s and %s", Hash(a), Hash(b))
+	}
+	if Hash(a) == Hash(c) || len(Hash(a)) != 16 {
+		t.Errorf("hosts 4 and 5 hash %s and %s; want two different 16-digit hashes", Hash(a), Hash(c))
+	}
+}

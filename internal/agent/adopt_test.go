@@ -1,0 +1,70 @@
+package agent_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/nspair"
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// TestAdoptReloadAndStop: an agent adopts a hand-made `qjump up` of its own file untouched,
+// reloads one of another configuration in place, leaves QJump attached when stopped, and removes
+// it when stopped with --down-on-exit.
+func TestAdoptReloadAndStop(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair, err := nspair.New(context.Background(), "qjagad", "198.19.78.1", "198.19.78.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qjump := func(args ...string) string {
+		t.Helper()
+		argv := testbed.InNS(pair.A, append([]string{bin}, args...)...)
+		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("qjump %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		argv := testbed.InNS(pair.A, bin, "down", "--dev", "eth0")
+		_ = exec.Command(argv[0], argv[1:]...).Run()
+		pair.Remove()
+	})
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, config, cgroupConfig)
+	const listen = "127.0.0.1:19783"
+
+	// The same file brought up by hand (up skips the agent: section): adopted, generation 1.
+	qjump("up", "--dev", "eth0", "--config", config)
+	a := startAgent(t, bin, pair.A, config, listen, t.TempDir())
+	a.waitReady(10 * time.Second)
+	if st := status(t, bin, pair.A, "eth0"); st.Generation != 1 {
+		t.Errorf("agent changed a dataplane that already ran its file: generation %d", st.Generation)
+	}
+	if v, _ := a.metric(`qjump_agent_interface_actions_total{action="adopted"}`); v != 1 {
+		t.Errorf("adopted %v times, want 1", v)
+	}
+	a.stop()
+	if st := status(t, bin, pair.A, "eth0"); !st.Attached {
+		t.Errorf("SIGTERM without --down-on-exit detached QJump")
+	}
+
+	// Another configuration by hand: the agent reloads it in place (generation 2), no detach.
+	qjump("up", "--replace", "--dev", "eth0", "--hosts", "5", "--rate", "1G")
+	a = startAgent(t, bin, pair.A, config, listen, t.TempDir(), "--down-on-exit")
+	a.waitReady(10 * time.Second)
+	if st := status(t, bin, pair.A, "eth0"); st.Generation != 2 || !st.Attached {
+		t.Errorf("another configuration: generation %d, attached %v; want reloaded to 2", st.Generation, st.Attached)
+	}
+	a.stop()
+	if out := qjump("status", "--json"); !strings.Contains(out, `"devices": []`) {
+		t.Errorf("--down-on-exit left QJump up:\n%s", out)
+	}
+}

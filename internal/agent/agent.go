@@ -1,0 +1,415 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+)
+
+// DefaultResync is how often the agent re-reads its file and re-checks every interface and cgroup
+// even without an event: the safety net for an event that was lost.
+const DefaultResync = 30 * time.Second
+
+// Options configure an agent; the zero value of each optional field takes its default.
+type Options struct {
+	ConfigPath string        // the cluster file (docs/configuration.md)
+	Listen     string        // address of /metrics, /healthz, /readyz; overrides the file's
+	DownOnExit bool          // on a stop, take QJump down and unassign cgroups instead of leaving them
+	StateDir   string        // where the agent remembers its assignments; DefaultStateDir
+	CgroupRoot string        // the host's cgroup v2 root; found with dataplane.CgroupMount
+	Resync     time.Duration // DefaultResync
+	Pods       *PodOptions   // nil: no Kubernetes pod watch
+	Log        *slog.Logger
+}
+
+// PodOptions turn on the pod watch: pods of Node with qjump.io annotations go on their levels.
+type PodOptions struct {
+	Pods PodSource // NewPodSource, or a fake clientset's CoreV1().Pods("")
+	Node string
+}
+
+// Agent keeps one host's QJump in line with the cluster file.
+type Agent struct {
+	opts Options
+	log  *slog.Logger
+	m    *metrics
+
+	current atomic.Pointer[Spec] // the running configuration, for the health handlers
+	beat    atomic.Int64         // the loop's last heartbeat, Unix nanoseconds
+
+	// Owned by the loop.
+	seen       [32]byte        // content of the last file read, valid or not
+	generation uint64          // valid files loaded
+	devices    map[string]bool // interfaces this agent runs QJump on
+	cg         cgroups
+	cgw        *cgroupWatch
+	pods       *podWatch
+	podsSynced atomic.Bool
+	retry      *time.Timer // a cgroup not there yet (a pod's, before the kubelet made it)
+}
+
+// New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
+// there is no running configuration to keep.
+func New(opts Options) (*Agent, error) {
+	if opts.StateDir == "" {
+		opts.StateDir = DefaultStateDir
+	}
+	if opts.Resync <= 0 {
+		opts.Resync = DefaultResync
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	a := &Agent{opts: opts, log: opts.Log, devices: map[string]bool{}}
+	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
+		a.log.Error("read dataplane for metrics", "err", err)
+	}})
+	spec, err := Load(opts.ConfigPath)
+	if err != nil {
+		return nil, err
+	}
+	data, _ := os.ReadFile(opts.ConfigPath)
+	a.seen = contentSum(data)
+	a.accept(spec)
+	a.m.lastLoadTime.SetToCurrentTime()
+	if a.opts.Listen == "" {
+		a.opts.Listen = spec.Agent.Listen
+	}
+	if a.opts.Listen == "" {
+		a.opts.Listen = DefaultListen
+	}
+	return a, nil
+}
+
+// Listen is the address the agent serves on.
+func (a *Agent) Listen() string { return a.opts.Listen }
+
+// Run applies the configuration, then follows the file, the interfaces, the cgroups and the pods
+// until ctx ends. It leaves QJump attached when it returns unless DownOnExit.
+func (a *Agent) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", a.opts.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", a.opts.Listen, err)
+	}
+	if a.opts.CgroupRoot == "" {
+		a.opts.CgroupRoot, _ = dataplane.CgroupMount() // none: cgroup rules fail and are logged
+	}
+	st, err := readState(a.opts.StateDir)
+	if err != nil {
+		a.log.Warn("agent state unreadable: starting without it", "err", err)
+	}
+	a.cg = cgroups{applied: st.Cgroups}
+	a.beat.Store(time.Now().UnixNano())
+
+	srv := a.serve(ln)
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+
+	events := newEvents()
+	if err := a.startWatches(ctx, events); err != nil {
+		return err
+	}
+	a.reconcileAll()
+	a.syncCgroups()
+	a.log.Info("agent running", "config", a.opts.ConfigPath, "hash", a.current.Load().Hash, "listen", ln.Addr().String())
+	a.loop(ctx, events)
+	return a.stop()
+}
+
+// events are what the watchers send the loop.
+type events struct {
+	file    chan fileChange
+	links   chan linkEvent
+	cgroups chan struct{} // a cgroup tree or the pods changed
+	errs    chan error
+}
+
+func newEvents() events {
+	return events{file: make(chan fileChange), links: make(chan linkEvent, 64),
+		cgroups: make(chan struct{}, 1), errs: make(chan error, 8)}
+}
+
+func (a *Agent) startWatches(ctx context.Context, ev events) error {
+	if err := watchConfig(ctx, a.opts.ConfigPath, ev.file); err != nil {
+		return err
+	}
+	if err := watchLinks(ctx, ev.links, ev.errs); err != nil {
+		return err
+	}
+	cgw, err := newCgroupWatch(ctx, ev.cgroups)
+	if err != nil {
+		return err
+	}
+	a.cgw = cgw
+	a.podsSynced.Store(a.opts.Pods == nil)
+	if a.opts.Pods != nil {
+		a.pods = newPodWatch(a.opts.Pods.Node, ev.cgroups, func(pod string, err error) {
+			a.m.podErrors.Inc()
+			a.log.Warn("pod left unassigned", "pod", pod, "err", err)
+		})
+		go func() {
+			if err := a.pods.start(ctx, a.opts.Pods.Pods); err != nil {
+				ev.errs <- err
+				return
+			}
+			a.podsSynced.Store(true)
+			notify(ev.cgroups)
+		}()
+	}
+	return nil
+}
+
+func (a *Agent) loop(ctx context.Context, ev events) {
+	resync := time.NewTicker(a.opts.Resync)
+	defer resync.Stop()
+	heartbeat := time.NewTicker(time.Second)
+	defer heartbeat.Stop()
+	a.retry = time.NewTimer(time.Hour)
+	a.retry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case fc := <-ev.file:
+			a.onFile(fc)
+		case le := <-ev.links:
+			a.onLink(le)
+		case <-ev.cgroups:
+			a.syncCgroups()
+		case <-a.retry.C:
+			a.syncCgroups()
+		case err := <-ev.errs:
+			a.log.Error("watch", "err", err)
+		case <-resync.C:
+			data, err := os.ReadFile(a.opts.ConfigPath)
+			a.onFile(fileChange{data: data, err: err})
+			a.reconcileAll()
+			a.syncCgroups()
+		case <-heartbeat.C:
+		}
+		a.beat.Store(time.Now().UnixNano())
+	}
+}
+
+// onFile applies a changed file, or logs and counts why it cannot, keeping what runs.
+func (a *Agent) onFile(fc fileChange) {
+	if fc.err != nil {
+		a.m.configErrors.WithLabelValues("read").Inc()
+		a.m.lastLoadOK.Set(0)
+		a.log.Error("config unreadable: keeping the running configuration", "config", a.opts.ConfigPath, "err", fc.err)
+		return
+	}
+	sum := contentSum(fc.data)
+	if sum == a.seen {
+		return
+	}
+	a.seen = sum
+	a.m.lastLoadTime.SetToCurrentTime()
+	spec, err := Parse(a.opts.ConfigPath, fc.data)
+	if err != nil {
+		a.m.configErrors.WithLabelValues("invalid").Inc()
+		a.m.lastLoadOK.Set(0)
+		a.log.Error("config invalid: keeping the running configuration", "config", a.opts.ConfigPath,
+			"err", err, "running_hash", a.current.Load().Hash)
+		return
+	}
+	if spec.Agent.Listen != a.current.Load().Agent.Listen {
+		a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", spec.Agent.Listen)
+	}
+	a.accept(spec)
+	a.log.Info("config changed", "hash", spec.Hash, "generation", a.generation)
+	a.reconcileAll()
+	a.syncCgroups()
+}
+
+func (a *Agent) accept(spec Spec) {
+	a.current.Store(&spec)
+	a.generation++
+	a.m.generation.Set(float64(a.generation))
+	a.m.setHash(spec.Hash)
+	a.m.lastLoadOK.Set(1)
+}
+
+func (a *Agent) onLink(ev linkEvent) {
+	spec := a.current.Load()
+	if !spec.Agent.Matches(ev.name) && !a.devices[ev.name] {
+		return
+	}
+	if ev.deleted {
+		a.down(ev.name)
+		return
+	}
+	a.reconcile(ev.name)
+}
+
+// reconcileAll brings every matching interface to the running configuration and takes QJump off
+// those this agent ran it on that no longer match or exist.
+func (a *Agent) reconcileAll() {
+	spec := a.current.Load()
+	names, err := matchingLinks(spec.Agent)
+	if err != nil {
+		a.log.Error("list interfaces", "err", err)
+		return
+	}
+	for _, dev := range names {
+		a.reconcile(dev)
+	}
+	for dev := range a.devices {
+		if !slices.Contains(names, dev) {
+			a.down(dev)
+		}
+	}
+	gone, err := goneDevices()
+	if err != nil {
+		a.log.Error("list qjump devices", "err", err)
+	}
+	for _, dev := range gone {
+		if spec.Agent.Matches(dev) {
+			a.down(dev)
+		}
+	}
+}
+
+func (a *Agent) reconcile(dev string) {
+	action, err := reconcileDevice(dev, a.current.Load().Dataplane)
+	if errors.Is(err, dataplane.ErrNoDevice) {
+		// Gone between its event and now (a veth whose peer was deleted reports a change first).
+		a.down(dev)
+		return
+	}
+	if err != nil {
+		op := "up"
+		if action == Reloaded {
+			op = "reload"
+		}
+		a.m.applyErrors.WithLabelValues(op).Inc()
+		a.log.Error("apply config", "interface", dev, "operation", op, "err", err)
+		return
+	}
+	a.devices[dev] = true
+	a.m.applied.WithLabelValues(string(action)).Inc()
+	if action != Adopted {
+		a.log.Info("interface", "name", dev, "action", action, "hash", a.current.Load().Hash)
+	}
+}
+
+func (a *Agent) down(dev string) {
+	delete(a.devices, dev)
+	if _, err := dataplane.DeviceStatus(dev); errors.Is(err, dataplane.ErrNotUp) {
+		return // never up (or already down): nothing to clean
+	}
+	if err := dataplane.Down(dev); err != nil {
+		a.m.applyErrors.WithLabelValues("down").Inc()
+		a.log.Error("take qjump down", "interface", dev, "err", err)
+		return
+	}
+	a.m.applied.WithLabelValues(string(Removed)).Inc()
+	a.log.Info("interface", "name", dev, "action", Removed)
+}
+
+// syncCgroups makes the assignments what the file and the pods say, then follows the trees below
+// the cgroups with a ceiling.
+func (a *Agent) syncCgroups() {
+	want, missing := a.wantedCgroups()
+	if err := a.cg.sync(want); err != nil {
+		a.m.applyErrors.WithLabelValues("assign").Inc()
+		a.log.Error("assign cgroups", "err", err)
+		missing = true
+	}
+	if a.cgw != nil && a.cgw.follow(a.cg.trees()) > 0 {
+		// Directories made before their watch began: look once more.
+		_ = a.cg.sync(want)
+	}
+	a.m.assignedCount.Set(float64(len(a.cg.applied)))
+	if missing && a.retry != nil {
+		a.retry.Reset(time.Second)
+	}
+	if err := writeState(a.opts.StateDir, state{Cgroups: a.cg.applied}); err != nil {
+		a.log.Error("save agent state", "err", err)
+	}
+}
+
+// wantedCgroups is every cgroup the file and the pods put on a level, by absolute path; missing
+// says some pod's cgroup was not found (yet). Until the pod list has arrived, the pods assigned
+// before stay: a restarted agent must not take pods off their levels while it catches up.
+func (a *Agent) wantedCgroups() (want map[string]target, missing bool) {
+	want = map[string]target{}
+	if a.podsSynced.Load() && a.pods != nil {
+		for _, p := range a.pods.placements() {
+			path, err := podCgroup(a.opts.CgroupRoot, p.UID, p.QOS)
+			if err != nil {
+				missing = true
+				continue
+			}
+			want[path] = target{Placement: p.Placement, Source: p.source()}
+		}
+	} else {
+		for path, as := range a.cg.applied {
+			if strings.HasPrefix(as.Source, "pod ") {
+				want[path] = target{Placement: as.Placement, Source: as.Source}
+			}
+		}
+	}
+	for _, r := range a.current.Load().Agent.Cgroups {
+		path := r.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(a.opts.CgroupRoot, path)
+		}
+		p := Placement{Level: r.Level, MaxLevel: noCeiling, Enforce: r.Enforce}
+		if r.MaxLevel != nil {
+			p.MaxLevel = *r.MaxLevel
+		}
+		want[filepath.Clean(path)] = target{Placement: p, Source: "config"}
+	}
+	return want, missing
+}
+
+// stop leaves QJump attached (traffic stays limited while the agent restarts) or, with
+// DownOnExit, removes everything the agent made.
+func (a *Agent) stop() error {
+	if !a.opts.DownOnExit {
+		a.log.Info("agent stopped: qjump stays attached", "interfaces", len(a.devices))
+		return writeState(a.opts.StateDir, state{Cgroups: a.cg.applied})
+	}
+	var errs []error
+	for dev := range a.devices {
+		errs = append(errs, dataplane.Down(dev))
+	}
+	errs = append(errs, a.cg.sync(nil))
+	if err := os.Remove(stateFile(a.opts.StateDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	_ = os.Remove(a.opts.StateDir)
+	a.log.Info("agent stopped: qjump taken down", "interfaces", len(a.devices))
+	return errors.Join(errs...)
+}
+
+func (a *Agent) serve(ln net.Listener) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(a.m.registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", a.healthz)
+	mux.HandleFunc("/readyz", a.readyz)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("serve", "err", err)
+		}
+	}()
+	return srv
+}

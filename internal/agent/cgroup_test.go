@@ -1,0 +1,148 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/nspair"
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+const cgroupConfig = `hosts: 2
+rate: 100M
+factors: {7: 1, 3: 1, 0: unlimited}
+agent:
+  interfaces: [eth0]
+`
+
+// sendAt7 sends count UDP datagrams at socket priority 7 from a process in the cgroup at dir,
+// inside namespace ns: a program that asks for the guaranteed level, as a tenant's might.
+func sendAt7(t *testing.T, dir, ns, to string, count int) {
+	t.Helper()
+	py := fmt.Sprintf(`import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, 7)
+for _ in range(%d):
+    s.sendto(b"x" * 100, (%q, 9))
+`, count, to)
+	script := fmt.Sprintf(`echo $$ > %s/cgroup.procs && exec nsenter --net=/run/netns/%s python3 -c '%s'`, dir, ns, py)
+	if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("send from %s: %v: %s", dir, err, out)
+	}
+}
+
+// sentPackets is level l's sent packets on eth0 in ns.
+func sentPackets(t *testing.T, bin, ns string, l int) uint64 {
+	t.Helper()
+	argv := testbed.InNS(ns, bin, "status", "--json", "--dev", "eth0")
+	out, err := exec.Command(argv[0], argv[1:]...).Output()
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	var st struct {
+		Devices []struct {
+			Levels []struct {
+				Level       int    `json:"level"`
+				SentPackets uint64 `json:"sent_packets"`
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &st); err != nil || len(st.Devices) != 1 {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	for _, lv := range st.Devices[0].Levels {
+		if lv.Level == l {
+			return lv.SentPackets
+		}
+	}
+	return 0
+}
+
+// TestCeilingHoldsBelowTheCgroup gives a cgroup a ceiling in the file and checks, with real
+// packets, that it holds for its own sockets, for a child cgroup that existed before the agent
+// and for a grandchild made while the agent runs (as a pod's containers are), and that removing
+// the rule from the file lifts it everywhere.
+func TestCeilingHoldsBelowTheCgroup(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup ceilings")
+	bin := testutil.QjumpBinary(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		testutil.Unavailable(t, "python3 is not installed")
+	}
+	root, err := dataplane.CgroupMount()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	pair, err := nspair.New(context.Background(), "qjagcg", "198.19.77.1", "198.19.77.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		argv := testbed.InNS(pair.A, bin, "down", "--dev", "eth0")
+		_ = exec.Command(argv[0], argv[1:]...).Run()
+		pair.Remove()
+	})
+	tenant := filepath.Join(root, fmt.Sprintf("qjump-agent-test-%d", os.Getpid()))
+	pod, ctr := filepath.Join(tenant, "pod"), filepath.Join(tenant, "pod", "ctr")
+	if err := os.MkdirAll(pod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, d := range []string{ctr, pod, tenant} {
+			_ = os.Remove(d)
+		}
+	})
+
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	rule := fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3, max_level: 3}\n", tenant)
+	writeFile(t, config, cgroupConfig+rule)
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19782", t.TempDir())
+	a.waitReady(10 * time.Second)
+	waitMetric(t, a, "qjump_agent_cgroups_assigned", 1)
+	if err := os.Mkdir(ctr, 0o755); err != nil { // a container started after the agent
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+
+	// 5 datagrams of 142 bytes on the wire fit one level's budget of 1500 bytes: none is policed.
+	const burst = 5
+	for _, dir := range []string{tenant, pod, ctr} {
+		at7, at3 := sentPackets(t, bin, pair.A, 7), sentPackets(t, bin, pair.A, 3)
+		sendAt7(t, dir, pair.A, pair.AddrB, burst)
+		if d7, d3 := sentPackets(t, bin, pair.A, 7)-at7, sentPackets(t, bin, pair.A, 3)-at3; d7 != 0 || d3 != burst {
+			t.Errorf("%s: priority 7 under a ceiling of 3 sent %d packets at level 7, %d at level 3; want 0 and 5",
+				dir, d7, d3)
+		}
+	}
+
+	writeFile(t, config, cgroupConfig)
+	waitMetric(t, a, "qjump_agent_cgroups_assigned", 0)
+	at7 := sentPackets(t, bin, pair.A, 7)
+	sendAt7(t, ctr, pair.A, pair.AddrB, burst)
+	if d7 := sentPackets(t, bin, pair.A, 7) - at7; d7 != burst {
+		t.Errorf("rule removed: the grandchild sent %d of 5 packets at level 7; its ceiling stayed", d7)
+	}
+	a.stop()
+}
+
+func waitMetric(t *testing.T, a *runningAgent, series string, want float64) {
+	t.Helper()
+	deadline := time.Now().Add(applyWithin)
+	for {
+		if v, ok := a.metric(series); ok && v == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			v, _ := a.metric(series)
+			t.Fatalf("%s = %v, want %v within %s", series, v, want, applyWithin)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

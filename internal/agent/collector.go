@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// levelCounter is one per-level counter of the dataplane as a Prometheus counter.
+type levelCounter struct {
+	desc  *prometheus.Desc
+	value func(dataplane.Counters) uint64
+}
+
+// dropReason is one reason the dataplane drops a packet for, with its packet and byte counts.
+// When dataplane.Counters grows a counter per reason (issue 8: larger than the budget, contention
+// retries exhausted, no configuration, not IP, ...), each is one more entry here; the metric
+// names and the dashboards that sum over `reason` stay as they are.
+type dropReason struct {
+	reason  string
+	packets func(dataplane.Counters) uint64
+	bytes   func(dataplane.Counters) uint64
+}
+
+var dropReasons = []dropReason{
+	{"over_budget", func(c dataplane.Counters) uint64 { return c.DroppedPackets },
+		func(c dataplane.Counters) uint64 { return c.DroppedBytes }},
+}
+
+var (
+	ifaceLevel  = []string{"interface", "level"}
+	ifaceReason = []string{"interface", "level", "reason"}
+
+	levelCounters = []levelCounter{
+		counter("sent_packets_total", "Packets sent at the level (after any demotion).", func(c dataplane.Counters) uint64 { return c.SentPackets }),
+		counter("sent_bytes_total", "Bytes sent at the level.", func(c dataplane.Counters) uint64 { return c.SentBytes }),
+		counter("demoted_packets_total", "Packets over the level's budget sent on a lower level (police mode, autoclass).", func(c dataplane.Counters) uint64 { return c.DemotedPackets }),
+		counter("demoted_bytes_total", "Bytes over the level's budget sent on a lower level.", func(c dataplane.Counters) uint64 { return c.DemotedBytes }),
+		counter("shaped_packets_total", "Packets over the level's budget delayed by the level's HTB class (shape mode).", func(c dataplane.Counters) uint64 { return c.ShapedPackets }),
+		counter("shaped_bytes_total", "Bytes over the level's budget delayed by the level's HTB class.", func(c dataplane.Counters) uint64 { return c.ShapedBytes }),
+		counter("malformed_packets_total", "Packets with headers the dataplane could not parse, sent unmodified.", func(c dataplane.Counters) uint64 { return c.MalformedPackets }),
+	}
+	droppedPackets = prometheus.NewDesc("qjump_dropped_packets_total", "Packets dropped at the level, by reason.", ifaceReason, nil)
+	droppedBytes   = prometheus.NewDesc("qjump_dropped_bytes_total", "Bytes dropped at the level, by reason.", ifaceReason, nil)
+
+	attachedDesc   = prometheus.NewDesc("qjump_attached", "1 while QJump's program is attached to the interface's egress.", []string{"interface"}, nil)
+	generationDesc = prometheus.NewDesc("qjump_config_generation", "Configuration generation of the interface: 1 after up, +1 per reload.", []string{"interface"}, nil)
+	infoDesc       = prometheus.NewDesc("qjump_config_info", "The configuration the interface runs: its hash (equal on every host of one cluster config) and mode.", []string{"interface", "hash", "mode"}, nil)
+	epochDesc      = prometheus.NewDesc("qjump_epoch_seconds", "Network epoch E = m·n·P·8/R + ε.", []string{"interface"}, nil)
+	budgetDesc     = prometheus.NewDesc("qjump_level_budget_bytes", "Bytes the level may send per epoch, f·P (limited levels only).", ifaceLevel, nil)
+	rateDesc       = prometheus.NewDesc("qjump_level_rate_bytes_per_second", "Rate the level may send at, f·P/E; R for an unlimited level.", ifaceLevel, nil)
+	readDesc       = prometheus.NewDesc("qjump_dataplane_read_success", "1 if this scrape read the dataplane's state, 0 if it failed (see the agent's log).", nil, nil)
+)
+
+func counter(name, help string, value func(dataplane.Counters) uint64) levelCounter {
+	return levelCounter{prometheus.NewDesc("qjump_"+name, help, ifaceLevel, nil), value}
+}
+
+// dataplaneCollector reads the dataplane's per-CPU counters at scrape time: what Prometheus gets
+// is what the kernel counted at that moment, never a copy the agent polled earlier.
+type dataplaneCollector struct {
+	list func() ([]dataplane.Status, error) // dataplane.List; tests give their own
+	log  func(error)
+}
+
+func (c dataplaneCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, lc := range levelCounters {
+		ch <- lc.desc
+	}
+	for _, d := range []*prometheus.Desc{droppedPackets, droppedBytes, attachedDesc, generationDesc, infoDesc,
+		epochDesc, budgetDesc, rateDesc, readDesc} {
+		ch <- d
+	}
+}
+
+func (c dataplaneCollector) Collect(ch chan<- prometheus.Metric) {
+	all, err := c.list()
+	ok := 1.0
+	if err != nil {
+		c.log(err)
+		ok = 0
+	}
+	ch <- prometheus.MustNewConstMetric(readDesc, prometheus.GaugeValue, ok)
+	for _, st := range all {
+		collectDevice(ch, st)
+	}
+}
+
+func collectDevice(ch chan<- prometheus.Metric, st dataplane.Status) {
+	dev, d := st.Device, st.Config
+	gauge := func(desc *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, labels...)
+	}
+	attached := 0.0
+	if st.Attached {
+		attached = 1
+	}
+	gauge(attachedDesc, attached, dev)
+	gauge(generationDesc, float64(st.Generation), dev)
+	gauge(infoDesc, 1, dev, config.Hash(d), string(d.Mode))
+	gauge(epochDesc, d.Model.Epoch().Seconds(), dev)
+	for l := range model.NumLevels {
+		level := strconv.Itoa(l)
+		c := st.Levels[l]
+		for _, lc := range levelCounters {
+			ch <- prometheus.MustNewConstMetric(lc.desc, prometheus.CounterValue, float64(lc.value(c)), dev, level)
+		}
+		for _, r := range dropReasons {
+			ch <- prometheus.MustNewConstMetric(droppedPackets, prometheus.CounterValue, float64(r.packets(c)), dev, level, r.reason)
+			ch <- prometheus.MustNewConstMetric(droppedBytes, prometheus.CounterValue, float64(r.bytes(c)), dev, level, r.reason)
+		}
+		f, configured := d.Model.Factors[model.Level(l)]
+		if !configured {
+			continue // carries no traffic of its own: no budget, no rate
+		}
+		if b, limited := d.Model.Budget(f); limited {
+			gauge(budgetDesc, float64(b), dev, level)
+		}
+		gauge(rateDesc, float64(d.Model.LevelRate(f))/8, dev, level)
+	}
+}

@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// DefaultListen is where the agent serves /metrics, /healthz and /readyz unless told otherwise.
+const DefaultListen = ":9781"
+
+// Section is the `agent:` part of the cluster file: what only the agent reads. Everything else in
+// the file is today's format (docs/configuration.md), the same on every host.
+type Section struct {
+	// Interfaces are names or shell patterns (eth*, ens[0-9]*); QJump goes up on every interface
+	// of this network namespace that matches one.
+	Interfaces []string `yaml:"interfaces"`
+	// Listen is the address of the metrics and health endpoints; --listen overrides it.
+	Listen string `yaml:"listen,omitempty"`
+	// Cgroups puts cgroups (services, containers) on levels, as `qjump assign` does, declaratively.
+	Cgroups []CgroupRule `yaml:"cgroups,omitempty"`
+}
+
+// CgroupRule is one cgroup's level and ceiling. The ceiling holds for every cgroup below it too.
+type CgroupRule struct {
+	Path     string `yaml:"path"`                // absolute, or relative to the cgroup v2 root
+	Level    int    `yaml:"level"`               // priority of every new socket in the cgroup
+	MaxLevel *int   `yaml:"max_level,omitempty"` // ceiling in the dataplane, if set
+	Enforce  bool   `yaml:"enforce,omitempty"`   // refuse the programs' own SO_PRIORITY
+}
+
+// Spec is one valid cluster file, solved: what the agent runs.
+type Spec struct {
+	Dataplane config.Dataplane
+	Hash      string // config.Hash(Dataplane): equal on hosts that run the same cluster config
+	Agent     Section
+}
+
+// Parse reads and checks a cluster file; name is what errors call it. Every error is a
+// *model.FieldError naming the key, so the agent can log and count it.
+func Parse(name string, data []byte) (Spec, error) {
+	f, err := config.Parse(name, data)
+	if err != nil {
+		return Spec{}, err
+	}
+	d := config.Default()
+	if err := f.Apply(&d); err != nil {
+		return Spec{}, err
+	}
+	if d.Model.Hosts == 0 {
+		return Spec{}, &model.FieldError{Field: "hosts", Value: "", Allowed: "the cluster file must give hosts: (n)"}
+	}
+	if d.Model.Rate == 0 {
+		return Spec{}, &model.FieldError{Field: "rate", Value: "", Allowed: "the cluster file must give rate: (R)"}
+	}
+	if d, err = d.Solved(); err != nil {
+		return Spec{}, err
+	}
+	sec, err := parseSection(name, data)
+	if err != nil {
+		return Spec{}, err
+	}
+	return Spec{Dataplane: d, Hash: config.Hash(d), Agent: sec}, nil
+}
+
+// Load reads the file at path (following symlinks, as a Kubernetes ConfigMap volume has them).
+func Load(path string) (Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Spec{}, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// parseSection decodes the agent section strictly: an unknown key in it is an error, as in the
+// rest of the file.
+func parseSection(name string, data []byte) (Section, error) {
+	var doc struct {
+		Agent *Section       `yaml:"agent"`
+		Rest  map[string]any `yaml:",inline"` // the dataplane's keys, checked by config.Parse
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return Section{}, &model.FieldError{Field: "agent", Value: oneLine(err.Error()),
+			Allowed: "need interfaces, listen and cgroups (docs/configuration.md)"}
+	}
+	if doc.Agent == nil {
+		return Section{}, &model.FieldError{Field: "agent.interfaces", Value: "",
+			Allowed: "the agent needs an agent: section naming its interfaces, e.g. interfaces: [eth0]"}
+	}
+	return *doc.Agent, doc.Agent.validate()
+}
+
+func (s Section) validate() error {
+	if len(s.Interfaces) == 0 {
+		return &model.FieldError{Field: "agent.interfaces", Value: "[]", Allowed: "need at least one name or pattern, e.g. eth0 or eth*"}
+	}
+	for i, p := range s.Interfaces {
+		if _, err := filepath.Match(p, ""); err != nil || p == "" {
+			return &model.FieldError{Field: fmt.Sprintf("agent.interfaces[%d]", i), Value: p,
+				Allowed: "need an interface name or a shell pattern (*, ?, [a-z])"}
+		}
+	}
+	seen := map[string]bool{}
+	for i, c := range s.Cgroups {
+		field := fmt.Sprintf("agent.cgroups[%d]", i)
+		switch {
+		case c.Path == "":
+			return &model.FieldError{Field: field + ".path", Value: "", Allowed: "need a cgroup v2 directory"}
+		case seen[filepath.Clean(c.Path)]:
+			return &model.FieldError{Field: field + ".path", Value: c.Path, Allowed: "each cgroup once"}
+		case !isLevel(c.Level):
+			return &model.FieldError{Field: field + ".level", Value: strconv.Itoa(c.Level), Allowed: "need a level from 0 to 7"}
+		case c.MaxLevel != nil && !isLevel(*c.MaxLevel):
+			return &model.FieldError{Field: field + ".max_level", Value: strconv.Itoa(*c.MaxLevel), Allowed: "need a level from 0 to 7"}
+		}
+		seen[filepath.Clean(c.Path)] = true
+	}
+	return nil
+}
+
+func isLevel(l int) bool { return l >= 0 && l < model.NumLevels }
+
+// Matches says whether the interface name is one the section asks for.
+func (s Section) Matches(name string) bool {
+	for _, p := range s.Interfaces {
+		if ok, _ := filepath.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// named lists the interfaces given by name rather than pattern: readiness needs them present.
+func (s Section) named() []string {
+	var out []string
+	for _, p := range s.Interfaces {
+		if !hasMeta(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func hasMeta(p string) bool {
+	for _, c := range p {
+		if c == '*' || c == '?' || c == '[' || c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string {
+	return string(bytes.Join(bytes.Fields([]byte(s)), []byte(" ")))
+}

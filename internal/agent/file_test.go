@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+const clusterFile = `hosts: 4
+rate: 1G
+factors: {7: 1, 0: unlimited}
+agent:
+  interfaces: [eth0, "ens*"]
+  listen: ":9999"
+  cgroups:
+    - path: system.slice/memcached.service
+      level: 5
+      max_level: 5
+`
+
+func TestParseClusterFile(t *testing.T) {
+	s, err := Parse("t", []byte(clusterFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Dataplane.Model.Hosts != 4 || s.Agent.Listen != ":9999" || len(s.Agent.Cgroups) != 1 ||
+		*s.Agent.Cgroups[0].MaxLevel != 5 || s.Hash != config.Hash(s.Dataplane) {
+		t.Errorf("parsed %+v", s)
+	}
+	for name, want := range map[string]bool{"eth0": true, "ens5": true, "eth1": false, "lo": false} {
+		if s.Agent.Matches(name) != want {
+			t.Errorf("Matches(%q) = %v, want %v", name, !want, want)
+		}
+	}
+	if got := s.Agent.named(); len(got) != 1 || got[0] != "eth0" {
+		t.Errorf("named interfaces %v, want [eth0]: a pattern is not required to match anything", got)
+	}
+}
+
+// TestParseNamesTheField: the agent logs and counts a bad file by the key at fault.
+func TestParseNamesTheField(t *testing.T) {
+	agent := "agent: {interfaces: [eth0]}\n"
+	cases := []struct{ yaml, field string }{
+		{"rate: 1G\n" + agent, "hosts"},
+		{"hosts: 2\n" + agent, "rate"},
+		{"hosts: 2\nrate: 1G\ndscp: {7: 64}\n" + agent, "dscp[7]"},
+		{"hosts: 2\nrate: 1G\n", "agent.interfaces"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: []}\n", "agent.interfaces"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [\"eth[\"]}\n", "agent.interfaces[0]"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], colour: red}\n", "agent"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 8}]}\n", "agent.cgroups[0].level"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 1, max_level: -1}]}\n", "agent.cgroups[0].max_level"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 1}, {path: a/, level: 2}]}\n", "agent.cgroups[1].path"},
+	}
+	for _, tc := range cases {
+		_, err := Parse("t", []byte(tc.yaml))
+		var fe *model.FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("%q: error %v, want a field error on %q", tc.yaml, err, tc.field)
+		}
+	}
+}
+
+// TestDocumentedFilesParse keeps the annotated examples of docs/configuration.md's agent section
+// and of docs/deployment.md valid cluster files.
+func TestDocumentedFilesParse(t *testing.T) {
+	for doc, after := range map[string]string{"configuration.md": "## The agent's section", "deployment.md": "## 2. Write the cluster file"} {
+		data, err := os.ReadFile(filepath.Join("../../docs", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, section, ok := strings.Cut(string(data), after)
+		_, rest, ok2 := strings.Cut(section, "```yaml\n")
+		example, _, _ := strings.Cut(rest, "```")
+		if !ok || !ok2 {
+			t.Fatalf("%s: no yaml example after %q", doc, after)
+		}
+		s, err := Parse(doc, []byte(example))
+		if err != nil {
+			t.Errorf("%s: %v", doc, err)
+			continue
+		}
+		if len(s.Agent.Interfaces) < 2 || s.Agent.Listen != ":9781" || len(s.Agent.Cgroups) == 0 {
+			t.Errorf("%s: example parsed as %+v", doc, s.Agent)
+		}
+	}
+}

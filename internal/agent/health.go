@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+)
+
+// stuckAfter is how long the loop may go without a heartbeat before /healthz fails and a
+// supervisor restarts the agent. Bringing QJump up takes milliseconds; a loop silent this long
+// is wedged, not busy.
+const stuckAfter = 30 * time.Second
+
+// healthz answers whether the agent's loop is alive: restarting it helps when it is not.
+func (a *Agent) healthz(w http.ResponseWriter, _ *http.Request) {
+	if since := time.Since(time.Unix(0, a.beat.Load())); since > stuckAfter {
+		http.Error(w, fmt.Sprintf("agent loop silent for %s", since.Round(time.Second)), http.StatusServiceUnavailable)
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// readyz answers whether every configured interface runs the current configuration.
+func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
+	if err := a.readiness(); err != nil {
+		http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// readiness reads the dataplane itself rather than trusting what the loop last did: an interface
+// whose hook someone removed by hand is not ready, whatever the agent believes.
+func (a *Agent) readiness() error {
+	spec := a.current.Load()
+	if spec == nil {
+		return errors.New("no valid configuration loaded")
+	}
+	names, err := matchingLinks(spec.Agent)
+	if err != nil {
+		return err
+	}
+	for _, want := range spec.Agent.named() {
+		if !slices.Contains(names, want) {
+			return fmt.Errorf("interface %s: not in this network namespace", want)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no interface matches %v", spec.Agent.Interfaces)
+	}
+	for _, dev := range names {
+		st, err := dataplane.DeviceStatus(dev)
+		switch {
+		case err != nil:
+			return fmt.Errorf("interface %s: %w", dev, err)
+		case !st.Attached:
+			return fmt.Errorf("interface %s: qjump's hook is not attached", dev)
+		case !sameConfig(st.Config, spec.Dataplane):
+			return fmt.Errorf("interface %s: runs another configuration (generation %d)", dev, st.Generation)
+		}
+	}
+	return nil
+}

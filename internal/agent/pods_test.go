@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func pod(name, node string, annotations map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), Annotations: annotations},
+		Spec:       corev1.PodSpec{NodeName: node},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning, QOSClass: corev1.PodQOSBurstable},
+	}
+}
+
+// TestPodWatch runs the controller against client-go's fake clientset: it keeps exactly the
+// annotated pods of its own node, follows annotation changes and deletions, and reports pods
+// whose annotations it cannot use.
+func TestPodWatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := fake.NewClientset(
+		pod("memcached", "node-a", map[string]string{AnnotationLevel: "5", AnnotationMaxLevel: "5"}),
+		pod("elsewhere", "node-b", map[string]string{AnnotationLevel: "7"}),
+		pod("plain", "node-a", nil),
+		pod("typo", "node-a", map[string]string{AnnotationLevel: "eight"}),
+	)
+	changed := make(chan struct{}, 1)
+	var invalid []string
+	w := newPodWatch("node-a", changed, func(p string, _ error) { invalid = append(invalid, p) })
+	if err := w.start(ctx, client.CoreV1().Pods("")); err != nil {
+		t.Fatal(err)
+	}
+	want := func(what string, expect map[string]Placement) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			got := map[string]Placement{}
+			for _, p := range w.placements() {
+				got[p.Name] = p.Placement
+			}
+			if equalPlacements(got, expect) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: placements %v, want %v", what, got, expect)
+			}
+			select {
+			case <-changed:
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	want("initial list", map[string]Placement{"memcached": {Level: 5, MaxLevel: 5}})
+	if len(invalid) != 1 || invalid[0] != "default/typo" {
+		t.Errorf("invalid pods reported: %v, want [default/typo]", invalid)
+	}
+
+	pods := client.CoreV1().Pods("default")
+	p, _ := pods.Get(ctx, "plain", metav1.GetOptions{})
+	p.Annotations = map[string]string{AnnotationLevel: "3", AnnotationEnforce: "true"}
+	if _, err := pods.Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want("annotated later", map[string]Placement{"memcached": {Level: 5, MaxLevel: 5}, "plain": {Level: 3, MaxLevel: noCeiling, Enforce: true}})
+
+	if err := pods.Delete(ctx, "memcached", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want("deleted", map[string]Placement{"plain": {Level: 3, MaxLevel: noCeiling, Enforce: true}})
+
+	p, _ = pods.Get(ctx, "plain", metav1.GetOptions{})
+	p.Status.Phase = corev1.PodSucceeded
+	if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want("finished", map[string]Placement{})
+}
+
+func equalPlacements(a, b map[string]Placement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlacementOf(t *testing.T) {
+	cases := []struct {
+		ann    map[string]string
+		placed bool
+		err    bool
+	}{
+		{nil, false, false},
+		{map[string]string{AnnotationLevel: "7"}, true, false},
+		{map[string]string{AnnotationMaxLevel: "3"}, false, true},
+		{map[string]string{AnnotationLevel: "2", AnnotationMaxLevel: "9"}, false, true},
+		{map[string]string{AnnotationLevel: "2", AnnotationEnforce: "yes please"}, false, true},
+	}
+	for _, tc := range cases {
+		_, placed, err := placementOf(pod("p", "n", tc.ann))
+		if placed != tc.placed || (err != nil) != tc.err {
+			t.Errorf("%v: placed %v, err %v; want placed %v, error %v", tc.ann, placed, err, tc.placed, tc.err)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// promListen is where the test's Prometheus serves its API: loopback inside host 1's namespace.
+const promListen = "127.0.0.1:19090"
+
+// prometheusScrapes starts Debian's Prometheus in host 1's namespace, scraping every agent over
+// the testbed's network once a second, and checks that what Prometheus stored is what
+// `qjump status --json` reads from the per-CPU maps: equal for the level that carried the test's
+// traffic, and between the readings before and after the scrape for level 0, which carries the
+// scrapes themselves.
+func (cl *cluster) prometheusScrapes() {
+	t := cl.t
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		testutil.Unavailable(t, "prometheus is not installed (scripts/deps installs it)")
+	}
+	dir := t.TempDir()
+	var targets []string
+	for i := range cl.agents {
+		targets = append(targets, fmt.Sprintf("'%s:%s'", cl.tb.Names.HostAddr(i+1), agentPort))
+	}
+	cfg := fmt.Sprintf("global: {scrape_interval: 1s, scrape_timeout: 900ms}\n"+
+		"scrape_configs:\n  - job_name: qjump\n    static_configs:\n      - targets: [%s]\n", strings.Join(targets, ", "))
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h1 := cl.tb.Names.HostNS(1)
+	argv := testbed.InNS(h1, bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+promListen, "--log.level=warn")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	logf, _ := os.Create(filepath.Join(dir, "prometheus.log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		logf.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
+			t.Logf("prometheus log:\n%s", data)
+		}
+	}()
+	prom := promAPI{ns: h1}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if n, _ := prom.scalar(`count(up{job="qjump"} == 1)`); n == float64(len(cl.agents)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prometheus did not scrape all %d agents within 20 s", len(cl.agents))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for i := range cl.agents {
+		cl.compareScrape(prom, i+1)
+	}
+	if n, _ := prom.scalar(`count(count by (hash) (qjump_config_info))`); n != 1 {
+		t.Errorf("prometheus sees %v distinct configuration hashes across the cluster, want 1", n)
+	}
+}
+
+// compareScrape reads host's status, waits for a scrape that follows, reads status again, and
+// compares each level's sent bytes as Prometheus stored them.
+func (cl *cluster) compareScrape(prom promAPI, host int) {
+	t := cl.t
+	ns, instance := cl.tb.Names.HostNS(host), fmt.Sprintf("%s:%s", cl.tb.Names.HostAddr(host), agentPort)
+	before := status(t, cl.bin, ns, "eth0")
+	read := time.Now()
+	sel := fmt.Sprintf(`qjump_sent_bytes_total{instance=%q,interface="eth0"`, instance)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ts, err := prom.scalar("max(timestamp(" + sel + "}))")
+		if err == nil && ts > float64(read.UnixNano())/1e9 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("host %d: no scrape after the status reading within 5 s (%v)", host, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	after := status(t, cl.bin, ns, "eth0")
+	for l := 0; l < 8; l++ {
+		v, err := prom.scalar(fmt.Sprintf(`%s,level="%d"}`, sel, l))
+		lo, _ := before.level(l)
+		hi, _ := after.level(l)
+		if err != nil || v < float64(lo) || v > float64(hi) {
+			t.Errorf("host %d level %d: prometheus has %v bytes (%v), status read %d before the scrape and %d after", host, l, v, err, lo, hi)
+		}
+		if l == 7 && lo == hi && v != float64(lo) {
+			t.Errorf("host %d level 7: prometheus has %v bytes, status %d", host, v, lo)
+		}
+	}
+	if host == 1 {
+		if s, _ := before.level(7); s == 0 {
+			t.Errorf("host 1 level 7 sent nothing: the comparison did not see the test's traffic")
+		}
+	}
+}
+
+// promAPI queries Prometheus's HTTP API inside a namespace.
+type promAPI struct{ ns string }
+
+// scalar runs an instant query whose result is one number.
+func (p promAPI) scalar(query string) (float64, error) {
+	resp, err := nsClient(p.ns).Get("http://" + promListen + "/api/v1/query?query=" + url.QueryEscape(query))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Status string
+		Error  string
+		Data   struct {
+			Result []struct {
+				Value [2]any
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return 0, err
+	}
+	if r.Status != "success" || len(r.Data.Result) != 1 {
+		return 0, fmt.Errorf("query %s: %s %s, %d results", query, r.Status, r.Error, len(r.Data.Result))
+	}
+	s, _ := r.Data.Result[0].Value[1].(string)
+	return strconv.ParseFloat(s, 64)
+}

@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
+)
+
+// Action is what reconciling one interface did.
+type Action string
+
+const (
+	Adopted  Action = "adopted"  // already up with this configuration: nothing touched
+	Brought  Action = "up"       // was not up: dataplane.Up
+	Reloaded Action = "reloaded" // up with another configuration: dataplane.Reload, atomic
+	Replaced Action = "replaced" // stale (interface re-created) or another mode: down, then up
+	Removed  Action = "down"     // the interface went away: its pins are removed
+)
+
+// reconcileDevice makes dev run want. It never detaches what already runs want, so a restarted
+// agent changes nothing on the wire.
+func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
+	st, err := dataplane.DeviceStatus(dev)
+	switch {
+	case errors.Is(err, dataplane.ErrNotUp):
+		return Brought, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want})
+	case err != nil:
+		return "", err
+	case !st.Attached:
+		// Pins of an interface that was deleted (and perhaps re-created under the same name):
+		// nothing on the wire to keep, start over.
+		return Replaced, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
+	case sameConfig(st.Config, want):
+		return Adopted, nil
+	case st.Config.Mode != want.Mode:
+		// Shape mode owns an HTB tree that police mode does not: the only way across is down and
+		// up, which leaves the interface unlimited for the few milliseconds between.
+		return Replaced, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
+	}
+	return Reloaded, dataplane.Reload(dev, want)
+}
+
+// sameConfig compares two solved configurations in their canonical form.
+func sameConfig(a, b config.Dataplane) bool {
+	return config.Hash(a) == config.Hash(b)
+}
+
+// matchingLinks lists the interfaces of this network namespace that sec asks for, by name.
+func matchingLinks(sec Section) ([]string, error) {
+	links, err := netlink.LinkList()
+	if err != nil {
+		return nil, fmt.Errorf("list interfaces: %w", err)
+	}
+	var out []string
+	for _, l := range links {
+		if name := l.Attrs().Name; sec.Matches(name) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// goneDevices lists the interfaces QJump has state for in this namespace whose hook is gone
+// because the interface is (a deleted interface takes its hook with it, not its pins).
+func goneDevices() ([]string, error) {
+	all, err := dataplane.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, st := range all {
+		if _, err := netlink.LinkByName(st.Device); err != nil && !st.Attached {
+			out = append(out, st.Device)
+		}
+	}
+	return out, nil
+}

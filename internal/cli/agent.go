@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/qjump-net/qjump/internal/agent"
+)
+
+type agentOptions struct {
+	config     string
+	listen     string
+	downOnExit bool
+	stateDir   string
+	cgroupRoot string
+	watchPods  bool
+	nodeName   string
+	kubeconfig string
+}
+
+func newAgentCommand() *cobra.Command {
+	opts := &agentOptions{}
+	cmd := &cobra.Command{
+		Use:   "agent --config FILE [--listen ADDR] [--down-on-exit] [--watch-pods --node-name NODE]",
+		Short: "Keep QJump up on this host from the cluster's config file; serve metrics and health",
+		Long: `agent runs on every host of a cluster (a systemd service or a Kubernetes DaemonSet) with one
+shared config file: the model and dataplane keys of ` + "`qjump up --config`" + ` plus an agent: section
+naming the interfaces (names or patterns such as eth*), the listen address and cgroup levels
+(docs/configuration.md, docs/deployment.md).
+
+  - It brings QJump up on every matching interface. What is already up with the same
+    configuration (a previous agent's, or a hand-made qjump up) is adopted without detaching;
+    with another configuration it is reloaded atomically.
+  - It watches the file (a Kubernetes ConfigMap update too) and applies a change on every
+    interface within a second. An invalid file is logged with the key and the reason, counted in
+    qjump_agent_config_errors_total, and the running configuration stays.
+  - It follows netlink link events: an interface that appears or comes back gets QJump at once,
+    one that disappears has its pins removed.
+  - It keeps the file's cgroups, and with --watch-pods the pods of this node annotated
+    qjump.io/level (and qjump.io/max-level), on their levels; a ceiling holds for every cgroup
+    below the one it is given to.
+  - It serves /metrics (Prometheus), /healthz and /readyz (every interface runs the current
+    configuration) on --listen.
+
+SIGTERM or SIGINT stops it and leaves QJump attached, so traffic stays limited while the agent
+restarts; --down-on-exit removes everything instead. Needs root (CAP_BPF, CAP_NET_ADMIN,
+CAP_SYS_ADMIN).`,
+		Example: `  sudo qjump agent --config /etc/qjump/cluster.yaml
+
+  # in a DaemonSet: pods of this node by annotation, node name from the downward API
+  qjump agent --config /etc/qjump/cluster.yaml --listen :9781 --watch-pods --node-name "$NODE_NAME" \
+      --cgroup-root /host/sys/fs/cgroup`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAgent(opts, cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.config, "config", "", "the cluster file: model, dataplane and agent: section (docs/configuration.md)")
+	fs.StringVar(&opts.listen, "listen", "", "address of /metrics, /healthz and /readyz (default the file's agent.listen, else "+agent.DefaultListen+")")
+	fs.BoolVar(&opts.downOnExit, "down-on-exit", false, "on SIGTERM take QJump down and unassign cgroups instead of leaving them")
+	fs.StringVar(&opts.stateDir, "state-dir", agent.DefaultStateDir, "where the agent remembers the cgroups it assigned, across restarts")
+	fs.StringVar(&opts.cgroupRoot, "cgroup-root", "", "the host's cgroup v2 root (default /sys/fs/cgroup, or /sys/fs/cgroup/unified)")
+	fs.BoolVar(&opts.watchPods, "watch-pods", false, "put this node's pods annotated qjump.io/level on their levels (Kubernetes)")
+	fs.StringVar(&opts.nodeName, "node-name", os.Getenv("NODE_NAME"), "this node's name, for --watch-pods (default $NODE_NAME)")
+	fs.StringVar(&opts.kubeconfig, "kubeconfig", "", "kubeconfig for --watch-pods outside a cluster (default: the pod's service account)")
+	_ = cmd.MarkFlagRequired("config")
+	return cmd
+}
+
+func runAgent(opts *agentOptions, stderr io.Writer) error {
+	ao := agent.Options{ConfigPath: opts.config, Listen: opts.listen, DownOnExit: opts.downOnExit,
+		StateDir: opts.stateDir, CgroupRoot: opts.cgroupRoot, Log: slog.New(slog.NewTextHandler(stderr, nil))}
+	if opts.watchPods {
+		pods, err := podOptions(opts)
+		if err != nil {
+			return err
+		}
+		ao.Pods = pods
+	}
+	a, err := agent.New(ao)
+	if err != nil {
+		return configError(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	return dataplaneError(a.Run(ctx))
+}
+
+func podOptions(opts *agentOptions) (*agent.PodOptions, error) {
+	if opts.nodeName == "" {
+		return nil, usageErrorf("--watch-pods needs --node-name (or NODE_NAME from the downward API)")
+	}
+	var cfg *rest.Config
+	var err error
+	if opts.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", opts.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for --watch-pods: %w", err)
+	}
+	pods, err := agent.NewPodSource(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for --watch-pods: %w", err)
+	}
+	return &agent.PodOptions{Pods: pods, Node: opts.nodeName}, nil
+}
