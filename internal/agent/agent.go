@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // DefaultResync is how often the agent re-reads its file and re-checks every interface and cgroup
@@ -29,7 +30,7 @@ type Options struct {
 	Listen     string        // address of /metrics, /healthz, /readyz; overrides the file's
 	DownOnExit bool          // on a stop, take QJump down and unassign cgroups instead of leaving them
 	StateDir   string        // where the agent remembers its assignments; DefaultStateDir
-	CgroupRoot string        // the host's cgroup v2 root; found with dataplane.CgroupMount
+	CgroupRoot string        // the host's cgroup v2 root; found with host.CgroupMount
 	Resync     time.Duration // DefaultResync
 	Pods       *PodOptions   // nil: no Kubernetes pod watch
 	Log        *slog.Logger
@@ -105,7 +106,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", a.opts.Listen, err)
 	}
 	if a.opts.CgroupRoot == "" {
-		a.opts.CgroupRoot, _ = dataplane.CgroupMount() // none: cgroup rules fail and are logged
+		a.opts.CgroupRoot, _ = host.CgroupMount() // none: cgroup rules fail and are logged
 	}
 	st, err := readState(a.opts.StateDir)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -76,7 +76,7 @@ func TestCeilingHoldsBelowTheCgroup(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		testutil.Unavailable(t, "python3 is not installed")
 	}
-	root, err := dataplane.CgroupMount()
+	root, err := host.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/apputil"
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -72,7 +73,7 @@ func (c *cgroups) sync(want map[string]target) error {
 }
 
 func (c *cgroups) assign(path string, t target) error {
-	id, err := dataplane.CgroupID(path)
+	id, err := host.CgroupID(path)
 	if err != nil {
 		return err // not there (yet): a pod's cgroup appears after the pod; the next sync retries
 	}
@@ -108,7 +109,7 @@ func (c *cgroups) unassign(path string) error {
 		// A cgroup that is gone took its programs with it; its pins go at the next assign.
 		err = errors.Join(err, uerr)
 	}
-	if !dataplane.IsCgroup(path) {
+	if !host.IsCgroup(path) {
 		err = errors.Join(err, dataplane.ClearCgroupCeiling(a.ID))
 	}
 	return err
@@ -123,7 +124,7 @@ func refreshBelow(path string, a *assignment) error {
 	seen := map[uint64]bool{}
 	var errs []error
 	for _, dir := range descendants(path) {
-		id, err := dataplane.CgroupID(dir)
+		id, err := host.CgroupID(dir)
 		if err != nil {
 			continue // removed while walking
 		}
@@ -176,7 +177,7 @@ func descendants(path string) []string {
 // pinned says whether `qjump assign`'s links for the cgroup are still pinned (someone may have run
 // qjump unassign, or bpffs was remounted): only then is adopting an assignment right.
 func pinned(id uint64) bool {
-	dir, err := dataplane.StateDir()
+	dir, err := host.StateDir()
 	if err != nil {
 		return false
 	}

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/qjump-net/qjump/internal/agent"
-	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -29,7 +29,7 @@ import (
 func TestPodLevelForReal(t *testing.T) {
 	testutil.RequirePriv(t, "pod cgroup assignments")
 	bin := testutil.QjumpBinary(t)
-	root, err := dataplane.CgroupMount()
+	root, err := host.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
