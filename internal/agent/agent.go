@@ -288,7 +288,11 @@ func (a *Agent) reconcileAll() {
 }
 
 func (a *Agent) reconcile(dev string) {
-	action, err := reconcileDevice(dev, a.current.Load().Dataplane)
+	want, err := wantFor(*a.current.Load(), dev)
+	var action Action
+	if err == nil {
+		action, err = reconcileDevice(dev, want)
+	}
 	if errors.Is(err, dataplane.ErrNoDevice) {
 		// Gone between its event and now (a veth whose peer was deleted reports a change first).
 		a.down(dev)

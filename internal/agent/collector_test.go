@@ -45,7 +45,7 @@ qjump_sent_bytes_total{interface="eth0",level="6"} 0
 qjump_sent_bytes_total{interface="eth0",level="7"} 15000
 # HELP qjump_level_budget_bytes Bytes the level may send per epoch, f·P (limited levels only).
 # TYPE qjump_level_budget_bytes gauge
-qjump_level_budget_bytes{interface="eth0",level="7"} 1500
+qjump_level_budget_bytes{interface="eth0",level="7"} 1538
 `
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "qjump_sent_bytes_total", "qjump_level_budget_bytes"); err != nil {
 		t.Error(err)

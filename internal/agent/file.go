@@ -40,9 +40,21 @@ type CgroupRule struct {
 
 // Spec is one valid cluster file, solved: what the agent runs.
 type Spec struct {
-	Dataplane config.Dataplane
-	Hash      string // config.Hash(Dataplane): equal on hosts that run the same cluster config
+	Dataplane config.Dataplane // solved at the file's P (auto: one 1500-MTU frame)
+	Hash      string           // config.Hash(Dataplane): equal on hosts that run the same cluster config
 	Agent     Section
+
+	applied config.Dataplane // the file applied to the defaults, before P and target rates are solved
+}
+
+// ForDevice is the configuration an interface with this MTU runs: P resolved from the device when
+// the file leaves it to the device (as qjump up does), then target rates solved in that P.
+func (s Spec) ForDevice(mtu int) (config.Dataplane, error) {
+	d, err := s.applied.ResolvePacket(mtu)
+	if err != nil {
+		return d, err
+	}
+	return d.Solved()
 }
 
 // Parse reads and checks a cluster file; name is what errors call it. Every error is a
@@ -62,14 +74,15 @@ func Parse(name string, data []byte) (Spec, error) {
 	if d.Model.Rate == 0 {
 		return Spec{}, &model.FieldError{Field: "rate", Value: "", Allowed: "the cluster file must give rate: (R)"}
 	}
-	if d, err = d.Solved(); err != nil {
+	solved, err := d.Solved()
+	if err != nil {
 		return Spec{}, err
 	}
 	sec, err := parseSection(name, data)
 	if err != nil {
 		return Spec{}, err
 	}
-	return Spec{Dataplane: d, Hash: config.Hash(d), Agent: sec}, nil
+	return Spec{Dataplane: solved, Hash: config.Hash(solved), Agent: sec, applied: d}, nil
 }
 
 // Load reads the file at path (following symlinks, as a Kubernetes ConfigMap volume has them).

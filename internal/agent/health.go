@@ -54,12 +54,15 @@ func (a *Agent) readiness() error {
 	}
 	for _, dev := range names {
 		st, err := dataplane.DeviceStatus(dev)
+		want, wantErr := wantFor(*spec, dev)
 		switch {
 		case err != nil:
 			return fmt.Errorf("interface %s: %w", dev, err)
+		case wantErr != nil:
+			return fmt.Errorf("interface %s: %w", dev, wantErr)
 		case !st.Attached:
 			return fmt.Errorf("interface %s: qjump's hook is not attached", dev)
-		case !sameConfig(st.Config, spec.Dataplane):
+		case !sameConfig(st.Config, want):
 			return fmt.Errorf("interface %s: runs another configuration (generation %d)", dev, st.Generation)
 		}
 	}

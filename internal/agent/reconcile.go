@@ -45,6 +45,15 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 	return Reloaded, dataplane.Reload(dev, want)
 }
 
+// wantFor is what dev should run under spec: the device's own P when the file leaves P to it.
+func wantFor(spec Spec, dev string) (config.Dataplane, error) {
+	l, err := netlink.LinkByName(dev)
+	if err != nil {
+		return config.Dataplane{}, fmt.Errorf("%w %q", dataplane.ErrNoDevice, dev)
+	}
+	return spec.ForDevice(l.Attrs().MTU)
+}
+
 // sameConfig compares two solved configurations in their canonical form.
 func sameConfig(a, b config.Dataplane) bool {
 	return config.Hash(a) == config.Hash(b)
