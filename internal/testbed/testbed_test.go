@@ -333,3 +333,35 @@ func TestPCPClassification(t *testing.T) {
 		t.Fatalf("level-7 queue of the switch port saw %d packets, want the 50 probes:\n%s", pkts, out)
 	}
 }
+
+// TestQJumpStatusShowsConfigHash: `testbed status` shows each host's configuration hash, so that a
+// host running another configuration than the rest stands out.
+func TestQJumpStatusShowsConfigHash(t *testing.T) {
+	tbtest.RequireTools(t)
+	tb := up(t, config(tbtest.Prefix(t), 3))
+	t.Cleanup(func() { _ = tb.Down() })
+	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "3", "--rate", "100M"}); err != nil {
+		t.Fatalf("enable qjump: %v", err)
+	}
+	hosts := tb.Names.QJumpStatus(3)
+	for _, h := range hosts {
+		if !h.Up || !h.Attached || h.ConfigHash == "" || h.ConfigHash != hosts[0].ConfigHash {
+			t.Fatalf("after up on every host, want one hash on all: %+v", hosts)
+		}
+	}
+	if testbed.ConfigsDiffer(hosts) {
+		t.Fatalf("ConfigsDiffer with one configuration everywhere: %+v", hosts)
+	}
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte("hosts: 3\nrate: 100M\nmode: shape\nfactors: {7: 1, 3: 2, 0: unlimited}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	argv := testbed.InNS(tb.Names.HostNS(2), testbed.Binary, "reload", "--dev", tb.Names.HostIface(), "--config", other)
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("reload host 2: %v\n%s", err, out)
+	}
+	hosts = tb.Names.QJumpStatus(3)
+	if hosts[1].ConfigHash == hosts[0].ConfigHash || hosts[1].Generation != 2 || !testbed.ConfigsDiffer(hosts) {
+		t.Fatalf("after reloading host 2 alone, want its hash to stand out: %+v", hosts)
+	}
+}
