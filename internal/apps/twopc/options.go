@@ -98,7 +98,10 @@ func (o CoordinatorOptions) checkTransport() error {
 		if o.DetectEpochs < 1 {
 			return field("detect-epochs", strconv.Itoa(o.DetectEpochs), "at least 1")
 		}
-		return positive("epoch", o.Epoch)
+		if o.Epoch <= 0 {
+			return field("epoch", o.Epoch.String(), "more than 0: the network epoch that qjump calc prints")
+		}
+		return nil
 	}
 }
 

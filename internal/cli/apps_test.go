@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bad input to the application verbs is refused before anything starts: one line naming the
+// flag, exit status 2.
+func TestAppUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"2pc", "coordinator", "--servers", "127.0.0.1:1"}, "transport"},
+		{[]string{"2pc", "coordinator", "--transport", "sctp", "--servers", "127.0.0.1:1"}, "--transport"},
+		{[]string{"2pc", "coordinator", "--transport", "tcp", "--servers", "nohost"}, "--servers"},
+		{[]string{"2pc", "coordinator", "--transport", "tcp", "--servers", "h:1", "--count", "0"}, "--count"},
+		{[]string{"2pc", "coordinator", "--transport", "tcp", "--servers", "h:1", "--for", "0s"}, "--for"},
+		{[]string{"2pc", "coordinator", "--transport", "udp", "--servers", "h:1", "--retries", "-1"}, "--retries"},
+		{[]string{"2pc", "coordinator", "--transport", "qjump", "--servers", "h:1"}, "--epoch"},
+		{[]string{"2pc", "coordinator", "--transport", "qjump", "--servers", "h:1", "--epoch", "1ms", "--detect-epochs", "0"}, "--detect-epochs"},
+		{[]string{"2pc", "coordinator", "--transport", "udp", "--servers", "h:1", "--broadcast", "h:2"}, "--broadcast"},
+		{[]string{"2pc", "coordinator", "--transport", "tcp", "--servers", "h:1", "--size", "70000"}, "--size"},
+		{[]string{"2pc", "server", "--transport", "x"}, "--transport"},
+		{[]string{"2pc", "server", "--transport", "tcp", "--for", "0s"}, "--for"},
+		{[]string{"2pc", "server", "--transport", "tcp", "--vote-no-every", "-2"}, "--vote-no-every"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(c.args, &stdout, &stderr)
+		msg := stderr.String()
+		if code != exitUsage || !strings.Contains(msg, c.says) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("qjump %s: exit %d, stderr %q; want 2 and one line about %s", strings.Join(c.args, " "), code, msg, c.says)
+		}
+	}
+}
+
+func TestTwoPCCoordinatorOptions(t *testing.T) {
+	got := parseOptions(t, newTwoPCCoordinatorCommand, "--transport", "tcp", "--servers", "h:1,h:2")
+	if got.transport != "tcp" || strings.Join(got.Servers, " ") != "h:1 h:2" || got.Count != 10_000 ||
+		got.For != time.Minute || got.Size != 64 || got.Retries != 5 || got.DetectEpochs != 2 || got.Timeout != 0 {
+		t.Errorf("defaults parsed as %+v", got)
+	}
+	got = parseOptions(t, newTwoPCCoordinatorCommand, "--transport", "qjump", "--servers", "h:1", "--broadcast", "b:1",
+		"--count", "9", "--for", "2s", "--size", "8", "--timeout", "3ms", "--retries", "1", "--epoch", "40us",
+		"--detect-epochs", "3", "--connect", "1s", "--summary", "s.json", "--out", "t.csv")
+	if got.Broadcast != "b:1" || got.Count != 9 || got.For != 2*time.Second || got.Size != 8 || got.Timeout != 3*time.Millisecond ||
+		got.Retries != 1 || got.Epoch != 40*time.Microsecond || got.DetectEpochs != 3 || got.Connect != time.Second ||
+		got.summary != "s.json" || got.out != "t.csv" {
+		t.Errorf("parsed %+v", got)
+	}
+}
+
+func TestTwoPCServerOptions(t *testing.T) {
+	got := parseOptions(t, newTwoPCServerCommand, "--transport", "udp")
+	if got.transport != "udp" || got.Listen != ":7000" || got.For != 10*time.Minute || got.Timeout != twopcUDPTimeout || got.Retries != 5 {
+		t.Errorf("defaults parsed as %+v", got)
+	}
+	got = parseOptions(t, newTwoPCServerCommand, "--transport", "qjump", "--listen", ":9", "--for", "1s",
+		"--vote-no-every", "4", "--out", "o.json", "--ready", "r")
+	if got.Listen != ":9" || got.For != time.Second || got.VoteNoEvery != 4 || got.out != "o.json" || got.ready != "r" {
+		t.Errorf("parsed %+v", got)
+	}
+}
