@@ -27,6 +27,13 @@ func TestAppUsageErrors(t *testing.T) {
 		{[]string{"2pc", "server", "--transport", "x"}, "--transport"},
 		{[]string{"2pc", "server", "--transport", "tcp", "--for", "0s"}, "--for"},
 		{[]string{"2pc", "server", "--transport", "tcp", "--vote-no-every", "-2"}, "--vote-no-every"},
+		{[]string{"barrier", "--id", "0"}, "peers"},
+		{[]string{"barrier", "--peers", "h:1"}, "--peers"},
+		{[]string{"barrier", "--peers", "h:1,h:2", "--id", "2"}, "--id"},
+		{[]string{"barrier", "--peers", "h:1,h:2", "--rounds", "0"}, "--rounds"},
+		{[]string{"barrier", "--peers", "h:1,h:2", "--for", "-1s"}, "--for"},
+		{[]string{"barrier", "--peers", "h:1,h:2", "--size", "2"}, "--size"},
+		{[]string{"barrier", "--peers", "h:1,h:2", "--timeout", "0s"}, "--timeout"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Main(c.args, &stdout, &stderr)
@@ -61,6 +68,21 @@ func TestTwoPCServerOptions(t *testing.T) {
 	got = parseOptions(t, newTwoPCServerCommand, "--transport", "qjump", "--listen", ":9", "--for", "1s",
 		"--vote-no-every", "4", "--out", "o.json", "--ready", "r")
 	if got.Listen != ":9" || got.For != time.Second || got.VoteNoEvery != 4 || got.out != "o.json" || got.ready != "r" {
+		t.Errorf("parsed %+v", got)
+	}
+}
+
+func TestBarrierOptions(t *testing.T) {
+	got := parseOptions(t, newBarrierCommand, "--peers", "h:1,h:2")
+	if strings.Join(got.Peers, " ") != "h:1 h:2" || got.ID != 0 || got.Rounds != 10_000 || got.For != time.Minute ||
+		got.Size != 64 || got.Timeout != time.Second || got.Connect != 10*time.Second || got.Interval != 0 {
+		t.Errorf("defaults parsed as %+v", got)
+	}
+	got = parseOptions(t, newBarrierCommand, "--peers", "h:1,h:2,h:3", "--id", "2", "--listen", ":5", "--rounds", "7",
+		"--for", "3s", "--size", "32", "--interval", "1ms", "--timeout", "2s", "--connect", "4s", "--out", "b.csv", "--ready", "r")
+	if got.ID != 2 || got.Listen != ":5" || got.Rounds != 7 || got.For != 3*time.Second || got.Size != 32 ||
+		got.Interval != time.Millisecond || got.Timeout != 2*time.Second || got.Connect != 4*time.Second ||
+		got.out != "b.csv" || got.ready != "r" {
 		t.Errorf("parsed %+v", got)
 	}
 }

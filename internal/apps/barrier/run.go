@@ -48,7 +48,7 @@ func Run(ctx context.Context, opts Options) ([]Round, error) {
 	m, err := connect(ctx, opts, ln)
 	ln.Close()
 	if err != nil {
-		return nil, errors.Join(ErrTimeout, err)
+		return nil, fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
 	defer m.close()
 	arrivals := make(chan arrival, 4*len(opts.Peers))
