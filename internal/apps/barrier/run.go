@@ -103,8 +103,8 @@ func (b *barrier) run(ctx context.Context) ([]Round, error) {
 			return rounds, err
 		}
 		if err := b.await(ctx, r, start.Add(b.opts.Timeout)); err != nil {
-			if errors.Is(err, errPeerEnded) {
-				return rounds, nil
+			if errors.Is(err, errPeerEnded) || ctx.Err() != nil {
+				return rounds, nil // an interrupt ends the run as its time limit does
 			}
 			return rounds, err
 		}
