@@ -34,6 +34,13 @@ func TestAppUsageErrors(t *testing.T) {
 		{[]string{"barrier", "--peers", "h:1,h:2", "--for", "-1s"}, "--for"},
 		{[]string{"barrier", "--peers", "h:1,h:2", "--size", "2"}, "--size"},
 		{[]string{"barrier", "--peers", "h:1,h:2", "--timeout", "0s"}, "--timeout"},
+		{[]string{"ptp"}, "role"},
+		{[]string{"ptp", "--role", "boundary"}, "--role"},
+		{[]string{"ptp", "--role", "slave", "--iface", ""}, "--iface"},
+		{[]string{"ptp", "--role", "slave", "--for", "0s"}, "--for"},
+		{[]string{"ptp", "--role", "slave", "--limit", "0"}, "--limit"},
+		{[]string{"ptp", "--role", "slave", "--sync-interval", "-9"}, "--sync-interval"},
+		{[]string{"ptp", "--role", "slave", "--delay-req-interval", "9"}, "--delay-req-interval"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Main(c.args, &stdout, &stderr)
@@ -83,6 +90,20 @@ func TestBarrierOptions(t *testing.T) {
 	if got.ID != 2 || got.Listen != ":5" || got.Rounds != 7 || got.For != 3*time.Second || got.Size != 32 ||
 		got.Interval != time.Millisecond || got.Timeout != 2*time.Second || got.Connect != 4*time.Second ||
 		got.out != "b.csv" || got.ready != "r" {
+		t.Errorf("parsed %+v", got)
+	}
+}
+
+func TestPTPOptions(t *testing.T) {
+	got := parseOptions(t, newPTPCommand, "--role", "slave")
+	if got.role != "slave" || got.Interface != "eth0" || got.For != time.Minute || got.Limit != 100_000 ||
+		got.SyncInterval != -4 || got.DelayReqInterval != -4 {
+		t.Errorf("defaults parsed as %+v", got)
+	}
+	got = parseOptions(t, newPTPCommand, "--role", "master", "--iface", "veth1", "--for", "5s", "--limit", "10",
+		"--sync-interval", "-6", "--delay-req-interval", "-5", "--out", "p.csv", "--log", "p.log", "--ready", "r")
+	if got.role != "master" || got.Interface != "veth1" || got.For != 5*time.Second || got.Limit != 10 ||
+		got.SyncInterval != -6 || got.DelayReqInterval != -5 || got.out != "p.csv" || got.log != "p.log" || got.ready != "r" {
 		t.Errorf("parsed %+v", got)
 	}
 }

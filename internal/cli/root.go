@@ -52,7 +52,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.AddCommand(newUpCommand(nil), newStatusCommand(nil), newReloadCommand(nil), newDownCommand(nil), newBenchCommand())
 	root.AddCommand(newRunCommand(nil), newAssignCommand(nil), newUnassignCommand(nil))
 	root.AddCommand(newTestbedCommand(), newProbeCommand())
-	root.AddCommand(newTwoPCCommand(), newBarrierCommand(nil))
+	root.AddCommand(newTwoPCCommand(), newBarrierCommand(nil), newPTPCommand(nil))
 	return root
 }
 
