@@ -38,6 +38,7 @@ func TestAppUsageErrors(t *testing.T) {
 		{[]string{"ptp", "--role", "boundary"}, "--role"},
 		{[]string{"ptp", "--role", "slave", "--iface", ""}, "--iface"},
 		{[]string{"ptp", "--role", "slave", "--for", "0s"}, "--for"},
+		{[]string{"ptp", "--role", "slave", "--iface", "qjnosuch0"}, "--iface"},
 		{[]string{"ptp", "--role", "slave", "--limit", "0"}, "--limit"},
 		{[]string{"ptp", "--role", "slave", "--sync-interval", "-9"}, "--sync-interval"},
 		{[]string{"ptp", "--role", "slave", "--delay-req-interval", "9"}, "--delay-req-interval"},

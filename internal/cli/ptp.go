@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"time"
 
@@ -55,6 +56,9 @@ func runPTP(ctx context.Context, opts *ptpOptions, stdout, stderr io.Writer) err
 	opts.Role = ptp.Role(opts.role)
 	if err := opts.Validate(); err != nil {
 		return asFlagError(err)
+	}
+	if _, err := net.InterfaceByName(opts.Interface); err != nil {
+		return usageErrorf("invalid --iface %q: no such interface in this network namespace", opts.Interface)
 	}
 	opts.Ready = readyFile(opts.ready, string(opts.Role)+" "+opts.Interface, stderr)
 	var log io.Writer

@@ -20,6 +20,10 @@ type ServerReport struct {
 	Unknown   int // decisions for transactions it never prepared (it voted no, or missed the PREPARE)
 }
 
+// maxPrepared bounds a server's memory: a coordinator that prepares this many transactions
+// without deciding them gets no votes until it does.
+const maxPrepared = 1 << 20
+
 // participant is a server's protocol state, the same for every transport.
 type participant struct {
 	mu          sync.Mutex
@@ -35,6 +39,7 @@ func (p *participant) handle(m message) (reply message, ok bool) {
 	switch m.kind {
 	case kindPrepare:
 		yes := p.voteNoEvery == 0 || m.txn%uint64(p.voteNoEvery) != 0
+		yes = yes && len(p.prepared) < maxPrepared
 		if yes {
 			p.prepared[m.txn] = true
 			p.report.Prepared++
