@@ -1,6 +1,7 @@
 package barrier
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -155,5 +156,17 @@ func TestOptionsNameTheField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "invalid "+name+" ") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	in := []Round{{N: 1, StartNS: 10, LatencyNS: 20}, {N: 2, StartNS: 30, LatencyNS: 40}}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadCSV(&b)
+	if err != nil || len(out) != 2 || out[0] != in[0] || out[1] != in[1] {
+		t.Fatalf("read back %+v, %v; want %+v", out, err, in)
 	}
 }
