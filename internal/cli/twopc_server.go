@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,17 +57,4 @@ func runTwoPCServer(ctx context.Context, opts *twopcServerOptions, stdout, stder
 		return err
 	}
 	return writeTo(opts.out, stdout, func(w io.Writer) error { return twopc.WriteServerJSON(w, r) })
-}
-
-// readyFile returns a Ready callback that creates path (nil if path is empty): callers wait for
-// the file instead of sending traffic to find out whether a server listens.
-func readyFile(path, listen string, stderr io.Writer) func() {
-	if path == "" {
-		return nil
-	}
-	return func() {
-		if err := os.WriteFile(path, []byte(listen+"\n"), 0o644); err != nil {
-			fmt.Fprintf(stderr, "qjump: write --ready file: %v\n", err)
-		}
-	}
 }
