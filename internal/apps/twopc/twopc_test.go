@@ -243,7 +243,7 @@ func TestDeadServer(t *testing.T) {
 		t.Run(string(tr), func(t *testing.T) {
 			srvs, addrs := startServers(t, tr, 3, nil)
 			o := coordOptions(tr, addrs, 1_000_000)
-			o.For = 3 * time.Second
+			o.For = 1500 * time.Millisecond
 			go func() {
 				time.Sleep(300 * time.Millisecond)
 				srvs[2].close()
