@@ -66,14 +66,24 @@ func (e *endpoint) write(b []byte, to net.Addr) {
 	}
 }
 
+// sweepWait is how long recv, once its deadline has passed, still reads what the host has already
+// received: a reply that arrived in time but waited in the socket while this process was not
+// scheduled is in time. (Go refuses to read at all once a deadline has passed, so the sweep is a
+// read with a short deadline of its own.)
+const sweepWait = 500 * time.Microsecond
+
 // recv returns the next data message and its sender, or a peer that exhausted its retries (err
 // wraps errPeerFailed, from is the peer), or os.ErrDeadlineExceeded at deadline.
 func (e *endpoint) recv(deadline time.Time) (from net.Addr, m message, err error) {
+	swept := false
 	for {
 		if a, ok := e.retransmit(); !ok {
 			return a, message{}, fmt.Errorf("%w: %d retransmissions unacknowledged", errPeerFailed, e.retries)
 		}
 		wake := deadline
+		if swept {
+			wake = time.Now().Add(sweepWait)
+		}
 		for _, p := range e.pending {
 			if p.due.Before(wake) {
 				wake = p.due
@@ -85,7 +95,10 @@ func (e *endpoint) recv(deadline time.Time) (from net.Addr, m message, err error
 		n, from, err := e.conn.ReadFrom(e.buf)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			if !time.Now().Before(deadline) {
-				return nil, message{}, err
+				if swept {
+					return nil, message{}, err
+				}
+				swept = true
 			}
 			continue
 		}

@@ -29,6 +29,11 @@
 //     that server. What QJump removes is the acknowledgement and retransmission layer, and the N
 //     copies of each coordinator message; the protocol's own replies (votes and DONEs) remain.
 //
+// A reply counts as in time when the coordinator's host has received it by the deadline, even if
+// the coordinator process, not scheduled at that moment, reads it a little later. A server
+// process that is not scheduled for longer than the deadline is declared dead: on a loaded
+// machine with epochs of a few milliseconds that happens, and the summary shows it.
+//
 // A dead server is left out of every later transaction; its late replies are counted and
 // ignored. All times reported are CLOCK_REALTIME nanoseconds, shared by all network namespaces of
 // one machine, so an experiment can subtract the moment it stopped a server from the moment the

@@ -197,6 +197,11 @@ func (l *tcpLink) recv(deadline time.Time) (event, error) {
 	case ev := <-l.events:
 		return ev, nil
 	case <-t.C:
+	}
+	select { // a reply the readers already hold is in time (see sweepWait)
+	case ev := <-l.events:
+		return ev, nil
+	case <-time.After(sweepWait):
 		return event{}, os.ErrDeadlineExceeded
 	}
 }
