@@ -54,3 +54,16 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 	}
 	return f.Close()
 }
+
+// readyFile returns a Ready callback that creates path (nil if path is empty): callers wait for
+// the file instead of sending traffic to find out whether a server listens.
+func readyFile(path, listen string, stderr io.Writer) func() {
+	if path == "" {
+		return nil
+	}
+	return func() {
+		if err := os.WriteFile(path, []byte(listen+"\n"), 0o644); err != nil {
+			fmt.Fprintf(stderr, "qjump: write --ready file: %v\n", err)
+		}
+	}
+}

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -43,13 +41,7 @@ func runProbeServer(ctx context.Context, opts *probeServerOptions, stdout, stder
 	if err := opts.Validate(); err != nil {
 		return asFlagError(err)
 	}
-	if opts.ready != "" {
-		opts.Ready = func() {
-			if err := os.WriteFile(opts.ready, []byte(opts.Listen+"\n"), 0o644); err != nil {
-				fmt.Fprintf(stderr, "qjump: write --ready file: %v\n", err)
-			}
-		}
-	}
+	opts.Ready = readyFile(opts.ready, opts.Listen, stderr)
 	serve := func(ctx context.Context) ([]probe.Arrival, error) { return probe.Serve(ctx, opts.ServerOptions) }
 	return probeRun(ctx, opts.out, stdout, false, serve, probe.WriteServerCSV)
 }
