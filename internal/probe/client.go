@@ -47,7 +47,7 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 		return nil, fmt.Errorf("dial %s: %w", opts.To, err)
 	}
 	defer conn.Close()
-	sock, err := newStampSocket(conn, opts.TOS)
+	sock, err := newStampSocket(conn, opts.TOS, txRxStampFlags)
 	if err != nil {
 		return nil, err
 	}

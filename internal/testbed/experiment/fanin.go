@@ -129,9 +129,8 @@ func runFanInArm(ctx context.Context, env *Env, arm results.Arm, per time.Durati
 	if err := sleep(ctx, 200*time.Millisecond); err != nil {
 		return err
 	}
-	srv.stop()
-	if !srv.cmd.ProcessState.Success() {
-		return fmt.Errorf("probe server: %s: %s", srv.cmd.ProcessState, srv.out.String())
+	if err := stopServer(srv); err != nil {
+		return err
 	}
 	rows, err := readArrivals(env, raw, arm, count, n)
 	if err != nil {
