@@ -85,11 +85,15 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	res, err := experiment.Run(ctx, name, o)
-	if err != nil {
+	if err != nil && !errors.Is(err, experiment.ErrFaults) {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(prefixAll(o.OutDir, res.Files), " "))
-	return printResults(stdout, res, o.OutDir, opts.json)
+	// A run with faults prints its table, which lists them, and still fails.
+	if perr := printResults(stdout, res, o.OutDir, opts.json); perr != nil {
+		return perr
+	}
+	return err
 }
 
 func (opts *testbedRunOptions) experimentOptions(stderr io.Writer) (experiment.Options, error) {

@@ -154,7 +154,7 @@ func testView() View {
 	return View{Header: Header{Experiment: "fan-in", Title: "Fan-in", Quick: true, Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), DurationS: 12},
 		Outcome: Outcome{Arms: []Arm{{Name: "idle", Description: "quiet", Bulk: "none"}, {Name: "f7=1", Description: "on", Bulk: "h2→h1", QJump: true},
 			{Name: "both", Description: "needs 4", Skipped: "needs 4 hosts"}},
-			Series:  SeriesOf(rows),
+			Series: SeriesOf(rows),
 			Targets: []Target{{Name: "t1", Criterion: "small", Value: 1.5, Limit: 2, Unit: "µs", Evaluated: true, Met: true},
 				{Name: "t2", Criterion: "big", Note: "no samples"},
 				{Name: "t3", Criterion: "strict", Value: 30, Limit: 25, Unit: "µs", Evaluated: true,

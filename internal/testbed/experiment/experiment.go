@@ -28,6 +28,11 @@ type experiment struct {
 	targets     func(r *Results) []results.Target         // the criteria on the figures
 	plots       func(r *Results, rows []results.Row, dir string) ([]string, error)
 	paper       func(r *Results, s results.Series) string // the paper's figure beside a series, "" where none compares
+	// lossAllowed is the fraction of a series' samples the network may lose, where the experiment
+	// knows it must lose (almost) none: a level QJump protects. nil or false: any loss short of all.
+	lossAllowed func(r *Results, s results.Series) (float64, bool)
+	// evidence adds the worst samples to the targets r.Targets missed (may be nil).
+	evidence func(r *Results, rows []results.Row)
 }
 
 var experiments = map[string]experiment{}
@@ -46,6 +51,10 @@ func Names() []string {
 
 // ErrUnknown is an experiment name that does not exist.
 var ErrUnknown = errors.New("unknown experiment")
+
+// ErrFaults is a run whose figures the network cannot explain (Results.Faults): the files are
+// written, marked as faulty, so that the cause can be found, and the run fails.
+var ErrFaults = errors.New("measurement faults")
 
 // Options configure a run.
 type Options struct {
@@ -133,11 +142,20 @@ func Report(dir string) (*Results, error) {
 	return r, finish(r, rows, dir)
 }
 
-// finish derives everything from the rows: series statistics, targets, plots, summary.md.
+// finish derives everything from the rows: series statistics, faults, targets, plots, summary.md.
+// It returns ErrFaults, after writing every file, when the run has faults.
 func finish(r *Results, rows []results.Row, dir string) error {
 	e := experiments[r.Experiment]
 	r.Series = results.SeriesOf(rows)
+	var allowed func(results.Series) (float64, bool)
+	if e.lossAllowed != nil {
+		allowed = func(s results.Series) (float64, bool) { return e.lossAllowed(r, s) }
+	}
+	r.Faults = results.LossFaults(r.Series, allowed)
 	r.Targets = e.targets(r)
+	if e.evidence != nil {
+		e.evidence(r, rows)
+	}
 	plots, err := e.plots(r, rows, dir)
 	if err != nil {
 		return err
@@ -146,5 +164,11 @@ func finish(r *Results, rows []results.Row, dir string) error {
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), r); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(Summary(r)), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(Summary(r)), 0o644); err != nil {
+		return err
+	}
+	if len(r.Faults) > 0 {
+		return fmt.Errorf("%w in %s: %s", ErrFaults, dir, strings.Join(r.Faults, "; "))
+	}
+	return nil
 }

@@ -21,7 +21,8 @@ import (
 // The experiment measures one-way latency with kernel timestamps against that bound.
 func init() {
 	register(experiment{name: "fan-in", title: "fan-in latency bound (Fig. 11)", hosts: 5, minHosts: 3,
-		run: runFanIn, targets: fanInTargets, plots: fanInPlots, paper: fanInPaper})
+		run: runFanIn, targets: fanInTargets, plots: fanInPlots, paper: fanInPaper,
+		lossAllowed: fanInLossAllowed, evidence: fanInEvidence})
 }
 
 // fanInPayload keeps a probe's frame (1400 + 28 + 14 = 1442 bytes) within P, so that one packet
@@ -151,8 +152,9 @@ func sentFile(env *Env, arm results.Arm, h int) string {
 // readArrivals turns the server's arrival file into rows, two per probe sent: "oneway" from the
 // sender's application clock, which includes waiting in the sender's own qdisc (QJump's shaper
 // holding a packet its level may not send yet), and "network" from the sender's kernel transmit
-// stamp to the receiver's kernel receive stamp, which is what the model bounds. A probe that never
-// arrived is lost in both.
+// stamp to the receiver's kernel receive stamp, which is what the model bounds. Each row's SendNS
+// is where its latency starts (the application clock, or the transmit stamp), so that both kernel
+// stamps of a network sample are in samples.csv. A probe that never arrived is lost in both.
 func readArrivals(env *Env, path string, arm results.Arm, count, hosts int) ([]results.Row, error) {
 	arrivals, err := probe.ReadFile(path, probe.ReadServerCSV)
 	if err != nil {
@@ -179,7 +181,7 @@ func readArrivals(env *Env, path string, arm results.Arm, count, hosts int) ([]r
 			net := row
 			net.Metric = metricNetwork
 			if t := tx[seq]; ok && t != 0 {
-				net.LatencyNS = a.RecvNS - t
+				net.SendNS, net.LatencyNS = t, a.RecvNS-t
 			} else {
 				net.Lost = true
 			}
