@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,8 +81,16 @@ func TestTestbedRunOptions(t *testing.T) {
 		got.flags.cfg.Hosts != 6 || !got.json {
 		t.Errorf("parsed %+v", got)
 	}
-	if got := parseOptions(t, newTestbedRunCommand, "memcached"); got.bulkCC != "cubic" || got.flags.cfg.Prefix != testbed.DefaultPrefix {
+	if got := parseOptions(t, newTestbedRunCommand, "memcached"); got.bulkCC != "cubic" || got.flags.cfg.Prefix != testbed.DefaultPrefix || got.rateSet {
 		t.Errorf("defaults parsed as %+v", got)
+	}
+	// Without --rate each experiment runs at its own default rate; with it, at the rate given.
+	o, err := parseOptions(t, newTestbedRunCommand, "fan-in").experimentOptions(io.Discard)
+	if err != nil || o.Testbed.Rate != 0 {
+		t.Errorf("fan-in without --rate: rate %v, %v; want 0 (the experiment's default)", o.Testbed.Rate, err)
+	}
+	if got := parseOptions(t, newTestbedRunCommand, "fan-in", "--rate", "100M"); !got.rateSet || got.flags.cfg.Rate != 100e6 {
+		t.Errorf("--rate 100M parsed as %+v", got)
 	}
 }
 

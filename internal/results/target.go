@@ -35,8 +35,11 @@ type Evidence struct {
 // String is the sample in one line.
 func (e Evidence) String() string {
 	s := fmt.Sprintf("%s h%d seq %d: %.0f µs (%d → %d ns)", e.Arm, e.Sender, e.Seq, e.LatencyUS, e.SendNS, e.RecvNS)
-	if e.ExplainedUS != nil {
+	switch {
+	case e.ExplainedUS != nil && e.LatencyUS > *e.ExplainedUS:
 		s += fmt.Sprintf("; queues explain at most %.0f µs, %.0f µs unexplained", *e.ExplainedUS, e.LatencyUS-*e.ExplainedUS)
+	case e.ExplainedUS != nil:
+		s += fmt.Sprintf("; within the %.0f µs queues explain", *e.ExplainedUS)
 	}
 	if e.Context != "" {
 		s += "; " + e.Context

@@ -23,6 +23,7 @@ import (
 type experiment struct {
 	name, title string
 	hosts       int                                       // hosts it needs by default
+	rate        model.Rate                                // its default edge rate R (0: testbed.DefaultRate)
 	minHosts    int                                       // fewest hosts it can run with
 	run         func(ctx context.Context, env *Env) error // runs the arms, recording rows
 	targets     func(r *Results) []results.Target         // the criteria on the figures
@@ -61,7 +62,7 @@ type Options struct {
 	Quick    bool
 	OutDir   string
 	BulkCC   string         // congestion control of the bulk flows (cubic, like the paper's loss-based TCP)
-	Testbed  testbed.Config // Hosts 0: the experiment's default
+	Testbed  testbed.Config // Hosts or Rate 0: the experiment's default
 	Epsilon  time.Duration  // ε given to qjump up; 0: the idle one-way p99 measured by the run
 	Progress io.Writer
 }
@@ -78,11 +79,21 @@ func Check(name string, o Options) error {
 	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") {
 		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"}
 	}
-	c := o.Testbed
+	return withDefaults(e, o.Testbed).Validate()
+}
+
+// withDefaults fills the testbed's hosts and rate that the options left to the experiment.
+func withDefaults(e experiment, c testbed.Config) testbed.Config {
 	if c.Hosts == 0 {
 		c.Hosts = e.hosts
 	}
-	return c.Validate()
+	if c.Rate == 0 {
+		c.Rate = testbed.DefaultRate
+		if e.rate != 0 {
+			c.Rate = e.rate
+		}
+	}
+	return c
 }
 
 // Run builds a testbed, runs experiment name on it, writes the output files and removes the
@@ -92,9 +103,7 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, err
 	}
 	e := experiments[name]
-	if o.Testbed.Hosts == 0 {
-		o.Testbed.Hosts = e.hosts
-	}
+	o.Testbed = withDefaults(e, o.Testbed)
 	if err := os.MkdirAll(filepath.Join(o.OutDir, "raw"), 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
