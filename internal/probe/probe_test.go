@@ -378,3 +378,25 @@ func TestServerReportsSocketDrops(t *testing.T) {
 		t.Errorf("server kept %d arrivals, want the few that fit its buffer", len(r.arrivals))
 	}
 }
+
+// A one-way sender that fell behind its schedule does not send a burst to catch up: after a
+// stall of ten intervals the next probes are still one interval apart.
+func TestOneWayNoCatchUpBurst(t *testing.T) {
+	opts := ClientOptions{Mode: OneWay, Interval: 10 * time.Millisecond}
+	start := time.Now().Add(-100 * time.Millisecond) // probe 0 went at start; then a 100 ms stall
+	last := start
+	at := nextSend(opts, &start, last, 1)
+	if d := time.Until(at); d < -time.Millisecond || d > opts.Interval {
+		t.Fatalf("after a stall the next probe is due in %v, want now", d)
+	}
+	next := nextSend(opts, &start, at, 2)
+	if gap := next.Sub(at); gap != opts.Interval {
+		t.Errorf("the probe after it is %v later, want one interval (%v): a catch-up burst", gap, opts.Interval)
+	}
+	// On schedule, the schedule is kept whatever the sleep overshoot.
+	s0 := time.Now()
+	s := s0
+	if got := nextSend(opts, &s, s0.Add(3*time.Millisecond), 1); !got.Equal(s0.Add(opts.Interval)) {
+		t.Errorf("on schedule: next at %v after start, want %v", got.Sub(s0), opts.Interval)
+	}
+}
