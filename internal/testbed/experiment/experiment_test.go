@@ -31,7 +31,7 @@ func runQuick(t *testing.T, name string) (*Results, string) {
 	t.Helper()
 	tbtest.RequireTools(t, "iperf3", "ping", "memcached")
 	c := testbed.DefaultConfig(0)
-	c.Prefix = tbtest.Prefix(t)
+	c.Prefix, c.Rate = tbtest.Prefix(t), 0 // the experiment's own rate, as testbed run without --rate
 	dir := t.TempDir()
 	res, err := Run(context.Background(), name, Options{Quick: true, OutDir: dir, BulkCC: "cubic", Testbed: c, Progress: testWriter{t}})
 	if err != nil {
