@@ -43,7 +43,7 @@ func TestUpDownUpRestores(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHosts(t)
 			for _, args := range tc.foreign {
-				if _, errOut, code := runCmd(t, nil, "ip", append([]string{"netns", "exec", h.a, "tc"}, args...)...); code != 0 {
+				if _, errOut, code := testutil.Run(t, nil, "ip", append([]string{"netns", "exec", h.a, "tc"}, args...)...); code != 0 {
 					t.Fatalf("tc %s: %s", strings.Join(args, " "), errOut)
 				}
 			}
@@ -68,7 +68,7 @@ func TestUpDownUpRestores(t *testing.T) {
 // someone else's alone.
 func TestShapeRefusesForeignRootQdisc(t *testing.T) {
 	h := newHosts(t)
-	if _, errOut, code := runCmd(t, nil, "ip", "netns", "exec", h.a, "tc", "qdisc", "add", "dev", "eth0", "root",
+	if _, errOut, code := testutil.Run(t, nil, "ip", "netns", "exec", h.a, "tc", "qdisc", "add", "dev", "eth0", "root",
 		"handle", "7:", "tbf", "rate", "1gbit", "burst", "64k", "latency", "10ms"); code != 0 {
 		t.Fatalf("add tbf: %s", errOut)
 	}
