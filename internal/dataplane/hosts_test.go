@@ -23,12 +23,12 @@ type hosts struct {
 	addrA, addrB string
 }
 
-func newHosts(t *testing.T) *hosts {
+func newHosts(t *testing.T, opts ...nspair.Option) *hosts {
 	t.Helper()
 	testutil.RequirePriv(t, "network namespace tests")
 	k := hostSeq.Add(1) + int32(os.Getpid()%100)*100
 	p, err := nspair.New(context.Background(), fmt.Sprintf("qjdp-%d", k),
-		fmt.Sprintf("198.18.%d.1", k%250), fmt.Sprintf("198.18.%d.2", k%250))
+		fmt.Sprintf("198.18.%d.1", k%250), fmt.Sprintf("198.18.%d.2", k%250), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
