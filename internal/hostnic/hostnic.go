@@ -31,6 +31,11 @@ const Queues = 4
 // frame is the largest frame of a 1500-byte MTU without FCS, the unit of the rings' quantum.
 const frame = 1514
 
+// WireRate are the tc rate options that make an HTB class or TBF count what a frame occupies on
+// the wire, as QJump's model does (docs/model.md): 24 bytes of FCS, preamble and inter-frame gap
+// on top of each frame, and at least a minimum frame.
+var WireRate = []string{"overhead", strconv.Itoa(int(model.FrameOverhead)), "mpu", strconv.Itoa(int(model.MinWireFrame))}
+
 // queueClassifier is a classic BPF program for cls_bpf, whose return value is the class:
 // A = the packet's TX queue (SKF_AD_OFF + SKF_AD_QUEUE); return 1:10 + A.
 const queueClassifier = "3,32 0 0 4294963224,4 0 0 65552,22 0 0 0"
@@ -48,15 +53,15 @@ func Egress(ns, dev string, r model.Rate, queues int) [][]string {
 	burst := strconv.Itoa(max(2*frame, int(float64(r)*200e-6/8)))
 	steps := [][]string{
 		tc("qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "10"),
-		tc("class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate,
-			"burst", burst, "cburst", burst, "overhead", "24", "mpu", "84"),
+		append(tc("class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate,
+			"burst", burst, "cburst", burst), WireRate...),
 	}
 	for q := range queues {
 		class := fmt.Sprintf("1:%x", 0x10+q)
 		tbf := fmt.Sprintf("%x:", 0x20+q)
 		steps = append(steps,
-			tc("class", "add", "dev", dev, "parent", "1:1", "classid", class, "htb", "rate", "8kbit", "ceil", rate,
-				"burst", burst, "cburst", burst, "prio", "0", "quantum", strconv.Itoa(frame), "overhead", "24", "mpu", "84"),
+			append(tc("class", "add", "dev", dev, "parent", "1:1", "classid", class, "htb", "rate", "8kbit", "ceil", rate,
+				"burst", burst, "cburst", burst, "prio", "0", "quantum", strconv.Itoa(frame)), WireRate...),
 			tc("qdisc", "add", "dev", dev, "parent", class, "handle", tbf, "tbf", "rate", "10gbit", "burst",
 				strconv.Itoa(frame), "limit", strconv.Itoa(100*frame)),
 			tc("qdisc", "add", "dev", dev, "parent", tbf+"1", "handle", fmt.Sprintf("%x:", 0x30+q), "pfifo_fast"))
