@@ -5,7 +5,7 @@ package sim
 type Pipe struct {
 	el     *EventList
 	delay  Time
-	flying ring
+	flying FIFO
 }
 
 // NewPipe returns a pipe of the given delay.
@@ -17,17 +17,17 @@ func (p *Pipe) Delay() Time { return p.delay }
 // Receive puts pkt on the wire.
 func (p *Pipe) Receive(pkt *Packet) {
 	pkt.due = p.el.now + p.delay
-	if p.flying.len() == 0 {
+	if p.flying.Len() == 0 {
 		p.el.Schedule(pkt.due, p)
 	}
-	p.flying.push(pkt)
+	p.flying.Push(pkt)
 }
 
 // DoNextEvent delivers the packet at the head.
 func (p *Pipe) DoNextEvent() {
-	pkt := p.flying.pop()
-	if p.flying.len() > 0 {
-		p.el.Schedule(p.flying.peek().due, p)
+	pkt := p.flying.Pop()
+	if p.flying.Len() > 0 {
+		p.el.Schedule(p.flying.Peek().due, p)
 	}
 	pkt.SendOn()
 }

@@ -11,7 +11,7 @@ const Levels = 8
 // so lower levels can never fill the buffer against higher ones.
 type PrioQueue struct {
 	port
-	level   [Levels]ring
+	level   [Levels]FIFO
 	waiting int
 }
 
@@ -24,7 +24,7 @@ func NewPrioQueue(el *EventList, pool *PacketPool, rate Rate, limit int, host bo
 func (q *PrioQueue) Len() int { return q.waiting }
 
 // LevelLen is the number of packets waiting at level l.
-func (q *PrioQueue) LevelLen(l int) int { return q.level[l].len() }
+func (q *PrioQueue) LevelLen(l int) int { return q.level[l].Len() }
 
 // Receive enqueues p at its level.
 func (q *PrioQueue) Receive(p *Packet) {
@@ -36,7 +36,7 @@ func (q *PrioQueue) Receive(p *Packet) {
 		q.drop(p)
 		return
 	}
-	q.level[p.Level&(Levels-1)].push(p)
+	q.level[p.Level&(Levels-1)].Push(p)
 	q.waiting++
 	q.noteLen(q.waiting)
 }
@@ -44,8 +44,8 @@ func (q *PrioQueue) Receive(p *Packet) {
 // pushOut drops the newest packet of the lowest non-empty level below l.
 func (q *PrioQueue) pushOut(l int) bool {
 	for low := 0; low < l; low++ {
-		if q.level[low].len() > 0 {
-			q.drop(q.level[low].popTail())
+		if q.level[low].Len() > 0 {
+			q.drop(q.level[low].PopTail())
 			q.waiting--
 			return true
 		}
@@ -58,9 +58,9 @@ func (q *PrioQueue) DoNextEvent() {
 	p := q.finish()
 	if q.waiting > 0 {
 		for l := Levels - 1; l >= 0; l-- {
-			if q.level[l].len() > 0 {
+			if q.level[l].Len() > 0 {
 				q.waiting--
-				q.transmit(q.level[l].pop(), q)
+				q.transmit(q.level[l].Pop(), q)
 				break
 			}
 		}

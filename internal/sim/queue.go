@@ -5,7 +5,7 @@ package sim
 // packets waiting (DCTCP's instantaneous-queue marking, Alizadeh et al., SIGCOMM 2010, §3.1).
 type Queue struct {
 	port
-	waiting ring
+	waiting FIFO
 	ecnK    int // 0: no marking
 }
 
@@ -16,7 +16,7 @@ func NewQueue(el *EventList, pool *PacketPool, rate Rate, limit, ecnK int, host 
 }
 
 // Len is the number of packets waiting (not counting the one being sent).
-func (q *Queue) Len() int { return q.waiting.len() }
+func (q *Queue) Len() int { return q.waiting.Len() }
 
 // Receive enqueues p or drops it if the buffer is full.
 func (q *Queue) Receive(p *Packet) {
@@ -24,7 +24,7 @@ func (q *Queue) Receive(p *Packet) {
 		q.transmit(p, q)
 		return
 	}
-	n := q.waiting.len()
+	n := q.waiting.Len()
 	if n >= q.limit {
 		q.drop(p)
 		return
@@ -33,15 +33,15 @@ func (q *Queue) Receive(p *Packet) {
 		p.CE = true
 		q.stats.Marks++
 	}
-	q.waiting.push(p)
+	q.waiting.Push(p)
 	q.noteLen(n + 1)
 }
 
 // DoNextEvent: the packet in service is out; send it on and start the next.
 func (q *Queue) DoNextEvent() {
 	p := q.finish()
-	if q.waiting.len() > 0 {
-		q.transmit(q.waiting.pop(), q)
+	if q.waiting.Len() > 0 {
+		q.transmit(q.waiting.Pop(), q)
 	}
 	p.SendOn()
 }

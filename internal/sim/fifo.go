@@ -1,15 +1,15 @@
 package sim
 
-// ring is a FIFO of packets that grows by doubling and never shrinks: after warm-up a queue
+// FIFO is a queue of packets that grows by doubling and never shrinks: after warm-up a queue
 // moves packets without allocating.
-type ring struct {
+type FIFO struct {
 	buf        []*Packet
 	head, size int
 }
 
-func (r *ring) len() int { return r.size }
+func (r *FIFO) Len() int { return r.size }
 
-func (r *ring) push(p *Packet) {
+func (r *FIFO) Push(p *Packet) {
 	if r.size == len(r.buf) {
 		r.grow()
 	}
@@ -17,7 +17,7 @@ func (r *ring) push(p *Packet) {
 	r.size++
 }
 
-func (r *ring) pop() *Packet {
+func (r *FIFO) Pop() *Packet {
 	p := r.buf[r.head]
 	r.buf[r.head] = nil
 	r.head = (r.head + 1) & (len(r.buf) - 1)
@@ -25,10 +25,10 @@ func (r *ring) pop() *Packet {
 	return p
 }
 
-func (r *ring) peek() *Packet { return r.buf[r.head] }
+func (r *FIFO) Peek() *Packet { return r.buf[r.head] }
 
-// popTail removes the most recently pushed packet.
-func (r *ring) popTail() *Packet {
+// PopTail removes the most recently pushed packet.
+func (r *FIFO) PopTail() *Packet {
 	i := (r.head + r.size - 1) & (len(r.buf) - 1)
 	p := r.buf[i]
 	r.buf[i] = nil
@@ -36,7 +36,7 @@ func (r *ring) popTail() *Packet {
 	return p
 }
 
-func (r *ring) grow() {
+func (r *FIFO) grow() {
 	n := 2 * len(r.buf)
 	if n == 0 {
 		n = 16
