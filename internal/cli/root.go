@@ -50,6 +50,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.AddCommand(newUpCommand(), newStatusCommand(), newReloadCommand(), newDownCommand(), newBenchCommand())
 	root.AddCommand(newRunCommand(), newAssignCommand(), newUnassignCommand())
 	root.AddCommand(newTestbedCommand(), newProbeCommand())
+	root.AddCommand(newSimCommand())
 	return root
 }
 

@@ -1,0 +1,91 @@
+package experiment
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/qjump-net/qjump/internal/sim/topology"
+	"github.com/qjump-net/qjump/internal/sim/workload"
+)
+
+// Fig9Config is the sweep of Fig. 9: both workloads, loads 0.1 to 0.8, the four schemes.
+type Fig9Config struct {
+	Workloads []string
+	Loads     []float64
+	Schemes   []Scheme
+	// Flows per point for each workload: the p99 of small flows needs ≥ 100 small flows beyond
+	// the 99th percentile to be stable, and the large-flow mean needs enough flows over 10 MB.
+	Flows   map[string]int
+	Seed    uint64
+	Workers int
+	Fabric  topology.Config
+}
+
+// DefaultFig9 is the full sweep; quick is the CI-sized one.
+func DefaultFig9(quick bool) Fig9Config {
+	c := Fig9Config{
+		Workloads: workload.Names,
+		Loads:     []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8},
+		Schemes:   Schemes,
+		Flows:     map[string]int{"websearch": 20000, "datamining": 20000},
+		Seed:      1, Workers: 2, Fabric: topology.PaperFabric(),
+	}
+	if quick {
+		c.Loads = []float64{0.2, 0.5, 0.8}
+		c.Flows = map[string]int{"websearch": 1000, "datamining": 1000}
+	}
+	return c
+}
+
+// Fig9Result holds every point, in the order workload, load, scheme.
+type Fig9Result struct {
+	Config Fig9Config   `json:"-"`
+	Points []*FCTResult `json:"points"`
+}
+
+// RunFig9 runs the points on Workers goroutines; each point is its own simulation with its own
+// seeded streams, so results do not depend on the number of workers or their timing.
+func RunFig9(c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
+	var cfgs []FCTConfig
+	for _, w := range c.Workloads {
+		cdf, err := workload.Load(w)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range c.Loads {
+			for _, s := range c.Schemes {
+				cfgs = append(cfgs, FCTConfig{Scheme: s, Workload: cdf, Load: l, Flows: c.Flows[w], Seed: c.Seed, Fabric: c.Fabric})
+			}
+		}
+	}
+	res := &Fig9Result{Config: c, Points: make([]*FCTResult, len(cfgs))}
+	errs := make([]error, len(cfgs))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := 0; w < max(c.Workers, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				res.Points[i], errs[i] = RunFCT(cfgs[i])
+				if progress != nil && errs[i] == nil {
+					mu.Lock()
+					progress(res.Points[i])
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range cfgs {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("point %s %s load %.1f: %w", cfgs[i].Scheme, cfgs[i].Workload.Name, cfgs[i].Load, err)
+		}
+	}
+	return res, nil
+}
