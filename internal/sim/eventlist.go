@@ -72,16 +72,38 @@ func less(a, b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
+// pop removes the earliest event. It moves the hole left at the root down to a leaf along the
+// smallest children, then lifts the last element from there (Floyd): the element coming from the
+// bottom of the heap almost always belongs near the bottom, so this saves a comparison per level.
 func (e *EventList) pop() event {
 	h := e.heap
 	top := h[0]
 	last := len(h) - 1
-	h[0] = h[last]
+	ev := h[last]
 	h[last] = event{}
-	e.heap = h[:last]
-	if last > 0 {
-		e.down(0)
+	h = h[:last]
+	e.heap = h
+	if last == 0 {
+		return top
 	}
+	i := 0
+	for {
+		first := 4*i + 1
+		if first >= last {
+			break
+		}
+		best := first
+		end := min(first+4, last)
+		for c := first + 1; c < end; c++ {
+			if less(&h[c], &h[best]) {
+				best = c
+			}
+		}
+		h[i] = h[best]
+		i = best
+	}
+	h[i] = ev
+	e.up(i)
 	return top
 }
 
@@ -95,34 +117,6 @@ func (e *EventList) up(i int) {
 		}
 		h[i] = h[parent]
 		i = parent
-	}
-	h[i] = ev
-}
-
-func (e *EventList) down(i int) {
-	h := e.heap
-	n := len(h)
-	ev := h[i]
-	for {
-		first := 4*i + 1
-		if first >= n {
-			break
-		}
-		best := first
-		end := first + 4
-		if end > n {
-			end = n
-		}
-		for c := first + 1; c < end; c++ {
-			if less(&h[c], &h[best]) {
-				best = c
-			}
-		}
-		if !less(&h[best], &ev) {
-			break
-		}
-		h[i] = h[best]
-		i = best
 	}
 	h[i] = ev
 }
