@@ -1,11 +1,13 @@
 package sim
 
+import "slices"
+
 // Source is anything that schedules events: it is called back at the time it asked for.
 type Source interface {
 	DoNextEvent()
 }
 
-// event is one entry of the heap. seq breaks ties between events at the same picosecond in the
+// event is one scheduled call. seq breaks ties between events at the same picosecond in the
 // order they were scheduled, which is what makes a run deterministic.
 type event struct {
 	at  Time
@@ -13,12 +15,57 @@ type event struct {
 	src Source
 }
 
-// EventList is the simulation's clock and agenda: a typed 4-ary min-heap of events (no
-// container/heap, no boxing). One EventList per simulation; there is no global one.
+func less(a, b *event) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
+// sortEvents sorts a bucket: by insertion for the few events a bucket usually holds.
+func sortEvents(b []event) {
+	if len(b) > 32 {
+		slices.SortFunc(b, func(x, y event) int {
+			if less(&x, &y) {
+				return -1
+			}
+			return 1 // no two events are equal: seq is unique
+		})
+		return
+	}
+	for i := 1; i < len(b); i++ {
+		ev := b[i]
+		j := i
+		for j > 0 && less(&ev, &b[j-1]) {
+			b[j] = b[j-1]
+			j--
+		}
+		b[j] = ev
+	}
+}
+
+// The calendar: a wheel of buckets of 2^bucketShift ps (65.5 ns, shorter than any packet's
+// serialization at 40 Gb/s but an ACK's) covering 2^wheelBits buckets (268 µs, beyond the minimum
+// RTO), and a heap for what is further away.
+const (
+	bucketShift = 16
+	wheelBits   = 12
+	wheelSize   = 1 << wheelBits
+	wheelMask   = wheelSize - 1
+)
+
+// EventList is the simulation's clock and agenda. One EventList per simulation; there is no
+// global one. Events are dispatched in (time, scheduling order), exactly as a heap would, but most
+// land in a calendar wheel: almost every event of a packet network is due within microseconds, so
+// appending to a bucket and sorting the few events of a bucket when it comes due costs less than
+// sifting a heap (profiling showed the heap at 45% of a run).
 type EventList struct {
-	now    Time
-	seq    uint64
-	heap   []event
+	now Time
+	seq uint64
+
+	wheel   [wheelSize][]event
+	cur     int64 // absolute index of the current bucket, whose events from pos on are sorted
+	pos     int
+	inWheel int       // events in the wheel
+	far     eventHeap // events beyond the wheel's horizon
+
 	events uint64 // events dispatched
 	// Hops counts packets that left a queue onto a link (data and ACKs), the packet-hops of the
 	// performance figures.
@@ -27,7 +74,7 @@ type EventList struct {
 }
 
 // NewEventList returns an empty event list at time 0.
-func NewEventList() *EventList { return &EventList{heap: make([]event, 0, 1024)} }
+func NewEventList() *EventList { return &EventList{} }
 
 // Now is the current simulated time.
 func (e *EventList) Now() Time { return e.now }
@@ -36,7 +83,7 @@ func (e *EventList) Now() Time { return e.now }
 func (e *EventList) Events() uint64 { return e.events }
 
 // Pending is the number of events scheduled and not yet dispatched.
-func (e *EventList) Pending() int { return len(e.heap) }
+func (e *EventList) Pending() int { return e.inWheel + len(e.far) }
 
 // Schedule asks for src.DoNextEvent at time at (not before now).
 func (e *EventList) Schedule(at Time, src Source) {
@@ -44,8 +91,32 @@ func (e *EventList) Schedule(at Time, src Source) {
 		panic("sim: event scheduled in the past")
 	}
 	e.seq++
-	e.heap = append(e.heap, event{at: at, seq: e.seq, src: src})
-	e.up(len(e.heap) - 1)
+	ev := event{at: at, seq: e.seq, src: src}
+	b := int64(at) >> bucketShift
+	switch {
+	case b >= e.cur+wheelSize:
+		e.far.push(ev)
+		return
+	case b <= e.cur:
+		e.insertCurrent(ev)
+	default:
+		e.wheel[b&wheelMask] = append(e.wheel[b&wheelMask], ev)
+	}
+	e.inWheel++
+}
+
+// insertCurrent keeps the current bucket sorted: ev has the highest seq yet, so it goes after
+// every event due at or before its time.
+func (e *EventList) insertCurrent(ev event) {
+	bucket := e.wheel[e.cur&wheelMask]
+	i := len(bucket)
+	for i > e.pos && bucket[i-1].at > ev.at {
+		i--
+	}
+	bucket = append(bucket, event{})
+	copy(bucket[i+1:], bucket[i:])
+	bucket[i] = ev
+	e.wheel[e.cur&wheelMask] = bucket
 }
 
 // Stop makes Run return after the current event.
@@ -55,34 +126,81 @@ func (e *EventList) Stop() { e.stop = true }
 // after until. It returns the time reached.
 func (e *EventList) Run(until Time) Time {
 	e.stop = false
-	for len(e.heap) > 0 && !e.stop {
-		if e.heap[0].at > until {
+	for !e.stop {
+		ev := e.peek()
+		if ev == nil {
+			break
+		}
+		if ev.at > until {
 			e.now = until
 			return e.now
 		}
-		ev := e.pop()
-		e.now = ev.at
+		next := *ev
+		*ev = event{}
+		e.pos++
+		e.inWheel--
+		e.now = next.at
 		e.events++
-		ev.src.DoNextEvent()
+		next.src.DoNextEvent()
 	}
 	return e.now
 }
 
-func less(a, b *event) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+// peek returns the next event, advancing the wheel to the bucket that holds it; nil if none.
+func (e *EventList) peek() *event {
+	for {
+		bucket := e.wheel[e.cur&wheelMask]
+		if e.pos < len(bucket) {
+			return &bucket[e.pos]
+		}
+		e.wheel[e.cur&wheelMask] = bucket[:0]
+		e.pos = 0
+		switch {
+		case e.inWheel > 0:
+			e.cur++
+		case len(e.far) > 0:
+			e.cur = int64(e.far[0].at) >> bucketShift // skip the empty stretch
+		default:
+			return nil
+		}
+		for len(e.far) > 0 && int64(e.far[0].at)>>bucketShift < e.cur+wheelSize {
+			ev := e.far.pop()
+			b := int64(ev.at) >> bucketShift
+			e.wheel[b&wheelMask] = append(e.wheel[b&wheelMask], ev)
+			e.inWheel++
+		}
+		sortEvents(e.wheel[e.cur&wheelMask])
+	}
 }
 
-// pop removes the earliest event. It moves the hole left at the root down to a leaf along the
-// smallest children, then lifts the last element from there (Floyd): the element coming from the
-// bottom of the heap almost always belongs near the bottom, so this saves a comparison per level.
-func (e *EventList) pop() event {
-	h := e.heap
-	top := h[0]
-	last := len(h) - 1
-	ev := h[last]
-	h[last] = event{}
-	h = h[:last]
-	e.heap = h
+// eventHeap is a 4-ary min-heap of events, for the far future.
+type eventHeap []event
+
+func (h *eventHeap) push(ev event) {
+	*h = append(*h, ev)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		parent := (i - 1) / 4
+		if !less(&ev, &s[parent]) {
+			break
+		}
+		s[i] = s[parent]
+		i = parent
+	}
+	s[i] = ev
+}
+
+// pop removes the earliest event: the hole at the root goes down to a leaf along the smallest
+// children, then the last element is lifted from there (Floyd), a comparison saved per level.
+func (h *eventHeap) pop() event {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	ev := s[last]
+	s[last] = event{}
+	s = s[:last]
+	*h = s
 	if last == 0 {
 		return top
 	}
@@ -93,30 +211,22 @@ func (e *EventList) pop() event {
 			break
 		}
 		best := first
-		end := min(first+4, last)
-		for c := first + 1; c < end; c++ {
-			if less(&h[c], &h[best]) {
+		for c := first + 1; c < min(first+4, last); c++ {
+			if less(&s[c], &s[best]) {
 				best = c
 			}
 		}
-		h[i] = h[best]
+		s[i] = s[best]
 		i = best
 	}
-	h[i] = ev
-	e.up(i)
-	return top
-}
-
-func (e *EventList) up(i int) {
-	h := e.heap
-	ev := h[i]
 	for i > 0 {
 		parent := (i - 1) / 4
-		if !less(&ev, &h[parent]) {
+		if !less(&ev, &s[parent]) {
 			break
 		}
-		h[i] = h[parent]
+		s[i] = s[parent]
 		i = parent
 	}
-	h[i] = ev
+	s[i] = ev
+	return top
 }
