@@ -33,8 +33,8 @@ not depend on how many), and writes into DIR:
 
   fig9    both workloads, loads 0.1 to 0.8, the four schemes: fig9a..f.png (the paper's six
           panels), results.json (every point's statistics and speed), summary.txt, and
-          flows/WORKLOAD-LOAD-SCHEME.csv (one row per flow). 20,000 flows per point (1,000 and
-          loads 0.2, 0.5, 0.8 with --quick).
+          flows/WORKLOAD-LOAD-SCHEME.csv (one row per flow). 10,000 web-search and 3,000
+          data-mining flows per point (1,000 and 500, loads 0.2, 0.5, 0.8 with --quick).
   fan-in  Fig. 11 at scale: every host sends its whole level-7 budget of 256-byte probes at each
           of its epochs to one host beside bulk level-0 traffic, f7 from 0.5 to 4, at 144 and 60
           hosts; fanin-N.png, results.json, summary.txt. At least 10^6 probes per point
@@ -51,7 +51,7 @@ not depend on how many), and writes into DIR:
 	f.BoolVar(&opts.quick, "quick", false, "fewer flows, loads and points (for CI)")
 	f.StringVar(&opts.out, "out", "", "output directory (default: results/sim-NAME-TIME)")
 	f.IntVar(&opts.workers, "workers", 2, "points simulated at once (one core each)")
-	f.IntVar(&opts.flows, "flows", 0, "fig9: flows per point (0: 20000, or 1000 with --quick)")
+	f.IntVar(&opts.flows, "flows", 0, "fig9: flows per point for both workloads (0: 10000 web search and 3000 data mining; 1000 and 500 with --quick)")
 	f.IntSliceVar(&opts.hosts, "hosts", []int{144, 60}, "fan-in: host counts to run")
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
 	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
