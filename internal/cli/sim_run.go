@@ -37,7 +37,9 @@ not depend on how many), and writes into DIR:
           data-mining flows per point (1,000 and 500, loads 0.2, 0.5, 0.8 with --quick).
   fan-in  Fig. 11 at scale: every host sends its whole level-7 budget of 256-byte probes at each
           of its epochs to one host beside bulk level-0 traffic, f7 from 0.5 to 4, at 144 and 60
-          hosts; fanin-N.png, results.json, summary.txt. At least 10^6 probes per point
+          hosts, with random epoch phases (mesochronous hosts) and with aligned epochs (every
+          budget in one burst, the worst case); fanin-N.png, fanin-N-aligned.png,
+          results.json, summary.txt. At least 10^6 probes per point
           (10^5 with --quick).`,
 		Example: `  qjump sim run fig9 --quick --out results/fig9-quick
   qjump sim run fig9 --out results/fig9
@@ -130,18 +132,24 @@ func runSimFanIn(opts *simRunOptions, out string, stdout, stderr io.Writer) erro
 	var all []*experiment.FanInResult
 	start := time.Now()
 	for _, h := range opts.hosts {
-		c := experiment.DefaultFanIn(h, opts.quick)
-		c.Workers, c.Seed = opts.workers, opts.seed
-		res, err := experiment.RunFanIn(c, func(p experiment.FanInPoint) {
-			fmt.Fprintf(stderr, "%d hosts f7 %.2f: %s\n", h, p.F7, experiment.PerfLine(p.Perf))
-		})
-		if err != nil {
-			return asFlagError(err)
+		for _, aligned := range []bool{false, true} {
+			c := experiment.DefaultFanIn(h, opts.quick)
+			c.Workers, c.Seed, c.Aligned = opts.workers, opts.seed, aligned
+			res, err := experiment.RunFanIn(c, func(p experiment.FanInPoint) {
+				fmt.Fprintf(stderr, "%d hosts aligned %v f7 %.2f: %s\n", h, aligned, p.F7, experiment.PerfLine(p.Perf))
+			})
+			if err != nil {
+				return asFlagError(err)
+			}
+			name := fmt.Sprintf("fanin-%d.png", h)
+			if aligned {
+				name = fmt.Sprintf("fanin-%d-aligned.png", h)
+			}
+			if err := experiment.PlotFanIn(filepath.Join(out, name), res, c.Mesochronous); err != nil {
+				return err
+			}
+			all = append(all, res)
 		}
-		if err := experiment.PlotFanIn(filepath.Join(out, fmt.Sprintf("fanin-%d.png", h)), res, c.Mesochronous); err != nil {
-			return err
-		}
-		all = append(all, res)
 	}
 	if err := experiment.WriteJSON(filepath.Join(out, "results.json"), all); err != nil {
 		return err

@@ -11,9 +11,13 @@ const Levels = 8
 // so lower levels can never fill the buffer against higher ones.
 type PrioQueue struct {
 	port
-	level   [Levels]FIFO
-	waiting int
+	level      [Levels]FIFO
+	waiting    int
+	levelDrops [Levels]int
 }
+
+// LevelDrops is the number of packets of level l dropped or pushed out.
+func (q *PrioQueue) LevelDrops(l int) int { return q.levelDrops[l] }
 
 // NewPrioQueue returns a strict-priority port of limit packets (all levels together).
 func NewPrioQueue(el *EventList, pool *PacketPool, rate Rate, limit int, host bool) *PrioQueue {
@@ -33,6 +37,7 @@ func (q *PrioQueue) Receive(p *Packet) {
 		return
 	}
 	if q.waiting >= q.limit && !q.pushOut(int(p.Level)) {
+		q.levelDrops[p.Level&(Levels-1)]++
 		q.drop(p)
 		return
 	}
@@ -45,6 +50,7 @@ func (q *PrioQueue) Receive(p *Packet) {
 func (q *PrioQueue) pushOut(l int) bool {
 	for low := 0; low < l; low++ {
 		if q.level[low].Len() > 0 {
+			q.levelDrops[low]++
 			q.drop(q.level[low].PopTail())
 			q.waiting--
 			return true

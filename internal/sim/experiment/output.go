@@ -93,14 +93,18 @@ func PerfLine(p Perf) string {
 // PrintFanIn prints the fan-in sweep as a table.
 func PrintFanIn(w io.Writer, r *FanInResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "HOSTS\tF7\tREGION\tBOUND µs\tPROBES\tP50 µs\tP99 µs\tMAX µs\tOVER BOUND\n")
+	fmt.Fprintf(tw, "HOSTS\tEPOCHS\tF7\tREGION\tBOUND µs\tPROBES\tP50 µs\tP99 µs\tMAX µs\tOVER BOUND\tLOST\n")
 	for _, p := range r.Points {
 		bound := "none"
 		if p.Guaranteed {
 			bound = ff(p.BoundUs)
 		}
-		fmt.Fprintf(tw, "%d\t%.2f\t%s\t%s\t%d\t%s\t%s\t%s\t%d\n", r.Hosts, p.F7, p.Region, bound, p.Probes,
-			ff(p.P50Us), ff(p.P99Us), ff(p.MaxUs), p.OverBound)
+		epochs := "random"
+		if r.Aligned {
+			epochs = "aligned"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\n", r.Hosts, epochs, p.F7, p.Region, bound, p.Probes,
+			ff(p.P50Us), ff(p.P99Us), ff(p.MaxUs), p.OverBound, p.Lost)
 	}
 	tw.Flush()
 }

@@ -76,7 +76,11 @@ func PlotFig9(dir string, r *Fig9Result) ([]string, error) {
 // with the model's bound, and marks regions A, B and C.
 func PlotFanIn(file string, r *FanInResult, m int) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("fan-in of %d hosts: level-7 queueing latency (A: f7 ≤ 1, B: ≤ m=%d, C: beyond)", r.Hosts, m)
+	epochs := "random epoch phases"
+	if r.Aligned {
+		epochs = "aligned epochs"
+	}
+	p.Title.Text = fmt.Sprintf("fan-in of %d hosts, %s (A: f7 ≤ 1, B: ≤ m=%d, C: beyond)", r.Hosts, epochs, m)
 	p.X.Label.Text = "f7"
 	p.Y.Label.Text = "latency over the idle path [µs]"
 	var maxXY, p99XY, boundXY plotter.XYs
