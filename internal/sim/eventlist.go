@@ -41,14 +41,12 @@ func sortEvents(b []event) {
 	}
 }
 
-// The calendar: a wheel of buckets of 2^bucketShift ps (65.5 ns, shorter than any packet's
-// serialization at 40 Gb/s but an ACK's) covering 2^wheelBits buckets (268 µs, beyond the minimum
+// The calendar: a wheel of buckets of 2^shift ps (by default 65.5 ns, shorter than any packet's
+// serialization at 40 Gb/s but an ACK's) covering 2^horizonShift ps (268 µs, beyond the minimum
 // RTO), and a heap for what is further away.
 const (
-	bucketShift = 16
-	wheelBits   = 12
-	wheelSize   = 1 << wheelBits
-	wheelMask   = wheelSize - 1
+	defaultShift = 16
+	horizonShift = 28
 )
 
 // EventList is the simulation's clock and agenda. One EventList per simulation; there is no
@@ -60,11 +58,14 @@ type EventList struct {
 	now Time
 	seq uint64
 
-	wheel   [wheelSize][]event
-	cur     int64 // absolute index of the current bucket, whose events from pos on are sorted
-	pos     int
-	inWheel int       // events in the wheel
-	far     eventHeap // events beyond the wheel's horizon
+	wheel     [][]event
+	shift     uint  // a bucket spans 2^shift ps
+	wheelSize int64 // buckets
+	wheelMask int64
+	cur       int64 // absolute index of the current bucket, whose events from pos on are sorted
+	pos       int
+	inWheel   int       // events in the wheel
+	far       eventHeap // events beyond the wheel's horizon
 
 	events uint64 // events dispatched
 	// Hops counts packets that left a queue onto a link (data and ACKs), the packet-hops of the
@@ -73,8 +74,20 @@ type EventList struct {
 	stop bool
 }
 
-// NewEventList returns an empty event list at time 0.
-func NewEventList() *EventList { return &EventList{} }
+// NewEventList returns an empty event list at time 0, sized for a network of about 144 hosts.
+func NewEventList() *EventList { return NewEventListScaled(1) }
+
+// NewEventListScaled returns an event list for a network scale times as busy as 144 hosts at 10
+// Gb/s (about 200 events per simulated µs): buckets are narrower by the power of two nearest to
+// scale, so that each still holds about a dozen events.
+func NewEventListScaled(scale float64) *EventList {
+	shift := uint(defaultShift)
+	for s := scale; s >= 1.5 && shift > 8; s /= 2 {
+		shift--
+	}
+	n := int64(1) << (horizonShift - shift)
+	return &EventList{wheel: make([][]event, n), shift: shift, wheelSize: n, wheelMask: n - 1}
+}
 
 // Now is the current simulated time.
 func (e *EventList) Now() Time { return e.now }
@@ -92,15 +105,15 @@ func (e *EventList) Schedule(at Time, src Source) {
 	}
 	e.seq++
 	ev := event{at: at, seq: e.seq, src: src}
-	b := int64(at) >> bucketShift
+	b := int64(at) >> e.shift
 	switch {
-	case b >= e.cur+wheelSize:
+	case b >= e.cur+e.wheelSize:
 		e.far.push(ev)
 		return
 	case b <= e.cur:
 		e.insertCurrent(ev)
 	default:
-		e.wheel[b&wheelMask] = append(e.wheel[b&wheelMask], ev)
+		e.wheel[b&e.wheelMask] = append(e.wheel[b&e.wheelMask], ev)
 	}
 	e.inWheel++
 }
@@ -108,7 +121,7 @@ func (e *EventList) Schedule(at Time, src Source) {
 // insertCurrent keeps the current bucket sorted: ev has the highest seq yet, so it goes after
 // every event due at or before its time.
 func (e *EventList) insertCurrent(ev event) {
-	bucket := e.wheel[e.cur&wheelMask]
+	bucket := e.wheel[e.cur&e.wheelMask]
 	i := len(bucket)
 	for i > e.pos && bucket[i-1].at > ev.at {
 		i--
@@ -116,7 +129,7 @@ func (e *EventList) insertCurrent(ev event) {
 	bucket = append(bucket, event{})
 	copy(bucket[i+1:], bucket[i:])
 	bucket[i] = ev
-	e.wheel[e.cur&wheelMask] = bucket
+	e.wheel[e.cur&e.wheelMask] = bucket
 }
 
 // Stop makes Run return after the current event.
@@ -149,27 +162,27 @@ func (e *EventList) Run(until Time) Time {
 // peek returns the next event, advancing the wheel to the bucket that holds it; nil if none.
 func (e *EventList) peek() *event {
 	for {
-		bucket := e.wheel[e.cur&wheelMask]
+		bucket := e.wheel[e.cur&e.wheelMask]
 		if e.pos < len(bucket) {
 			return &bucket[e.pos]
 		}
-		e.wheel[e.cur&wheelMask] = bucket[:0]
+		e.wheel[e.cur&e.wheelMask] = bucket[:0]
 		e.pos = 0
 		switch {
 		case e.inWheel > 0:
 			e.cur++
 		case len(e.far) > 0:
-			e.cur = int64(e.far[0].at) >> bucketShift // skip the empty stretch
+			e.cur = int64(e.far[0].at) >> e.shift // skip the empty stretch
 		default:
 			return nil
 		}
-		for len(e.far) > 0 && int64(e.far[0].at)>>bucketShift < e.cur+wheelSize {
+		for len(e.far) > 0 && int64(e.far[0].at)>>e.shift < e.cur+e.wheelSize {
 			ev := e.far.pop()
-			b := int64(ev.at) >> bucketShift
-			e.wheel[b&wheelMask] = append(e.wheel[b&wheelMask], ev)
+			b := int64(ev.at) >> e.shift
+			e.wheel[b&e.wheelMask] = append(e.wheel[b&e.wheelMask], ev)
 			e.inWheel++
 		}
-		sortEvents(e.wheel[e.cur&wheelMask])
+		sortEvents(e.wheel[e.cur&e.wheelMask])
 	}
 }
 

@@ -12,7 +12,7 @@ type QueueStats struct {
 type port struct {
 	el    *EventList
 	pool  *PacketPool
-	rate  Rate
+	ser   serializer
 	limit int // packets that may wait (the one being sent excluded, as in ns-2)
 	host  bool
 	busy  *Packet
@@ -20,7 +20,7 @@ type port struct {
 }
 
 func newPort(el *EventList, pool *PacketPool, rate Rate, limit int, host bool) port {
-	return port{el: el, pool: pool, rate: rate, limit: limit, host: host}
+	return port{el: el, pool: pool, ser: newSerializer(rate), limit: limit, host: host}
 }
 
 // Stats returns what the queue counted.
@@ -29,7 +29,7 @@ func (q *port) Stats() QueueStats { return q.stats }
 // transmit starts sending p; the caller's DoNextEvent runs when it is out.
 func (q *port) transmit(p *Packet, src Source) {
 	q.busy = p
-	q.el.Schedule(q.el.now+q.rate.Serialization(int(p.Size)), src)
+	q.el.Schedule(q.el.now+q.ser.time(int(p.Size)), src)
 }
 
 // finish takes the packet that has just been sent.

@@ -36,8 +36,30 @@ const (
 	Gbps Rate = 1_000_000_000
 )
 
-// Serialization is the time to put bytes on a link of rate r, rounded to the picosecond. At 10
-// and 40 Gb/s it is exact (800 and 200 ps per byte).
+// Serialization is the time to put bytes on a link of rate r, rounded down to the picosecond. At
+// 10 and 40 Gb/s it is exact (800 and 200 ps per byte).
 func (r Rate) Serialization(bytes int) Time {
 	return Time(int64(bytes) * 8 * int64(Second) / int64(r))
+}
+
+// serializer is Serialization without a division per packet where a byte takes a whole number
+// of picoseconds (every common rate), which profiling showed at 7% of a run.
+type serializer struct {
+	rate      Rate
+	psPerByte Time // 0: not a whole number, divide
+}
+
+func newSerializer(r Rate) serializer {
+	s := serializer{rate: r}
+	if (8*int64(Second))%int64(r) == 0 {
+		s.psPerByte = Time(8 * int64(Second) / int64(r))
+	}
+	return s
+}
+
+func (s serializer) time(bytes int) Time {
+	if s.psPerByte != 0 {
+		return Time(bytes) * s.psPerByte
+	}
+	return s.rate.Serialization(bytes)
 }

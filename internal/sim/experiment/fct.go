@@ -138,7 +138,7 @@ func RunFCT(cfg FCTConfig) (*FCTResult, error) {
 		return nil, err
 	}
 	start := time.Now()
-	pt := &point{cfg: &cfg, fab: cfg.fabric(), qj: cfg.qjump(), el: sim.NewEventList(), pool: &sim.PacketPool{},
+	pt := &point{cfg: &cfg, fab: cfg.fabric(), qj: cfg.qjump(), el: sim.NewEventListScaled(float64(cfg.fabric().Hosts()) / 144), pool: &sim.PacketPool{},
 		tcfg: cfg.Scheme.transport(), ideal: map[idealKey]sim.Time{}}
 	phases := rand.New(rand.NewPCG(cfg.Seed, 4))
 	pt.net = topology.Build(pt.el, pt.fab, cfg.Scheme.ports(pt.el, pt.pool, pt.qj, phases))
