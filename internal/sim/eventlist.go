@@ -191,17 +191,20 @@ type eventHeap []event
 
 func (h *eventHeap) push(ev event) {
 	*h = append(*h, ev)
-	s := *h
-	i := len(s) - 1
+	h.up(len(*h)-1, ev)
+}
+
+// up puts ev at hole i or above it.
+func (h eventHeap) up(i int, ev event) {
 	for i > 0 {
 		parent := (i - 1) / 4
-		if !less(&ev, &s[parent]) {
+		if !less(&ev, &h[parent]) {
 			break
 		}
-		s[i] = s[parent]
+		h[i] = h[parent]
 		i = parent
 	}
-	s[i] = ev
+	h[i] = ev
 }
 
 // pop removes the earliest event: the hole at the root goes down to a leaf along the smallest
@@ -232,14 +235,6 @@ func (h *eventHeap) pop() event {
 		s[i] = s[best]
 		i = best
 	}
-	for i > 0 {
-		parent := (i - 1) / 4
-		if !less(&ev, &s[parent]) {
-			break
-		}
-		s[i] = s[parent]
-		i = parent
-	}
-	s[i] = ev
+	s.up(i, ev)
 	return top
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
@@ -110,28 +109,13 @@ func RunFanIn(c FanInConfig, progress func(FanInPoint)) (*FanInResult, error) {
 		return nil, &model.FieldError{Field: "hosts", Value: fmt.Sprint(c.Hosts), Allowed: fmt.Sprintf("need at least 2 hosts in whole racks of %d", c.HostsPerRack)}
 	}
 	res := &FanInResult{Hosts: c.Hosts, Aligned: c.Aligned, Points: make([]FanInPoint, len(c.Factors))}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for w := 0; w < max(c.Workers, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				res.Points[i] = runFanInPoint(c, c.Factors[i])
-				if progress != nil {
-					mu.Lock()
-					progress(res.Points[i])
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range c.Factors {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	parallel(len(c.Factors), c.Workers, func(i int) {
+		res.Points[i] = runFanInPoint(c, c.Factors[i])
+	}, func(i int) {
+		if progress != nil {
+			progress(res.Points[i])
+		}
+	})
 	return res, nil
 }
 

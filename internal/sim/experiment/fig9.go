@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/qjump-net/qjump/internal/sim/topology"
 	"github.com/qjump-net/qjump/internal/sim/workload"
@@ -47,8 +46,7 @@ type Fig9Result struct {
 	Points []*FCTResult `json:"points"`
 }
 
-// RunFig9 runs the points on Workers goroutines; each point is its own simulation with its own
-// seeded streams, so results do not depend on the number of workers or their timing.
+// RunFig9 runs the points on Workers goroutines (see parallel).
 func RunFig9(c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
 	var cfgs []FCTConfig
 	for _, w := range c.Workloads {
@@ -64,28 +62,13 @@ func RunFig9(c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
 	}
 	res := &Fig9Result{Config: c, Points: make([]*FCTResult, len(cfgs))}
 	errs := make([]error, len(cfgs))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for w := 0; w < max(c.Workers, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				res.Points[i], errs[i] = RunFCT(cfgs[i])
-				if progress != nil && errs[i] == nil {
-					mu.Lock()
-					progress(res.Points[i])
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range cfgs {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	parallel(len(cfgs), c.Workers, func(i int) {
+		res.Points[i], errs[i] = RunFCT(cfgs[i])
+	}, func(i int) {
+		if progress != nil && errs[i] == nil {
+			progress(res.Points[i])
+		}
+	})
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("point %s %s load %.1f: %w", cfgs[i].Scheme, cfgs[i].Workload.Name, cfgs[i].Load, err)
