@@ -45,6 +45,9 @@ func ParseScheme(s string) (Scheme, error) {
 //   - pFabric: 36 kB per port (24 packets, 2×BDP), initial window 12 packets (one BDP of the
 //     14.6 µs fabric), fixed RTO 45 µs (about 3 RTTs).
 //
+// The reference material here has no copy of the pFabric paper, so these values are as we read
+// that paper; the pFabric-derived ns-2 parameter files in public repositories agree on what they
+// set (K = 65, g = 1/16, 0.2 µs links, 9×16 hosts and 4 spines, a minimum RTO of 200–250 µs).
 // Every TCP variant starts with the same 12-packet window, so that the schemes differ in what
 // the literature says they differ in; the maximum RTO is ns-2's default of 64 s.
 const (
