@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
@@ -112,19 +111,18 @@ type FCTResult struct {
 
 // point is one simulation being run.
 type point struct {
-	cfg      *FCTConfig
-	fab      topology.Config
-	qj       model.Config
-	el       *sim.EventList
-	pool     *sim.PacketPool
-	net      *topology.Fabric
-	gen      *workload.Generator
-	tcfg     tcp.Config
-	flows    []*tcp.Flow
-	senders  []*tcp.Sender
-	done     int
-	ideal    map[idealKey]sim.Time
-	lastSpec workload.FlowSpec
+	cfg   *FCTConfig
+	fab   topology.Config
+	qj    model.Config
+	el    *sim.EventList
+	pool  *sim.PacketPool
+	net   *topology.Fabric
+	gen   *workload.Generator
+	tcfg  tcp.Config
+	flows []*tcp.Flow
+	done  int
+	ideal map[idealKey]sim.Time
+	next  workload.FlowSpec
 }
 
 type idealKey struct {
@@ -143,8 +141,8 @@ func RunFCT(cfg FCTConfig) (*FCTResult, error) {
 	phases := rand.New(rand.NewPCG(cfg.Seed, 4))
 	pt.net = topology.Build(pt.el, pt.fab, cfg.Scheme.ports(pt.el, pt.pool, pt.qj, phases))
 	pt.gen = workload.NewGenerator(cfg.Workload, pt.fab.Hosts(), pt.fab.EdgeRate, cfg.Load, cfg.Seed)
-	pt.lastSpec = pt.gen.Next()
-	pt.el.Schedule(pt.lastSpec.Start, pt)
+	pt.next = pt.gen.Next()
+	pt.el.Schedule(pt.next.Start, pt)
 	pt.el.Run(sim.Never)
 	// Run returns when the last flow completes or, if one never does, once the event list runs
 	// past the horizon after the last arrival (checked by the arrival source below).
@@ -163,10 +161,10 @@ func (pt *point) DoNextEvent() {
 		pt.el.Stop()
 		return
 	}
-	pt.startFlow(pt.lastSpec)
+	pt.startFlow(pt.next)
 	if len(pt.flows) < pt.cfg.Flows {
-		pt.lastSpec = pt.gen.Next()
-		pt.el.Schedule(pt.lastSpec.Start, pt)
+		pt.next = pt.gen.Next()
+		pt.el.Schedule(pt.next.Start, pt)
 		return
 	}
 	h := pt.cfg.Horizon
@@ -184,12 +182,11 @@ func (pt *point) startFlow(spec workload.FlowSpec) {
 	}
 	pt.flows = append(pt.flows, f)
 	salt := pt.cfg.Seed
-	var snd *tcp.Sender
+	// The receiver's ACK route ends at the sender, which does not exist yet: set it after.
 	rcv := tcp.NewReceiver(pt.el, pt.pool, f, nil, pt.flowDone)
-	snd = tcp.NewSender(pt.el, pt.pool, &pt.tcfg, pt.cfg.Scheme.control(), f,
+	snd := tcp.NewSender(pt.el, pt.pool, &pt.tcfg, pt.cfg.Scheme.control(), f,
 		pt.net.Route(f.Src, f.Dst, pt.net.ECMP(f.ID, false, salt), rcv))
 	rcv.SetRoute(pt.net.Route(f.Dst, f.Src, pt.net.ECMP(f.ID, true, salt), snd))
-	pt.senders = append(pt.senders, snd)
 	snd.Start()
 }
 
@@ -233,12 +230,4 @@ func (pt *point) result() *FCTResult {
 	}
 	res.Stats = ComputeStats(res.Flows)
 	return res
-}
-
-// memPeak is the heap the Go runtime obtained from the OS: the process's peak heap, since the
-// runtime rarely returns it.
-func memPeak() uint64 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapSys
 }
