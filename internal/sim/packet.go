@@ -9,11 +9,12 @@ type Sink interface {
 // packet carries it, so elements need no forwarding tables).
 type Route []Sink
 
-// Origin is told when a packet of its own has left its host's NIC queue, so that a sender can
+// Origin is told when a packet of its own leaves its host's NIC queue (at is now, or later for a
+// FIFO that knows its departure in advance; a dropped packet leaves now), so that a sender can
 // tell a packet lost in the network from one still waiting at home (Linux checks the same before
 // it retransmits on a timeout: skb_still_in_host_queue).
 type Origin interface {
-	LeftHost(p *Packet)
+	LeftHost(p *Packet, at Time)
 }
 
 // Packet is one data packet or acknowledgement. Sizes are wire bytes (header included).

@@ -15,10 +15,14 @@ func NewPipe(el *EventList, delay Time) *Pipe { return &Pipe{el: el, delay: dela
 func (p *Pipe) Delay() Time { return p.delay }
 
 // Receive puts pkt on the wire.
-func (p *Pipe) Receive(pkt *Packet) {
-	pkt.due = p.el.now + p.delay
+func (p *Pipe) Receive(pkt *Packet) { p.enter(pkt, p.el.now+p.delay) }
+
+// enter puts pkt on the wire to arrive at due, which is no earlier than that of the packet
+// entered before it (a FIFO queue hands its packets over when they arrive, with their departure).
+func (p *Pipe) enter(pkt *Packet, due Time) {
+	pkt.due = due
 	if p.flying.Len() == 0 {
-		p.el.Schedule(pkt.due, p)
+		p.el.Schedule(due, p)
 	}
 	p.flying.Push(pkt)
 }

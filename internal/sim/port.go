@@ -38,7 +38,7 @@ func (q *port) finish() *Packet {
 	q.busy = nil
 	q.el.Hops++
 	if q.host && p.Origin != nil {
-		p.Origin.LeftHost(p)
+		p.Origin.LeftHost(p, q.el.now)
 	}
 	return p
 }
@@ -47,7 +47,7 @@ func (q *port) finish() *Packet {
 func (q *port) drop(p *Packet) {
 	q.stats.Drops++
 	if q.host && p.Origin != nil {
-		p.Origin.LeftHost(p)
+		p.Origin.LeftHost(p, q.el.now)
 	}
 	q.pool.Put(p)
 }

@@ -93,7 +93,7 @@ func (h *HostPort) DoNextEvent() {
 	h.busy = nil
 	h.el.Hops++
 	if p.Origin != nil {
-		p.Origin.LeftHost(p)
+		p.Origin.LeftHost(p, h.el.Now())
 	}
 	h.startNext()
 	p.SendOn()
