@@ -62,12 +62,7 @@ func (q *Queue) Receive(p *Packet) {
 	if q.host && p.Origin != nil {
 		p.Origin.LeftHost(p, q.free)
 	}
-	at := q.free
-	if pipe, ok := p.route[p.hop].(*Pipe); ok {
-		p.hop++
-		at += pipe.delay
-	}
-	q.el.Schedule(at, p)
+	Forward(q.el, p, q.free)
 }
 
 // drop discards p and counts it.
