@@ -46,6 +46,7 @@ func sortEvents(b []event, scratch *[]event) {
 		k++
 	}
 	copy(b[k:], tmp[i:])
+	clear(tmp) // no stale copies: they would keep finished flows alive
 }
 
 func insertionSort(b []event) {
@@ -161,6 +162,9 @@ func (e *EventList) insertCurrent(ev event) {
 	i := len(bucket)
 	for i > e.pos && bucket[i-1].at > ev.at {
 		i--
+	}
+	if len(bucket) == cap(bucket) {
+		bucket = e.spares.grow(bucket)
 	}
 	bucket = append(bucket, event{})
 	copy(bucket[i+1:], bucket[i:])
@@ -288,8 +292,8 @@ const minBucket = 4
 
 func (s *spares) put(b []event) {
 	c := cap(b)
-	if c < minBucket {
-		return
+	if c < minBucket || c&(c-1) != 0 {
+		return // not one of ours (capacities are minBucket << class)
 	}
 	class := 0
 	for c > minBucket {
@@ -315,6 +319,7 @@ func (s *spares) grow(b []event) []event {
 		nb = make([]event, 0, c)
 	}
 	nb = append(nb, b...)
+	clear(b) // a stale copy would keep a finished flow's sender from the garbage collector
 	s.put(b)
 	return nb
 }
