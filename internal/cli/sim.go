@@ -22,7 +22,7 @@ simulated QJump limiter uses the model and epoch arithmetic of the dataplane. Sa
 output, byte for byte. See docs/reproducing.md and docs/performance.md.`,
 	}
 	requireSubcommand(cmd)
-	cmd.AddCommand(newSimFCTCommand(), newSimRunCommand())
+	cmd.AddCommand(newSimFCTCommand(), newSimRunCommand(), newSimReportCommand())
 	return cmd
 }
 

@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/sim/workload"
 )
@@ -35,7 +37,8 @@ Schemes: tcp (NewReno, drop-tail, 150-packet buffers, min RTO 200µs), dctcp (K=
 pfabric (remaining-size priorities, 24-packet buffers, RTO 45µs), qjump (the paper's Fig. 9
 configuration: P=9kB, n=hosts, f0..f7=144,100,20,10,5,3,2,1; flows on the highest level whose
 budget per epoch holds them). Workloads: websearch, datamining (embedded) or a CSV file of
-size_bytes,cdf rows. With --out, DIR gets flows.csv (one row per flow) and results.json.`,
+size_bytes,cdf rows. With --out, DIR gets flows.csv (one row per flow), results.json and
+summary.md, in the results format the testbed uses; qjump sim report DIR redraws them.`,
 		Example: `  qjump sim fct --scheme qjump --workload websearch --load 0.5 --flows 5000
   qjump sim fct --scheme pfabric --workload datamining --load 0.8 --flows 2000 --out results/pf
   qjump sim fct --scheme tcp --workload my-cdf.csv --load 0.3 --flows 1000 --racks 2 --hosts-per-rack 4`,
@@ -69,21 +72,32 @@ func runSimFCT(opts *simFCTOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	res, err := experiment.RunFCT(experiment.FCTConfig{
 		Scheme: scheme, Workload: cdf, Load: opts.load, Flows: opts.flows, Seed: opts.seed, Fabric: fab,
 	})
 	if err != nil {
 		return asFlagError(err)
 	}
+	points := []*experiment.FCTResult{res}
+	doc := experiment.NewFCTDocument(results.Header{
+		Experiment: experiment.ExperimentFCT, Started: start, DurationS: time.Since(start).Seconds(),
+		Title: fmt.Sprintf("Flow completion times: %s, %s at load %.1f", scheme, cdf.Name, opts.load),
+	}, experiment.Fig9Config{Workloads: []string{cdf.Name}, Loads: []float64{opts.load}, Schemes: []experiment.Scheme{scheme},
+		Flows: map[string]int{cdf.Name: opts.flows}, Seed: opts.seed, Fabric: fab}, points)
 	if opts.out != "" {
-		if err := experiment.WritePoint(opts.out, res); err != nil {
+		if err := experiment.WriteFCT(opts.out, doc, points); err != nil {
 			return err
 		}
+	} else {
+		doc.Fill(points)
 	}
 	if opts.json {
-		return printJSON(stdout, res)
+		return printJSON(stdout, doc)
 	}
-	experiment.PrintStats(stdout, res)
+	if err := doc.View().Table(stdout); err != nil {
+		return err
+	}
 	fmt.Fprintln(stdout, experiment.PerfLine(res.Perf))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 )
 
@@ -32,15 +33,17 @@ func newSimRunCommand() *cobra.Command {
 not depend on how many), and writes into DIR:
 
   fig9    both workloads, loads 0.1 to 0.8, the four schemes: fig9a..f.png (the paper's six
-          panels), results.json (every point's statistics and speed), summary.txt, and
+          panels), results.json (every point's series and speed), summary.md, and
           flows/WORKLOAD-LOAD-SCHEME.csv (one row per flow). 10,000 web-search and 3,000
           data-mining flows per point (1,000 and 500, loads 0.2, 0.5, 0.8 with --quick).
   fan-in  Fig. 11 at scale: every host sends its whole level-7 budget of 256-byte probes at each
           of its epochs to one host beside bulk level-0 traffic, f7 from 0.5 to 4, at 144 and 60
           hosts, with random epoch phases (mesochronous hosts) and with aligned epochs (every
           budget in one burst, the worst case); fanin-N.png, fanin-N-aligned.png,
-          results.json, summary.txt. At least 10^6 probes per point
-          (10^5 with --quick).`,
+          results.json, summary.md. At least 10^6 probes per point
+          (10^5 with --quick).
+results.json and summary.md are the testbed's results format (internal/results);
+qjump sim report DIR redraws the plots, summary.md and table from the files.`,
 		Example: `  qjump sim run fig9 --quick --out results/fig9-quick
   qjump sim run fig9 --out results/fig9
   qjump sim run fan-in --out results/fanin`,
@@ -95,35 +98,19 @@ func runSimFig9(opts *simRunOptions, out string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(out, "flows"), 0o755); err != nil {
-		return err
-	}
-	for _, p := range res.Points {
-		f, err := os.Create(filepath.Join(out, "flows", fmt.Sprintf("%s-%.1f-%s.csv", p.Workload, p.Load, p.Scheme)))
-		if err != nil {
-			return err
-		}
-		err = experiment.WriteFlowsCSV(f, p)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if _, err := experiment.PlotFig9(out, res); err != nil {
-		return err
-	}
-	if err := experiment.WriteJSON(filepath.Join(out, "results.json"), res); err != nil {
-		return err
-	}
-	if err := writeSummary(filepath.Join(out, "summary.txt"), func(w io.Writer) { experiment.PrintStats(w, res.Points...) }); err != nil {
+	doc := experiment.NewFCTDocument(results.Header{
+		Experiment: experiment.ExperimentFig9, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(),
+		Title: "Fig. 9: flow completion times of TCP, DCTCP, pFabric and QJump on the 144-host fabric",
+	}, c, res.Points)
+	if err := experiment.WriteFCT(out, doc, res.Points); err != nil {
 		return err
 	}
 	if opts.json {
-		return printJSON(stdout, res)
+		return printJSON(stdout, doc)
 	}
-	experiment.PrintStats(stdout, res.Points...)
+	if err := doc.View().Table(stdout); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "%d points in %.1fs on %d workers; results in %s\n", len(res.Points), time.Since(start).Seconds(), c.Workers, out)
 	return nil
 }
@@ -131,9 +118,10 @@ func runSimFig9(opts *simRunOptions, out string, stdout, stderr io.Writer) error
 func runSimFanIn(opts *simRunOptions, out string, stdout, stderr io.Writer) error {
 	var all []*experiment.FanInResult
 	start := time.Now()
+	var c experiment.FanInConfig
 	for _, h := range opts.hosts {
 		for _, aligned := range []bool{false, true} {
-			c := experiment.DefaultFanIn(h, opts.quick)
+			c = experiment.DefaultFanIn(h, opts.quick)
 			c.Workers, c.Seed, c.Aligned = opts.workers, opts.seed, aligned
 			res, err := experiment.RunFanIn(c, func(p experiment.FanInPoint) {
 				fmt.Fprintf(stderr, "%d hosts aligned %v f7 %.2f: %s\n", h, aligned, p.F7, experiment.PerfLine(p.Perf))
@@ -141,40 +129,22 @@ func runSimFanIn(opts *simRunOptions, out string, stdout, stderr io.Writer) erro
 			if err != nil {
 				return asFlagError(err)
 			}
-			name := fmt.Sprintf("fanin-%d.png", h)
-			if aligned {
-				name = fmt.Sprintf("fanin-%d-aligned.png", h)
-			}
-			if err := experiment.PlotFanIn(filepath.Join(out, name), res, c.Mesochronous); err != nil {
-				return err
-			}
 			all = append(all, res)
 		}
 	}
-	if err := experiment.WriteJSON(filepath.Join(out, "results.json"), all); err != nil {
-		return err
-	}
-	print := func(w io.Writer) {
-		for _, r := range all {
-			experiment.PrintFanIn(w, r)
-		}
-	}
-	if err := writeSummary(filepath.Join(out, "summary.txt"), print); err != nil {
+	doc := experiment.NewFanInDocument(results.Header{
+		Experiment: experiment.ExperimentFanIn, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(),
+		Title: "Fig. 11 at scale: level-7 latency under fan-in against the model's bound",
+	}, c, all)
+	if err := experiment.WriteFanIn(out, doc); err != nil {
 		return err
 	}
 	if opts.json {
-		return printJSON(stdout, all)
+		return printJSON(stdout, doc)
 	}
-	print(stdout)
+	if err := doc.View().Table(stdout); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "bound: model.FanIn(7) with m=%d; done in %.1fs; results in %s\n", model.DefaultMesochronous, time.Since(start).Seconds(), out)
 	return nil
-}
-
-func writeSummary(path string, print func(io.Writer)) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	print(f)
-	return f.Close()
 }

@@ -14,7 +14,7 @@ func TestSimFCTWritesFlowsAndResults(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}
-	for _, want := range []string{"SMALL P99", "datamining  0.4   dctcp", "packet-hops"} {
+	for _, want := range []string{"P99 x ideal", "dctcp-0.4  datamining  fct-small", "packet-hops"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -26,8 +26,15 @@ func TestSimFCTWritesFlowsAndResults(t *testing.T) {
 	if lines := strings.Count(string(csv), "\n"); lines != 51 {
 		t.Errorf("flows.csv has %d lines, want a header and 50 flows", lines)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "results.json")); err != nil {
-		t.Error(err)
+	for _, f := range []string{"results.json", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// report rebuilds the same table from the files.
+	rep, errOut, status := run(t, "sim", "report", dir)
+	if status != 0 || !strings.Contains(out, strings.SplitN(rep, "\n", 2)[1]) {
+		t.Errorf("report (status %d, %s):\n%s\nwant the table of the run:\n%s", status, errOut, rep, out)
 	}
 }
 
@@ -42,6 +49,7 @@ func TestSimRejectsBadInput(t *testing.T) {
 		{"sim", "run", "fig10"},
 		{"sim", "run", "fig9", "--workers", "0"},
 		{"sim", "typo"},
+		{"sim", "report"},
 	} {
 		_, errOut, status := run(t, args...)
 		if status != exitUsage || errOut == "" {

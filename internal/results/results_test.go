@@ -281,3 +281,55 @@ func TestFaultsAndEvidenceJSON(t *testing.T) {
 		t.Errorf("empty outcome: %s", b)
 	}
 }
+
+// A view with its own figures, unit and decimals and no paper column: the simulator's.
+func TestTableFiguresAndUnit(t *testing.T) {
+	s := Series{Arm: "qjump-0.5", Tool: "websearch", Metric: "fct-small", Param: 0.5, Unit: "x ideal",
+		Stats: Stats{Samples: 3, MeanUS: 1.234, P99US: 2.5}}
+	v := View{Header: Header{Experiment: "sim-fct"}, Outcome: Outcome{Series: []Series{s}}, Headline: "8 hosts",
+		Figures: []Figure{MeanFigure, LatencyFigures[2]}, Unit: "x ideal", Digits: 2, NoPaper: true}
+	var b bytes.Buffer
+	if err := v.Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "sim-fct: 8 hosts\n" +
+		"        ARM       TOOL     METRIC  SAMPLES  LOST  MEAN x ideal  P99 x ideal\n" +
+		"  qjump-0.5  websearch  fct-small        3     0          1.23         2.50\n"
+	if b.String() != want {
+		t.Errorf("table:\n%q\nwant:\n%q", b.String(), want)
+	}
+	j, err := json.Marshal(s)
+	if err != nil || !strings.Contains(string(j), `"unit":"x ideal"`) {
+		t.Fatalf("series JSON %s, %v: want the unit", j, err)
+	}
+	var back Series
+	if err := json.Unmarshal(j, &back); err != nil || back != s {
+		t.Errorf("round trip %+v, %v; want %+v", back, err, s)
+	}
+}
+
+// A figure against the swept parameter, one curve per group; Empty series and, on a log axis,
+// figures that are not positive have no point.
+func TestParamPlot(t *testing.T) {
+	dir := t.TempDir()
+	var pts []Series
+	for _, c := range []string{"a", "b"} {
+		for _, x := range []float64{0.2, 0.5, 0.8} {
+			pts = append(pts, Series{Arm: c, Param: x, Stats: Stats{Samples: 1, MeanUS: 1 + x}})
+		}
+	}
+	pts = append(pts, Series{Arm: "c", Param: 0.5, Stats: Stats{Samples: 2, Lost: 2}})
+	curve := func(s Series) string { return s.Arm }
+	mean := func(s Stats) float64 { return s.MeanUS }
+	f, err := ParamPlot{File: "p.png", LogY: true, Points: pts, Curve: curve, Value: mean}.Draw(dir)
+	if err != nil || f != "p.png" {
+		t.Fatalf("Draw = %q, %v", f, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+		t.Errorf("p.png missing or empty: %v", err)
+	}
+	zero := func(Stats) float64 { return 0 }
+	if f, err := (ParamPlot{File: "z.png", LogY: true, Points: pts, Curve: curve, Value: zero}).Draw(dir); f != "" || err != nil {
+		t.Errorf("a log plot of zeros drew %q, %v", f, err)
+	}
+}

@@ -66,3 +66,43 @@ func TestSerialization(t *testing.T) {
 		t.Fatalf("40B at 40G: %v", got)
 	}
 }
+
+// Events at the same picosecond come out in the order they were scheduled, also when some were
+// scheduled beyond the wheel's horizon (the far heap) and into the bucket being dispatched.
+func TestEventListTiesKeepSchedulingOrder(t *testing.T) {
+	el := NewEventList()
+	x := uint64(7)
+	type out struct {
+		at  Time
+		seq int
+	}
+	var got []out
+	scheduled := 0
+	var add func(at Time)
+	add = func(at Time) {
+		seq := scheduled
+		scheduled++
+		el.Schedule(at, call(func() {
+			got = append(got, out{el.Now(), seq})
+			if scheduled < 200000 {
+				x = x*6364136223846793005 + 1442695040888963407
+				// Coarse times (multiples of 1 µs) so that ties are common; now and then far ahead.
+				d := Time(x>>61) * Microsecond
+				if x&1023 == 0 {
+					d += Second
+				}
+				add(el.Now() + d)
+				add(el.Now() + d)
+			}
+		}))
+	}
+	for i := 0; i < 50; i++ {
+		add(Time(i%3) * Microsecond)
+	}
+	el.Run(Never)
+	for i := 1; i < len(got); i++ {
+		if got[i].at < got[i-1].at || (got[i].at == got[i-1].at && got[i].seq < got[i-1].seq) {
+			t.Fatalf("event %d: (%v, %d) after (%v, %d)", i, got[i].at, got[i].seq, got[i-1].at, got[i-1].seq)
+		}
+	}
+}

@@ -19,12 +19,23 @@ func NewPFabricQueue(el *EventList, pool *PacketPool, rate Rate, limit int, host
 // Len is the number of packets waiting.
 func (q *PFabricQueue) Len() int { return len(q.waiting) }
 
-// Receive enqueues p, dropping the worst packet if the buffer is full.
+// Receive enqueues p, dropping the worst packet if the buffer is full, or sends it if the link
+// is idle.
 func (q *PFabricQueue) Receive(p *Packet) {
-	if q.busy == nil {
-		q.transmit(p, q)
+	if q.idle() && len(q.waiting) > 0 {
+		// The link freed at this very picosecond and its event has not run yet: departures at a
+		// time come before arrivals at that time, as in Queue.
+		q.sendNext()
+	}
+	if q.idle() {
+		q.send(p)
 		return
 	}
+	q.enqueue(p)
+	q.wakeWhenFree(q)
+}
+
+func (q *PFabricQueue) enqueue(p *Packet) {
 	if len(q.waiting) >= q.limit {
 		worst := q.worst()
 		if q.waiting[worst].Prio <= p.Prio {
@@ -74,11 +85,19 @@ func (q *PFabricQueue) remove(i int) *Packet {
 	return p
 }
 
-// DoNextEvent sends the packet in service on and starts the next by priority.
+// DoNextEvent: the link is free; start the next packet by priority.
 func (q *PFabricQueue) DoNextEvent() {
-	p := q.finish()
-	if len(q.waiting) > 0 {
-		q.transmit(q.remove(q.next()), q)
+	if q.woken() {
+		q.sendNext()
 	}
-	p.SendOn()
+}
+
+func (q *PFabricQueue) sendNext() {
+	q.wake = Never
+	if len(q.waiting) > 0 {
+		q.send(q.remove(q.next()))
+	}
+	if len(q.waiting) > 0 {
+		q.wakeWhenFree(q)
+	}
 }

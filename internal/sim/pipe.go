@@ -1,11 +1,11 @@
 package sim
 
-// Pipe is a link's propagation (and fixed processing) delay. Packets leave in the order they
-// entered, so a pipe keeps its packets in a FIFO and needs only one event scheduled at a time.
+// Pipe is a link's propagation (and fixed processing) delay. It holds nothing: a packet entering
+// it is scheduled to reach the next hop one delay later (the packet is the event), and a FIFO
+// queue in front of a pipe skips it altogether by adding the delay to the departure it knows.
 type Pipe struct {
-	el     *EventList
-	delay  Time
-	flying FIFO
+	el    *EventList
+	delay Time
 }
 
 // NewPipe returns a pipe of the given delay.
@@ -15,19 +15,4 @@ func NewPipe(el *EventList, delay Time) *Pipe { return &Pipe{el: el, delay: dela
 func (p *Pipe) Delay() Time { return p.delay }
 
 // Receive puts pkt on the wire.
-func (p *Pipe) Receive(pkt *Packet) {
-	pkt.due = p.el.now + p.delay
-	if p.flying.Len() == 0 {
-		p.el.Schedule(pkt.due, p)
-	}
-	p.flying.Push(pkt)
-}
-
-// DoNextEvent delivers the packet at the head.
-func (p *Pipe) DoNextEvent() {
-	pkt := p.flying.Pop()
-	if p.flying.Len() > 0 {
-		p.el.Schedule(p.flying.Peek().due, p)
-	}
-	pkt.SendOn()
-}
+func (p *Pipe) Receive(pkt *Packet) { p.el.Schedule(p.el.now+p.delay, pkt) }

@@ -30,10 +30,15 @@ func (q *PrioQueue) Len() int { return q.waiting }
 // LevelLen is the number of packets waiting at level l.
 func (q *PrioQueue) LevelLen(l int) int { return q.level[l].Len() }
 
-// Receive enqueues p at its level.
+// Receive enqueues p at its level, or sends it if the link is idle.
 func (q *PrioQueue) Receive(p *Packet) {
-	if q.busy == nil {
-		q.transmit(p, q)
+	if q.idle() && q.waiting > 0 {
+		// The link freed at this very picosecond and its event has not run yet: departures at a
+		// time come before arrivals at that time, as in Queue.
+		q.sendNext()
+	}
+	if q.idle() {
+		q.send(p)
 		return
 	}
 	if q.waiting >= q.limit && !q.pushOut(int(p.Level)) {
@@ -44,6 +49,7 @@ func (q *PrioQueue) Receive(p *Packet) {
 	q.level[p.Level&(Levels-1)].Push(p)
 	q.waiting++
 	q.noteLen(q.waiting)
+	q.wakeWhenFree(q)
 }
 
 // pushOut drops the newest packet of the lowest non-empty level below l.
@@ -59,17 +65,23 @@ func (q *PrioQueue) pushOut(l int) bool {
 	return false
 }
 
-// DoNextEvent sends the packet in service on and starts the highest-level waiting packet.
+// DoNextEvent: the link is free; start the highest-level waiting packet.
 func (q *PrioQueue) DoNextEvent() {
-	p := q.finish()
-	if q.waiting > 0 {
-		for l := Levels - 1; l >= 0; l-- {
-			if q.level[l].Len() > 0 {
-				q.waiting--
-				q.transmit(q.level[l].Pop(), q)
-				break
-			}
+	if q.woken() {
+		q.sendNext()
+	}
+}
+
+func (q *PrioQueue) sendNext() {
+	q.wake = Never
+	for l := Levels - 1; l >= 0; l-- {
+		if q.level[l].Len() > 0 {
+			q.waiting--
+			q.send(q.level[l].Pop())
+			break
 		}
 	}
-	p.SendOn()
+	if q.waiting > 0 {
+		q.wakeWhenFree(q)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim"
 	"github.com/qjump-net/qjump/internal/sim/qjump"
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -85,7 +86,8 @@ type FanInPoint struct {
 	F7         float64 `json:"f7"`
 	Region     string  `json:"region"`
 	Guaranteed bool    `json:"guaranteed"`
-	BoundUs    float64 `json:"bound_us"` // model FanIn(7).Delay; 0 when not guaranteed
+	BoundUs    float64 `json:"bound_us"`   // model FanIn(7).Delay; 0 when not guaranteed
+	FormulaUs  float64 `json:"formula_us"` // the same formula, also where it is not guaranteed
 	Probes     int     `json:"probes"`
 	P50Us      float64 `json:"p50_us"` // queueing latency: latency minus the idle path's
 	P99Us      float64 `json:"p99_us"`
@@ -94,6 +96,8 @@ type FanInPoint struct {
 	Lost       int     `json:"lost"` // probes dropped by a full switch buffer (region C)
 	Held       uint64  `json:"limiter_holds"`
 	Perf       Perf    `json:"perf"`
+	// Latency is the statistics of the probes' queueing latency (µs), lost probes counted.
+	Latency results.Stats `json:"-"`
 }
 
 // FanInResult is the sweep.
@@ -146,8 +150,9 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 	mc := c.Model(f7, fab)
 	fi := mc.FanIn(7)
 	pt := FanInPoint{F7: f7, Region: Region(f7, c.Mesochronous), Guaranteed: fi.Guaranteed}
+	pt.FormulaUs = float64(fi.Delay.Nanoseconds()) / 1000
 	if fi.Guaranteed {
-		pt.BoundUs = float64(fi.Delay.Nanoseconds()) / 1000
+		pt.BoundUs = pt.FormulaUs
 	}
 	x := &fanIn{el: sim.NewEventList(), pool: &sim.PacketPool{}, size: c.ProbeSize, want: c.Probes}
 	phases := rand.New(rand.NewPCG(c.Seed, uint64(math.Round(f7*1000))))
@@ -200,6 +205,7 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 			pt.Lost += q.LevelDrops(7)
 		}
 	}
+	pt.Latency = sortedStats(x.latency, pt.Lost)
 	pt.Perf = Perf{WallSeconds: time.Since(start).Seconds(), SimulatedSeconds: x.el.Now().Seconds(),
 		Events: x.el.Events(), PacketHops: x.el.Hops, Packets: x.pool.Allocated()}
 	return pt

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim"
 	"github.com/qjump-net/qjump/internal/sim/tcp"
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -213,10 +214,12 @@ func (pt *point) idealFCT(f *tcp.Flow) sim.Time {
 func (pt *point) result() *FCTResult {
 	res := &FCTResult{Scheme: pt.cfg.Scheme, Workload: pt.cfg.Workload.Name, Load: pt.cfg.Load, Seed: pt.cfg.Seed}
 	for _, f := range pt.flows {
-		row := FlowRow{ID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, StartUs: f.Start.Micros(),
-			IdealUs: pt.idealFCT(f).Micros(), Level: f.Level, Timeouts: f.Timeouts}
+		// Times are kept to the nanosecond, as flows.csv writes them, so that statistics
+		// recomputed from the file (sim report) are the ones the run computed.
+		row := FlowRow{ID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, StartUs: results.Round3(f.Start.Micros()),
+			IdealUs: results.Round3(pt.idealFCT(f).Micros()), Level: f.Level, Timeouts: f.Timeouts}
 		if f.Done() {
-			row.FCTUs = f.FCT().Micros()
+			row.FCTUs = results.Round3(f.FCT().Micros())
 		} else {
 			res.Unfinished++
 		}

@@ -3,6 +3,8 @@ package experiment
 import (
 	"math"
 	"sort"
+
+	"github.com/qjump-net/qjump/internal/results"
 )
 
 // Flow-size classes of Fig. 9 (§6.4): small flows (0, 100 kB], large flows (10 MB, ∞).
@@ -65,3 +67,19 @@ func percentile(v []float64, q float64) float64 {
 	i := int(math.Ceil(q*float64(len(s)))) - 1
 	return s[max(i, 0)]
 }
+
+// sortedStats are the statistics of sorted values (nearest-rank percentiles, as FCTStats), lost
+// more samples without a value.
+func sortedStats(v []float64, lost int) results.Stats {
+	st := results.Stats{Samples: len(v) + lost, Lost: lost}
+	if len(v) == 0 {
+		return st
+	}
+	rank := func(q float64) float64 { return results.Round3(v[max(int(math.Ceil(q*float64(len(v))))-1, 0)]) }
+	st.MeanUS = results.Round3(mean(v))
+	st.P50US, st.P90US, st.P99US, st.P999US = rank(0.5), rank(0.9), rank(0.99), rank(0.999)
+	st.MaxUS = results.Round3(v[len(v)-1])
+	return st
+}
+
+func sortFloats(v []float64) { sort.Float64s(v) }

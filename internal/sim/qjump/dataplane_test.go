@@ -108,11 +108,9 @@ func loadDataplane(t *testing.T, mc model.Config) (*ebpf.Program, func()) {
 		t.Fatalf("load %s: %v", dataplaneObject, err)
 	}
 	spec.Maps["cgroup_ceiling"].Pinning = ebpf.PinNone
-	layout, ok := spec.Maps["config_layout"].Value.(*btf.Struct)
-	if !ok {
-		t.Fatalf("config_layout has no struct qj_config in BTF")
-	}
-	delete(spec.Maps, "config_layout")
+	// The layout map carries struct qj_layout, whose member config is struct qj_config (qjump.h).
+	layout := configLayout(t, spec)
+	delete(spec.Maps, "layout")
 	value := encodeConfig(t, layout, mc)
 	var objs struct {
 		Prog   *ebpf.Program `ebpf:"qjump_egress"`
@@ -212,4 +210,22 @@ func udpFrame(size int) []byte {
 	binary.BigEndian.PutUint16(ip[10:], ^uint16(sum))
 	binary.BigEndian.PutUint16(f[34+4:], uint16(size-34))
 	return f
+}
+
+// configLayout is struct qj_config as the object's BTF lays it out.
+func configLayout(t *testing.T, spec *ebpf.CollectionSpec) *btf.Struct {
+	t.Helper()
+	m, ok := spec.Maps["layout"]
+	if !ok {
+		t.Fatalf("%s has no layout map", dataplaneObject)
+	}
+	if outer, ok := m.Value.(*btf.Struct); ok {
+		for _, member := range outer.Members {
+			if c, ok := member.Type.(*btf.Struct); ok && member.Name == "config" {
+				return c
+			}
+		}
+	}
+	t.Fatalf("the layout map has no struct qj_config member config in BTF")
+	return nil
 }

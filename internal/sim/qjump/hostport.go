@@ -19,14 +19,15 @@ type HostPort struct {
 	offsetNs int64
 	level    [model.NumLevels]sim.FIFO
 	waiting  int
-	busy     *sim.Packet
+	free     sim.Time // when the packet being sent is out
+	txAt     sim.Time // the time of the pending event for when the link frees; sim.Never: none
 	wakeAt   sim.Time // a wake-up for the next epoch is scheduled at this time; 0: none
 	held     uint64
 }
 
 // NewHostPort returns a NIC of rate whose limiter runs offsetNs ahead of simulated time.
 func NewHostPort(el *sim.EventList, rate sim.Rate, limiter *Limiter, offsetNs int64) *HostPort {
-	return &HostPort{el: el, rate: rate, limiter: limiter, offsetNs: offsetNs}
+	return &HostPort{el: el, rate: rate, limiter: limiter, offsetNs: offsetNs, txAt: sim.Never}
 }
 
 // Held counts the times a packet had to wait for a new epoch.
@@ -37,13 +38,32 @@ func (h *HostPort) Len() int { return h.waiting }
 
 func (h *HostPort) nowNs() int64 { return int64(h.el.Now()/sim.Nanosecond) + h.offsetNs }
 
-// Receive queues p at its level and sends if the link is idle.
+func (h *HostPort) idle() bool { return h.free <= h.el.Now() }
+
+// Receive queues p at its level and sends if the link is idle. A packet's arrival at the next
+// hop is scheduled when it starts (sim.Forward); the port has an event of its own only for when
+// the link frees with packets waiting, and for a new epoch.
 func (h *HostPort) Receive(p *sim.Packet) {
+	if h.txAt == h.el.Now() {
+		// The link freed at this very picosecond and its event has not run yet: departures at a
+		// time come before arrivals at that time, as in sim.Queue.
+		h.txAt = sim.Never
+		h.startNext()
+	}
 	l := p.Level & (model.NumLevels - 1)
 	h.level[l].Push(p)
 	h.waiting++
-	if h.busy == nil {
+	if h.idle() {
 		h.startNext()
+		return
+	}
+	h.wakeWhenFree()
+}
+
+func (h *HostPort) wakeWhenFree() {
+	if h.txAt != h.free {
+		h.txAt = h.free
+		h.el.Schedule(h.free, h)
 	}
 }
 
@@ -61,8 +81,15 @@ func (h *HostPort) startNext() {
 		}
 		p := q.Pop()
 		h.waiting--
-		h.busy = p
-		h.el.Schedule(h.el.Now()+h.rate.Serialization(int(p.Size)), h)
+		h.free = h.el.Now() + h.rate.Serialization(int(p.Size))
+		h.el.Hops++
+		if p.Origin != nil {
+			p.Origin.LeftHost(p, h.free)
+		}
+		sim.Forward(h.el, p, h.free)
+		if h.waiting > 0 {
+			h.wakeWhenFree()
+		}
 		return
 	}
 	h.held++
@@ -82,19 +109,16 @@ func (w *epochWake) DoNextEvent() {
 		return // superseded by a later wake-up
 	}
 	h.wakeAt = 0
-	if h.busy == nil {
+	if h.idle() {
 		h.startNext()
 	}
 }
 
-// DoNextEvent: the packet in service is out.
+// DoNextEvent: the link is free; start the next packet.
 func (h *HostPort) DoNextEvent() {
-	p := h.busy
-	h.busy = nil
-	h.el.Hops++
-	if p.Origin != nil {
-		p.Origin.LeftHost(p)
+	if h.el.Now() != h.txAt {
+		return // made stale by an arrival at the same picosecond
 	}
+	h.txAt = sim.Never
 	h.startNext()
-	p.SendOn()
 }

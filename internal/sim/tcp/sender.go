@@ -23,7 +23,8 @@ type Sender struct {
 	srtt, rttvar, rto sim.Time
 	timerAt           sim.Time // the retransmission deadline; Never when off
 	timerQueued       sim.Time // the time of the timer event in the event list; 0: none
-	inHost            int32    // packets of this flow still in the host's NIC queue
+	inHost            int32    // packets of this flow not yet accepted or dropped by the host's NIC
+	hostClear         sim.Time // when the last packet the NIC accepted leaves it
 	done              bool
 }
 
@@ -94,8 +95,14 @@ func (s *Sender) transmit(seq int32) {
 	p.SendOn()
 }
 
-// LeftHost: one fewer packet waiting in the host's NIC queue.
-func (s *Sender) LeftHost(*sim.Packet) { s.inHost-- }
+// LeftHost: one fewer packet in the host's NIC queue from at on.
+func (s *Sender) LeftHost(_ *sim.Packet, at sim.Time) {
+	s.inHost--
+	s.hostClear = max(s.hostClear, at)
+}
+
+// atHome says whether a packet of the flow is still in the host's NIC queue.
+func (s *Sender) atHome() bool { return s.inHost > 0 || s.el.Now() < s.hostClear }
 
 // Receive takes an ACK.
 func (s *Sender) Receive(p *sim.Packet) {
@@ -199,7 +206,7 @@ func (s *Sender) DoNextEvent() {
 		s.armTimer()
 		return
 	}
-	if s.inHost > 0 {
+	if s.atHome() {
 		// Still at home: nothing is lost yet (Linux's skb_still_in_host_queue).
 		s.timerAt = s.el.Now() + s.rto
 		s.armTimer()
