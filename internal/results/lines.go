@@ -148,6 +148,7 @@ func (p LinePlot) addMarks(pl *plot.Plot) {
 type Stack struct {
 	File   string
 	Panels []LinePlot
+	SameY  bool // one y range for every panel, so that the conditions compare at a glance
 }
 
 // Draw writes the stack to dir and returns its file name, or "" when every panel is empty.
@@ -172,6 +173,9 @@ func (s Stack) Draw(dir string) (string, error) {
 			return "", err
 		}
 		plots[i] = []*plot.Plot{pl}
+	}
+	if s.SameY {
+		sameY(plots)
 	}
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
@@ -218,6 +222,16 @@ func (b Bars) Draw(dir string) (string, error) {
 		return "", fmt.Errorf("save %s: %w", b.File, err)
 	}
 	return b.File, nil
+}
+
+func sameY(plots [][]*plot.Plot) {
+	lo, hi := plots[0][0].Y.Min, plots[0][0].Y.Max
+	for _, row := range plots {
+		lo, hi = min(lo, row[0].Y.Min), max(hi, row[0].Y.Max)
+	}
+	for _, row := range plots {
+		row[0].Y.Min, row[0].Y.Max = lo, hi
+	}
 }
 
 func savePNG(img *vgimg.Canvas, path string) error {

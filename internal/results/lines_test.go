@@ -12,7 +12,7 @@ func TestLinePlots(t *testing.T) {
 	lp := LinePlot{Title: "t", XLabel: "x", YLabel: "y", LogY: true, Marks: []Mark{{X: 1, Label: "phase"}},
 		Lines: []Line{{Label: "a", Points: []XY{{0, 1}, {1, 10}, {2, 0}}}, {Label: "model", Model: true, Points: []XY{{0, 5}, {2, 5}}},
 			{Label: "dots", Dots: true, Points: []XY{{0.5, 3}}}}}
-	st := Stack{File: "stack.png", Panels: []LinePlot{lp, {Title: "empty"}}}
+	st := Stack{File: "stack.png", Panels: []LinePlot{lp, {Title: "empty"}, lp}, SameY: true}
 	bars := Bars{File: "bars.png", Labels: []string{"idle", "busy"}, Values: []float64{1, 30}}
 	for name, draw := range map[string]func() (string, error){
 		"line.png":  func() (string, error) { return lp.Draw(dir, "line.png") },
