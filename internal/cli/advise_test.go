@@ -23,6 +23,7 @@ func TestAdviseUsageErrors(t *testing.T) {
 		{[]string{"testbed", "run", "ptp", "--hosts", "3"}, "--hosts"},
 		{[]string{"testbed", "run", "2pc", "--hosts", "4"}, "--hosts"},
 		{[]string{"testbed", "run", "barrier", "--hosts", "1"}, "--hosts"},
+		{[]string{"testbed", "run", "mixed", "--hosts", "5"}, "--hosts"},
 		{[]string{"testbed", "run", "memcached-sweep", "--buffer", "0"}, "--buffer"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -97,21 +97,9 @@ func runSweep(ctx context.Context, env *Env) error {
 
 func runSweepArm(ctx context.Context, env *Env, arm results.Arm, bulk [][2]int, per, warm time.Duration) error {
 	defer env.procs.stopAll()
-	port := env.nextPort()
-	mc, err := env.procs.start("memcached", env.tb.Exec(2, env.atLevel(kvLevel, false, "memcached", "-u", "nobody",
-		"-l", env.addr(2), "-p", strconv.Itoa(port), "-U", "0", "-t", "1", "-m", "64")...))
+	kv, err := env.startMemcached(ctx, 2, 1)
 	if err != nil {
 		return err
-	}
-	if err := env.awaitTCP(ctx, mc, tcpState{host: 2, state: netlink.TCP_LISTEN, port: port, n: 1}); err != nil {
-		return err
-	}
-	kv := func(extra ...string) []string {
-		return env.tb.Exec(1, env.atLevel(kvLevel, true, append([]string{testbed.Binary, "probe", "memcached",
-			"--server", env.hostPort(2, port), "--value", "1024", "--keys", "1000"}, extra...)...)...)
-	}
-	if _, err := runOut(ctx, kv("--count", "0", "--out", os.DevNull)); err != nil {
-		return fmt.Errorf("populate memcached: %w", err)
 	}
 	for _, f := range bulk {
 		if err := env.bulk(ctx, f[0], f[1], warm+per+20*time.Second); err != nil {
@@ -123,13 +111,8 @@ func runSweepArm(ctx context.Context, env *Env, arm results.Arm, bulk [][2]int, 
 			return err
 		}
 	}
-	raw := filepath.Join(env.opts.OutDir, "raw", strings.ReplaceAll(arm.Name, " ", "-")+"-memcached.csv")
 	// Closed loop at full speed: --interval 0, as many requests as the replies allow in `per`.
-	if _, err := runOut(ctx, kv("--populate=false", "--count", "10000000", "--interval", "0s", "--get-ratio", "0.9",
-		"--seed", "1", "--for", per.String(), "--out", raw)); err != nil {
-		return fmt.Errorf("memcached load: %w", err)
-	}
-	rows, err := readKVCSV(raw, arm.Name)
+	rows, err := kv.load(ctx, env, arm.Name, "--count", "10000000", "--interval", "0s", "--for", per.String())
 	if err != nil {
 		return err
 	}
@@ -141,6 +124,51 @@ func runSweepArm(ctx context.Context, env *Env, arm results.Arm, bulk [][2]int, 
 	s := env.stats(arm.Name, toolMemcached, metricRequest)
 	env.logf("       %-12s %6.0f requests/s, p50 %.0fµs p99 %.0fµs", arm.Name, s.PerSec, s.P50US, s.P99US)
 	return nil
+}
+
+// kvPair is a memcached server at level 5 and the host its client runs on.
+type kvPair struct {
+	server, client, port int
+}
+
+// startMemcached starts memcached on host server at memcached's level and populates its key
+// space from host client before any bulk traffic starts (set-up, not measurement).
+func (env *Env) startMemcached(ctx context.Context, server, client int) (kvPair, error) {
+	kv := kvPair{server: server, client: client, port: env.nextPort()}
+	mc, err := env.procs.start("memcached", env.tb.Exec(server, env.atLevel(kvLevel, false, "memcached", "-u", "nobody",
+		"-l", env.addr(server), "-p", strconv.Itoa(kv.port), "-U", "0", "-t", "1", "-m", "64")...))
+	if err != nil {
+		return kv, err
+	}
+	if err := env.awaitTCP(ctx, mc, tcpState{host: server, state: netlink.TCP_LISTEN, port: kv.port, n: 1}); err != nil {
+		return kv, err
+	}
+	if _, err := runOut(ctx, kv.clientArgv(env, "--count", "0", "--out", os.DevNull)); err != nil {
+		return kv, fmt.Errorf("populate memcached: %w", err)
+	}
+	return kv, nil
+}
+
+// client_ is our memcached client on the client host at memcached's level, 1 kB values over
+// 1000 keys, with extra arguments.
+func (kv kvPair) clientArgv(env *Env, extra ...string) []string {
+	return env.tb.Exec(kv.client, env.atLevel(kvLevel, true, append([]string{testbed.Binary, "probe", "memcached",
+		"--server", env.hostPort(kv.server, kv.port), "--value", "1024", "--keys", "1000"}, extra...)...)...)
+}
+
+// load runs the client (90 % GET, seed 1, with extra arguments: count, interval, time limit) and
+// returns its requests as rows of arm.
+func (kv kvPair) load(ctx context.Context, env *Env, arm string, extra ...string) ([]results.Row, error) {
+	raw := filepath.Join(env.opts.OutDir, "raw", strings.ReplaceAll(arm, " ", "-")+"-memcached.csv")
+	args := append([]string{"--populate=false", "--get-ratio", "0.9", "--seed", "1", "--out", raw}, extra...)
+	if _, err := runOut(ctx, kv.clientArgv(env, args...)); err != nil {
+		return nil, fmt.Errorf("memcached load: %w", err)
+	}
+	rows, err := readKVCSV(raw, arm)
+	for i := range rows {
+		rows[i].Sender = kv.client
+	}
+	return rows, err
 }
 
 // sweepPoint is one factor's figures, without or with bulk.
