@@ -147,3 +147,29 @@ func TestMixedQuick(t *testing.T) {
 		}
 	}
 }
+
+func TestBarrierQuick(t *testing.T) {
+	res, _ := runQuick(t, "barrier")
+	if s, _ := res.series("idle", toolBarrier, metricRound); s.Delivered() < 4*1000 {
+		t.Errorf("idle: %d rounds over 4 participants, want the plan's 1,500 each", s.Delivered())
+	}
+	// A full switch queue (about 12 ms at 100 Mb/s) in front of two participants delays every
+	// barrier; at level 7 the barrier jumps it. Medians, which the machine's own stalls move
+	// least: contended 14 ms against 0.4 ms with QJump in docs/results/barrier-quick.
+	cont, qj := p50(t, res, "contended"), p50(t, res, "qjump")
+	if cont < 5*qj {
+		t.Errorf("barrier p50: contended %.0fµs, QJump %.0fµs; want QJump 5× lower", cont, qj)
+	}
+	if len(res.Targets) != 3 {
+		t.Errorf("targets: %+v", res.Targets)
+	}
+}
+
+func p50(t *testing.T, r *Results, arm string) float64 {
+	t.Helper()
+	s, ok := r.series(arm, toolBarrier, metricRound)
+	if !ok {
+		t.Fatalf("no barrier rounds in arm %s", arm)
+	}
+	return s.P50US
+}

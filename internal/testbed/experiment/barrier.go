@@ -185,7 +185,15 @@ func barrierTargets(r *Results) []results.Target {
 	} else {
 		t2.Note = "no QJump samples"
 	}
-	return []results.Target{t1, t2}
+	t3 := results.Target{Name: "qjump-near-machine-load", Unit: "µs",
+		Criterion: "QJump p99 ≤ 1.5 × the machine-load arm's p99 + one frame time: QJump removes what the network adds, not what the shared CPUs do"}
+	if ml, ok := r.series("machine-load", toolBarrier, metricRound); ok && okQ {
+		t3.Value, t3.Limit, t3.Evaluated = qj.P99US, results.Round3(1.5*ml.P99US+frameUS), true
+		t3.Met = t3.Value <= t3.Limit
+	} else {
+		t3.Note = "no machine-load or QJump samples"
+	}
+	return []results.Target{t1, t2, t3}
 }
 
 func barrierPlots(_ *Results, rows []results.Row, dir string) ([]string, error) {

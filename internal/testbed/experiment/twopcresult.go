@@ -55,7 +55,15 @@ func twoPCTargets(r *Results) []results.Target {
 	default:
 		t2.Note = "no qjump arms"
 	}
-	return []results.Target{t1, t2}
+	t3 := results.Target{Name: "qjump-holds-machine-rate", Unit: "%", Limit: 90,
+		Criterion: "over qjump, committed/s at the highest ratio ≥ 90% of the rate with the same generators between their own hosts (machine-load): what the network costs beyond the shared CPUs"}
+	if ml, ok := r.series(string(twopc.QJump)+" machine-load", toolTwoPC, metricTxn); ok && ok2 && ml.PerSec > 0 {
+		t3.Value, t3.Evaluated = results.Round3(100*qTop/ml.PerSec), true
+		t3.Met = t3.Value >= t3.Limit
+	} else {
+		t3.Note = "no machine-load arm"
+	}
+	return []results.Target{t1, t2, t3}
 }
 
 func twoPCPaper(r *Results, s results.Series) string {
