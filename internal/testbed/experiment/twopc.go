@@ -3,10 +3,12 @@ package experiment
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,6 +176,9 @@ type twoPCCoord struct {
 func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transport, ratio float64, elsewhere bool) error {
 	defer env.procs.stopAll()
 	name := twoPCArm(t, ratio)
+	d, from := c.plan.per, int64(0)
+	var during func([]*proc, int)
+	var ierr error
 	arm := results.Arm{Name: name, QJump: t == twopc.QJump, Param: ratio, Bulk: "none",
 		Description: fmt.Sprintf("%s, %d servers, no interference", t, len(c.lay.servers))}
 	if ratio > 0 {
@@ -188,15 +193,26 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 		if elsewhere {
 			arm.Description = fmt.Sprintf("%s, %d servers, the ratio-%g generators between their own hosts: only the machine's load", t, len(c.lay.servers), ratio)
 		}
-		if err := c.interfere(ctx, env, ratio, to, toB); err != nil {
-			return err
+		// The coordinator connects (tcp) before the generators start, as a running system's
+		// connections are up before interference comes; only the transactions that start once the
+		// queue has built count.
+		d, during = c.plan.per+interfereSetup, func(_ []*proc, port int) {
+			if t == twopc.TCP {
+				ierr = env.awaitTCP(ctx, coordProc(env), tcpState{host: 1, state: netlink.TCP_ESTABLISHED,
+					port: port, remote: true, n: len(c.lay.servers)})
+			}
+			if ierr == nil {
+				ierr = c.interfere(ctx, env, ratio, to, toB)
+			}
+			from = time.Now().UnixNano()
 		}
 	}
 	env.logf("[%s] %s", name, arm.Description)
-	sum, rows, err := c.run(ctx, env, t, name, c.plan.per, nil)
-	if err != nil {
+	sum, rows, err := c.run(ctx, env, t, name, d, during)
+	if err = errors.Join(err, ierr); err != nil {
 		return err
 	}
+	rows = slices.DeleteFunc(rows, func(r results.Row) bool { return r.SendNS < from })
 	for i, f := range sum.Failures {
 		rows = append(rows, results.Row{Arm: name, Tool: toolTwoPC, Metric: metricFalse, Sender: f.Server + 2, Seq: uint64(i),
 			SendNS: f.SentNS, LatencyNS: f.DetectNS, Param: ratio})
@@ -208,6 +224,13 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 		s.Samples, s.Lost, s.PerSec, len(sum.Failures), sum.Retransmissions)
 	return nil
 }
+
+// interfereSetup bounds the time to start both generators and let the queue build, on top of the
+// measured time of an arm with interference.
+const interfereSetup = 5 * time.Second
+
+// coordProc is the 2pc coordinator the current arm started (the last program started).
+func coordProc(env *Env) *proc { return env.procs[len(env.procs)-1] }
 
 // interfere starts the two generators into the coordinator's port and lets the queue build.
 func (c *twoPCCoord) interfere(ctx context.Context, env *Env, ratio float64, to, toB int) error {
@@ -262,7 +285,7 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 	}
 	env.logf("[%s] %s", name, arm.Description)
 	var stopNS int64
-	freezeAt := func(servers []*proc) {
+	freezeAt := func(servers []*proc, _ int) {
 		if sleep(ctx, c.plan.freezeAt) == nil {
 			stopNS = time.Now().UnixNano()
 			_ = freeze(servers[victim])
@@ -290,9 +313,9 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 }
 
 // run starts the servers and the coordinator at the 2PC level, calls during (if any) with the
-// servers once the coordinator runs, and returns the coordinator's summary and one row per
+// servers and their port once the coordinator runs, and returns the coordinator's summary and one row per
 // transaction.
-func (c *twoPCCoord) run(ctx context.Context, env *Env, t twopc.Transport, arm string, d time.Duration, during func([]*proc)) (twopc.Summary, []results.Row, error) {
+func (c *twoPCCoord) run(ctx context.Context, env *Env, t twopc.Transport, arm string, d time.Duration, during func([]*proc, int)) (twopc.Summary, []results.Row, error) {
 	port := env.nextPort()
 	var servers []*proc
 	var addrs []string
@@ -317,7 +340,7 @@ func (c *twoPCCoord) run(ctx context.Context, env *Env, t twopc.Transport, arm s
 		return twopc.Summary{}, nil, err
 	}
 	if during != nil {
-		during(servers)
+		during(servers, port)
 	}
 	werr := co.wait(ctx)
 	for _, s := range servers {
