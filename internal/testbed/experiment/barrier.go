@@ -166,34 +166,17 @@ func barrierPaper(_ *Results, s results.Series) string {
 // barrierTargets are the issue's: QJump p99 ≤ 1.5 × idle p99 + one frame time; contended p99 ≥
 // 10 × QJump's.
 func barrierTargets(r *Results) []results.Target {
-	frameUS := wireFrameUS(r)
-	idle, okI := r.series("idle", toolBarrier, metricRound)
-	cont, okC := r.series("contended", toolBarrier, metricRound)
+	ts := jumpTargets(r, figP99, toolBarrier, metricRound, "idle", "contended", "qjump", 10)
 	qj, okQ := r.series("qjump", toolBarrier, metricRound)
-	t1 := results.Target{Name: "qjump-near-idle", Unit: "µs",
-		Criterion: fmt.Sprintf("QJump p99 barrier latency ≤ 1.5 × idle p99 + one maximum frame time at R (%.0f µs)", frameUS)}
-	t2 := results.Target{Name: "contended-vs-qjump", Unit: "×", Limit: 10, Criterion: "contended p99 ≥ 10 × QJump p99"}
-	if okI && okQ {
-		t1.Value, t1.Limit, t1.Evaluated = qj.P99US, results.Round3(1.5*idle.P99US+frameUS), true
-		t1.Met = t1.Value <= t1.Limit
-	} else {
-		t1.Note = "no QJump samples"
-	}
-	if okC && okQ && qj.P99US > 0 {
-		t2.Value, t2.Evaluated = results.Round3(cont.P99US/qj.P99US), true
-		t2.Met = t2.Value >= t2.Limit
-	} else {
-		t2.Note = "no QJump samples"
-	}
 	t3 := results.Target{Name: "qjump-near-machine-load", Unit: "µs",
 		Criterion: "QJump p99 ≤ 1.5 × the machine-load arm's p99 + one frame time: QJump removes what the network adds, not what the shared CPUs do"}
 	if ml, ok := r.series("machine-load", toolBarrier, metricRound); ok && okQ {
-		t3.Value, t3.Limit, t3.Evaluated = qj.P99US, results.Round3(1.5*ml.P99US+frameUS), true
+		t3.Value, t3.Limit, t3.Evaluated = qj.P99US, results.Round3(1.5*ml.P99US+wireFrameUS(r)), true
 		t3.Met = t3.Value <= t3.Limit
 	} else {
 		t3.Note = "no machine-load or QJump samples"
 	}
-	return []results.Target{t1, t2, t3}
+	return append(ts, t3)
 }
 
 func barrierPlots(_ *Results, rows []results.Row, dir string) ([]string, error) {

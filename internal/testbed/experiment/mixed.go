@@ -110,11 +110,11 @@ func mixedPaper(_ *Results, s results.Series) string {
 // PTP with the ptp experiment's criteria, memcached within 1.5 × alone plus one frame time.
 func mixedTargets(r *Results) []results.Target {
 	var out []results.Target
-	for _, t := range rmsTargets(r, toolPTP, metricOffset, "alone", "contended", "qjump") {
+	for _, t := range jumpTargets(r, figRMS, toolPTP, metricOffset, "alone", "contended", "qjump", 20) {
 		t.Name = "ptp-" + t.Name
 		out = append(out, t)
 	}
-	kv := rmsTargets(r, toolMemcached, metricRequest, "alone", "contended", "qjump")[0]
+	kv := jumpTargets(r, figRMS, toolMemcached, metricRequest, "alone", "contended", "qjump", 20)[0]
 	kv.Name = "memcached-" + kv.Name
 	return append(out, kv)
 }

@@ -170,29 +170,40 @@ func ptpPaper(_ *Results, s results.Series) string {
 
 // ptpTargets are the criteria on the RMS offset (Fig. 7's measure).
 func ptpTargets(r *Results) []results.Target {
-	return rmsTargets(r, toolPTP, metricOffset, "idle", "contended", "qjump")
+	return jumpTargets(r, figRMS, toolPTP, metricOffset, "idle", "contended", "qjump", 20)
 }
 
-// rmsTargets judges the RMS of a tool's metric: QJump's within 1.5 × the ideal arm's plus one
-// maximum frame time at R (what one lower-level frame already on the wire adds, non-preemptive),
-// and the contended arm's at least 20 × QJump's.
-func rmsTargets(r *Results, tool, metric, ideal, contended, qjump string) []results.Target {
+// figure is the statistic a target judges: the RMS (Fig. 7's measure) or the p99.
+type figure struct {
+	name string
+	of   func(results.Series) float64
+}
+
+var (
+	figRMS = figure{"RMS", func(s results.Series) float64 { return s.RMSUS }}
+	figP99 = figure{"p99", func(s results.Series) float64 { return s.P99US }}
+)
+
+// jumpTargets are the two criteria on a figure of a tool's metric: QJump's within 1.5 ×
+// the ideal arm's plus one maximum frame time at R (what one lower-level frame already on the
+// link adds, non-preemptive), and the contended arm's at least ratio × QJump's.
+func jumpTargets(r *Results, fig figure, tool, metric, ideal, contended, qjump string, ratio float64) []results.Target {
 	frameUS := wireFrameUS(r)
 	id, okI := r.series(ideal, tool, metric)
 	co, okC := r.series(contended, tool, metric)
 	qj, okQ := r.series(qjump, tool, metric)
 	t1 := results.Target{Name: "qjump-near-idle", Unit: "µs",
-		Criterion: fmt.Sprintf("QJump RMS %s ≤ 1.5 × %s RMS + one maximum frame time at R (%.0f µs)", metric, ideal, frameUS)}
-	t2 := results.Target{Name: "contended-vs-qjump", Unit: "×", Limit: 20,
-		Criterion: fmt.Sprintf("contended RMS %s ≥ 20 × QJump RMS", metric)}
+		Criterion: fmt.Sprintf("QJump %s %s ≤ 1.5 × %s %s + one maximum frame time at R (%.0f µs)", fig.name, metric, ideal, fig.name, frameUS)}
+	t2 := results.Target{Name: "contended-vs-qjump", Unit: "×", Limit: ratio,
+		Criterion: fmt.Sprintf("contended %s %s ≥ %g × QJump's", fig.name, metric, ratio)}
 	if okI && okQ {
-		t1.Value, t1.Limit, t1.Evaluated = qj.RMSUS, results.Round3(1.5*id.RMSUS+frameUS), true
+		t1.Value, t1.Limit, t1.Evaluated = fig.of(qj), results.Round3(1.5*fig.of(id)+frameUS), true
 		t1.Met = t1.Value <= t1.Limit
 	} else {
 		t1.Note = "no QJump samples"
 	}
-	if okC && okQ && qj.RMSUS > 0 {
-		t2.Value, t2.Evaluated = results.Round3(co.RMSUS/qj.RMSUS), true
+	if okC && okQ && fig.of(qj) > 0 {
+		t2.Value, t2.Evaluated = results.Round3(fig.of(co)/fig.of(qj)), true
 		t2.Met = t2.Value >= t2.Limit
 	} else {
 		t2.Note = "no QJump samples"
