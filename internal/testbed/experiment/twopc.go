@@ -179,6 +179,7 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 	d, from := c.plan.per, int64(0)
 	var during func([]*proc, int)
 	var ierr error
+	probed := make(chan error, 1)
 	arm := results.Arm{Name: name, QJump: t == twopc.QJump, Param: ratio, Bulk: "none",
 		Description: fmt.Sprintf("%s, %d servers, no interference", t, len(c.lay.servers))}
 	if ratio > 0 {
@@ -205,10 +206,22 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 				ierr = c.interfere(ctx, env, ratio, to, toB)
 			}
 			from = time.Now().UnixNano()
+			if ierr != nil {
+				return
+			}
+			// A probe at the 2PC level from a server's host to the coordinator's, side by side:
+			// its kernel stamps tell the network's part of a reply's delay from the hosts' part.
+			go func() {
+				probed <- env.probeRR(ctx, probeSpec{arm: name, from: c.lay.servers[0], to: 1,
+					count: int(c.plan.per / (2 * time.Millisecond)), interval: 2 * time.Millisecond, size: 64})
+			}()
 		}
 	}
 	env.logf("[%s] %s", name, arm.Description)
 	sum, rows, err := c.run(ctx, env, t, name, d, during)
+	if during != nil && ierr == nil {
+		err = errors.Join(err, <-probed)
+	}
 	if err = errors.Join(err, ierr); err != nil {
 		return err
 	}
