@@ -28,10 +28,12 @@ func init() {
 		hosts: 4, minHosts: 4, run: runSweep, targets: sweepTargets, plots: sweepPlots, paper: sweepPaper})
 }
 
-// kvRequestWire is what one request of the client's mix costs the server's level on the wire, an
-// estimate: a GET's reply is the 1024-byte value, memcached's "VALUE k 0 1024" and "END" lines
-// and 66 bytes of TCP/IP/Ethernet headers (about 1115 B); a SET's is "STORED" (74 B); 90 % GETs.
-const kvRequestWire = 0.9*1115 + 0.1*74
+// kvRequestWire is what one request of the client's mix costs the server's level, in the bytes
+// the dataplane charges (model.WireBytes: the frame plus 24 B of FCS, preamble and gap), an
+// estimate: a GET's reply carries the 1024-byte value with memcached's "VALUE k 0 1024" and "END"
+// lines (1056 B) under 66 B of TCP/IP/Ethernet headers, 1146 B charged; a SET's reply is "STORED"
+// (98 B charged); 90 % GETs. The server's ACKs ride on its replies.
+var kvRequestWire = 0.9*float64(model.WireBytes(1056+66)) + 0.1*float64(model.WireBytes(8+66))
 
 func sweepFactors(quick bool, line float64) []float64 {
 	if quick {
