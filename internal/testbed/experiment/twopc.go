@@ -206,11 +206,13 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 				ierr = c.interfere(ctx, env, ratio, to, toB)
 			}
 			from = time.Now().UnixNano()
-			if ierr != nil {
+			if ierr != nil || t != twopc.QJump {
 				return
 			}
 			// A probe at the 2PC level from a server's host to the coordinator's, side by side:
 			// its kernel stamps tell the network's part of a reply's delay from the hosts' part.
+			// (Without QJump the queue in front of the coordinator is full: nothing to tell apart,
+			// and most probes would wait out their timeout.)
 			go func() {
 				probed <- env.probeRR(ctx, probeSpec{arm: name, from: c.lay.servers[0], to: 1,
 					count: int(c.plan.per / (2 * time.Millisecond)), interval: 2 * time.Millisecond, size: 64})
@@ -219,7 +221,7 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 	}
 	env.logf("[%s] %s", name, arm.Description)
 	sum, rows, err := c.run(ctx, env, t, name, d, during)
-	if during != nil && ierr == nil {
+	if during != nil && ierr == nil && t == twopc.QJump {
 		err = errors.Join(err, <-probed)
 	}
 	if err = errors.Join(err, ierr); err != nil {
