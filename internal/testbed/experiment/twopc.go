@@ -43,6 +43,8 @@ const (
 	twoPCLevel    = model.TopLevel
 	twoPCPause    = 25 * time.Millisecond // the burst generator's pause, as the paper's
 	genPayload    = 1472                  // UDP payload of a full 1514-byte frame
+	// twoPCUDPTimeout is udp's retransmission timeout, the verb's default.
+	twoPCUDPTimeout = 25 * time.Millisecond
 )
 
 var twoPCTransports = []twopc.Transport{twopc.TCP, twopc.UDP, twopc.QJump}
@@ -124,7 +126,7 @@ func runTwoPC(ctx context.Context, env *Env) error {
 			}
 			c.timeouts = []string{"--detect-epochs", strconv.Itoa(chooseDetectEpochs(env, epoch))}
 		} else {
-			c.timeouts = nil // the verb's defaults: tcp 150 ms, udp 6 × 25 ms
+			c.timeouts = nil // the verb's defaults: tcp 150 ms, udp 6 × 25 ms on both sides
 		}
 		if err := c.detectArm(ctx, env, t); err != nil {
 			return err
@@ -144,7 +146,7 @@ func throughputTimeouts(t twopc.Transport, epoch time.Duration) []string {
 	case twopc.TCP:
 		return []string{"--timeout", throughputWait.String()}
 	case twopc.UDP:
-		return []string{"--timeout", "25ms", "--retries", strconv.Itoa(int(throughputWait/(25*time.Millisecond)) - 1)}
+		return []string{"--timeout", twoPCUDPTimeout.String(), "--retries", strconv.Itoa(int(throughputWait/twoPCUDPTimeout) - 1)}
 	default:
 		return []string{"--detect-epochs", strconv.Itoa(int(math.Ceil(float64(throughputWait) / float64(epoch))))}
 	}
@@ -167,7 +169,7 @@ type twoPCCoord struct {
 	plan     twoPCPlan
 	lay      twoPCHosts
 	epoch    time.Duration
-	timeouts []string // the coordinator's failure timeout flags
+	timeouts []string // the coordinator's failure timeout flags (udp: also the servers' retransmissions)
 }
 
 // throughputArm measures the committed rate under interference of ratio into the coordinator's
@@ -335,9 +337,12 @@ func (c *twoPCCoord) run(ctx context.Context, env *Env, t twopc.Transport, arm s
 	var servers []*proc
 	var addrs []string
 	for _, h := range c.lay.servers {
-		p, err := env.startApp(ctx, "2pc server", h, twoPCLevel, "2pc", "server", "--transport", string(t),
-			"--listen", ":"+strconv.Itoa(port), "--for", (d + time.Minute).String(),
-			"--out", env.rawPath(fmt.Sprintf("%s-2pc-server-h%d.json", safe(arm), h)))
+		args := []string{"2pc", "server", "--transport", string(t), "--listen", ":" + strconv.Itoa(port),
+			"--for", (d + time.Minute).String(), "--out", env.rawPath(fmt.Sprintf("%s-2pc-server-h%d.json", safe(arm), h))}
+		if t == twopc.UDP {
+			args = append(args, c.timeouts...) // a server retransmits its replies as long as the coordinator its messages
+		}
+		p, err := env.startApp(ctx, "2pc server", h, twoPCLevel, args...)
 		if err != nil {
 			return twopc.Summary{}, nil, err
 		}
