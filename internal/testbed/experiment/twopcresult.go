@@ -97,6 +97,10 @@ func twoPCPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
 		slices.SortFunc(l.Points, func(a, b results.XY) int { return int(a.X*1000 - b.X*1000) })
 		p.Lines = append(p.Lines, l)
 	}
+	if ml, ok := r.series(string(twopc.QJump)+" machine-load", toolTwoPC, metricTxn); ok {
+		p.Lines = append(p.Lines, results.Line{Label: "qjump, generators between their own hosts (machine load)", Model: true,
+			Points: []results.XY{{X: 0, Y: ml.PerSec}, {X: twoPCMaxRatio(r), Y: ml.PerSec}}})
+	}
 	files, err := drawAll(p.Draw(dir, "fig6-2pc-rate.png"))
 	if err != nil {
 		return nil, err
