@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/apps/twopc"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
 
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
@@ -15,11 +16,17 @@ import (
 // rms is the RMS of a series that must have samples.
 func rms(t *testing.T, r *Results, arm, tool, metric string) float64 {
 	t.Helper()
+	return figureOf(t, r, arm, tool, metric, figRMS)
+}
+
+// figureOf is fig of a series that must have samples.
+func figureOf(t *testing.T, r *Results, arm, tool, metric string, fig figure) float64 {
+	t.Helper()
 	s, ok := r.series(arm, tool, metric)
 	if !ok {
 		t.Fatalf("no %s %s samples in arm %s", tool, metric, arm)
 	}
-	return s.RMSUS
+	return fig.of(s)
 }
 
 func TestPTPQuick(t *testing.T) {
@@ -156,20 +163,12 @@ func TestBarrierQuick(t *testing.T) {
 	// A full switch queue (about 12 ms at 100 Mb/s) in front of two participants delays every
 	// barrier; at level 7 the barrier jumps it. Medians, which the machine's own stalls move
 	// least: contended 14 ms against 0.4 ms with QJump in docs/results/barrier-quick.
-	cont, qj := p50(t, res, "contended"), p50(t, res, "qjump")
+	med := figure{"p50", func(s results.Series) float64 { return s.P50US }}
+	cont, qj := figureOf(t, res, "contended", toolBarrier, metricRound, med), figureOf(t, res, "qjump", toolBarrier, metricRound, med)
 	if cont < 5*qj {
 		t.Errorf("barrier p50: contended %.0fµs, QJump %.0fµs; want QJump 5× lower", cont, qj)
 	}
 	if len(res.Targets) != 3 {
 		t.Errorf("targets: %+v", res.Targets)
 	}
-}
-
-func p50(t *testing.T, r *Results, arm string) float64 {
-	t.Helper()
-	s, ok := r.series(arm, toolBarrier, metricRound)
-	if !ok {
-		t.Fatalf("no barrier rounds in arm %s", arm)
-	}
-	return s.P50US
 }
