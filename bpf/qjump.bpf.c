@@ -371,7 +371,8 @@ int qjump_egress(struct __sk_buff *skb)
 	count(sent_level, QJ_SENT, len, malformed);
 
 	lc = &cfg->level[sent_level & QJ_LEVEL_MASK];
-	if (cfg->mode == QJ_MODE_SHAPE && lc->classid)
+	/* QJump's egress tree is on the device in both modes: the class makes HTB serve the level. */
+	if (lc->classid)
 		skb->priority = lc->classid;
 	else
 		skb->priority = sent_level;

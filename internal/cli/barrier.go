@@ -61,5 +61,5 @@ func runBarrier(ctx context.Context, opts *barrierOptions, stdout, stderr io.Wri
 	opts.Ready = readyFile(opts.ready, listen, stderr)
 	run := func(ctx context.Context) ([]barrier.Round, error) { return barrier.Run(ctx, opts.Options) }
 	// The rounds before a timeout are data: keep them.
-	return probeRun(ctx, opts.out, stdout, true, run, barrier.WriteCSV)
+	return probeRun(ctx, opts.out, stdout, always, run, barrier.WriteCSV)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -43,5 +44,9 @@ func runProbeServer(ctx context.Context, opts *probeServerOptions, stdout, stder
 	}
 	opts.Ready = readyFile(opts.ready, opts.Listen, stderr)
 	serve := func(ctx context.Context) ([]probe.Arrival, error) { return probe.Serve(ctx, opts.ServerOptions) }
-	return probeRun(ctx, opts.out, stdout, false, serve, probe.WriteServerCSV)
+	return probeRun(ctx, opts.out, stdout, droppedSome, serve, probe.WriteServerCSV)
 }
+
+// droppedSome keeps what a server recorded when its socket dropped datagrams: the arrivals show
+// which probes were missed, and the exit status that the run is not to be trusted.
+func droppedSome(err error) bool { return errors.Is(err, probe.ErrDropped) }

@@ -71,5 +71,5 @@ func runPTP(ctx context.Context, opts *ptpOptions, stdout, stderr io.Writer) err
 		log = f
 	}
 	run := func(ctx context.Context) ([]ptp.Sample, error) { return ptp.Run(ctx, opts.Options, log) }
-	return probeRun(ctx, opts.out, stdout, true, run, ptp.WriteCSV)
+	return probeRun(ctx, opts.out, stdout, always, run, ptp.WriteCSV)
 }

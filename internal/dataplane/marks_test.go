@@ -123,7 +123,7 @@ func TestMarksOnTheWire(t *testing.T) {
 	check(0, true)
 
 	cfg := filepath.Join(t.TempDir(), "qjump.yaml")
-	yaml := "hosts: 10\nrate: 24M\npacket: 1500B\nfactors: {7: 20, 5: 20, 0: unlimited}\nmark: both\nvlan_id: 5\n"
+	yaml := "hosts: 100\nrate: 240M\npacket: 1500B\nfactors: {7: 20, 5: 20, 0: unlimited}\nmark: both\nvlan_id: 5\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cilium/ebpf"
@@ -11,8 +12,10 @@ import (
 )
 
 // Reload replaces the configuration of a running device atomically: packets see either the old
-// or the new one, and budgets restart on the new one. The mode cannot change (shape mode owns an
-// HTB tree that police mode does not); in shape mode the HTB rates follow the new budgets first.
+// or the new one. The mode cannot change. The egress tree follows the new configuration first:
+// the new tree is computed and checked whole before anything changes, and if the kernel refuses
+// any part of it (or the new configuration cannot be installed), the old tree is put back, so
+// the device never runs half of each.
 func Reload(device string, d config.Dataplane) error {
 	p, err := pathsFor(device)
 	if err != nil {
@@ -30,27 +33,54 @@ func Reload(device string, d config.Dataplane) error {
 		return &model.FieldError{Field: "mode", Value: string(d.Mode),
 			Allowed: fmt.Sprintf("%s runs %s mode; changing the mode needs qjump down, then up", device, old.Mode)}
 	}
+	link, err := netlink.LinkByIndex(rec.Ifindex)
+	if err != nil {
+		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, device)
+	}
+	dev := egressDeviceOf(link)
+	next, err := newRecord(rec.Device, rec.Ifindex, d)
+	if err != nil {
+		return err
+	}
+	next.Attach, next.ClsactCreated, next.Egress, next.HTB = rec.Attach, rec.ClsactCreated, rec.Egress, rec.HTB
+	next.Generation = rec.Generation + 1
 	outer, err := ebpf.LoadPinnedMap(p.pin(pinConfig), nil)
 	if err != nil {
 		return fmt.Errorf("open config map: %w", err)
 	}
 	defer outer.Close()
-	if d.Mode == config.Shape {
-		if err := htbClasses(rec.Ifindex, d, netlink.ClassChange); err != nil {
+	install := func() error {
+		if err := installConfig(outer, encode(d, next.Generation, htbClassIDs(), link.Attrs().NumTxQueues)); err != nil {
 			return err
 		}
+		return writeRecord(p, next)
 	}
-	next, err := newRecord(rec.Device, rec.Ifindex, d)
+	if !rec.Egress {
+		return install() // an earlier version's record: its tree is not this version's to change
+	}
+	return changeTree(rec.Ifindex, old, d, dev, install)
+}
+
+// changeTree moves the device's tree from configuration old to d, runs then (installing d), and
+// puts old's tree back if either fails.
+func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then func() error) error {
+	from, err := planEgress(old, dev)
 	if err != nil {
 		return err
 	}
-	next.Attach, next.ClsactCreated, next.HTB, next.Generation = rec.Attach, rec.ClsactCreated, rec.HTB, rec.Generation+1
-	txQueues := 1
-	if l, err := netlink.LinkByIndex(rec.Ifindex); err == nil {
-		txQueues = l.Attrs().NumTxQueues
-	}
-	if err := installConfig(outer, encode(d, next.Generation, classIDs(d), txQueues)); err != nil {
+	to, err := planEgress(d, dev)
+	if err != nil {
 		return err
 	}
-	return writeRecord(p, next)
+	err = to.apply(ifindex, &from)
+	if err == nil {
+		err = then()
+	}
+	if err != nil {
+		if rb := from.apply(ifindex, nil); rb != nil {
+			return errors.Join(err, fmt.Errorf("put the old egress tree back: %w", rb))
+		}
+		return fmt.Errorf("%w (the old egress tree is back)", err)
+	}
+	return nil
 }

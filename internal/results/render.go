@@ -49,10 +49,11 @@ func (c column) align() string {
 // allLost stands in every figure of a series whose samples were all lost.
 const allLost = "all lost"
 
-// cells is one series' line of the table, the same in both renderings.
+// cells is one series' line of the table, the same in both renderings. A series without a
+// delivered sample has no figures, so nothing to compare with the paper's.
 func (v View) cells(s Series) []string {
 	paper := ""
-	if v.Paper != nil {
+	if v.Paper != nil && !s.Empty() {
 		paper = v.Paper(s)
 	}
 	c := []string{s.Arm, s.Tool, s.Metric, fmt.Sprint(s.Samples), fmt.Sprint(s.Lost)}
@@ -74,9 +75,19 @@ func (v View) titles(upper bool) []string {
 	return t
 }
 
-// Table prints the summary table: one line per series, then skipped arms and the targets.
+// faultsTitle opens the list of faults, in both renderings.
+const faultsTitle = "MEASUREMENT FAULTS: these results are not a measurement of the network"
+
+// Table prints the summary table: faults first, one line per series, then skipped arms and the
+// targets.
 func (v View) Table(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\n", v.Header.Experiment, v.Headline)
+	if len(v.Outcome.Faults) > 0 {
+		fmt.Fprintf(w, "%s:\n", faultsTitle)
+		for _, f := range v.Outcome.Faults {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(v.titles(true), "\t")+"\t")
 	for _, s := range v.Outcome.Series {
@@ -92,6 +103,9 @@ func (v View) Table(w io.Writer) error {
 	}
 	for _, t := range v.Outcome.Targets {
 		fmt.Fprintf(w, "target %-20s %s: %s\n", t.Name, t.Verdict(), t.Criterion)
+		for _, e := range t.Worst {
+			fmt.Fprintf(w, "  worst: %s\n", e)
+		}
 	}
 	return nil
 }
@@ -102,6 +116,13 @@ func (v View) Markdown() string {
 	h := v.Header
 	fmt.Fprintf(&b, "# %s\n\n%s.\n\n", h.Title, v.Headline)
 	fmt.Fprintf(&b, "Started %s, took %.0f s%s. %s\n\n", h.Started.Format("2006-01-02 15:04 MST"), h.DurationS, quickText(h.Quick), v.Method)
+	if len(v.Outcome.Faults) > 0 {
+		fmt.Fprintf(&b, "**%s:**\n\n", faultsTitle)
+		for _, f := range v.Outcome.Faults {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString(mdLine(v.titles(false)))
 	b.WriteString("|")
 	for _, c := range seriesColumns {
@@ -122,6 +143,9 @@ func (v View) Markdown() string {
 	b.WriteString("\n## Targets\n\n")
 	for _, t := range v.Outcome.Targets {
 		fmt.Fprintf(&b, "- **%s** — %s: %s\n", t.Name, t.Criterion, t.Verdict())
+		for _, e := range t.Worst {
+			fmt.Fprintf(&b, "  - worst: %s\n", e)
+		}
 	}
 	b.WriteString("\n## Plots\n\n")
 	for _, f := range v.Outcome.Files {

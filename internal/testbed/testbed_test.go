@@ -85,8 +85,10 @@ func TestSecondUpRefused(t *testing.T) {
 	}
 }
 
-// htbSentBytes reads the bytes dequeued by HTB class 1:1 (the one at R) on a device.
-func htbSentBytes(t *testing.T, ns, dev string) int64 {
+// htbWireBytes reads what HTB class 1:1 (the one at R) on a device has dequeued, in wire bytes: the
+// frames' bytes and 24 of overhead each (the flow's frames are far above the minimum), which is
+// what the classes count against R.
+func htbWireBytes(t *testing.T, ns, dev string) int64 {
 	t.Helper()
 	out, err := exec.Command("tc", "-n", ns, "-s", "class", "show", "dev", dev, "classid", "1:1").Output()
 	if err != nil {
@@ -94,9 +96,10 @@ func htbSentBytes(t *testing.T, ns, dev string) int64 {
 	}
 	f := strings.Fields(string(out))
 	for i, w := range f {
-		if w == "Sent" && i+1 < len(f) {
-			v, _ := strconv.ParseInt(f[i+1], 10, 64)
-			return v
+		if w == "Sent" && i+3 < len(f) {
+			bytes, _ := strconv.ParseInt(f[i+1], 10, 64)
+			packets, _ := strconv.ParseInt(f[i+3], 10, 64)
+			return bytes + packets*int64(model.FrameOverhead)
 		}
 	}
 	t.Fatalf("no Sent counter in %q", out)
@@ -135,13 +138,13 @@ func TestShapingGivesR(t *testing.T) {
 	// Measure on the switch port that faces h2 once the flow has carried about a second's worth
 	// at R through it (past iperf3's start): bytes on the wire per second.
 	ns, dev := tb.Names.SwitchNS(), tb.Names.Port(2)
-	start := htbSentBytes(t, ns, dev)
+	start := htbWireBytes(t, ns, dev)
 	testutil.WaitFor(t, 10*time.Second, "a second of the UDP flow at the switch port", func() bool {
-		return htbSentBytes(t, ns, dev) > start+int64(c.Rate)/8
+		return htbWireBytes(t, ns, dev) > start+int64(c.Rate)/8
 	})
-	b0, t0 := htbSentBytes(t, ns, dev), time.Now()
+	b0, t0 := htbWireBytes(t, ns, dev), time.Now()
 	time.Sleep(2 * time.Second)
-	b1, t1 := htbSentBytes(t, ns, dev), time.Now()
+	b1, t1 := htbWireBytes(t, ns, dev), time.Now()
 	rate := float64(b1-b0) * 8 / t1.Sub(t0).Seconds()
 	t.Logf("switch port rate %.2f Mb/s for R=%s", rate/1e6, c.Rate)
 	if d := (rate - float64(c.Rate)) / float64(c.Rate); d < -0.05 || d > 0.05 {
@@ -169,9 +172,9 @@ func TestStrictPriorityOnSwitchPort(t *testing.T) {
 	// Probe once the bulk flow has carried 4 MiB through the port (a third of a second at R):
 	// it runs at line rate then, past its slow start.
 	ns, port := tb.Names.SwitchNS(), tb.Names.Port(2)
-	start := htbSentBytes(t, ns, port)
+	start := htbWireBytes(t, ns, port)
 	testutil.WaitFor(t, 10*time.Second, "level-0 bulk through the switch port", func() bool {
-		return htbSentBytes(t, ns, port) > start+4<<20
+		return htbWireBytes(t, ns, port) > start+4<<20
 	})
 	top, topTail := probeLatency(t, tb, bin, dst, 0xe0)
 	_, bottomTail := probeLatency(t, tb, bin, dst, 0)
