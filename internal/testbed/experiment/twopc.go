@@ -36,7 +36,8 @@ func init() {
 
 const (
 	toolTwoPC     = "2pc"
-	metricTxn     = "txn"           // one transaction, start to end; lost when it aborted
+	metricTxn     = "txn"           // one transaction, start to end, committed or aborted
+	metricAbort   = "abort"         // an aborted transaction again, so that commits are txn − abort
 	metricFalse   = "false-failure" // a live server declared dead during a throughput arm
 	metricDetect  = "detect"        // a frozen server: from the freeze to the coordinator's verdict
 	metricDetectM = "detect-msg"    // the same, from the message it did not answer
@@ -236,9 +237,9 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 	}
 	env.record(rows)
 	env.res.Arms = append(env.res.Arms, arm)
-	s := env.stats(name, toolTwoPC, metricTxn)
+	s, ab := env.stats(name, toolTwoPC, metricTxn), env.stats(name, toolTwoPC, metricAbort)
 	env.logf("       %d transactions, %d aborted, %.0f committed/s; %d server(s) declared dead, %d retransmissions",
-		s.Samples, s.Lost, s.PerSec, len(sum.Failures), sum.Retransmissions)
+		s.Samples, ab.Samples, committedPerSec(s, ab), len(sum.Failures), sum.Retransmissions)
 	return nil
 }
 
@@ -422,8 +423,15 @@ func readTxnCSV(path, arm string, param float64) ([]results.Row, error) {
 		if e1 != nil || e2 != nil || e3 != nil {
 			return nil, fmt.Errorf("2pc transactions %s: line %d is malformed", path, i+2)
 		}
-		rows = append(rows, results.Row{Arm: arm, Tool: toolTwoPC, Metric: metricTxn, Sender: 1, Seq: id, SendNS: start,
-			LatencyNS: end - start, Lost: rec[4] != twopc.Committed, Param: param})
+		// An abort is the protocol's outcome, not a lost sample: it is a transaction, and also
+		// a row of its own series.
+		row := results.Row{Arm: arm, Tool: toolTwoPC, Metric: metricTxn, Sender: 1, Seq: id, SendNS: start,
+			LatencyNS: end - start, Param: param}
+		rows = append(rows, row)
+		if rec[4] != twopc.Committed {
+			row.Metric = metricAbort
+			rows = append(rows, row)
+		}
 	}
 	return rows, nil
 }
