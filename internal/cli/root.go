@@ -55,6 +55,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.AddCommand(newAgentCommand())
 	root.AddCommand(newTwoPCCommand(), newBarrierCommand(nil), newPTPCommand(nil))
 	root.AddCommand(newSimCommand())
+	root.AddCommand(newAdviseCommand(nil))
 	return root
 }
 

@@ -44,6 +44,15 @@ Experiments:
               90% GET), bulk iperf3 from the other hosts through the same switch ports.
   fan-in      Fig. 11: every host sends level-7 probes at f7 packets per epoch to h1 while
               sending bulk at level 0; f7 from 0.5 to 4, latency against the model's bound.
+  ptp         Fig. 5, 7: ptp4l master h1, slave h2, bulk through both of their ports; offset
+              timeline per arm and RMS offset normalised to idle.
+  2pc         Fig. 6: two-phase commit (1 coordinator, 7 servers) over tcp, udp and qjump
+              against a constant and a bursty UDP generator; failure detection time.
+  memcached-sweep
+              Fig. 10: memcached at level 5 with its factor swept to line rate, throughput and
+              p50/p99 with and without bulk (qjump advise picks a factor from it).
+  barrier     Fig. 3c: a four-way barrier (level 7) against bulk through its hosts and ports.
+  mixed       Fig. 5: PTP at 7, memcached at 5, bulk at 0: alone, together, with QJump.
 
 --rate defaults to 100M, and to 10M for fan-in: there the model's bound grows tenfold while the
 emulation's own timer and softirq delays do not, so that "no sample over the bound" measures the

@@ -28,7 +28,8 @@ func TestSummariseNearestRank(t *testing.T) {
 		us = append(us, i)
 	}
 	s := Summarise(rowsOf("idle", 0, 3, us...))
-	want := Stats{Samples: 1003, Lost: 3, MeanUS: 500.5, P50US: 500, P90US: 900, P99US: 990, P999US: 999, MaxUS: 1000}
+	want := Stats{Samples: 1003, Lost: 3, MeanUS: 500.5, P50US: 500, P90US: 900, P99US: 990, P999US: 999, MaxUS: 1000,
+		RMSUS: 577.783} // √(Σi²/1000); no send times, so no rate
 	if s != want {
 		t.Errorf("Summarise = %+v, want %+v", s, want)
 	}
@@ -38,6 +39,18 @@ func TestSummariseNearestRank(t *testing.T) {
 	// Figures keep the nanosecond: 1.2345 µs is 1.235 (rounded), not 1.
 	if got := Summarise([]Row{{LatencyNS: 1234}}); got.P50US != 1.234 || got.MeanUS != 1.234 {
 		t.Errorf("one sample of 1234 ns: %+v", got)
+	}
+}
+
+// PerSec is a closed-loop tool's throughput: delivered samples over the span from the first send
+// to the end of the last sample; a lost sample counts in the span but not in the rate.
+func TestPerSec(t *testing.T) {
+	rows := []Row{{SendNS: 1e9, LatencyNS: 1e6}, {SendNS: 1.5e9, Lost: true}, {SendNS: 2e9, LatencyNS: 1e9}}
+	if s := Summarise(rows); s.PerSec != 1 {
+		t.Errorf("2 delivered over 2 s: PerSec %g, want 1", s.PerSec)
+	}
+	if s := Summarise([]Row{{LatencyNS: 5}, {SendNS: 1, LatencyNS: 5}}); s.PerSec != 0 {
+		t.Errorf("a row without a send time: PerSec %g, want 0", s.PerSec)
 	}
 }
 
@@ -69,8 +82,8 @@ func TestSeriesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"arm":"idle","tool":"probe","metric":"oneway","samples":4,"lost":1,"mean_us":20,"p50_us":20,"p90_us":30,"p99_us":30,"p999_us":30,"max_us":30},` +
-		`{"arm":"f7=0.5","tool":"probe","metric":"oneway","param":0.5,"samples":4,"lost":4,"mean_us":null,"p50_us":null,"p90_us":null,"p99_us":null,"p999_us":null,"max_us":null}]`
+	want := `[{"arm":"idle","tool":"probe","metric":"oneway","samples":4,"lost":1,"mean_us":20,"p50_us":20,"p90_us":30,"p99_us":30,"p999_us":30,"max_us":30,"rms_us":21.602,"per_sec":0},` +
+		`{"arm":"f7=0.5","tool":"probe","metric":"oneway","param":0.5,"samples":4,"lost":4,"mean_us":null,"p50_us":null,"p90_us":null,"p99_us":null,"p999_us":null,"max_us":null,"rms_us":null,"per_sec":0}]`
 	if string(b) != want {
 		t.Errorf("series JSON:\n%s\nwant:\n%s", b, want)
 	}

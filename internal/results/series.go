@@ -52,13 +52,16 @@ type seriesJSON struct {
 	P99US   *float64 `json:"p99_us"`
 	P999US  *float64 `json:"p999_us"`
 	MaxUS   *float64 `json:"max_us"`
+	RMSUS   *float64 `json:"rms_us"`
+	PerSec  float64  `json:"per_sec"`
 }
 
 // MarshalJSON writes s with null figures when it has no delivered sample.
 func (s Series) MarshalJSON() ([]byte, error) {
-	j := seriesJSON{Arm: s.Arm, Tool: s.Tool, Metric: s.Metric, Param: s.Param, Unit: s.Unit, Samples: s.Samples, Lost: s.Lost}
+	j := seriesJSON{Arm: s.Arm, Tool: s.Tool, Metric: s.Metric, Param: s.Param, Unit: s.Unit, Samples: s.Samples, Lost: s.Lost, PerSec: s.PerSec}
 	if !s.Empty() {
 		j.MeanUS, j.P50US, j.P90US, j.P99US, j.P999US, j.MaxUS = &s.MeanUS, &s.P50US, &s.P90US, &s.P99US, &s.P999US, &s.MaxUS
+		j.RMSUS = &s.RMSUS
 	}
 	return json.Marshal(j)
 }
@@ -76,6 +79,7 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 		return *p
 	}
 	*s = Series{Arm: j.Arm, Tool: j.Tool, Metric: j.Metric, Param: j.Param, Unit: j.Unit, Stats: Stats{Samples: j.Samples, Lost: j.Lost,
-		MeanUS: val(j.MeanUS), P50US: val(j.P50US), P90US: val(j.P90US), P99US: val(j.P99US), P999US: val(j.P999US), MaxUS: val(j.MaxUS)}}
+		MeanUS: val(j.MeanUS), P50US: val(j.P50US), P90US: val(j.P90US), P99US: val(j.P99US), P999US: val(j.P999US), MaxUS: val(j.MaxUS),
+		RMSUS: val(j.RMSUS), PerSec: j.PerSec}}
 	return nil
 }

@@ -19,6 +19,13 @@ type Stats struct {
 	P99US   float64
 	P999US  float64
 	MaxUS   float64
+	// RMSUS is the root mean square of the delivered samples, the paper's Fig. 7 measure of a
+	// quantity that varies around zero (a clock offset) as much as of a latency.
+	RMSUS float64
+	// PerSec is delivered samples per second over the series' span, from its first send to its
+	// last send plus latency: a closed-loop tool's throughput. 0 when the tool gives no send
+	// times or the span is empty.
+	PerSec float64
 }
 
 // Delivered is how many samples have a value.
@@ -50,7 +57,35 @@ func Summarise(rows []Row) Stats {
 	s.MeanUS = Round3(stats.Mean(v))
 	s.P50US, s.P90US, s.P99US, s.P999US = q(0.5), q(0.9), q(0.99), q(0.999)
 	s.MaxUS = Round3(v[len(v)-1])
+	sq := 0.0
+	for _, x := range v {
+		sq += x * x
+	}
+	s.RMSUS = Round3(math.Sqrt(sq / float64(len(v))))
+	s.PerSec = Round3(perSec(rows, len(v)))
 	return s
+}
+
+// perSec is delivered samples per second over the span of rows with send times.
+func perSec(rows []Row, delivered int) float64 {
+	var first, last int64
+	for _, r := range rows {
+		if r.SendNS == 0 {
+			return 0
+		}
+		if first == 0 || r.SendNS < first {
+			first = r.SendNS
+		}
+		end := r.SendNS
+		if !r.Lost {
+			end += r.LatencyNS
+		}
+		last = max(last, end)
+	}
+	if last <= first {
+		return 0
+	}
+	return float64(delivered) / (float64(last-first) / 1e9)
 }
 
 // Round3 rounds to three decimals: a figure in µs to the nanosecond, as results.json keeps them.

@@ -65,6 +65,7 @@ type Options struct {
 	Testbed  testbed.Config // Hosts or Rate 0: the experiment's default
 	Epsilon  time.Duration  // ε given to qjump up; 0: the idle one-way p99 measured by the run
 	Progress io.Writer
+	Sweep    []float64 // memcached-sweep: the level-5 factors to measure (nil: its default sweep)
 }
 
 // Check validates name and options before anything is built.
@@ -78,6 +79,11 @@ func Check(name string, o Options) error {
 	}
 	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") {
 		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"}
+	}
+	for _, f := range o.Sweep {
+		if !(f > 0) {
+			return &model.FieldError{Field: "sweep", Value: fmt.Sprint(f), Allowed: "factors greater than 0"}
+		}
 	}
 	return withDefaults(e, o.Testbed).Validate()
 }

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/testbed/experiment"
+)
+
+type adviseOptions struct {
+	program string
+	target  experiment.AdviseTarget
+	flags   *testbedFlags
+	quick   bool
+	out     string
+	bulkCC  string
+	json    bool
+}
+
+// newAdviseCommand is `qjump advise`: the paper's §6.5 choice of a factor, measured on the
+// testbed instead of read off a plot.
+func newAdviseCommand(runF func(*adviseOptions) error) *cobra.Command {
+	opts := &adviseOptions{flags: newTestbedFlags()}
+	cmd := &cobra.Command{
+		Use:   "advise [--program memcached] [--p99 D] [--throughput N] [--quick]",
+		Short: "Measure a program on the testbed and print the smallest QJump factor that meets its target",
+		Long: `advise runs the memcached-sweep experiment (memcached at level 5, level 5's factor swept from
+one packet per epoch to line rate, bulk iperf3 at level 0 through the same switch ports), takes
+the smallest factor whose measurement with bulk traffic meets the target, and runs that factor
+again to confirm it (the next larger one if the rerun misses). It prints each factor's level
+rate T5 = f·P·8/E, the model's throughput cap, the model's latency bound D5 (guaranteed while
+f ≤ m), and what was measured. The sweeps are kept in --out.`,
+		Example: `  qjump advise --p99 1ms
+  qjump advise --throughput 3000 --quick
+  qjump advise --p99 500us --throughput 2000 --out results/advise-memcached`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runAdvise(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	opts.flags.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&opts.program, "program", "memcached", "the program to measure (memcached)")
+	f.DurationVar(&opts.target.P99, "p99", 0, "target: p99 request latency at most this")
+	f.Float64Var(&opts.target.Throughput, "throughput", 0, "target: at least this many requests per second")
+	f.BoolVar(&opts.quick, "quick", false, "a shorter sweep (4 factors, 1.5 s each)")
+	f.StringVar(&opts.out, "out", "", "directory for the sweeps (default: results/advise-TIME)")
+	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows")
+	f.BoolVar(&opts.json, "json", false, "print the advice as JSON")
+	return cmd
+}
+
+func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Writer) error {
+	if opts.program != "memcached" {
+		return usageErrorf("invalid --program %q: memcached is the program advise can measure", opts.program)
+	}
+	if err := opts.target.Validate(); err != nil {
+		return asFlagError(err)
+	}
+	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Testbed: opts.flags.cfg, Progress: stderr}
+	if o.OutDir == "" {
+		o.OutDir = filepath.Join("results", "advise-"+time.Now().Format("20060102-150405"))
+	}
+	if err := experiment.Check("memcached-sweep", o); err != nil {
+		return asFlagError(err)
+	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	a, err := experiment.Advise(ctx, o, opts.target)
+	if a == nil {
+		return err
+	}
+	var perr error
+	if opts.json {
+		perr = printJSON(stdout, a)
+	} else {
+		perr = a.Table(stdout)
+	}
+	if errors.Is(err, experiment.ErrNoFactor) {
+		return fmt.Errorf("advise: %w", err)
+	}
+	return errors.Join(err, perr)
+}

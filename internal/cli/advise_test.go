@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bad input to advise, and to testbed run's new experiments, is refused before a testbed is
+// built: one line naming the flag, exit status 2.
+func TestAdviseUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"advise"}, "--p99"},
+		{[]string{"advise", "--program", "redis", "--p99", "1ms"}, "--program"},
+		{[]string{"advise", "--p99", "-1ms"}, "--p99"},
+		{[]string{"advise", "--throughput", "-3"}, "--throughput"},
+		{[]string{"advise", "--p99", "1ms", "--hosts", "3"}, "--hosts"},
+		{[]string{"advise", "--p99", "1ms", "--bulk-cc", "a b"}, "--bulk-cc"},
+		{[]string{"testbed", "run", "ptp", "--hosts", "3"}, "--hosts"},
+		{[]string{"testbed", "run", "2pc", "--hosts", "4"}, "--hosts"},
+		{[]string{"testbed", "run", "barrier", "--hosts", "1"}, "--hosts"},
+		{[]string{"testbed", "run", "mixed", "--hosts", "5"}, "--hosts"},
+		{[]string{"testbed", "run", "memcached-sweep", "--buffer", "0"}, "--buffer"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(c.args, &stdout, &stderr)
+		msg := stderr.String()
+		if code != exitUsage || !strings.Contains(msg, c.says) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("qjump %s: exit %d, stderr %q; want 2 and one line about %s", strings.Join(c.args, " "), code, msg, c.says)
+		}
+	}
+}
+
+func TestAdviseOptions(t *testing.T) {
+	got := parseOptions(t, newAdviseCommand)
+	if got.program != "memcached" || got.target.P99 != 0 || got.target.Throughput != 0 || got.quick || got.bulkCC != "cubic" {
+		t.Errorf("defaults parsed as %+v", got)
+	}
+	got = parseOptions(t, newAdviseCommand, "--p99", "750us", "--throughput", "2500", "--quick", "--out", "d", "--hosts", "5", "--json")
+	if got.target.P99 != 750*time.Microsecond || got.target.Throughput != 2500 || !got.quick || got.out != "d" || got.flags.cfg.Hosts != 5 || !got.json {
+		t.Errorf("parsed %+v", got)
+	}
+}

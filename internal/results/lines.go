@@ -1,0 +1,247 @@
+package results
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// XY is one point of a line.
+type XY struct{ X, Y float64 }
+
+// Line is one curve of a LinePlot. A model's figure (a bound, a cap) is Model: drawn dashed in
+// the bound colour, as SweepPlot draws its bound.
+type Line struct {
+	Label  string
+	Points []XY
+	Model  bool
+	Dots   bool // points only, no line: a timeline of samples
+}
+
+// LinePlot is curves against one x axis: throughput against a factor (Fig. 10), a rate against
+// the interference ratio (Fig. 6), a sample's value against time (Fig. 5).
+type LinePlot struct {
+	Title, XLabel, YLabel string
+	LogY                  bool
+	Lines                 []Line
+	Marks                 []Mark // vertical lines: phase boundaries
+}
+
+// Mark is a labelled vertical line at X.
+type Mark struct {
+	X     float64
+	Label string
+}
+
+func (p LinePlot) empty() bool {
+	for _, l := range p.Lines {
+		if len(l.Points) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Draw writes the plot to dir/file and returns file, or "" when no line has a point.
+func (p LinePlot) Draw(dir, file string) (string, error) {
+	if p.empty() {
+		return "", nil
+	}
+	pl, err := p.plot()
+	if err != nil {
+		return "", err
+	}
+	if err := pl.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, file)); err != nil {
+		return "", fmt.Errorf("save %s: %w", file, err)
+	}
+	return file, nil
+}
+
+func (p LinePlot) plot() (*plot.Plot, error) {
+	pl := plot.New()
+	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
+	if p.LogY {
+		pl.Y.Scale = plot.LogScale{}
+		pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	pl.Legend.Top = true
+	pl.Add(plotter.NewGrid())
+	for i, l := range p.Lines {
+		if len(l.Points) == 0 {
+			continue
+		}
+		if err := p.addLine(pl, i, l); err != nil {
+			return nil, err
+		}
+	}
+	p.addMarks(pl)
+	return pl, nil
+}
+
+func (p LinePlot) addLine(pl *plot.Plot, i int, l Line) error {
+	xy := make(plotter.XYs, len(l.Points))
+	for j, pt := range l.Points {
+		y := pt.Y
+		if p.LogY {
+			y = max(y, 1e-3) // a log axis has no 0
+		}
+		xy[j] = plotter.XY{X: pt.X, Y: y}
+	}
+	c := plotutil.Color(i)
+	if l.Model {
+		c = boundColor
+	}
+	if l.Dots {
+		s, err := plotter.NewScatter(xy)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", l.Label, err)
+		}
+		s.Color, s.Radius, s.Shape = c, vg.Points(1), draw.CircleGlyph{}
+		pl.Add(s)
+		pl.Legend.Add(l.Label, s)
+		return nil
+	}
+	line, points, err := plotter.NewLinePoints(xy)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", l.Label, err)
+	}
+	line.Color, points.Color, points.Shape = c, c, plotutil.Shape(i)
+	if l.Model {
+		line.Dashes, line.Width = plotutil.Dashes(2), vg.Points(2)
+	}
+	pl.Add(line, points)
+	pl.Legend.Add(l.Label, line, points)
+	return nil
+}
+
+// addMarks draws each mark across the data's y range once the lines are in (so that range is
+// known).
+func (p LinePlot) addMarks(pl *plot.Plot) {
+	lo, hi := pl.Y.Min, pl.Y.Max
+	if p.LogY {
+		lo = max(lo, 1e-3)
+	}
+	for _, m := range p.Marks {
+		line, err := plotter.NewLine(plotter.XYs{{X: m.X, Y: lo}, {X: m.X, Y: hi}})
+		if err != nil {
+			continue
+		}
+		line.Dashes = plotutil.Dashes(1)
+		pl.Add(line)
+		if m.Label != "" {
+			if l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.X, Y: hi}}, Labels: []string{" " + m.Label}}); err == nil {
+				pl.Add(l)
+			}
+		}
+	}
+}
+
+// Stack is panels drawn one above the other in one PNG, as the paper's Fig. 5 stacks its
+// conditions or its applications over one time axis.
+type Stack struct {
+	File   string
+	Panels []LinePlot
+	SameY  bool // one y range for every panel, so that the conditions compare at a glance
+}
+
+// Draw writes the stack to dir and returns its file name, or "" when every panel is empty.
+func (s Stack) Draw(dir string) (string, error) {
+	var panels []LinePlot
+	for _, p := range s.Panels {
+		if !p.empty() {
+			panels = append(panels, p)
+		}
+	}
+	if len(panels) == 0 {
+		return "", nil
+	}
+	h := vg.Length(len(panels)) * 3 * vg.Inch
+	img := vgimg.New(8*vg.Inch, h)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(8)}
+	plots := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		pl, err := p.plot()
+		if err != nil {
+			return "", err
+		}
+		plots[i] = []*plot.Plot{pl}
+	}
+	if s.SameY {
+		sameY(plots)
+	}
+	canvases := plot.Align(plots, tiles, dc)
+	for i := range plots {
+		plots[i][0].Draw(canvases[i][0])
+	}
+	if err := savePNG(img, filepath.Join(dir, s.File)); err != nil {
+		return "", err
+	}
+	return s.File, nil
+}
+
+// Bars is one bar per label: the paper's Fig. 7, a figure per condition normalised to the ideal.
+type Bars struct {
+	File, Title, YLabel string
+	Labels              []string
+	Values              []float64
+}
+
+// Draw writes the chart to dir and returns its file name, or "" when there are no values.
+func (b Bars) Draw(dir string) (string, error) {
+	if len(b.Values) == 0 {
+		return "", nil
+	}
+	pl := plot.New()
+	pl.Title.Text, pl.Y.Label.Text = b.Title, b.YLabel
+	vals := plotter.Values(b.Values)
+	bars, err := plotter.NewBarChart(vals, vg.Points(30))
+	if err != nil {
+		return "", fmt.Errorf("plot %s: %w", b.File, err)
+	}
+	bars.Color = plotutil.Color(0)
+	pl.Add(plotter.NewGrid(), bars)
+	pl.NominalX(b.Labels...)
+	// Each bar's value above it: the ratios span orders of magnitude on a linear axis.
+	xy := make(plotter.XYs, len(b.Values))
+	text := make([]string, len(b.Values))
+	for i, v := range b.Values {
+		xy[i], text[i] = plotter.XY{X: float64(i), Y: v}, fmt.Sprintf("%.3g", v)
+	}
+	if l, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: text}); err == nil {
+		pl.Add(l)
+	}
+	if err := pl.Save(6*vg.Inch, 4*vg.Inch, filepath.Join(dir, b.File)); err != nil {
+		return "", fmt.Errorf("save %s: %w", b.File, err)
+	}
+	return b.File, nil
+}
+
+func sameY(plots [][]*plot.Plot) {
+	lo, hi := plots[0][0].Y.Min, plots[0][0].Y.Max
+	for _, row := range plots {
+		lo, hi = min(lo, row[0].Y.Min), max(hi, row[0].Y.Max)
+	}
+	for _, row := range plots {
+		row[0].Y.Min, row[0].Y.Max = lo, hi
+	}
+}
+
+func savePNG(img *vgimg.Canvas, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	return f.Close()
+}

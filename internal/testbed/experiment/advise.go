@@ -1,0 +1,170 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// The paper chooses memcached's factor by reading Fig. 10 ("no principled way" otherwise, §6.5).
+// Advise does that on the testbed: it runs memcached-sweep, takes the smallest factor whose
+// figure with bulk traffic (what QJump is for) meets the target, and runs that factor again to
+// confirm it; if the rerun misses, it tries the next larger factor of the sweep.
+
+// AdviseTarget is what the program needs: a p99 request latency, a throughput, or both.
+type AdviseTarget struct {
+	P99        time.Duration
+	Throughput float64 // requests per second
+}
+
+// Validate refuses a target that asks for nothing or something negative.
+func (t AdviseTarget) Validate() error {
+	switch {
+	case t.P99 < 0:
+		return &model.FieldError{Field: "p99", Value: t.P99.String(), Allowed: "a latency greater than 0"}
+	case t.Throughput < 0:
+		return &model.FieldError{Field: "throughput", Value: fmt.Sprint(t.Throughput), Allowed: "requests per second, greater than 0"}
+	case t.P99 == 0 && t.Throughput == 0:
+		return &model.FieldError{Field: "p99", Value: "", Allowed: "a target: --p99 DURATION and/or --throughput REQUESTS/S"}
+	}
+	return nil
+}
+
+func (t AdviseTarget) String() string {
+	var parts []string
+	if t.P99 > 0 {
+		parts = append(parts, "p99 ≤ "+model.FormatDuration(t.P99))
+	}
+	if t.Throughput > 0 {
+		parts = append(parts, fmt.Sprintf("throughput ≥ %.0f requests/s", t.Throughput))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// AdvicePoint is one factor's measurement with bulk traffic, and the model's figures at it.
+type AdvicePoint struct {
+	Factor       float64 `json:"factor"`
+	LevelRateBPS float64 `json:"level_rate_bps"`    // T5 = f·P·8/E
+	CapPerSec    float64 `json:"model_cap_per_sec"` // T5 over the bytes a request costs
+	BoundUS      float64 `json:"bound_us"`          // D5, when Guaranteed
+	Guaranteed   bool    `json:"bound_guaranteed"`
+	PerSec       float64 `json:"per_sec"`
+	P50US        float64 `json:"p50_us"`
+	P99US        float64 `json:"p99_us"`
+	Met          bool    `json:"met"`
+}
+
+// Advice is what `qjump advise` prints.
+type Advice struct {
+	Program string        `json:"program"`
+	Target  string        `json:"target"`
+	Level   int           `json:"level"`
+	Sweep   string        `json:"sweep_dir"`
+	Points  []AdvicePoint `json:"points"`
+	Chosen  *AdvicePoint  `json:"chosen"`  // the smallest factor the sweep met the target with
+	Confirm *AdvicePoint  `json:"confirm"` // the same factor, run again
+	Reruns  []string      `json:"rerun_dirs"`
+}
+
+// ErrNoFactor is a target no factor of the sweep met, up to line rate.
+var ErrNoFactor = errors.New("no factor meets the target")
+
+// Advise runs the sweep into o.OutDir/sweep, picks the factor and confirms it.
+func Advise(ctx context.Context, o Options, t AdviseTarget) (*Advice, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	base := o.OutDir
+	o.OutDir = filepath.Join(base, "sweep")
+	res, err := Run(ctx, "memcached-sweep", o)
+	if err != nil {
+		return nil, err
+	}
+	a := &Advice{Program: "memcached", Target: t.String(), Level: kvLevel, Sweep: o.OutDir, Points: advicePoints(res, t)}
+	for i := range a.Points {
+		if !a.Points[i].Met {
+			continue
+		}
+		chosen := a.Points[i]
+		a.Chosen = &chosen
+		o.Sweep, o.OutDir = []float64{chosen.Factor}, filepath.Join(base, fmt.Sprintf("confirm-f5=%g", chosen.Factor))
+		again, err := Run(ctx, "memcached-sweep", o)
+		if err != nil {
+			return a, err
+		}
+		a.Reruns = append(a.Reruns, o.OutDir)
+		if pts := advicePoints(again, t); len(pts) == 1 {
+			a.Confirm = &pts[0]
+			if pts[0].Met {
+				return a, nil
+			}
+		}
+	}
+	return a, fmt.Errorf("%w (%s) with bulk traffic, up to line rate", ErrNoFactor, t)
+}
+
+func advicePoints(r *Results, t AdviseTarget) []AdvicePoint {
+	var out []AdvicePoint
+	for _, p := range sweepPoints(r, true) {
+		fi := sweepBound(r.Model, p.f5)
+		ap := AdvicePoint{Factor: p.f5, CapPerSec: round1(sweepCap(r.Model, p.f5)), Guaranteed: fi.Guaranteed,
+			LevelRateBPS: float64(r.Model.config(model.Factors{kvLevel: model.Limited(p.f5)}).LevelRate(model.Limited(p.f5))),
+			PerSec:       p.PerSec, P50US: p.P50US, P99US: p.P99US}
+		if fi.Guaranteed {
+			ap.BoundUS = float64(fi.Delay) / 1e3
+		}
+		ap.Met = (t.P99 == 0 || p.P99US*1e3 <= float64(t.P99)) && (t.Throughput == 0 || p.PerSec >= t.Throughput)
+		out = append(out, ap)
+	}
+	return out
+}
+
+func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }
+
+// Table prints the advice: the sweep with bulk, the choice, its confirmation.
+func (a *Advice) Table(w io.Writer) error {
+	fmt.Fprintf(w, "%s at level %d, target %s (measured with bulk traffic at level 0); sweep in %s\n", a.Program, a.Level, a.Target, a.Sweep)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "FACTOR\tT5\tMODEL CAP req/s\tBOUND D5\tMEASURED req/s\tP50 µs\tP99 µs\tMEETS\t")
+	for _, p := range a.Points {
+		fmt.Fprintf(tw, "%g\t%s\t%.0f\t%s\t%.0f\t%.0f\t%.0f\t%s\t\n", p.Factor, model.Rate(p.LevelRateBPS), p.CapPerSec,
+			p.bound(), p.PerSec, p.P50US, p.P99US, yesNo(p.Met))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if a.Chosen == nil {
+		_, err := fmt.Fprintln(w, "no factor of the sweep meets the target")
+		return err
+	}
+	c := a.Confirm
+	if c == nil {
+		c = a.Chosen
+	}
+	fmt.Fprintf(w, "advice: f%d = %g (T%d = %s; latency bound %s)\n", a.Level, c.Factor, a.Level, model.Rate(c.LevelRateBPS), c.bound())
+	if a.Confirm != nil {
+		fmt.Fprintf(w, "confirmed by a second run: %.0f requests/s, p99 %.0fµs: %s\n", a.Confirm.PerSec, a.Confirm.P99US, map[bool]string{true: "meets the target", false: "MISSES the target"}[a.Confirm.Met])
+	}
+	return nil
+}
+
+func (p AdvicePoint) bound() string {
+	if !p.Guaranteed {
+		return "none (f > m)"
+	}
+	return model.FormatDuration(time.Duration(p.BoundUS * 1e3))
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

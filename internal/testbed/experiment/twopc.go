@@ -1,0 +1,437 @@
+package experiment
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/apps/twopc"
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/vishvananda/netlink"
+)
+
+// 2pc is the paper's Fig. 6: our two-phase commit (`qjump 2pc`, internal/apps/twopc), one
+// coordinator on h1 and a server on each of h2..h(n-2), over tcp, udp with acknowledgements and
+// over qjump (level 7, f7 = 1, each PREPARE and DECIDE one broadcast datagram without
+// acknowledgement). Interference comes from the paper's two generators, both iperf3 UDP at level 0
+// into the coordinator's switch port, where every vote and DONE arrives: a constant stream at the
+// link rate from h(n-1), and bursts of ratio × B packets (B the switch queue) at the link rate
+// followed by a 25 ms pause from h(n). Committed transactions per second are measured against
+// the ratio for each transport, then failure detection: a server is frozen (SIGSTOP, a host that
+// dies without closing its connections) mid-run and the coordinator's time to notice is measured.
+func init() {
+	register(experiment{name: "2pc", title: "two-phase commit vs interference (Fig. 6)", hosts: 10, minHosts: 5,
+		run: runTwoPC, targets: twoPCTargets, plots: twoPCPlots, paper: twoPCPaper})
+}
+
+const (
+	toolTwoPC     = "2pc"
+	metricTxn     = "txn"           // one transaction, start to end, committed or aborted
+	metricAbort   = "abort"         // an aborted transaction again, so that commits are txn − abort
+	metricFalse   = "false-failure" // a live server declared dead during a throughput arm
+	metricDetect  = "detect"        // a frozen server: from the freeze to the coordinator's verdict
+	metricDetectM = "detect-msg"    // the same, from the message it did not answer
+	twoPCLevel    = model.TopLevel
+	twoPCPause    = 25 * time.Millisecond // the burst generator's pause, as the paper's
+	genPayload    = 1472                  // UDP payload of a full 1514-byte frame
+	// twoPCUDPTimeout is udp's retransmission timeout, the verb's default.
+	twoPCUDPTimeout = 25 * time.Millisecond
+)
+
+var twoPCTransports = []twopc.Transport{twopc.TCP, twopc.UDP, twopc.QJump}
+
+func twoPCRatios(quick bool) []float64 {
+	if quick {
+		return []float64{4}
+	}
+	return []float64{0.5, 1, 2, 3, 4}
+}
+
+func twoPCArm(t twopc.Transport, ratio float64) string {
+	if ratio == 0 {
+		return string(t) + " idle"
+	}
+	return fmt.Sprintf("%s r=%g", t, ratio)
+}
+
+// twoPCHosts are the coordinator, the servers, and the two generators' hosts.
+type twoPCHosts struct {
+	servers            []int
+	constant, bursting int
+}
+
+func twoPCLayout(n int) twoPCHosts {
+	h := twoPCHosts{constant: n - 1, bursting: n}
+	for s := 2; s <= n-2; s++ {
+		h.servers = append(h.servers, s)
+	}
+	return h
+}
+
+// burstGen is iperf3's burst mode for a ratio: N = ratio·B datagrams back to back, and an average
+// rate that leaves twoPCPause between the end of one burst at R and the start of the next.
+func burstGen(ratio float64, buffer int, r model.Rate) (n int, rate float64) {
+	n = max(1, int(math.Round(ratio*float64(buffer))))
+	burst := float64(n) * testbed.MaxFrame * 8 / float64(r)
+	return n, float64(n) * genPayload * 8 / (burst + twoPCPause.Seconds())
+}
+
+// constantRate is the UDP payload rate whose frames fill R.
+func constantRate(r model.Rate) float64 { return float64(r) * genPayload / testbed.MaxFrame }
+
+type twoPCPlan struct{ per, detectRun, freezeAt time.Duration }
+
+func twoPCPlanFor(quick bool) twoPCPlan {
+	if quick {
+		return twoPCPlan{per: 2 * time.Second, detectRun: 2500 * time.Millisecond, freezeAt: time.Second}
+	}
+	return twoPCPlan{per: 5 * time.Second, detectRun: 4 * time.Second, freezeAt: 2 * time.Second}
+}
+
+func runTwoPC(ctx context.Context, env *Env) error {
+	lay := twoPCLayout(env.tb.Config.Hosts)
+	plan := twoPCPlanFor(env.opts.Quick)
+	if err := env.probeRR(ctx, probeSpec{arm: "idle-probe", from: 2, to: 1, count: 200, interval: 2 * time.Millisecond, size: 64}); err != nil {
+		return err
+	}
+	env.measureEpsilon("idle-probe")
+	factors := model.Factors{twoPCLevel: model.Limited(1), 0: model.Unlimited()}
+	epoch := env.modelConfig(factors).Epoch()
+	c := twoPCCoord{plan: plan, lay: lay, epoch: epoch}
+	ratios := append([]float64{0}, twoPCRatios(env.opts.Quick)...)
+	for _, t := range twoPCTransports {
+		if t == twopc.QJump {
+			if err := env.qjumpUp(ctx, factors); err != nil {
+				return err
+			}
+		}
+		c.timeouts = throughputTimeouts(t, epoch)
+		for _, ratio := range ratios {
+			if err := c.throughputArm(ctx, env, t, ratio, false); err != nil {
+				return err
+			}
+		}
+		if t == twopc.QJump {
+			if err := c.throughputArm(ctx, env, t, ratios[len(ratios)-1], true); err != nil {
+				return err
+			}
+			c.timeouts = []string{"--detect-epochs", strconv.Itoa(chooseDetectEpochs(env, epoch))}
+		} else {
+			c.timeouts = nil // the verb's defaults: tcp 150 ms, udp 6 × 25 ms on both sides
+		}
+		if err := c.detectArm(ctx, env, t); err != nil {
+			return err
+		}
+	}
+	return env.qjumpDown(ctx)
+}
+
+// throughputWait is how long a server may stay silent in the throughput arms before it is
+// declared dead, for every transport: long enough that a full queue's delays and TCP's 200 ms
+// retransmission timeout never cost a live server, so that the rate measures what delay and
+// retransmission do to the protocol, not a failure detector's verdicts (measured apart).
+const throughputWait = 2 * time.Second
+
+func throughputTimeouts(t twopc.Transport, epoch time.Duration) []string {
+	switch t {
+	case twopc.TCP:
+		return []string{"--timeout", throughputWait.String()}
+	case twopc.UDP:
+		return []string{"--timeout", twoPCUDPTimeout.String(), "--retries", strconv.Itoa(int(throughputWait/twoPCUDPTimeout) - 1)}
+	default:
+		return []string{"--detect-epochs", strconv.Itoa(int(math.Ceil(float64(throughputWait) / float64(epoch))))}
+	}
+}
+
+// chooseDetectEpochs is the qjump transport's failure timeout in epochs on this machine: the
+// paper's two epochs, or more when the idle arm's slowest phase (PREPARE broadcast to the last
+// vote, which the network delivers within an epoch) took longer, since a server the machine did not
+// schedule in time would be declared dead though alive.
+func chooseDetectEpochs(env *Env, epoch time.Duration) int {
+	s := env.stats(twoPCArm(twopc.QJump, 0), toolTwoPC, metricTxn)
+	k := max(2, int(math.Ceil(s.MaxUS*1e3/2/float64(epoch)))) // a transaction is two phases
+	env.logf("       qjump failure timeout: %d epochs of %s (idle transactions: p99 %.0fµs, max %.0fµs; the paper: 2 epochs)",
+		k, model.FormatDuration(epoch), s.P99US, s.MaxUS)
+	return k
+}
+
+// twoPCCoord runs one coordinator with its servers.
+type twoPCCoord struct {
+	plan     twoPCPlan
+	lay      twoPCHosts
+	epoch    time.Duration
+	timeouts []string // the coordinator's failure timeout flags (udp: also the servers' retransmissions)
+}
+
+// throughputArm measures the committed rate under interference of ratio into the coordinator's
+// port, or, with elsewhere, under the same generators sending between their own two hosts: no
+// port shared with 2PC, only this machine's CPUs, which every namespace shares.
+func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transport, ratio float64, elsewhere bool) error {
+	defer env.procs.stopAll()
+	name := twoPCArm(t, ratio)
+	d, from := c.plan.per, int64(0)
+	var during func([]*proc, int)
+	var ierr error
+	probed := make(chan error, 1)
+	arm := results.Arm{Name: name, QJump: t == twopc.QJump, Param: ratio, Bulk: "none",
+		Description: fmt.Sprintf("%s, %d servers, no interference", t, len(c.lay.servers))}
+	if ratio > 0 {
+		n, _ := burstGen(ratio, env.tb.Config.Buffer, env.tb.Config.Rate)
+		to, toB := 1, 1
+		if elsewhere {
+			name, to, toB = string(t)+" machine-load", c.lay.bursting, c.lay.constant
+			arm.Name, arm.Param = name, 0
+		}
+		arm.Bulk = fmt.Sprintf("UDP h%d→h%d at R; UDP h%d→h%d bursts of %d packets, 25 ms pause", c.lay.constant, to, c.lay.bursting, toB, n)
+		arm.Description = fmt.Sprintf("%s, %d servers, interference ratio %g (burst / switch queue)", t, len(c.lay.servers), ratio)
+		if elsewhere {
+			arm.Description = fmt.Sprintf("%s, %d servers, the ratio-%g generators between their own hosts: only the machine's load", t, len(c.lay.servers), ratio)
+		}
+		// The coordinator connects (tcp) before the generators start, as a running system's
+		// connections are up before interference comes; only the transactions that start once the
+		// queue has built count.
+		d, during = c.plan.per+interfereSetup, func(_ []*proc, port int) {
+			if t == twopc.TCP {
+				ierr = env.awaitTCP(ctx, coordProc(env), tcpState{host: 1, state: netlink.TCP_ESTABLISHED,
+					port: port, remote: true, n: len(c.lay.servers)})
+			}
+			if ierr == nil {
+				ierr = c.interfere(ctx, env, ratio, to, toB)
+			}
+			from = time.Now().UnixNano()
+			if ierr != nil || t != twopc.QJump {
+				return
+			}
+			// A probe at the 2PC level from a server's host to the coordinator's, side by side:
+			// its kernel stamps tell the network's part of a reply's delay from the hosts' part.
+			// (Without QJump the queue in front of the coordinator is full: nothing to tell apart,
+			// and most probes would wait out their timeout.)
+			go func() {
+				probed <- env.probeRR(ctx, probeSpec{arm: name, from: c.lay.servers[0], to: 1,
+					count: int(c.plan.per / (2 * time.Millisecond)), interval: 2 * time.Millisecond, size: 64})
+			}()
+		}
+	}
+	env.logf("[%s] %s", name, arm.Description)
+	sum, rows, err := c.run(ctx, env, t, name, d, during)
+	if during != nil && ierr == nil && t == twopc.QJump {
+		err = errors.Join(err, <-probed)
+	}
+	if err = errors.Join(err, ierr); err != nil {
+		return err
+	}
+	rows = slices.DeleteFunc(rows, func(r results.Row) bool { return r.SendNS < from })
+	for i, f := range sum.Failures {
+		rows = append(rows, results.Row{Arm: name, Tool: toolTwoPC, Metric: metricFalse, Sender: f.Server + 2, Seq: uint64(i),
+			SendNS: f.SentNS, LatencyNS: f.DetectNS, Param: ratio})
+	}
+	env.record(rows)
+	env.res.Arms = append(env.res.Arms, arm)
+	s, ab := env.stats(name, toolTwoPC, metricTxn), env.stats(name, toolTwoPC, metricAbort)
+	env.logf("       %d transactions, %d aborted, %.0f committed/s; %d server(s) declared dead, %d retransmissions",
+		s.Samples, ab.Samples, committedPerSec(s, ab), len(sum.Failures), sum.Retransmissions)
+	return nil
+}
+
+// interfereSetup bounds the time to start both generators and let the queue build, on top of the
+// measured time of an arm with interference.
+const interfereSetup = 5 * time.Second
+
+// coordProc is the 2pc coordinator the current arm started (the last program started).
+func coordProc(env *Env) *proc { return env.procs[len(env.procs)-1] }
+
+// interfere starts the two generators into the coordinator's port and lets the queue build.
+func (c *twoPCCoord) interfere(ctx context.Context, env *Env, ratio float64, to, toB int) error {
+	limit := c.plan.per + 30*time.Second
+	rate := strconv.FormatFloat(constantRate(env.tb.Config.Rate), 'f', 0, 64)
+	if err := env.udpGen(ctx, c.lay.constant, to, rate, limit); err != nil {
+		return err
+	}
+	n, avg := burstGen(ratio, env.tb.Config.Buffer, env.tb.Config.Rate)
+	if err := env.udpGen(ctx, c.lay.bursting, toB, strconv.FormatFloat(avg, 'f', 0, 64)+"/"+strconv.Itoa(n), limit); err != nil {
+		return err
+	}
+	return sleep(ctx, time.Second)
+}
+
+// udpGen starts iperf3 sending UDP from `from` to `to` at rate (iperf3's -b: bits/s of payload,
+// "/N" for bursts of N datagrams) at the bulk level, for d at most.
+func (env *Env) udpGen(ctx context.Context, from, to int, rate string, d time.Duration) error {
+	port := env.nextPort()
+	srv, err := env.procs.start(fmt.Sprintf("iperf3 server on h%d", to), env.tb.Exec(to, env.atLevel(bulkLevel, false,
+		"iperf3", "-s", "-1", "-p", strconv.Itoa(port))...))
+	if err != nil {
+		return err
+	}
+	if err := env.awaitTCP(ctx, srv, tcpState{host: to, state: netlink.TCP_LISTEN, port: port, n: 1}); err != nil {
+		return err
+	}
+	cli, err := env.procs.start(fmt.Sprintf("iperf3 UDP h%d→h%d", from, to), env.tb.Exec(from, env.atLevel(bulkLevel, false,
+		"iperf3", "-c", env.addr(to), "-p", strconv.Itoa(port), "-u", "-b", rate, "-l", strconv.Itoa(genPayload),
+		"-t", strconv.Itoa(int(d.Seconds())+1), "-i", "0")...))
+	if err != nil {
+		return err
+	}
+	// The control connection is up once iperf3 is about to send.
+	if err := env.awaitTCP(ctx, cli, tcpState{host: from, state: netlink.TCP_ESTABLISHED, port: port, remote: true, n: 1}); err != nil {
+		return err
+	}
+	env.logf("       UDP h%d→h%d at %s flowing", from, to, rate)
+	return nil
+}
+
+// detectArm freezes the last server mid-run on an idle network and measures how long the
+// coordinator takes to declare it dead.
+func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport) error {
+	defer env.procs.stopAll()
+	name := string(t) + " failure"
+	victim := len(c.lay.servers) - 1
+	arm := results.Arm{Name: name, QJump: t == twopc.QJump, Bulk: "none",
+		Description: fmt.Sprintf("%s, idle network; the server on h%d is frozen (SIGSTOP) after %s", t, c.lay.servers[victim], c.plan.freezeAt)}
+	if t == twopc.QJump {
+		arm.Description += fmt.Sprintf("; failure timeout %s epochs of %s", c.timeouts[1], model.FormatDuration(c.epoch))
+	}
+	env.logf("[%s] %s", name, arm.Description)
+	var stopNS int64
+	freezeAt := func(servers []*proc, _ int) {
+		if sleep(ctx, c.plan.freezeAt) == nil {
+			stopNS = time.Now().UnixNano()
+			_ = freeze(servers[victim])
+		}
+	}
+	sum, _, err := c.run(ctx, env, t, name, c.plan.detectRun, freezeAt)
+	if err != nil {
+		return err
+	}
+	env.res.Arms = append(env.res.Arms, arm)
+	for _, f := range sum.Failures {
+		if f.Server != victim || stopNS == 0 {
+			continue
+		}
+		env.record([]results.Row{
+			{Arm: name, Tool: toolTwoPC, Metric: metricDetect, Sender: c.lay.servers[victim], SendNS: stopNS, LatencyNS: f.DetectedNS - stopNS},
+			{Arm: name, Tool: toolTwoPC, Metric: metricDetectM, Sender: c.lay.servers[victim], SendNS: f.SentNS, LatencyNS: f.DetectNS}})
+		env.logf("       declared dead %s after the freeze (%s after its unanswered %s): %s", model.FormatDuration(time.Duration(f.DetectedNS-stopNS)),
+			model.FormatDuration(time.Duration(f.DetectNS)), f.Phase, f.Cause)
+		return nil
+	}
+	env.record([]results.Row{{Arm: name, Tool: toolTwoPC, Metric: metricDetect, Sender: c.lay.servers[victim], SendNS: stopNS, Lost: true}})
+	env.logf("       the frozen server was never declared dead")
+	return nil
+}
+
+// run starts the servers and the coordinator at the 2PC level, calls during (if any) with the
+// servers and their port once the coordinator runs, and returns the coordinator's summary and one row per
+// transaction.
+func (c *twoPCCoord) run(ctx context.Context, env *Env, t twopc.Transport, arm string, d time.Duration, during func([]*proc, int)) (twopc.Summary, []results.Row, error) {
+	port := env.nextPort()
+	var servers []*proc
+	var addrs []string
+	for _, h := range c.lay.servers {
+		args := []string{"2pc", "server", "--transport", string(t), "--listen", ":" + strconv.Itoa(port),
+			"--for", (d + time.Minute).String(), "--out", env.rawPath(fmt.Sprintf("%s-2pc-server-h%d.json", safe(arm), h))}
+		if t == twopc.UDP {
+			args = append(args, c.timeouts...) // a server retransmits its replies as long as the coordinator its messages
+		}
+		p, err := env.startApp(ctx, "2pc server", h, twoPCLevel, args...)
+		if err != nil {
+			return twopc.Summary{}, nil, err
+		}
+		servers, addrs = append(servers, p), append(addrs, env.hostPort(h, port))
+	}
+	summary, txns := env.rawPath(safe(arm)+"-2pc-summary.json"), env.rawPath(safe(arm)+"-2pc-txns.csv")
+	args := []string{testbed.Binary, "2pc", "coordinator", "--transport", string(t), "--servers", strings.Join(addrs, ","),
+		"--for", d.String(), "--count", "10000000", "--summary", summary, "--out", txns}
+	args = append(args, c.timeouts...)
+	if t == twopc.QJump {
+		args = append(args, "--epoch", c.epoch.String(), "--broadcast", broadcastAddr(env.tb.Names.HostAddr(1)).String()+":"+strconv.Itoa(port))
+	}
+	co, err := env.procs.start("2pc coordinator", env.tb.Exec(1, env.atLevel(twoPCLevel, true, args...)...))
+	if err != nil {
+		return twopc.Summary{}, nil, err
+	}
+	if during != nil {
+		during(servers, port)
+	}
+	werr := co.wait(ctx)
+	for _, s := range servers {
+		thaw(s)
+	}
+	sum, err := readTwoPCSummary(summary)
+	if err != nil {
+		return sum, nil, fmt.Errorf("%w (coordinator: %v)", err, werr)
+	}
+	rows, err := readTxnCSV(txns, arm, c.paramOf(arm))
+	return sum, rows, err
+}
+
+func (c *twoPCCoord) paramOf(arm string) float64 {
+	_, r, ok := strings.Cut(arm, " r=")
+	if !ok {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(r, 64)
+	return v
+}
+
+// broadcastAddr is the testbed subnet's broadcast address (198.18.255.255 for the /16).
+func broadcastAddr(a netip.Addr) netip.Addr {
+	b := a.As4()
+	for i := testbed.HostPrefixLen / 8; i < 4; i++ {
+		b[i] = 0xff
+	}
+	return netip.AddrFrom4(b)
+}
+
+func safe(arm string) string { return strings.NewReplacer(" ", "-", "=", "").Replace(arm) }
+
+func readTwoPCSummary(path string) (twopc.Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return twopc.Summary{}, fmt.Errorf("2pc summary: %w", err)
+	}
+	defer f.Close()
+	return twopc.ReadSummary(f)
+}
+
+// readTxnCSV reads the coordinator's per-transaction file (twopc.TxnCSVHeader).
+func readTxnCSV(path, arm string, param float64) ([]results.Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("2pc transactions: %w", err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) == 0 || strings.Join(recs[0], ",") != strings.Join(twopc.TxnCSVHeader, ",") {
+		return nil, fmt.Errorf("2pc transactions %s: not a transaction file (%v)", path, err)
+	}
+	var rows []results.Row
+	for i, rec := range recs[1:] {
+		id, e1 := strconv.ParseUint(rec[0], 10, 64)
+		start, e2 := strconv.ParseInt(rec[1], 10, 64)
+		end, e3 := strconv.ParseInt(rec[3], 10, 64)
+		if e1 != nil || e2 != nil || e3 != nil {
+			return nil, fmt.Errorf("2pc transactions %s: line %d is malformed", path, i+2)
+		}
+		// An abort is the protocol's outcome, not a lost sample: it is a transaction, and also
+		// a row of its own series.
+		row := results.Row{Arm: arm, Tool: toolTwoPC, Metric: metricTxn, Sender: 1, Seq: id, SendNS: start,
+			LatencyNS: end - start, Param: param}
+		rows = append(rows, row)
+		if rec[4] != twopc.Committed {
+			row.Metric = metricAbort
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
