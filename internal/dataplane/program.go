@@ -11,10 +11,10 @@ import (
 // never changed: a load that adjusts it (pinning) works on a copy.
 var qjumpSpec = sync.OnceValues(loadQjump)
 
-// loadObjects loads the program and its maps. cgroup_ceiling is pinned by name under pinRoot, so
-// every program on every device shares one ceiling map; pinRoot "" keeps it private (tests). The
-// layout map comes along (bpf2go's struct names every map); it only carries the shared types in
-// BTF, and nothing reads it.
+// loadObjects loads the program and its maps. cgroup_ceilings and ceiling_depths are pinned by
+// name under pinRoot, so every program on every device shares one set of ceilings; pinRoot ""
+// keeps them private (tests). The layout map comes along (bpf2go's struct names every map); it
+// only carries the shared types in BTF, and nothing reads it.
 func loadObjects(pinRoot string) (*qjumpObjects, error) {
 	shared, err := qjumpSpec()
 	if err != nil {
@@ -22,7 +22,8 @@ func loadObjects(pinRoot string) (*qjumpObjects, error) {
 	}
 	spec := shared.Copy()
 	if pinRoot == "" {
-		spec.Maps[qjumpMapCgroupCeiling].Pinning = ebpf.PinNone
+		spec.Maps[qjumpMapCgroupCeilings].Pinning = ebpf.PinNone
+		spec.Maps[qjumpMapCeilingDepths].Pinning = ebpf.PinNone
 	}
 	var objs qjumpObjects
 	opts := &ebpf.CollectionOptions{Maps: ebpf.MapOptions{PinPath: pinRoot}}

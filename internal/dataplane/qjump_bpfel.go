@@ -22,6 +22,13 @@ type qjumpQjBudget struct {
 	Pad      uint32
 	EpochEnd uint64
 	Charge   uint64
+	EpochNs  uint64
+}
+
+type qjumpQjCeiling struct {
+	_     structs.HostLayout
+	Level uint8
+	Depth uint8
 }
 
 type qjumpQjConfig struct {
@@ -42,16 +49,25 @@ type qjumpQjConfig struct {
 type qjumpQjConstants uint32
 
 const (
-	qjumpQjConstantsQJ_LEVELS       qjumpQjConstants = 8
-	qjumpQjConstantsQJ_PRIORITIES   qjumpQjConstants = 16
-	qjumpQjConstantsQJ_UNCLASSIFIED qjumpQjConstants = 255
-	qjumpQjConstantsQJ_USED_BITS    qjumpQjConstants = 40
+	qjumpQjConstantsQJ_LEVELS         qjumpQjConstants = 8
+	qjumpQjConstantsQJ_PRIORITIES     qjumpQjConstants = 16
+	qjumpQjConstantsQJ_UNCLASSIFIED   qjumpQjConstants = 255
+	qjumpQjConstantsQJ_USED_BITS      qjumpQjConstants = 40
+	qjumpQjConstantsQJ_CEILING_DEPTHS qjumpQjConstants = 32
+	qjumpQjConstantsQJ_FRAME_MIN      qjumpQjConstants = 60
+	qjumpQjConstantsQJ_FRAME_OVERHEAD qjumpQjConstants = 24
 )
 
 type qjumpQjCounters struct {
-	_                structs.HostLayout
-	Verdict          [4]qjumpQjTally
-	MalformedPackets uint64
+	_       structs.HostLayout
+	Verdict [10]qjumpQjTally
+}
+
+type qjumpQjDemotion struct {
+	_     structs.HostLayout
+	Until uint64
+	Level uint32
+	Pad   uint32
 }
 
 type qjumpQjFlags uint32
@@ -65,6 +81,9 @@ const (
 type qjumpQjLayout struct {
 	_         structs.HostLayout
 	Config    qjumpQjConfig
+	Ceiling   qjumpQjCeiling
+	_         [6]byte
+	Demotion  qjumpQjDemotion
 	Limits    qjumpQjConstants
 	Mode      qjumpQjMode
 	Flags     qjumpQjFlags
@@ -106,23 +125,31 @@ const (
 type qjumpQjVerdict uint32
 
 const (
-	qjumpQjVerdictQJ_SENT     qjumpQjVerdict = 0
-	qjumpQjVerdictQJ_DROPPED  qjumpQjVerdict = 1
-	qjumpQjVerdictQJ_DEMOTED  qjumpQjVerdict = 2
-	qjumpQjVerdictQJ_SHAPED   qjumpQjVerdict = 3
-	qjumpQjVerdictQJ_VERDICTS qjumpQjVerdict = 4
+	qjumpQjVerdictQJ_SENT         qjumpQjVerdict = 0
+	qjumpQjVerdictQJ_DROPPED      qjumpQjVerdict = 1
+	qjumpQjVerdictQJ_DEMOTED      qjumpQjVerdict = 2
+	qjumpQjVerdictQJ_SHAPED       qjumpQjVerdict = 3
+	qjumpQjVerdictQJ_OVERSIZE     qjumpQjVerdict = 4
+	qjumpQjVerdictQJ_CONTENDED    qjumpQjVerdict = 5
+	qjumpQjVerdictQJ_NO_LEVEL     qjumpQjVerdict = 6
+	qjumpQjVerdictQJ_UNCONFIGURED qjumpQjVerdict = 7
+	qjumpQjVerdictQJ_NOT_IP       qjumpQjVerdict = 8
+	qjumpQjVerdictQJ_MALFORMED    qjumpQjVerdict = 9
+	qjumpQjVerdictQJ_VERDICTS     qjumpQjVerdict = 10
 )
 
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	qjumpMapBudget        = "budget"
-	qjumpMapCgroupCeiling = "cgroup_ceiling"
-	qjumpMapConfig        = "config"
-	qjumpMapCounters      = "counters"
-	qjumpMapLayout        = "layout"
-	qjumpProgQjumpEgress  = "qjump_egress"
+	qjumpMapBudget         = "budget"
+	qjumpMapCeilingDepths  = "ceiling_depths"
+	qjumpMapCgroupCeilings = "cgroup_ceilings"
+	qjumpMapConfig         = "config"
+	qjumpMapCounters       = "counters"
+	qjumpMapDemotions      = "demotions"
+	qjumpMapLayout         = "layout"
+	qjumpProgQjumpEgress   = "qjump_egress"
 )
 
 // loadQjump returns the embedded CollectionSpec for qjump.
@@ -174,11 +201,13 @@ type qjumpProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type qjumpMapSpecs struct {
-	Budget        *ebpf.MapSpec `ebpf:"budget"`
-	CgroupCeiling *ebpf.MapSpec `ebpf:"cgroup_ceiling"`
-	Config        *ebpf.MapSpec `ebpf:"config"`
-	Counters      *ebpf.MapSpec `ebpf:"counters"`
-	Layout        *ebpf.MapSpec `ebpf:"layout"`
+	Budget         *ebpf.MapSpec `ebpf:"budget"`
+	CeilingDepths  *ebpf.MapSpec `ebpf:"ceiling_depths"`
+	CgroupCeilings *ebpf.MapSpec `ebpf:"cgroup_ceilings"`
+	Config         *ebpf.MapSpec `ebpf:"config"`
+	Counters       *ebpf.MapSpec `ebpf:"counters"`
+	Demotions      *ebpf.MapSpec `ebpf:"demotions"`
+	Layout         *ebpf.MapSpec `ebpf:"layout"`
 }
 
 // qjumpVariableSpecs contains global variables before they are loaded into the kernel.
@@ -207,19 +236,23 @@ func (o *qjumpObjects) Close() error {
 //
 // It can be passed to loadQjumpObjects or ebpf.CollectionSpec.LoadAndAssign.
 type qjumpMaps struct {
-	Budget        *ebpf.Map `ebpf:"budget"`
-	CgroupCeiling *ebpf.Map `ebpf:"cgroup_ceiling"`
-	Config        *ebpf.Map `ebpf:"config"`
-	Counters      *ebpf.Map `ebpf:"counters"`
-	Layout        *ebpf.Map `ebpf:"layout"`
+	Budget         *ebpf.Map `ebpf:"budget"`
+	CeilingDepths  *ebpf.Map `ebpf:"ceiling_depths"`
+	CgroupCeilings *ebpf.Map `ebpf:"cgroup_ceilings"`
+	Config         *ebpf.Map `ebpf:"config"`
+	Counters       *ebpf.Map `ebpf:"counters"`
+	Demotions      *ebpf.Map `ebpf:"demotions"`
+	Layout         *ebpf.Map `ebpf:"layout"`
 }
 
 func (m *qjumpMaps) Close() error {
 	return _QjumpClose(
 		m.Budget,
-		m.CgroupCeiling,
+		m.CeilingDepths,
+		m.CgroupCeilings,
 		m.Config,
 		m.Counters,
+		m.Demotions,
 		m.Layout,
 	)
 }
