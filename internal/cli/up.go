@@ -91,7 +91,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range d.Model.Warnings() {
+	for _, w := range append(d.Model.Warnings(), dataplane.PoliceWarnings(opts.dev, d)...) {
 		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
 	}
 	// A signal during up must not leave half a configuration behind: hold it until up is done,

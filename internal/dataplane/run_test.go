@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 
@@ -426,5 +427,43 @@ func TestReloadKeepsWhatTheEpochUsed(t *testing.T) {
 		if v, _, _ := r.run(7, udp4(s.size, 0)); v != s.verdict {
 			t.Fatalf("step %d: verdict %#x, want %#x", i, v, s.verdict)
 		}
+	}
+}
+
+// TestReloadFollowsTheNewEpoch: review bug: a reload from a long E to a short one kept the epoch
+// deadline set under the old E, so the level got one budget for up to the old E (24 ms to 28.8 µs
+// gave one budget per 24 ms). An epoch now ends at the earlier of its own end and the new grid's.
+func TestReloadFollowsTheNewEpoch(t *testing.T) {
+	d := testConfig() // E = 16 s, level 7: 1000 wire bytes per epoch
+	r := newRunner(t, d)
+	if v, _, _ := r.run(7, udp4(976, 0)); v != verdictNext {
+		t.Fatalf("first frame: verdict %#x, want pass", v)
+	}
+	if v, _, _ := r.run(7, udp4(42, 0)); v != verdictDrop {
+		t.Fatalf("second frame in the same 16 s epoch: verdict %#x, want drop", v)
+	}
+	d.Model.Rate = 1e9 // E = 2·1·1000·8/1G = 16 µs, the same budget
+	if err := installConfig(r.objs.Config, encode(d, 2, [model.NumLevels]uint32{}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	// The first packet after the reload finds the epoch under way, which keeps what it carried
+	// until the new grid's next boundary, at most 16 µs away; a millisecond later is a new epoch.
+	r.run(7, udp4(42, 0))
+	time.Sleep(time.Millisecond)
+	if v, _, _ := r.run(7, udp4(42, 0)); v != verdictNext {
+		t.Fatalf("after the reload to E = 16 µs and 1 ms: verdict %#x, want pass (a new epoch)", v)
+	}
+	// And back to the long epoch: the short one under way ends at its own end, then the new
+	// grid applies, so the level cannot send a second budget within the old short epoch.
+	d.Model.Rate = 1000
+	if err := installConfig(r.objs.Config, encode(d, 3, [model.NumLevels]uint32{}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond)
+	if v, _, _ := r.run(7, udp4(900, 0)); v != verdictNext {
+		t.Fatalf("first frame of the new 16 s epoch: verdict %#x, want pass", v)
+	}
+	if v, _, _ := r.run(7, udp4(200, 0)); v != verdictDrop {
+		t.Fatalf("over the budget of the 16 s epoch: verdict %#x, want drop", v)
 	}
 }

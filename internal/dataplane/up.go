@@ -36,6 +36,9 @@ func Up(opts UpOptions) (err error) {
 	if err != nil {
 		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, opts.Device)
 	}
+	if err := checkEthernet(dev); err != nil {
+		return err
+	}
 	if p.exists() {
 		if !opts.Replace {
 			return fmt.Errorf("%w on %s: nothing changed (use --replace to start over, or reload)", ErrAlreadyUp, opts.Device)
