@@ -55,3 +55,26 @@ func CgroupDepth(id uint64) (int, error) {
 	}
 	return strings.Count(rel, "/") + 1, nil
 }
+
+// OwnCgroup is the id and depth of the calling process's cgroup v2 (the "0::" line of
+// /proc/self/cgroup).
+func OwnCgroup() (id uint64, depth int, err error) {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rel, ok := strings.CutPrefix(line, "0::"); ok {
+			mount, err := CgroupMount()
+			if err != nil {
+				return 0, 0, err
+			}
+			if id, err = CgroupID(filepath.Join(mount, rel)); err != nil {
+				return 0, 0, err
+			}
+			depth, err = CgroupDepth(id)
+			return id, depth, err
+		}
+	}
+	return 0, 0, ErrNoCgroup2
+}
