@@ -14,8 +14,8 @@ import (
 
 type benchDataplaneOptions struct {
 	packets, rounds, seconds int
-	skipThroughput          bool
-	json                    bool
+	skipThroughput           bool
+	json                     bool
 }
 
 type benchDataplaneJSON struct {
