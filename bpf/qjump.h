@@ -95,14 +95,14 @@ struct qj_demotion {
  * What the program did with a packet, and why: one packets/bytes pair each, bytes in wire bytes
  * (what the budget is charged). A packet bumps one of SENT, DROPPED, DEMOTED (then also SENT at the
  * lower level), OVERSIZE, CONTENDED, NO_LEVEL or UNCONFIGURED; NOT_IP and MALFORMED count it
- * again, whatever happened to it. Adding a verdict is one entry here (before QJ_VERDICTS) and its
+ * again, whatever happened to it. What shape mode's shaper holds back only the shaper (a qdisc)
+ * counts. Adding a verdict is one entry here (before QJ_VERDICTS) and its
  * name in internal/dataplane; the layout of qj_counters follows.
  */
 enum qj_verdict {
 	QJ_SENT,	/* sent at this level */
 	QJ_DROPPED,	/* police: over budget and not demoted */
 	QJ_DEMOTED,	/* police + autoclass: sent on a lower level (counted there too) */
-	QJ_SHAPED,	/* shape: delayed by the level's shaper (read from the qdisc, not counted here) */
 	QJ_OVERSIZE,	/* police: larger than the level's whole budget, never sendable: dropped */
 	QJ_CONTENDED,	/* police: the charge lost QJ_CHARGE_TRIES races to other CPUs: dropped */
 	QJ_NO_LEVEL,	/* no configured level at or below the cgroup's ceiling: dropped */

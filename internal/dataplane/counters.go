@@ -9,7 +9,8 @@ import (
 )
 
 // Counters is what happened to the packets classified at one level, summed over CPUs, one pair
-// per reason (enum qj_verdict in bpf/qjump.h). Bytes are wire bytes, what a budget is charged
+// per reason (enum qj_verdict in bpf/qjump.h), and in shape mode what the level's shaper held
+// back (its qdisc's statistics: packets only). Bytes are wire bytes, what a budget is charged
 // (docs/model.md). The field names are `qjump status --json`'s.
 type Counters struct {
 	SentPackets      uint64 `json:"sent_packets"`
@@ -18,7 +19,7 @@ type Counters struct {
 	DroppedBytes     uint64 `json:"dropped_bytes"`
 	DemotedPackets   uint64 `json:"demoted_packets"` // police + autoclass: sent on a lower level
 	DemotedBytes     uint64 `json:"demoted_bytes"`
-	ShapedPackets    uint64 `json:"shaped_packets"` // shape: held back by the level's shaper
+	ShapedPackets    uint64 `json:"shaped_packets"` // shape: times the level's shaper held a packet back
 	ShapedBytes      uint64 `json:"shaped_bytes"`
 	OversizePackets  uint64 `json:"oversize_packets"` // police: larger than the whole budget, dropped
 	OversizeBytes    uint64 `json:"oversize_bytes"`
@@ -49,7 +50,6 @@ var tallies = [qjumpQjVerdictQJ_VERDICTS]tally{
 	qjumpQjVerdictQJ_SENT:         func(c *Counters) (*uint64, *uint64) { return &c.SentPackets, &c.SentBytes },
 	qjumpQjVerdictQJ_DROPPED:      func(c *Counters) (*uint64, *uint64) { return &c.DroppedPackets, &c.DroppedBytes },
 	qjumpQjVerdictQJ_DEMOTED:      func(c *Counters) (*uint64, *uint64) { return &c.DemotedPackets, &c.DemotedBytes },
-	qjumpQjVerdictQJ_SHAPED:       func(c *Counters) (*uint64, *uint64) { return &c.ShapedPackets, &c.ShapedBytes },
 	qjumpQjVerdictQJ_OVERSIZE:     func(c *Counters) (*uint64, *uint64) { return &c.OversizePackets, &c.OversizeBytes },
 	qjumpQjVerdictQJ_CONTENDED:    func(c *Counters) (*uint64, *uint64) { return &c.ContendedPackets, &c.ContendedBytes },
 	qjumpQjVerdictQJ_NO_LEVEL:     func(c *Counters) (*uint64, *uint64) { return &c.NoLevelPackets, &c.NoLevelBytes },

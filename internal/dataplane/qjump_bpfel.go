@@ -60,7 +60,7 @@ const (
 
 type qjumpQjCounters struct {
 	_       structs.HostLayout
-	Verdict [10]qjumpQjTally
+	Verdict [9]qjumpQjTally
 }
 
 type qjumpQjDemotion struct {
@@ -128,14 +128,13 @@ const (
 	qjumpQjVerdictQJ_SENT         qjumpQjVerdict = 0
 	qjumpQjVerdictQJ_DROPPED      qjumpQjVerdict = 1
 	qjumpQjVerdictQJ_DEMOTED      qjumpQjVerdict = 2
-	qjumpQjVerdictQJ_SHAPED       qjumpQjVerdict = 3
-	qjumpQjVerdictQJ_OVERSIZE     qjumpQjVerdict = 4
-	qjumpQjVerdictQJ_CONTENDED    qjumpQjVerdict = 5
-	qjumpQjVerdictQJ_NO_LEVEL     qjumpQjVerdict = 6
-	qjumpQjVerdictQJ_UNCONFIGURED qjumpQjVerdict = 7
-	qjumpQjVerdictQJ_NOT_IP       qjumpQjVerdict = 8
-	qjumpQjVerdictQJ_MALFORMED    qjumpQjVerdict = 9
-	qjumpQjVerdictQJ_VERDICTS     qjumpQjVerdict = 10
+	qjumpQjVerdictQJ_OVERSIZE     qjumpQjVerdict = 3
+	qjumpQjVerdictQJ_CONTENDED    qjumpQjVerdict = 4
+	qjumpQjVerdictQJ_NO_LEVEL     qjumpQjVerdict = 5
+	qjumpQjVerdictQJ_UNCONFIGURED qjumpQjVerdict = 6
+	qjumpQjVerdictQJ_NOT_IP       qjumpQjVerdict = 7
+	qjumpQjVerdictQJ_MALFORMED    qjumpQjVerdict = 8
+	qjumpQjVerdictQJ_VERDICTS     qjumpQjVerdict = 9
 )
 
 // Names of all BPF objects in the ELF.
