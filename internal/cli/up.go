@@ -91,7 +91,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range append(d.Model.Warnings(), dataplane.PoliceWarnings(opts.dev, d)...) {
+	for _, w := range d.Model.Warnings() {
 		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
 	}
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
@@ -107,6 +107,9 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	}
 	if err != nil {
 		return dataplaneError(err)
+	}
+	for _, w := range dataplane.PoliceWarnings(opts.dev, d) {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
 	}
 	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	return nil

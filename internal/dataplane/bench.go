@@ -137,7 +137,15 @@ func benchObjects(mode config.Mode) (*qjumpObjects, error) {
 // benchCeiling gives this process's cgroup (where BPF_PROG_TEST_RUN puts the packet's socket) a
 // ceiling of 7 in the objects' private maps: the program walks to it and finds nothing to clamp.
 func benchCeiling(objs *qjumpObjects) error {
-	id, depth, err := host.OwnCgroup()
+	path, err := host.OwnCgroup()
+	if err != nil {
+		return err
+	}
+	id, err := host.CgroupID(path)
+	if err != nil {
+		return err
+	}
+	depth, err := host.CgroupDepth(path)
 	if err != nil {
 		return err
 	}

@@ -18,23 +18,28 @@ import (
 // ceiling, which the loader keeps in the ceiling_depths map, so while no ceiling is set a packet
 // pays one load and no lookup.
 
-// SetCgroupCeiling makes max the highest level any socket of the cgroup, or of any cgroup below
-// it, may send at, on every device QJump is up on, in every network namespace: all programs share
-// one pinned map. Nested ceilings combine: the lowest one on a socket's path wins.
-func SetCgroupCeiling(cgroupID uint64, max model.Level) error {
+// SetCgroupCeiling makes max the highest level any socket of the cgroup at path, or of any cgroup
+// below it, may send at, on every device QJump is up on, in every network namespace: all programs
+// share one pinned map. Nested ceilings combine: the lowest one on a socket's path wins. The path
+// gives the cgroup's id and its depth in the hierarchy, which the program needs.
+func SetCgroupCeiling(path string, max model.Level) error {
 	if max < 0 || max >= model.NumLevels {
 		return &model.FieldError{Field: "level", Value: fmt.Sprint(int(max)), Allowed: "need a level from 0 to 7"}
 	}
-	depth, err := host.CgroupDepth(cgroupID)
+	id, err := host.CgroupID(path)
+	if err != nil {
+		return fmt.Errorf("set cgroup ceiling: %w", err)
+	}
+	depth, err := host.CgroupDepth(path)
 	if err != nil {
 		return fmt.Errorf("set cgroup ceiling: %w", err)
 	}
 	if depth >= int(qjumpQjConstantsQJ_CEILING_DEPTHS) {
-		return &model.FieldError{Field: "cgroup", Value: fmt.Sprintf("id %d at depth %d", cgroupID, depth),
+		return &model.FieldError{Field: "cgroup", Value: fmt.Sprintf("%s at depth %d", path, depth),
 			Allowed: fmt.Sprintf("a ceiling needs a cgroup less than %d levels below the root", qjumpQjConstantsQJ_CEILING_DEPTHS)}
 	}
 	return withCeilings(true, func(ceilings, depths *ebpf.Map) error {
-		return putCeiling(ceilings, depths, cgroupID, max, depth)
+		return putCeiling(ceilings, depths, id, max, depth)
 	})
 }
 

@@ -35,7 +35,7 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SetCgroupCeiling(id, 5); err != nil {
+	if err := SetCgroupCeiling(cg, 5); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ClearCgroupCeiling(id) })
@@ -79,7 +79,7 @@ func TestCeilingHoldsBelowItsCgroup(t *testing.T) {
 	}
 	pod := mkCgroup(t, filepath.Join(mount, fmt.Sprintf("qjdp-%d-pod", os.Getpid())))
 	podID := cgroupID(t, pod)
-	if err := SetCgroupCeiling(podID, 5); err != nil {
+	if err := SetCgroupCeiling(pod, 5); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ClearCgroupCeiling(podID) })
@@ -102,7 +102,7 @@ func TestCeilingHoldsBelowItsCgroup(t *testing.T) {
 	}
 	check("ceiling 5 on the pod, sender two cgroups below", 5)
 	ctrID := cgroupID(t, ctr)
-	if err := SetCgroupCeiling(ctrID, 3); err != nil {
+	if err := SetCgroupCeiling(ctr, 3); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ClearCgroupCeiling(ctrID) })

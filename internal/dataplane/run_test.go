@@ -369,7 +369,7 @@ func (r *runner) setCeiling(path string, max model.Level) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	depth, err := host.CgroupDepth(id)
+	depth, err := host.CgroupDepth(path)
 	if err != nil {
 		testutil.Unavailable(r.t, err.Error())
 	}
