@@ -92,23 +92,14 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
- * The active configuration. Swapping the inner map is one atomic pointer store in the kernel and
- * RCU keeps the old inner map alive until every program that looked it up is done; rewriting one
- * big map value in place instead could be read half old, half new by a CPU in the middle of it.
- * The inner value is declared as bytes because clang 14 emits only a forward declaration of a
- * struct reached through __array; the layout map below names struct qj_config in BTF.
+ * The configuration: constants of this loaded copy of the program, set by the loader before the
+ * kernel sees it (the object's .rodata, frozen). The verifier then knows every flag and the mode
+ * and drops the branches that cannot run, and reading the configuration costs no map lookup. A
+ * reload loads a new copy with the new constants and the same budget, counter and ceiling maps,
+ * and swaps it into the hook in one step (a TCX link update, or a cls_bpf filter replace): each
+ * packet runs one whole copy, old or new, never a mix.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(max_entries, 1);
-		__type(key, __u32);
-		__type(value, __u8[sizeof(struct qj_config)]);
-	});
-} config SEC(".maps");
+const volatile struct qj_config config = {};
 
 /* Carries struct qj_layout, the types Go shares, in BTF (qjump.h); never read or written. */
 struct {
@@ -166,11 +157,11 @@ struct {
 enum l3_kind { L3_OTHER, L3_IPV4, L3_IPV6, L3_MALFORMED };
 
 struct l3 {
-	enum l3_kind kind;
-	__u32 off;	/* offset of the IP header from the start of the frame */
-	__u32 l4;	/* offset of the transport header */
+	__u8 kind;	/* enum l3_kind */
 	__u8 proto;	/* IPPROTO_* of the transport header */
-	bool control;	/* the host's own control traffic (see the top) */
+	__u8 control;	/* the host's own control traffic (see the top) */
+	__u8 off;	/* offset of the IP header from the start of the frame */
+	__u16 l4;	/* offset of the transport header */
 };
 
 /* ICMPv6 types of MLD (130-132, 143) and neighbour discovery (133-137). */
@@ -201,48 +192,47 @@ static __always_inline void parse_ipv6_next(struct l3 *r, void *data, void *data
 	}
 }
 
-static __always_inline struct l3 parse_l3(struct __sk_buff *skb)
+/* Fills r from the frame's headers; r starts as malformed, with nothing found. */
+static __always_inline void parse_l3(struct __sk_buff *skb, struct l3 *r)
 {
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
-	struct l3 r = { .kind = L3_MALFORMED };
 	struct ethhdr *eth = data;
 	__u16 proto;
 
 	if ((void *)(eth + 1) > data_end)
-		return r;
+		return;
 	proto = eth->h_proto;
-	r.off = sizeof(*eth);
+	r->off = sizeof(*eth);
 	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)) {
 		__be16 *inner = data + sizeof(*eth) + 2;
 
 		if ((void *)(inner + 1) > data_end)
-			return r;
+			return;
 		proto = *inner;
-		r.off += VLAN_HLEN;
+		r->off += VLAN_HLEN;
 	}
 	if (proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *ip = data + r.off;
+		struct iphdr *ip = data + r->off;
 
 		if ((void *)(ip + 1) > data_end || ip->version != 4 || ip->ihl < 5 ||
-		    data + r.off + ip->ihl * 4 > data_end)
-			return r;
-		r.kind = L3_IPV4;
-		r.proto = ip->protocol;
-		r.l4 = r.off + ip->ihl * 4;
-		r.control = r.proto == IPPROTO_IGMP;
+		    data + r->off + ip->ihl * 4 > data_end)
+			return;
+		r->kind = L3_IPV4;
+		r->proto = ip->protocol;
+		r->l4 = r->off + ip->ihl * 4;
+		r->control = r->proto == IPPROTO_IGMP;
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6 = data + r.off;
+		struct ipv6hdr *ip6 = data + r->off;
 
 		if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
-			return r;
-		r.kind = L3_IPV6;
-		parse_ipv6_next(&r, data, data_end, ip6);
+			return;
+		r->kind = L3_IPV6;
+		parse_ipv6_next(r, data, data_end, ip6);
 	} else {
-		r.kind = L3_OTHER;
-		r.control = true;
+		r->kind = L3_OTHER;
+		r->control = 1;
 	}
-	return r;
 }
 
 /* w(len) at the top: the line time of one frame. */
@@ -331,7 +321,7 @@ static __always_inline __u32 ceiling_of(struct __sk_buff *skb)
  * The level a packet is sent at (the top), or QJ_NO_LEVEL_FOUND when its ceiling is below every
  * configured level; *at is the level to count it at either way.
  */
-static __always_inline __u32 classify(struct __sk_buff *skb, const struct qj_config *cfg,
+static __always_inline __u32 classify(struct __sk_buff *skb, const volatile struct qj_config *cfg,
 				      const struct l3 *l3, __u32 *at)
 {
 	__u32 prio = skb->priority;
@@ -377,10 +367,10 @@ static __always_inline void rollover(struct qj_budget *b, __u64 epoch_ns, __u64 
 }
 
 /* Charges w bytes to level's budget: QJ_SENT if the level had them in this epoch, else why not. */
-static __always_inline enum qj_verdict charge(const struct qj_config *cfg, __u32 level, __u64 w,
+static __always_inline enum qj_verdict charge(const volatile struct qj_config *cfg, __u32 level, __u64 w,
 					      __u64 now)
 {
-	const struct qj_level *lc = &cfg->level[level & QJ_LEVEL_MASK];
+	const volatile struct qj_level *lc = &cfg->level[level & QJ_LEVEL_MASK];
 	struct qj_budget *b;
 	__u64 old;
 	int i;
@@ -405,7 +395,7 @@ static __always_inline enum qj_verdict charge(const struct qj_config *cfg, __u32
 }
 
 /* Police + autoclass: the highest configured level below level that still has budget, or -1. */
-static __always_inline int demote(const struct qj_config *cfg, __u32 level, __u64 w, __u64 now)
+static __always_inline int demote(const volatile struct qj_config *cfg, __u32 level, __u64 w, __u64 now)
 {
 	int l;
 
@@ -434,7 +424,7 @@ static __always_inline struct qj_demotion *demotion_of(struct __sk_buff *skb, bo
  * epoch; over budget with autoclass, demotes it and remembers that for the socket. Returns the
  * verdict and, when sent, the level in *sent.
  */
-static __always_inline enum qj_verdict police(struct __sk_buff *skb, const struct qj_config *cfg,
+static __always_inline enum qj_verdict police(struct __sk_buff *skb, const volatile struct qj_config *cfg,
 					      __u32 level, __u64 w, __u64 now, __u32 *sent)
 {
 	bool autoclass = cfg->flags & QJ_AUTOCLASS;
@@ -522,7 +512,7 @@ static __always_inline bool pushes_tag(struct __sk_buff *skb, const struct l3 *l
 }
 
 /* Sets the 802.1Q priority: in the hardware-offloaded tag, in an in-band tag, or in a new tag. */
-static __always_inline void mark_pcp(struct __sk_buff *skb, const struct qj_config *cfg,
+static __always_inline void mark_pcp(struct __sk_buff *skb, const volatile struct qj_config *cfg,
 				     const struct l3 *l3, __u8 pcp)
 {
 	__u16 tci;
@@ -580,19 +570,16 @@ SEC("tc")
 int qjump_egress(struct __sk_buff *skb)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 key = 0, level, at, sent;
-	const struct qj_config *cfg;
-	const struct qj_level *lc;
+	const volatile struct qj_config *cfg = &config;
+	__u32 level, at, sent;
+	const volatile struct qj_level *lc;
 	enum qj_verdict v = QJ_SENT;
-	struct l3 l3;
-	void *inner;
+	struct l3 l3 = { .kind = L3_MALFORMED };
 	bool ip;
 	__u64 w;
 
-	l3 = parse_l3(skb);
-	inner = bpf_map_lookup_elem(&config, &key);
-	cfg = inner ? bpf_map_lookup_elem(inner, &key) : NULL;
-	if (!cfg || !cfg->epoch_ns) {
+	parse_l3(skb, &l3);
+	if (!cfg->epoch_ns) {
 		count(0, QJ_UNCONFIGURED, frame_wire(skb->len), kind_verdict(l3.kind));
 		return QJ_TC_NEXT;
 	}

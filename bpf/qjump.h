@@ -45,9 +45,9 @@ struct qj_level {
 };
 
 /*
- * One complete configuration. The loader writes it once into a fresh single-entry inner map,
- * freezes that map and swaps it into the outer ARRAY_OF_MAPS; the program reads the pointer once
- * per packet. A packet therefore sees one whole configuration, old or new, never a mix.
+ * One complete configuration: the constants of one loaded copy of the program (its read-only
+ * global `config`, set by the loader before loading). A reload loads a new copy and swaps it into
+ * the hook, so a packet sees one whole configuration, old or new, never a mix.
  */
 struct qj_config {
 	__u64 epoch_ns;		/* E in nanoseconds */
@@ -124,9 +124,7 @@ struct qj_counters {
 
 /*
  * Every type the Go loader shares with the program, for bpf2go -type: clang emits no enum that no
- * variable or member has, and (clang 14) only a forward declaration of a struct reached through
- * __array, as qj_config is by the config map. The layout map carries them in BTF; nothing reads
- * it.
+ * variable or member has. The layout map carries them in BTF; nothing reads it.
  */
 struct qj_layout {
 	struct qj_config config;

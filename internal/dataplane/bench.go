@@ -117,21 +117,13 @@ func fastMean(xs []float64) float64 {
 
 // benchObjects loads a private copy of the program with the bench configuration in mode.
 func benchObjects(mode config.Mode) (*qjumpObjects, error) {
-	objs, err := loadObjects("")
-	if err != nil {
-		return nil, err
-	}
 	d := benchConfig()
 	d.Mode = mode
 	var classids [model.NumLevels]uint32
 	if mode == config.Shape {
 		classids = htbClassIDs()
 	}
-	if err := installConfig(objs.Config, encode(d, 1, classids, 1)); err != nil {
-		objs.Close()
-		return nil, err
-	}
-	return objs, nil
+	return loadObjects("", encode(d, 1, classids, 1), nil)
 }
 
 // benchCeiling gives this process's cgroup (where BPF_PROG_TEST_RUN puts the packet's socket) a

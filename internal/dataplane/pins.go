@@ -21,12 +21,12 @@ import (
 
 // Names of the pins in a device's directory.
 const (
-	pinProg     = "prog"
-	pinLink     = "link"
-	pinConfig   = "config"
-	pinBudget   = "budget"
-	pinCounters = "counters"
-	pinMeta     = "meta"
+	pinProg      = "prog"
+	pinLink      = "link"
+	pinBudget    = "budget"
+	pinCounters  = "counters"
+	pinDemotions = "demotions"
+	pinMeta      = "meta"
 )
 
 // paths names where a device's state is pinned: <bpffs>/qjump/<netns cookie>/<ifname>/.

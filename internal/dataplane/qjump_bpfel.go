@@ -43,7 +43,15 @@ type qjumpQjConfig struct {
 	PrioLevel    [16]uint8
 	Carrier      [8]uint8
 	Pad          [6]uint8
-	Level        [8]qjumpQjLevel
+	Level        [8]struct {
+		_       structs.HostLayout
+		Budget  uint64
+		Classid uint32
+		Limited uint8
+		Dscp    uint8
+		Pcp     uint8
+		Pad     uint8
+	}
 }
 
 type qjumpQjConstants uint32
@@ -79,8 +87,21 @@ const (
 )
 
 type qjumpQjLayout struct {
-	_         structs.HostLayout
-	Config    qjumpQjConfig
+	_      structs.HostLayout
+	Config struct {
+		_            structs.HostLayout
+		EpochNs      uint64
+		Generation   uint64
+		Flags        uint32
+		VlanId       uint16
+		Mode         uint8
+		DefaultLevel uint8
+		TxQueues     uint16
+		PrioLevel    [16]uint8
+		Carrier      [8]uint8
+		Pad          [6]uint8
+		Level        [8]qjumpQjLevel
+	}
 	Ceiling   qjumpQjCeiling
 	_         [6]byte
 	Demotion  qjumpQjDemotion
@@ -144,11 +165,11 @@ const (
 	qjumpMapBudget         = "budget"
 	qjumpMapCeilingDepths  = "ceiling_depths"
 	qjumpMapCgroupCeilings = "cgroup_ceilings"
-	qjumpMapConfig         = "config"
 	qjumpMapCounters       = "counters"
 	qjumpMapDemotions      = "demotions"
 	qjumpMapLayout         = "layout"
 	qjumpProgQjumpEgress   = "qjump_egress"
+	qjumpVarConfig         = "config"
 )
 
 // loadQjump returns the embedded CollectionSpec for qjump.
@@ -203,7 +224,6 @@ type qjumpMapSpecs struct {
 	Budget         *ebpf.MapSpec `ebpf:"budget"`
 	CeilingDepths  *ebpf.MapSpec `ebpf:"ceiling_depths"`
 	CgroupCeilings *ebpf.MapSpec `ebpf:"cgroup_ceilings"`
-	Config         *ebpf.MapSpec `ebpf:"config"`
 	Counters       *ebpf.MapSpec `ebpf:"counters"`
 	Demotions      *ebpf.MapSpec `ebpf:"demotions"`
 	Layout         *ebpf.MapSpec `ebpf:"layout"`
@@ -213,6 +233,7 @@ type qjumpMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type qjumpVariableSpecs struct {
+	Config *ebpf.VariableSpec `ebpf:"config"`
 }
 
 // qjumpObjects contains all objects after they have been loaded into the kernel.
@@ -238,7 +259,6 @@ type qjumpMaps struct {
 	Budget         *ebpf.Map `ebpf:"budget"`
 	CeilingDepths  *ebpf.Map `ebpf:"ceiling_depths"`
 	CgroupCeilings *ebpf.Map `ebpf:"cgroup_ceilings"`
-	Config         *ebpf.Map `ebpf:"config"`
 	Counters       *ebpf.Map `ebpf:"counters"`
 	Demotions      *ebpf.Map `ebpf:"demotions"`
 	Layout         *ebpf.Map `ebpf:"layout"`
@@ -249,7 +269,6 @@ func (m *qjumpMaps) Close() error {
 		m.Budget,
 		m.CeilingDepths,
 		m.CgroupCeilings,
-		m.Config,
 		m.Counters,
 		m.Demotions,
 		m.Layout,
@@ -260,6 +279,7 @@ func (m *qjumpMaps) Close() error {
 //
 // It can be passed to loadQjumpObjects or ebpf.CollectionSpec.LoadAndAssign.
 type qjumpVariables struct {
+	Config *ebpf.Variable `ebpf:"config"`
 }
 
 // qjumpPrograms contains all programs after they have been loaded into the kernel.

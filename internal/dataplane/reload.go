@@ -3,16 +3,18 @@ package dataplane
 import (
 	"fmt"
 
-	"github.com/cilium/ebpf"
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// Reload replaces the configuration of a running device atomically: packets see either the old
-// or the new one, and budgets restart on the new one. The mode cannot change (shape mode owns an
-// HTB tree that police mode does not); in shape mode the HTB rates follow the new budgets first.
+// Reload replaces the configuration of a running device atomically: it loads a new copy of the
+// program with the new configuration and the device's budget, counter and demotion maps, and
+// swaps it into the hook; packets see either the old or the new one. Budgets carry on: what the
+// current epoch has sent counts against the new budget. The mode cannot change (shape mode owns
+// an HTB tree that police mode does not); in shape mode the HTB rates follow the new budgets
+// first.
 func Reload(device string, d config.Dataplane) error {
 	p, err := pathsFor(device)
 	if err != nil {
@@ -30,11 +32,11 @@ func Reload(device string, d config.Dataplane) error {
 		return &model.FieldError{Field: "mode", Value: string(d.Mode),
 			Allowed: fmt.Sprintf("%s runs %s mode; changing the mode needs qjump down, then up", device, old.Mode)}
 	}
-	outer, err := ebpf.LoadPinnedMap(p.pin(pinConfig), nil)
+	maps, err := pinnedMaps(p)
 	if err != nil {
-		return fmt.Errorf("open config map: %w", err)
+		return err
 	}
-	defer outer.Close()
+	defer closeAll(maps)
 	if d.Mode == config.Shape {
 		if err := htbClasses(rec.Ifindex, d, netlink.ClassChange); err != nil {
 			return err
@@ -49,7 +51,12 @@ func Reload(device string, d config.Dataplane) error {
 	if l, err := netlink.LinkByIndex(rec.Ifindex); err == nil {
 		txQueues = l.Attrs().NumTxQueues
 	}
-	if err := installConfig(outer, encode(d, next.Generation, classIDs(d), txQueues)); err != nil {
+	objs, err := loadObjects(p.root, encode(d, next.Generation, classIDs(d), txQueues), maps)
+	if err != nil {
+		return err
+	}
+	defer objs.Close()
+	if err := replaceProgram(p, rec, objs.QjumpEgress); err != nil {
 		return err
 	}
 	return writeRecord(p, next)

@@ -50,19 +50,35 @@ type runner struct {
 func newRunner(t *testing.T, d config.Dataplane) *runner {
 	t.Helper()
 	testutil.RequirePriv(t, "loading the QJump eBPF program")
-	objs, err := loadObjects("")
+	objs, err := loadObjects("", encode(d, 1, testClassIDs(d), 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = objs.Close() })
-	var classids [model.NumLevels]uint32
-	if d.Mode == config.Shape {
-		classids = htbClassIDs()
-	}
-	if err := installConfig(objs.Config, encode(d, 1, classids, 1)); err != nil {
-		t.Fatal(err)
-	}
 	return &runner{t: t, objs: objs}
+}
+
+func testClassIDs(d config.Dataplane) (ids [model.NumLevels]uint32) {
+	if d.Mode == config.Shape {
+		return htbClassIDs()
+	}
+	return ids
+}
+
+// reload does what Reload does to a device: a new copy of the program with d as its
+// configuration, on the runner's maps, in the place of the old one.
+func (r *runner) reload(d config.Dataplane, generation uint64) {
+	r.t.Helper()
+	o := r.objs
+	n, err := loadObjects("", encode(d, generation, testClassIDs(d), 1), map[string]*ebpf.Map{
+		qjumpMapBudget: o.Budget, qjumpMapCounters: o.Counters, qjumpMapDemotions: o.Demotions,
+		qjumpMapCgroupCeilings: o.CgroupCeilings, qjumpMapCeilingDepths: o.CeilingDepths})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	_ = n.qjumpMaps.Close() // clones of the runner's own
+	_ = o.QjumpEgress.Close()
+	o.QjumpEgress = n.QjumpEgress
 }
 
 // run sends one frame through the program with skb->priority prio.
@@ -406,9 +422,7 @@ func TestReloadKeepsWhatTheEpochUsed(t *testing.T) {
 	r := newRunner(t, d)
 	reload := func(f float64, gen uint64) {
 		d.Model.Factors[7] = model.Limited(f)
-		if err := installConfig(r.objs.Config, encode(d, gen, [model.NumLevels]uint32{}, 1)); err != nil {
-			t.Fatal(err)
-		}
+		r.reload(d, gen)
 	}
 	steps := []struct {
 		factor  float64 // reload to this factor first, if non-zero
@@ -443,9 +457,7 @@ func TestReloadFollowsTheNewEpoch(t *testing.T) {
 		t.Fatalf("second frame in the same 16 s epoch: verdict %#x, want drop", v)
 	}
 	d.Model.Rate = 1e9 // E = 2·1·1000·8/1G = 16 µs, the same budget
-	if err := installConfig(r.objs.Config, encode(d, 2, [model.NumLevels]uint32{}, 1)); err != nil {
-		t.Fatal(err)
-	}
+	r.reload(d, 2)
 	// The first packet after the reload finds the epoch under way, which keeps what it carried
 	// until the new grid's next boundary, at most 16 µs away; a millisecond later is a new epoch.
 	r.run(7, udp4(42, 0))
@@ -456,9 +468,7 @@ func TestReloadFollowsTheNewEpoch(t *testing.T) {
 	// And back to the long epoch: the short one under way ends at its own end, then the new
 	// grid applies, so the level cannot send a second budget within the old short epoch.
 	d.Model.Rate = 1000
-	if err := installConfig(r.objs.Config, encode(d, 3, [model.NumLevels]uint32{}, 1)); err != nil {
-		t.Fatal(err)
-	}
+	r.reload(d, 3)
 	time.Sleep(time.Millisecond)
 	if v, _, _ := r.run(7, udp4(900, 0)); v != verdictNext {
 		t.Fatalf("first frame of the new 16 s epoch: verdict %#x, want pass", v)

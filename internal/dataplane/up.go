@@ -70,15 +70,12 @@ func Up(opts UpOptions) (err error) {
 }
 
 func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
-	objs, err := loadObjects(p.root)
+	objs, err := loadObjects(p.root, encode(opts.Config, rec.Generation, classIDs(opts.Config), txQueues), nil)
 	if err != nil {
 		return err
 	}
 	defer objs.Close()
 	if err := pinAll(objs, p); err != nil {
-		return err
-	}
-	if err := installConfig(objs.Config, encode(opts.Config, rec.Generation, classIDs(opts.Config), txQueues)); err != nil {
 		return err
 	}
 	if opts.Config.Mode == config.Shape {
