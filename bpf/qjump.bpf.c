@@ -133,7 +133,7 @@ struct {
 } cgroup_ceilings SEC(".maps");
 
 /*
- * Bit d set: some cgroup at depth d has a ceiling. The loader keeps it equal to the depths in
+ * The depths where some cgroup has a ceiling; the loader keeps it equal to the depths in
  * cgroup_ceilings. A packet looks up only its cgroup's ancestors at those depths, and nothing at
  * all while no ceiling is set: one load, which the verifier inlines.
  */
@@ -141,7 +141,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct qj_depths);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } ceiling_depths SEC(".maps");
 
@@ -307,14 +307,25 @@ __attribute__((noinline)) __u32 qj_ceiling_walk(struct __sk_buff *skb, __u32 mas
 	return ceiling;
 }
 
-/* The ceiling of the packet's socket: QJ_LEVELS - 1 while no cgroup has one, at the cost of a load. */
+/*
+ * The ceiling of the packet's socket: QJ_LEVELS - 1 while no cgroup has one, at the cost of a
+ * load. With ceilings at one depth only (pods, services: the usual case) it looks up the one
+ * ancestor here, without the call into the walk.
+ */
 static __always_inline __u32 ceiling_of(struct __sk_buff *skb)
 {
-	__u32 key = 0, *depths = bpf_map_lookup_elem(&ceiling_depths, &key);
+	__u32 key = 0;
+	struct qj_depths *depths = bpf_map_lookup_elem(&ceiling_depths, &key);
+	struct qj_ceiling *c;
+	__u64 id;
 
-	if (!depths || !*depths)
+	if (!depths || !depths->mask)
 		return QJ_LEVELS - 1;
-	return qj_ceiling_walk(skb, *depths);
+	if (depths->only >= QJ_CEILING_DEPTHS)
+		return qj_ceiling_walk(skb, depths->mask);
+	id = bpf_skb_ancestor_cgroup_id(skb, depths->only);
+	c = id ? bpf_map_lookup_elem(&cgroup_ceilings, &id) : NULL;
+	return c && c->level < QJ_LEVELS ? c->level : QJ_LEVELS - 1;
 }
 
 /*

@@ -82,6 +82,12 @@ struct qj_ceiling {
 	__u8 depth;	/* the cgroup's depth in the hierarchy, 0 for the root */
 };
 
+/* The depths at which some cgroup has a ceiling, which the loader keeps (ceiling_depths). */
+struct qj_depths {
+	__u32 mask;	/* bit d: a ceiling at depth d */
+	__u32 only;	/* the depth when mask has one bit (the common case), else QJ_CEILING_DEPTHS */
+};
+
 /* A socket that autoclass demoted: its packets stay at level until the epoch ends at until. */
 struct qj_demotion {
 	__u64 until;	/* ns (bpf_ktime_get_ns) */
@@ -129,6 +135,7 @@ struct qj_counters {
 struct qj_layout {
 	struct qj_config config;
 	struct qj_ceiling ceiling;
+	struct qj_depths depths;
 	struct qj_demotion demotion;
 	enum qj_constants limits;
 	enum qj_mode mode;

@@ -3,6 +3,7 @@ package dataplane
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 
 	"github.com/cilium/ebpf"
@@ -66,19 +67,23 @@ func putCeiling(ceilings, depths *ebpf.Map, id uint64, max model.Level, depth in
 }
 
 // syncDepths makes the depth mask exactly the depths of the ceilings there are: a missing bit
-// would skip a ceiling, a stale one costs every packet a lookup.
+// would skip a ceiling, a stale one costs every packet a lookup. With one depth only, the program
+// takes a shorter path, so that depth is written too.
 func syncDepths(ceilings, depths *ebpf.Map) error {
-	var mask uint32
 	var id uint64
 	var c qjumpQjCeiling
+	d := qjumpQjDepths{Only: uint32(qjumpQjConstantsQJ_CEILING_DEPTHS)}
 	it := ceilings.Iterate()
 	for it.Next(&id, &c) {
-		mask |= 1 << c.Depth
+		d.Mask |= 1 << c.Depth
 	}
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("read cgroup ceilings: %w", err)
 	}
-	if err := depths.Put(uint32(0), mask); err != nil {
+	if d.Mask != 0 && d.Mask&(d.Mask-1) == 0 {
+		d.Only = uint32(bits.TrailingZeros32(d.Mask))
+	}
+	if err := depths.Put(uint32(0), d); err != nil {
 		return fmt.Errorf("write ceiling depths: %w", err)
 	}
 	return nil

@@ -78,6 +78,12 @@ type qjumpQjDemotion struct {
 	Pad   uint32
 }
 
+type qjumpQjDepths struct {
+	_    structs.HostLayout
+	Mask uint32
+	Only uint32
+}
+
 type qjumpQjFlags uint32
 
 const (
@@ -103,7 +109,9 @@ type qjumpQjLayout struct {
 		Level        [8]qjumpQjLevel
 	}
 	Ceiling   qjumpQjCeiling
-	_         [6]byte
+	_         [2]byte
+	Depths    qjumpQjDepths
+	_         [4]byte
 	Demotion  qjumpQjDemotion
 	Limits    qjumpQjConstants
 	Mode      qjumpQjMode
