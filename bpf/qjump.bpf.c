@@ -613,7 +613,8 @@ int qjump_egress(struct __sk_buff *skb)
 	count(sent, QJ_SENT, w, kind_verdict(l3.kind));
 
 	lc = &cfg->level[sent & QJ_LEVEL_MASK];
-	if (cfg->mode == QJ_MODE_SHAPE && lc->classid)
+	/* QJump's egress tree is on the device in both modes: the class makes HTB serve the level. */
+	if (lc->classid)
 		skb->priority = lc->classid;
 	else
 		skb->priority = sent;

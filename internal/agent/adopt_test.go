@@ -1,14 +1,12 @@
 package agent_test
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -19,10 +17,7 @@ import (
 func TestAdoptReloadAndStop(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
-	pair, err := nspair.New(context.Background(), "qjagad", "198.19.78.1", "198.19.78.2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pair := qjumpPair(t, "qjagad", "198.19.78.1", "198.19.78.2")
 	qjump := func(args ...string) string {
 		t.Helper()
 		argv := testbed.InNS(pair.A, append([]string{bin}, args...)...)
@@ -32,11 +27,6 @@ func TestAdoptReloadAndStop(t *testing.T) {
 		}
 		return string(out)
 	}
-	t.Cleanup(func() {
-		argv := testbed.InNS(pair.A, bin, "down", "--dev", "eth0")
-		_ = exec.Command(argv[0], argv[1:]...).Run()
-		pair.Remove()
-	})
 	config := filepath.Join(t.TempDir(), "cluster.yaml")
 	writeFile(t, config, cgroupConfig)
 	const listen = "127.0.0.1:19783"

@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -80,15 +78,7 @@ func TestCeilingHoldsBelowTheCgroup(t *testing.T) {
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
-	pair, err := nspair.New(context.Background(), "qjagcg", "198.19.77.1", "198.19.77.2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		argv := testbed.InNS(pair.A, bin, "down", "--dev", "eth0")
-		_ = exec.Command(argv[0], argv[1:]...).Run()
-		pair.Remove()
-	})
+	pair := qjumpPair(t, "qjagcg", "198.19.77.1", "198.19.77.2")
 	tenant := filepath.Join(root, fmt.Sprintf("qjump-agent-test-%d", os.Getpid()))
 	pod, ctr := filepath.Join(tenant, "pod"), filepath.Join(tenant, "pod", "ctr")
 	if err := os.MkdirAll(pod, 0o755); err != nil {

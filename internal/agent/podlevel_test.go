@@ -17,7 +17,6 @@ import (
 
 	"github.com/qjump-net/qjump/internal/agent"
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -33,15 +32,7 @@ func TestPodLevelForReal(t *testing.T) {
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
-	pair, err := nspair.New(context.Background(), "qjagpd", "198.19.79.1", "198.19.79.2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		argv := testbed.InNS(pair.A, bin, "down", "--dev", "eth0")
-		_ = exec.Command(argv[0], argv[1:]...).Run()
-		pair.Remove()
-	})
+	pair := qjumpPair(t, "qjagpd", "198.19.79.1", "198.19.79.2")
 	// QJump on the pair, by hand: the in-process agent below runs in the test's namespace and
 	// manages no interface; the ceilings it sets are shared by every namespace's dataplane.
 	config := filepath.Join(t.TempDir(), "cluster.yaml")

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -62,19 +59,7 @@ func qjumpIn(t *testing.T, ns string, env []string, args ...string) (stdout, std
 func qjumpInAfter(t *testing.T, ns string, env, prefix []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	argv := append(append(append([]string{"netns", "exec", ns}, prefix...), testutil.QjumpBinary(t)), args...)
-	cmd := exec.Command("ip", argv...)
-	cmd.Env = append(os.Environ(), env...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("run qjump %s: %v", strings.Join(args, " "), err)
-	}
-	return o.String(), e.String(), code
+	return testutil.Run(t, env, "ip", argv...)
 }
 
 // snapshot is everything up may touch on eth0 of ns, with everything QJump pinned in any

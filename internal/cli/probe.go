@@ -24,13 +24,14 @@ func newProbeCommand() *cobra.Command {
 
 // probeRun is what every probe verb does once its options are valid: measure until done or
 // interrupted, then write the samples as CSV to out (stdout if empty). A failed measurement writes
-// nothing, unless keepPartial: the requests a memcached run answered before failing are data.
-func probeRun[T any](ctx context.Context, out string, stdout io.Writer, keepPartial bool,
+// nothing, unless keepPartial(err): the requests a memcached run answered before failing are data,
+// and so are the arrivals of a server whose socket dropped some (its exit status still fails).
+func probeRun[T any](ctx context.Context, out string, stdout io.Writer, keepPartial func(error) bool,
 	measure func(context.Context) (T, error), write func(io.Writer, T) error) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	samples, err := measure(ctx)
-	if err != nil && !keepPartial {
+	if err != nil && !keepPartial(err) {
 		return err
 	}
 	werr := writeTo(out, stdout, func(w io.Writer) error { return write(w, samples) })
@@ -39,6 +40,10 @@ func probeRun[T any](ctx context.Context, out string, stdout io.Writer, keepPart
 	}
 	return werr
 }
+
+func always(error) bool { return true }
+
+func never(error) bool { return false }
 
 func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "" {
@@ -53,4 +58,17 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// readyFile returns a Ready callback that creates path (nil if path is empty): callers wait for
+// the file instead of sending traffic to find out whether a server listens.
+func readyFile(path, listen string, stderr io.Writer) func() {
+	if path == "" {
+		return nil
+	}
+	return func() {
+		if err := os.WriteFile(path, []byte(listen+"\n"), 0o644); err != nil {
+			fmt.Fprintf(stderr, "qjump: write --ready file: %v\n", err)
+		}
+	}
 }

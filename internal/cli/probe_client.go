@@ -58,5 +58,5 @@ func runProbeClient(ctx context.Context, opts *probeClientOptions, stdout io.Wri
 		return asFlagError(err)
 	}
 	send := func(ctx context.Context) ([]probe.Sample, error) { return probe.Probe(ctx, opts.ClientOptions) }
-	return probeRun(ctx, opts.out, stdout, false, send, probe.WriteClientCSV)
+	return probeRun(ctx, opts.out, stdout, never, send, probe.WriteClientCSV)
 }

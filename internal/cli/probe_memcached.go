@@ -49,5 +49,5 @@ func runProbeMemcached(ctx context.Context, opts *probeMemcachedOptions, stdout 
 		return asFlagError(err)
 	}
 	load := func(ctx context.Context) ([]probe.KVSample, error) { return probe.KVLoad(ctx, opts.KVOptions) }
-	return probeRun(ctx, opts.out, stdout, true, load, probe.WriteKVCSV)
+	return probeRun(ctx, opts.out, stdout, always, load, probe.WriteKVCSV)
 }

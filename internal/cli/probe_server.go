@@ -2,9 +2,8 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -43,13 +42,11 @@ func runProbeServer(ctx context.Context, opts *probeServerOptions, stdout, stder
 	if err := opts.Validate(); err != nil {
 		return asFlagError(err)
 	}
-	if opts.ready != "" {
-		opts.Ready = func() {
-			if err := os.WriteFile(opts.ready, []byte(opts.Listen+"\n"), 0o644); err != nil {
-				fmt.Fprintf(stderr, "qjump: write --ready file: %v\n", err)
-			}
-		}
-	}
+	opts.Ready = readyFile(opts.ready, opts.Listen, stderr)
 	serve := func(ctx context.Context) ([]probe.Arrival, error) { return probe.Serve(ctx, opts.ServerOptions) }
-	return probeRun(ctx, opts.out, stdout, false, serve, probe.WriteServerCSV)
+	return probeRun(ctx, opts.out, stdout, droppedSome, serve, probe.WriteServerCSV)
 }
+
+// droppedSome keeps what a server recorded when its socket dropped datagrams: the arrivals show
+// which probes were missed, and the exit status that the run is not to be trusted.
+func droppedSome(err error) bool { return errors.Is(err, probe.ErrDropped) }

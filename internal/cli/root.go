@@ -53,6 +53,8 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.AddCommand(newRunCommand(nil), newAssignCommand(nil), newUnassignCommand(nil))
 	root.AddCommand(newTestbedCommand(), newProbeCommand())
 	root.AddCommand(newAgentCommand())
+	root.AddCommand(newTwoPCCommand(), newBarrierCommand(nil), newPTPCommand(nil))
+	root.AddCommand(newSimCommand())
 	return root
 }
 

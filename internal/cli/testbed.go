@@ -46,7 +46,9 @@ func (f *testbedFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.cfg.Hosts, "hosts", f.cfg.Hosts, "number of hosts, n (2 to 32)")
 	fs.Var(&unitValue[model.Rate]{&f.cfg.Rate, model.ParseRate}, "rate", "emulated edge rate R of every link, e.g. 100M, 1G (at most 1Gb/s)")
 	fs.IntVar(&f.cfg.Buffer, "buffer", f.cfg.Buffer, "B: packets each switch egress queue holds")
-	fs.IntVar(&f.cfg.HostQueue, "host-queue", f.cfg.HostQueue, "packets the host egress FIFO holds")
+	fs.IntVar(&f.cfg.HostQueue, "host-queue", f.cfg.HostQueue, "packets the host egress queue holds (simple: the FIFO; realistic: each TX queue's txqueuelen)")
+	fs.StringVar((*string)(&f.cfg.HostNIC), "host-nic", string(f.cfg.HostNIC),
+		"host interfaces: realistic (4 TX queues, TSO/GSO/GRO on, pfifo_fast per queue at R) or simple (one FIFO at R, offloads off)")
 	fs.StringVar((*string)(&f.cfg.Classify), "classify", string(f.cfg.Classify), "what the switch reads the level from: dscp or pcp")
 	prefixFlag(fs, &f.cfg.Prefix)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,10 +37,13 @@ func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Comm
 
 func runTestbedReport(opts *testbedReportOptions, stdout io.Writer) error {
 	res, err := experiment.Report(opts.dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, experiment.ErrFaults) {
 		return err
 	}
-	return printResults(stdout, res, opts.dir, opts.json)
+	if perr := printResults(stdout, res, opts.dir, opts.json); perr != nil {
+		return perr
+	}
+	return err
 }
 
 // printResults is what run and report print: the summary table, or results.json with --json.

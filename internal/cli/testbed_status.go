@@ -33,6 +33,12 @@ func newTestbedStatusCommand(runF func(*testbedStatusOptions) error) *cobra.Comm
 	return cmd
 }
 
+// testbedStatusJSON is the testbed's recorded state and what QJump runs on each host.
+type testbedStatusJSON struct {
+	testbed.State
+	Hosts []testbed.HostQJump `json:"hosts"`
+}
+
 func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
 	if !opts.json {
 		return printTestbedStatus(stdout, opts.prefix)
@@ -41,7 +47,8 @@ func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, s)
+	n := testbed.Names{Prefix: opts.prefix}
+	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: n.QJumpStatus(s.Config.Hosts)})
 }
 
 func printTestbedStatus(w io.Writer, prefix string) error {
@@ -53,10 +60,30 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 	n := testbed.Names{Prefix: prefix}
 	fmt.Fprintf(w, "testbed %s: %d hosts, R=%s, switch queues of %d packets, classify on %s, QJump %s\n",
 		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, testbed.OnOff(s.QJump))
+	hosts := n.QJumpStatus(c.Hosts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT")
-	for i := 1; i <= c.Hosts; i++ {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, n.HostNS(i), n.HostAddr(i), n.Port(i))
+	fmt.Fprintln(tw, "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT\tQJUMP")
+	for i, h := range hosts {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, n.HostNS(i+1), n.HostAddr(i+1), n.Port(i+1), hostQJumpCell(h))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if testbed.ConfigsDiffer(hosts) {
+		fmt.Fprintln(w, "warning: the hosts run different QJump configurations (see QJUMP): the model's latency bound does not hold")
+	}
+	return nil
+}
+
+// hostQJumpCell: "off", or the mode, generation and configuration hash.
+func hostQJumpCell(h testbed.HostQJump) string {
+	switch {
+	case h.Error != "":
+		return "error: " + h.Error
+	case !h.Up:
+		return "off"
+	case !h.Attached:
+		return "detached (pins left)"
+	}
+	return fmt.Sprintf("%s, generation %d, config %s", h.Mode, h.Generation, h.ConfigHash)
 }

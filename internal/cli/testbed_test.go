@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,8 +81,16 @@ func TestTestbedRunOptions(t *testing.T) {
 		got.flags.cfg.Hosts != 6 || !got.json {
 		t.Errorf("parsed %+v", got)
 	}
-	if got := parseOptions(t, newTestbedRunCommand, "memcached"); got.bulkCC != "cubic" || got.flags.cfg.Prefix != testbed.DefaultPrefix {
+	if got := parseOptions(t, newTestbedRunCommand, "memcached"); got.bulkCC != "cubic" || got.flags.cfg.Prefix != testbed.DefaultPrefix || got.rateSet {
 		t.Errorf("defaults parsed as %+v", got)
+	}
+	// Without --rate each experiment runs at its own default rate; with it, at the rate given.
+	o, err := parseOptions(t, newTestbedRunCommand, "fan-in").experimentOptions(io.Discard)
+	if err != nil || o.Testbed.Rate != 0 {
+		t.Errorf("fan-in without --rate: rate %v, %v; want 0 (the experiment's default)", o.Testbed.Rate, err)
+	}
+	if got := parseOptions(t, newTestbedRunCommand, "fan-in", "--rate", "100M"); !got.rateSet || got.flags.cfg.Rate != 100e6 {
+		t.Errorf("--rate 100M parsed as %+v", got)
 	}
 }
 
@@ -101,5 +110,30 @@ func TestTestbedPrefixOptions(t *testing.T) {
 	}
 	if got := parseOptions(t, newTestbedReportCommand, "results/x", "--json"); got.dir != "results/x" || !got.json {
 		t.Errorf("report: %+v", got)
+	}
+}
+
+// A run with an arm that recorded nothing exits non-zero, printing its table with the fault:
+// `testbed report` judges the files exactly as `testbed run` judges them when it ends.
+func TestTestbedReportFailsOnAllLostArm(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"experiment":"fan-in","title":"fan-in","testbed":{"hosts":3},"model":{"hosts":3,"rate_bps":1e8,
+		"packet_bytes":1514,"epsilon_ns":50000,"mesochronous":2,"epoch_ns":1000000,"max_frame_time_ns":121120},
+		"arms":[{"name":"noise","bulk":"none","param":1},{"name":"f7=1","qjump":true,"bulk":"h2→h1","param":1}]}`
+	samples := "arm,tool,metric,sender,seq,send_ns,latency_ns,lost,param\n" +
+		"noise,probe,network,2,0,1000,20000,false,1\nnoise,probe,network,2,1,2000,30000,false,1\n" +
+		"f7=1,probe,network,2,0,0,0,true,1\nf7=1,probe,network,2,1,0,0,true,1\n"
+	for name, body := range map[string]string{"results.json": doc, "samples.csv": samples} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"testbed", "report", dir}, &stdout, &stderr)
+	if code == exitOK || !strings.Contains(stderr.String(), "arm f7=1: probe network lost all 2 samples") {
+		t.Errorf("exit %d, stderr %q; want a failure naming the all-lost arm", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "MEASUREMENT FAULTS") || strings.Contains(stdout.String(), "A: bound met") {
+		t.Errorf("table of a faulty run:\n%s", stdout.String())
 	}
 }

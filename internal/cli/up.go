@@ -42,9 +42,12 @@ traffic at a level with no factor is sent at the nearest configured level below 
 
   --mode police  over budget: drop (or with --autoclass, demote to the highest lower level
                  that still has budget), as the paper's module did
-  --mode shape   never drop for budget: each level goes through an HTB class at f·P·8/E with
-                 burst f·P, strict priority by level, under a root class at R; TCP slows down
-                 instead of losing packets
+  --mode shape   never drop for budget: each limited level is shaped to f·P·8/E (a token bucket
+                 of (m−1)·f·P); TCP slows down instead of losing packets
+
+In both modes QJump owns the interface's egress scheduling while it is up: it saves the qdiscs
+the interface has and replaces them with strict priority by level under a root class at R (or
+the interface's speed, if lower); down puts the saved ones back exactly.
 
 Packets carry their level as DSCP (CS0..CS7 by default), an 802.1Q PCP, both or neither. Flags
 override the same keys of --config (docs/configuration.md). An interface that is already up is
@@ -112,6 +115,9 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
 	}
 	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
+	if was, err := dataplane.Replaced(opts.dev); err == nil {
+		fmt.Fprintf(stderr, "qjump: replaced %s on %s's egress; qjump down puts it back\n", was, opts.dev)
+	}
 	return nil
 }
 

@@ -3,6 +3,8 @@ package dataplane
 import (
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestUpRefusesNonEthernet: review bug: up accepted a tun device, whose frames start with the IP
@@ -10,7 +12,7 @@ import (
 // device and its type, and leaves nothing behind.
 func TestUpRefusesNonEthernet(t *testing.T) {
 	h := newHosts(t)
-	if _, errOut, code := runCmd(t, nil, "ip", "netns", "exec", h.a, "ip", "tuntap", "add", "dev", "qjtun0", "mode", "tun"); code != 0 {
+	if _, errOut, code := testutil.Run(t, nil, "ip", "netns", "exec", h.a, "ip", "tuntap", "add", "dev", "qjtun0", "mode", "tun"); code != 0 {
 		t.Fatalf("ip tuntap add: exit %d: %s", code, errOut)
 	}
 	_, errOut, code := h.qjump(t, h.a, append([]string{"up", "--dev", "qjtun0"}, testModel...)...)

@@ -5,8 +5,8 @@ import (
 	"os"
 )
 
-// Down detaches QJump from the device and removes everything Up created: the hook, the clsact
-// qdisc if Up added it, the HTB tree, the pins. A device that is not up is not an error.
+// Down detaches QJump from the device, puts back the egress tree Up found and removes everything
+// Up created: the hook, the clsact qdisc if Up added it, the pins. A device that is not up is not an error.
 func Down(device string) error {
 	p, err := pathsFor(device)
 	if err != nil {
@@ -25,8 +25,8 @@ func Down(device string) error {
 
 func teardown(p paths, rec record) error {
 	err := detach(p, rec)
-	if rec.HTB {
-		err = errors.Join(err, delHTB(rec.Ifindex))
+	if rec.Egress || rec.HTB {
+		err = errors.Join(err, giveBack(p, rec))
 	}
 	if err != nil {
 		return err

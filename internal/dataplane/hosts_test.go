@@ -1,12 +1,9 @@
 package dataplane
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,12 +23,12 @@ type hosts struct {
 	addrA, addrB string
 }
 
-func newHosts(t *testing.T) *hosts {
+func newHosts(t *testing.T, opts ...nspair.Option) *hosts {
 	t.Helper()
 	testutil.RequirePriv(t, "network namespace tests")
 	k := hostSeq.Add(1) + int32(os.Getpid()%100)*100
 	p, err := nspair.New(context.Background(), fmt.Sprintf("qjdp-%d", k),
-		fmt.Sprintf("198.18.%d.1", k%250), fmt.Sprintf("198.18.%d.2", k%250))
+		fmt.Sprintf("198.18.%d.1", k%250), fmt.Sprintf("198.18.%d.2", k%250), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +49,7 @@ func qjumpBinary(t *testing.T) string { return testutil.QjumpBinary(t) }
 // qjump runs `ip netns exec ns qjump args...` and returns its output and exit status.
 func (h *hosts) qjump(t *testing.T, ns string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	return runCmd(t, nil, "ip", append([]string{"netns", "exec", ns, qjumpBinary(t)}, args...)...)
+	return testutil.Run(t, nil, "ip", append([]string{"netns", "exec", ns, qjumpBinary(t)}, args...)...)
 }
 
 // mustQjump is qjump that fails the test on a non-zero exit.
@@ -63,23 +60,6 @@ func (h *hosts) mustQjump(t *testing.T, ns string, args ...string) string {
 		t.Fatalf("qjump %s in %s: exit %d: %s", strings.Join(args, " "), ns, code, errOut)
 	}
 	return out
-}
-
-func runCmd(t *testing.T, env []string, name string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Env = append(os.Environ(), env...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("run %s: %v", name, err)
-	}
-	return o.String(), e.String(), code
 }
 
 // TestMain removes the qjump binary the namespace tests built.

@@ -3,20 +3,40 @@ package dataplane
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// Shape mode's HTB tree on the device: root qdisc htbMajor:, root class htbMajor:1 at the model's
-// R (so shape mode also shapes the link), and one leaf per level, htbMajor:(0x10+level), at the
-// level's rate f·P·8/E with burst f·P and HTB priority 7-level (HTB serves prio 0 first).
+// QJump's egress tree, in both modes (docs/dataplane.md, "The egress tree"):
+//
+//	514a: htb, default: the default level's class (and a filter that says the same, see below)
+//	└─ 514a:1 root class at Rcap = rate = ceil (R below the device's speed, else the speed)
+//	   ├─ 514a:17 level 7, HTB prio 0, rate 1 B/s, ceil Rcap ─ 5147: leaf qdisc
+//	   ├─ ...
+//	   └─ 514a:10 level 0, HTB prio 7, rate 1 B/s, ceil Rcap ─ 5140: leaf qdisc
+//
+// Every leaf's own rate is the least HTB takes, so every byte is borrowed from the root: the root
+// is a hard cap, and HTB lends in prio order, which is strict priority by level. The leaf qdisc:
+//   - shape mode, limited level: a TBF at the level's rate T = f·P·8/E with a bucket of
+//     max((m−1)·f·P, one frame). It emits at most bucket + T·E = m·f·P (+ one frame) in any
+//     window of length E; a peak rate of one frame makes it cut GSO packets into frames as they
+//     are queued, so every frame is charged its own wire bytes;
+//   - otherwise, when the root caps below the device's speed: a TBF far above Rcap whose bucket
+//     is one frame, only to cut GSO packets into frames, so a level-7 packet waits behind one
+//     lower-level frame rather than a 64 kB super-packet;
+//   - otherwise (the root runs at the device's own speed): a pfifo; the NIC segments at line rate.
+//
+// Rates count wire bytes: every rate spec has overhead 24 and mpu 84 (model.WireBytes).
 const (
 	htbMajor     = 0x514a // "QJ"
 	htbRootMinor = 1
 	htbLeafBase  = 0x10
+	leafMajor    = 0x5140
 )
 
 func htbClassID(l int) uint32 { return htbMajor<<16 | uint32(htbLeafBase+l) }
@@ -29,68 +49,206 @@ func htbClassIDs() [model.NumLevels]uint32 {
 	return ids
 }
 
-// ErrRootQdiscBusy means shape mode cannot put its HTB tree on the device: someone else's root
-// qdisc is there, and qjump never replaces what it did not create.
-var ErrRootQdiscBusy = errors.New("device has a root qdisc of its own")
+func htbRoot() uint32                    { return htbMajor << 16 }
+func htbRootClass() uint32               { return htbMajor<<16 | htbRootMinor }
+func leafHandle(l int) uint32            { return uint32(leafMajor+l) << 16 }
+func leafParent(l int) uint32            { return htbClassID(l) }
+func bytesPerSecond(r model.Rate) uint64 { return uint64(math.Ceil(float64(r) / 8)) }
 
-// addHTB builds shape mode's tree. It refuses when the device has a root qdisc other than the
-// kernel's default (handle 0: noqueue, pfifo_fast, mq), which `down` could not put back.
-func addHTB(ifindex int, d config.Dataplane) error {
-	l := &netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Index: ifindex}}
-	qs, err := netlink.QdiscList(l)
-	if err != nil {
-		return fmt.Errorf("list qdiscs: %w", err)
-	}
-	for _, q := range qs {
-		if a := q.Attrs(); a.Parent == netlink.HANDLE_ROOT && a.Handle != 0 {
-			return fmt.Errorf("%w (%s %s): shape mode needs the root; remove it (tc qdisc del dev %s root) or use --mode police",
-				ErrRootQdiscBusy, q.Type(), netlink.HandleStr(a.Handle), linkName(ifindex))
-		}
-	}
-	htb := netlink.NewHtb(netlink.QdiscAttrs{LinkIndex: ifindex, Handle: netlink.MakeHandle(htbMajor, 0),
-		Parent: netlink.HANDLE_ROOT})
-	htb.Defcls = uint32(htbLeafBase + int(d.DefaultLevel))
-	if err := netlink.QdiscAdd(htb); err != nil {
-		return fmt.Errorf("add htb qdisc: %w", err)
-	}
-	if err := htbClasses(ifindex, d, netlink.ClassAdd); err != nil {
-		_ = delHTB(ifindex)
-		return err
-	}
-	return nil
-}
-
-// htbClasses adds (or, for a reload, changes) the root class and one leaf per level.
-func htbClasses(ifindex int, d config.Dataplane, apply func(netlink.Class) error) error {
-	linkRate := uint64(d.Model.Rate)
-	root := netlink.NewHtbClass(netlink.ClassAttrs{LinkIndex: ifindex, Parent: netlink.MakeHandle(htbMajor, 0),
-		Handle: netlink.MakeHandle(htbMajor, htbRootMinor)}, netlink.HtbClassAttrs{Rate: linkRate, Ceil: linkRate})
-	if err := apply(root); err != nil {
-		return fmt.Errorf("htb root class: %w", err)
-	}
-	for l := range model.NumLevels {
-		rate, burst := linkRate, uint32(0)
-		if f, ok := d.Model.Factors[model.Level(l)]; ok {
-			if b, limited := d.Model.Budget(f); limited {
-				rate, burst = uint64(d.Model.LevelRate(f)), uint32(max(int64(b), htbMinBurst))
-			}
-		}
-		c := netlink.NewHtbClass(netlink.ClassAttrs{LinkIndex: ifindex, Parent: netlink.MakeHandle(htbMajor, htbRootMinor),
-			Handle: htbClassID(l)}, netlink.HtbClassAttrs{Rate: max(rate, 8), Ceil: max(rate, 8), Buffer: burst,
-			Cbuffer: burst, Prio: uint32(model.NumLevels - 1 - l), Quantum: htbQuantum})
-		if err := apply(c); err != nil {
-			return fmt.Errorf("htb class of level %d: %w", l, err)
-		}
-	}
-	return nil
-}
+// leafKind is what sits below a level's class.
+type leafKind string
 
 const (
-	htbMinBurst = 1600 // a burst below one frame would stall the class
-	htbQuantum  = 1600 // levels have distinct priorities, so the DRR quantum hardly matters
+	leafShaper    leafKind = "shaper"    // TBF at the level's rate (shape mode, limited level)
+	leafSegmenter leafKind = "segmenter" // TBF far above the cap with a one-frame bucket
+	leafFIFO      leafKind = "fifo"      // pfifo: the device segments at its own speed
 )
 
-func delHTB(ifindex int) error {
+type leafPlan struct {
+	Kind    leafKind
+	Rate    uint64 // TBF: bytes/s
+	MaxSize uint32 // TBF: bucket in packet bytes (wire bytes less the 24 of overhead)
+	Peak    uint64 // TBF: peak rate, bytes/s; 0 for none
+	Limit   uint32 // TBF: bytes queued; pfifo: packets
+}
+
+// egressDevice is what the tree depends on besides the configuration.
+type egressDevice struct {
+	Name       string
+	MTU        int
+	TxQueueLen int
+	Speed      model.Rate // 0: unknown
+}
+
+func egressDeviceOf(l netlink.Link) egressDevice {
+	a := l.Attrs()
+	return egressDevice{Name: a.Name, MTU: a.MTU, TxQueueLen: a.TxQLen, Speed: deviceSpeed(a.Name)}
+}
+
+// egressPlan is the whole tree for one configuration on one device, computed and checked before
+// anything touches the kernel.
+type egressPlan struct {
+	Rcap      model.Rate
+	Caps      bool   // Rcap is below what the device sends by itself
+	Frame     uint32 // the device's largest frame, in packet bytes (skb->len)
+	RootBurst uint64 // bytes the root may send ahead of Rcap
+	Default   model.Level
+	Levels    [model.NumLevels]leafPlan
+}
+
+// planEgress computes the tree; an error names what cannot be built.
+func planEgress(d config.Dataplane, dev egressDevice) (egressPlan, error) {
+	rcap, caps := linkCap(d.Model.Rate, dev.Speed)
+	frame := uint32(dev.MTU) + uint32(model.EthernetHeader)
+	if d.Mark.MarksPCP() {
+		frame += uint32(model.VLANTag)
+	}
+	frameWire := uint64(frame) + uint64(model.FrameOverhead)
+	p := egressPlan{Rcap: rcap, Caps: caps, Frame: frame, Default: d.DefaultLevel,
+		RootBurst: max(2*frameWire, uint64(float64(rcap)*200e-6/8))}
+	if rcap < 8 {
+		return p, fmt.Errorf("plan egress of %s: rate %s: HTB needs at least 8b/s", dev.Name, rcap)
+	}
+	queue := uint32(max(dev.TxQueueLen, 64)) // a device without a queue length of its own: 64 frames
+	// Far above the cap: a TBF there never holds a frame for long, it only cuts GSO packets.
+	fast := bytesPerSecond(max(dev.Speed, 10*rcap))
+	for l := range model.NumLevels {
+		lp := leafPlan{Kind: leafFIFO, Limit: queue}
+		if caps {
+			lp = leafPlan{Kind: leafSegmenter, Rate: fast, MaxSize: frame, Limit: queue * frame}
+		}
+		if f, ok := d.Model.Factors[model.Level(l)]; ok && d.Mode == config.Shape {
+			if b, limited := d.Model.Budget(f); limited && d.Model.LevelRate(f) < rcap {
+				burst := max(uint64(d.Model.Mesochronous-1)*uint64(b), frameWire)
+				if burst-uint64(model.FrameOverhead) > math.MaxUint32/2 {
+					return p, fmt.Errorf("plan egress of %s: level %d: a bucket of %d bytes is more than a TBF holds", dev.Name, l, burst)
+				}
+				maxSize := uint32(burst - uint64(model.FrameOverhead))
+				lp = leafPlan{Kind: leafShaper, Rate: max(bytesPerSecond(d.Model.LevelRate(f)), 1), MaxSize: maxSize,
+					Peak: fast, Limit: max(queue*frame, 2*maxSize)}
+			}
+		}
+		p.Levels[l] = lp
+	}
+	return p, nil
+}
+
+// String says in a few words what the tree does, for up's output.
+func (p egressPlan) String() string {
+	s := fmt.Sprintf("root at %s", p.Rcap)
+	if !p.Caps {
+		s += " (the device's speed)"
+	}
+	return s
+}
+
+func (p egressPlan) rootClass() tcObject {
+	r := bytesPerSecond(p.Rcap)
+	return htbClass(htbRootClass(), htbRoot(), r, r, p.RootBurst, p.Frame, 0)
+}
+
+func (p egressPlan) levelClass(l int) tcObject {
+	// Rate 1 B/s: every byte is borrowed from the root, in prio order.
+	return htbClass(htbClassID(l), htbRootClass(), 1, bytesPerSecond(p.Rcap), uint64(p.Frame)+uint64(model.FrameOverhead),
+		p.Frame, uint32(model.TopLevel)-uint32(l))
+}
+
+func (p egressPlan) leafQdisc(l int) tcObject {
+	lp := p.Levels[l]
+	if lp.Kind == leafFIFO {
+		return pfifo(leafHandle(l), leafParent(l), lp.Limit)
+	}
+	return tbf(leafHandle(l), leafParent(l), lp.Rate, lp.MaxSize, lp.Peak, p.Frame, lp.Limit)
+}
+
+// defaultFilter classifies what the program did not (nothing it runs on escapes it, but a packet
+// sent before the program is attached, or while it is replaced, does). HTB cannot change its own
+// default class after it is made (it has no change operation), so a filter that reload can
+// replace carries the default level.
+func (p egressPlan) defaultFilter() tcObject {
+	return classifyAll(htbRoot(), htbClassID(int(p.Default)))
+}
+
+// build replaces the device's root qdisc, whatever it is, with the whole tree.
+func (p egressPlan) build(ifindex int) error {
+	q := htbQdisc(ifindex, uint32(htbLeafBase+int(p.Default)))
+	if err := q.send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
+		return fmt.Errorf("add htb qdisc: %w", err)
+	}
+	if err := p.rootClass().send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
+		return fmt.Errorf("add htb root class: %w", err)
+	}
+	for l := range model.NumLevels {
+		if err := p.levelClass(l).send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
+			return fmt.Errorf("add htb class of level %d: %w", l, err)
+		}
+		if err := p.leafQdisc(l).send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
+			return fmt.Errorf("add %s qdisc of level %d: %w", p.Levels[l].Kind, l, err)
+		}
+	}
+	if err := p.defaultFilter().send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
+		return fmt.Errorf("add default filter: %w", err)
+	}
+	return nil
+}
+
+// treeChanger is how apply talks to the kernel; tests replace it to fail on a chosen change.
+var treeChanger = func(o tcObject, ifindex, flags int) error { return o.send(ifindex, flags) }
+
+// apply changes the tree on the device from plan from to plan p, touching only what differs. With
+// from nil it sets every class, qdisc and filter (after a change that failed half-way, the device
+// is in neither plan).
+func (p egressPlan) apply(ifindex int, from *egressPlan) error {
+	if from == nil || from.Rcap != p.Rcap || from.RootBurst != p.RootBurst || from.Frame != p.Frame {
+		if err := treeChanger(p.rootClass(), ifindex, 0); err != nil {
+			return fmt.Errorf("change htb root class: %w", err)
+		}
+		for l := range model.NumLevels {
+			if err := treeChanger(p.levelClass(l), ifindex, 0); err != nil {
+				return fmt.Errorf("change htb class of level %d: %w", l, err)
+			}
+		}
+	}
+	for l := range model.NumLevels {
+		if from != nil && from.Levels[l] == p.Levels[l] && from.Frame == p.Frame {
+			continue
+		}
+		if err := p.replaceLeaf(ifindex, l, from); err != nil {
+			return err
+		}
+	}
+	if from == nil || from.Default != p.Default {
+		if err := treeChanger(p.defaultFilter(), ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
+			return fmt.Errorf("change default filter: %w", err)
+		}
+	}
+	return nil
+}
+
+// replaceLeaf puts level l's leaf qdisc of p on the device. A qdisc of the same kind is changed in
+// place; the kernel changes no qdisc into one of another kind, so that one is deleted first (the
+// class holds HTB's default FIFO in between).
+func (p egressPlan) replaceLeaf(ifindex, l int, from *egressPlan) error {
+	q := p.leafQdisc(l)
+	if from != nil && from.Levels[l].Kind == p.Levels[l].Kind {
+		if err := treeChanger(q, ifindex, 0); err != nil {
+			return fmt.Errorf("change %s qdisc of level %d: %w", p.Levels[l].Kind, l, err)
+		}
+		return nil
+	}
+	del := tcObject{cmd: unix.RTM_DELQDISC, parent: leafParent(l)}
+	if err := treeChanger(del, ifindex, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("delete qdisc of level %d: %w", l, err)
+	}
+	if err := treeChanger(q, ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
+		return fmt.Errorf("add %s qdisc of level %d: %w", p.Levels[l].Kind, l, err)
+	}
+	return nil
+}
+
+// deleteOwnRoot removes QJump's HTB, whatever hangs below it; the kernel then attaches the
+// device's default qdisc.
+func deleteOwnRoot(ifindex int) error {
 	q := netlink.NewHtb(netlink.QdiscAttrs{LinkIndex: ifindex, Handle: netlink.MakeHandle(htbMajor, 0),
 		Parent: netlink.HANDLE_ROOT})
 	if err := netlink.QdiscDel(q); err != nil && !gone(err) {

@@ -132,7 +132,7 @@ func TestMarksOnTheWire(t *testing.T) {
 	check(0, true)
 
 	cfg := filepath.Join(t.TempDir(), "qjump.yaml")
-	yaml := "hosts: 10\nrate: 24M\npacket: 1500B\nfactors: {7: 20, 5: 20, 0: unlimited}\nmark: both\nvlan_id: 5\n"
+	yaml := "hosts: 100\nrate: 240M\npacket: 1500B\nfactors: {7: 20, 5: 20, 0: unlimited}\nmark: both\nvlan_id: 5\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestPCPLeavesNonIPUntagged(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs("--mark", "pcp", "--vlan-id", "5")...)
 	pfd := capture(t, h.b)
-	if _, errOut, code := runCmd(t, nil, "ip", "-n", h.a, "neigh", "flush", "dev", "eth0"); code != 0 {
+	if _, errOut, code := testutil.Run(t, nil, "ip", "-n", h.a, "neigh", "flush", "dev", "eth0"); code != 0 {
 		t.Fatalf("ip neigh flush: %s", errOut)
 	}
 	tx := dialUDP(t, h.a, h.addrB, 5013, 7) // resolving the peer sends an ARP request

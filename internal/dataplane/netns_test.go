@@ -10,9 +10,10 @@ import (
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-// testModel has an epoch of 10 ms (m·n·P·8/R = 2·10·1500·8/24M) and budgets of 30 kB per epoch
-// (24 Mb/s) at levels 7 and 5; everything else is unlimited.
-var testModel = []string{"--hosts", "10", "--rate", "24M", "--packet", "1500B", "--factors", "7=20,5=20,0=unlimited"}
+// testModel has an epoch of 10 ms (m·n·P·8/R = 2·100·1500·8/240M) and budgets of 30 kB per epoch
+// (24 Mb/s) at levels 7 and 5; everything else is unlimited. R is ten times a level's rate, so the
+// root of QJump's egress tree, which caps the device at R, never holds what a budget lets through.
+var testModel = []string{"--hosts", "100", "--rate", "240M", "--packet", "1500B", "--factors", "7=20,5=20,0=unlimited"}
 
 const (
 	testEpoch  = 10 * time.Millisecond

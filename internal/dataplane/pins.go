@@ -27,6 +27,7 @@ const (
 	pinCounters  = "counters"
 	pinDemotions = "demotions"
 	pinMeta      = "meta"
+	// pinEgress (egress.go) holds the egress tree up found on the device.
 )
 
 // paths names where a device's state is pinned: <bpffs>/qjump/<netns cookie>/<ifname>/.
@@ -92,7 +93,8 @@ type record struct {
 	Ifindex       int    `json:"ifindex"`
 	Attach        Attach `json:"attach"`                   // tcx or clsact
 	ClsactCreated bool   `json:"clsact_created,omitempty"` // up added the clsact qdisc
-	HTB           bool   `json:"htb,omitempty"`            // up added the shape-mode HTB tree
+	Egress        bool   `json:"egress,omitempty"`         // up took the egress over; pinEgress holds what was there
+	HTB           bool   `json:"htb,omitempty"`            // an earlier version's shape-mode HTB over the default
 	Generation    uint64 `json:"generation"`
 	Config        string `json:"config"` // the solved configuration, in the file format (YAML)
 }

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/vishvananda/netlink"
@@ -12,9 +13,10 @@ import (
 // Reload replaces the configuration of a running device atomically: it loads a new copy of the
 // program with the new configuration and the device's budget, counter and demotion maps, and
 // swaps it into the hook; packets see either the old or the new one. Budgets carry on: what the
-// current epoch has sent counts against the new budget. The mode cannot change (shape mode owns
-// an HTB tree that police mode does not); in shape mode the HTB rates follow the new budgets
-// first.
+// current epoch has sent counts against the new budget. The mode cannot change. The egress tree
+// follows the new configuration first: the new tree is computed and checked whole before
+// anything changes, and if the kernel refuses any part of it (or the new program cannot be
+// swapped in), the old tree is put back, so the device never runs half of each.
 func Reload(device string, d config.Dataplane) error {
 	p, err := pathsFor(device)
 	if err != nil {
@@ -32,32 +34,60 @@ func Reload(device string, d config.Dataplane) error {
 		return &model.FieldError{Field: "mode", Value: string(d.Mode),
 			Allowed: fmt.Sprintf("%s runs %s mode; changing the mode needs qjump down, then up", device, old.Mode)}
 	}
+	link, err := netlink.LinkByIndex(rec.Ifindex)
+	if err != nil {
+		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, device)
+	}
+	dev := egressDeviceOf(link)
+	next, err := newRecord(rec.Device, rec.Ifindex, d)
+	if err != nil {
+		return err
+	}
+	next.Attach, next.ClsactCreated, next.Egress, next.HTB = rec.Attach, rec.ClsactCreated, rec.Egress, rec.HTB
+	next.Generation = rec.Generation + 1
 	maps, err := pinnedMaps(p)
 	if err != nil {
 		return err
 	}
 	defer closeAll(maps)
-	if d.Mode == config.Shape {
-		if err := htbClasses(rec.Ifindex, d, netlink.ClassChange); err != nil {
-			return err
-		}
-	}
-	next, err := newRecord(rec.Device, rec.Ifindex, d)
-	if err != nil {
-		return err
-	}
-	next.Attach, next.ClsactCreated, next.HTB, next.Generation = rec.Attach, rec.ClsactCreated, rec.HTB, rec.Generation+1
-	txQueues := 1
-	if l, err := netlink.LinkByIndex(rec.Ifindex); err == nil {
-		txQueues = l.Attrs().NumTxQueues
-	}
-	objs, err := loadObjects(p.root, encode(d, next.Generation, classIDs(d), txQueues), maps)
+	// Loaded (and verified) before anything changes on the device.
+	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs(), link.Attrs().NumTxQueues), maps)
 	if err != nil {
 		return err
 	}
 	defer objs.Close()
-	if err := replaceProgram(p, rec, objs.QjumpEgress); err != nil {
+	install := func() error {
+		if err := replaceProgram(p, rec, objs.QjumpEgress); err != nil {
+			return err
+		}
+		return writeRecord(p, next)
+	}
+	if !rec.Egress {
+		return install() // an earlier version's record: its tree is not this version's to change
+	}
+	return changeTree(rec.Ifindex, old, d, dev, install)
+}
+
+// changeTree moves the device's tree from configuration old to d, runs then (installing d), and
+// puts old's tree back if either fails.
+func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then func() error) error {
+	from, err := planEgress(old, dev)
+	if err != nil {
 		return err
 	}
-	return writeRecord(p, next)
+	to, err := planEgress(d, dev)
+	if err != nil {
+		return err
+	}
+	err = to.apply(ifindex, &from)
+	if err == nil {
+		err = then()
+	}
+	if err != nil {
+		if rb := from.apply(ifindex, nil); rb != nil {
+			return errors.Join(err, fmt.Errorf("put the old egress tree back: %w", rb))
+		}
+		return fmt.Errorf("%w (the old egress tree is back)", err)
+	}
+	return nil
 }

@@ -25,7 +25,7 @@ func reloadUnderTraffic(t *testing.T, attach string) {
 	files := map[int]string{}
 	for _, f := range []int{10, 20} {
 		files[f] = filepath.Join(dir, fmt.Sprintf("f%d.yaml", f))
-		body := fmt.Sprintf("hosts: 10\nrate: 24M\npacket: 1500B\nfactors: {7: 20, 5: %d, 0: unlimited}\n", f)
+		body := fmt.Sprintf("hosts: 100\nrate: 240M\npacket: 1500B\nfactors: {7: 20, 5: %d, 0: unlimited}\n", f)
 		if err := os.WriteFile(files[f], []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -25,8 +25,10 @@ type UpOptions struct {
 	Replace bool             // take down a running QJump on Device first
 }
 
-// Up loads the program, pins it and its maps under bpffs, builds shape mode's HTB tree and
-// attaches the program to the egress of the device. On any error it removes what it created.
+// Up saves the device's egress tree and puts QJump's in its place (both modes: strict priority by
+// level under a root at R), loads the program, pins it and its maps under bpffs and attaches it to
+// the egress of the device. On any error it removes what it created and gives the tree back; a
+// tree it could not give back is refused before anything changes.
 func Up(opts UpOptions) (err error) {
 	p, err := pathsFor(opts.Device)
 	if err != nil {
@@ -49,6 +51,15 @@ func Up(opts UpOptions) (err error) {
 	}
 	pruneDead(p.root)
 	ifindex := dev.Attrs().Index
+	// Everything that could refuse does so before anything is created.
+	before, err := snapshotEgress(ifindex, opts.Device)
+	if err != nil {
+		return err
+	}
+	plan, err := planEgress(opts.Config, egressDeviceOf(dev))
+	if err != nil {
+		return err
+	}
 	rec, err := newRecord(opts.Device, ifindex, opts.Config)
 	if err != nil {
 		return err
@@ -66,28 +77,22 @@ func Up(opts UpOptions) (err error) {
 	if err := writeRecord(p, rec); err != nil {
 		return err
 	}
+	if err := takeOver(p, ifindex, before, plan, &rec); err != nil {
+		return err
+	}
 	return load(p, ifindex, dev.Attrs().NumTxQueues, opts, &rec)
 }
 
+// load loads, pins and configures the program and attaches it; the egress tree that its classes
+// name is already on the device.
 func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
-	objs, err := loadObjects(p.root, encode(opts.Config, rec.Generation, classIDs(opts.Config), txQueues), nil)
+	objs, err := loadObjects(p.root, encode(opts.Config, rec.Generation, htbClassIDs(), txQueues), nil)
 	if err != nil {
 		return err
 	}
 	defer objs.Close()
 	if err := pinAll(objs, p); err != nil {
 		return err
-	}
-	if opts.Config.Mode == config.Shape {
-		rec.HTB = true
-		if err := writeRecord(p, *rec); err != nil {
-			return err
-		}
-		if err := addHTB(ifindex, opts.Config); err != nil {
-			rec.HTB = false
-			_ = writeRecord(p, *rec)
-			return err
-		}
 	}
 	how := opts.Attach
 	if how == "" {
@@ -98,11 +103,4 @@ func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
 		return err
 	}
 	return attachErr
-}
-
-func classIDs(d config.Dataplane) (ids [8]uint32) {
-	if d.Mode == config.Shape {
-		return htbClassIDs()
-	}
-	return ids
 }

@@ -43,7 +43,7 @@ func TestUpDownUpRestores(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHosts(t)
 			for _, args := range tc.foreign {
-				if _, errOut, code := runCmd(t, nil, "ip", append([]string{"netns", "exec", h.a, "tc"}, args...)...); code != 0 {
+				if _, errOut, code := testutil.Run(t, nil, "ip", append([]string{"netns", "exec", h.a, "tc"}, args...)...); code != 0 {
 					t.Fatalf("tc %s: %s", strings.Join(args, " "), errOut)
 				}
 			}
@@ -61,23 +61,5 @@ func TestUpDownUpRestores(t *testing.T) {
 			// Down on a device that is not up is not an error.
 			h.mustQjump(t, h.a, "down", "--dev", "eth0")
 		})
-	}
-}
-
-// TestShapeRefusesForeignRootQdisc: shape mode needs the root qdisc; it refuses and leaves
-// someone else's alone.
-func TestShapeRefusesForeignRootQdisc(t *testing.T) {
-	h := newHosts(t)
-	if _, errOut, code := runCmd(t, nil, "ip", "netns", "exec", h.a, "tc", "qdisc", "add", "dev", "eth0", "root",
-		"handle", "7:", "tbf", "rate", "1gbit", "burst", "64k", "latency", "10ms"); code != 0 {
-		t.Fatalf("add tbf: %s", errOut)
-	}
-	before := h.snapshot(t, h.a)
-	_, errOut, code := h.qjump(t, h.a, upArgs("--mode", "shape")...)
-	if code != 1 || !strings.Contains(errOut, "root qdisc") {
-		t.Fatalf("shape over tbf: exit %d, %q; want exit 1 naming the root qdisc", code, errOut)
-	}
-	if after := h.snapshot(t, h.a); after != before {
-		t.Fatalf("refused up changed eth0.\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

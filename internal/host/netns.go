@@ -2,9 +2,11 @@ package host
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 
+	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,4 +38,33 @@ func NetnsKey() (string, error) {
 func IsNetnsKey(name string) bool {
 	_, err := strconv.ParseUint(strings.TrimPrefix(name, "ino-"), 10, 64)
 	return err == nil
+}
+
+// InNetns runs f on a locked thread inside the named network namespace (/run/netns/name) and
+// returns to the caller's. Sockets and netlink requests f makes belong to name. It panics if it
+// cannot get back, because the process would go on in the wrong namespace.
+func InNetns(name string, f func()) error {
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("get network namespace: %w", err)
+	}
+	defer orig.Close()
+	target, err := netns.GetFromName(name)
+	if err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("open network namespace %s: %w", name, err)
+	}
+	defer target.Close()
+	if err := netns.Set(target); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("enter network namespace %s: %w", name, err)
+	}
+	f()
+	if err := netns.Set(orig); err != nil {
+		panic(fmt.Sprintf("leave network namespace %s: %v", name, err))
+	}
+	runtime.UnlockOSThread()
+	return nil
 }

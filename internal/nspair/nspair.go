@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -16,18 +17,33 @@ type Pair struct {
 	AddrA, AddrB string // IPv4 addresses of eth0 in A and B, in one /24
 }
 
+// Option changes how New makes the pair.
+type Option func(*options)
+
+type options struct{ queues int }
+
+// Queues gives both ends of the veth pair n TX and RX queues (1 without it), as a server's
+// multi-queue NIC has.
+func Queues(n int) Option { return func(o *options) { o.queues = n } }
+
 // New creates namespaces name+"a" and name+"b" with addresses addrA and addrB (/24), lo and eth0
 // up. IPv6 is off: the kernel's own neighbour discovery and MLD go out at priority 7
 // (TC_PRIO_CONTROL) and would be counted on level 7. On error nothing is left behind.
-func New(ctx context.Context, name, addrA, addrB string) (*Pair, error) {
+func New(ctx context.Context, name, addrA, addrB string, opts ...Option) (*Pair, error) {
+	o := options{queues: 1}
+	for _, f := range opts {
+		f(&o)
+	}
 	p := &Pair{A: name + "a", B: name + "b", AddrA: addrA, AddrB: addrB}
 	// veth names are temporary (renamed to eth0) but must be unique and at most 15 bytes.
 	va, vb := veth(name, "a"), veth(name, "b")
+	q := strconv.Itoa(o.queues)
 	steps := [][]string{
 		{"netns", "add", p.A}, {"netns", "add", p.B},
 		{"netns", "exec", p.A, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
 		{"netns", "exec", p.B, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
-		{"link", "add", va, "netns", p.A, "type", "veth", "peer", "name", vb, "netns", p.B},
+		{"link", "add", va, "netns", p.A, "numtxqueues", q, "numrxqueues", q, "type", "veth",
+			"peer", "name", vb, "netns", p.B, "numtxqueues", q, "numrxqueues", q},
 		{"-n", p.A, "link", "set", va, "name", "eth0"}, {"-n", p.B, "link", "set", vb, "name", "eth0"},
 		{"-n", p.A, "addr", "add", addrA + "/24", "dev", "eth0"},
 		{"-n", p.B, "addr", "add", addrB + "/24", "dev", "eth0"},

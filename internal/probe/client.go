@@ -47,7 +47,7 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 		return nil, fmt.Errorf("dial %s: %w", opts.To, err)
 	}
 	defer conn.Close()
-	sock, err := newStampSocket(conn, opts.TOS)
+	sock, err := newStampSocket(conn, opts.TOS, txRxStampFlags)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 	var last time.Time
 	start := time.Now()
 	for i := 0; i < opts.Count && ctx.Err() == nil; i++ {
-		if wait := time.Until(nextSend(opts, start, last, i)); wait > 0 {
+		if wait := time.Until(nextSend(opts, &start, last, i)); wait > 0 {
 			time.Sleep(wait)
 		}
 		last = time.Now()
@@ -83,12 +83,21 @@ func Probe(ctx context.Context, opts ClientOptions) ([]Sample, error) {
 
 // nextSend paces one-way probes on a fixed schedule (a rate, whatever the sleep overshoot), and
 // request/response probes from the previous send: a late reply delays the next probe instead of
-// causing a burst of catch-up probes that would queue behind each other.
-func nextSend(opts ClientOptions, start, last time.Time, i int) time.Time {
-	if opts.Mode == OneWay {
-		return start.Add(time.Duration(i) * opts.Interval)
+// causing a burst of catch-up probes that would queue behind each other. A one-way sender that
+// fell more than one interval behind its schedule (descheduled on a busy machine) does not catch
+// up either: it sends now and keeps the interval from there, so that it never offers more than
+// one probe per interval. A catch-up burst is more than the f packets per epoch the fan-in's
+// senders stand for, and it queued at the switch beyond the model's bound.
+func nextSend(opts ClientOptions, start *time.Time, last time.Time, i int) time.Time {
+	if opts.Mode != OneWay {
+		return last.Add(opts.Interval)
 	}
-	return last.Add(opts.Interval)
+	at := start.Add(time.Duration(i) * opts.Interval)
+	if now := time.Now(); i > 0 && now.Sub(at) > opts.Interval {
+		at = now
+		*start = at.Add(-time.Duration(i) * opts.Interval)
+	}
+	return at
 }
 
 // sendOne sends probe seq and, for request/response, waits for its reply. It reports whether the

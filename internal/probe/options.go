@@ -37,6 +37,8 @@ func (o ServerOptions) Validate() error {
 		return &model.FieldError{Field: "listen", Value: o.Listen, Allowed: "an address:port"}
 	case o.Limit < 0:
 		return &model.FieldError{Field: "limit", Value: strconv.Itoa(o.Limit), Allowed: "0 (no limit) or more"}
+	case o.ReceiveBuffer < 0:
+		return &model.FieldError{Field: "receive-buffer", Value: strconv.Itoa(o.ReceiveBuffer), Allowed: "0 (the default) or more bytes"}
 	case o.For < 0:
 		return durationError("for", o.For, "0 (until interrupted) or more")
 	}

@@ -295,3 +295,108 @@ func TestBadOptionsRefused(t *testing.T) {
 		t.Errorf("negative --for: %v", err)
 	}
 }
+
+// A server that answers requests must go on receiving full-size probes: nothing it sends may
+// take its receive buffer. (Transmit stamps of its own sends, queued on the socket's error queue
+// and never read, did: the kernel charges them to the receive buffer, and once it held a few
+// hundred of them every 1,400-byte probe was dropped, so a whole arm recorded no arrival.)
+func TestServerReceivesAfterManyReplies(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, arrivals, each := serve(t, ctx)
+	// 400 replies: more transmit stamps than a default receive buffer holds.
+	if _, err := Probe(context.Background(), ClientOptions{To: addr, Mode: RequestResponse, Count: 400,
+		Size: MinSize, Timeout: time.Second, Sender: 1}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 50
+	if _, err := Probe(context.Background(), ClientOptions{To: addr, Mode: OneWay, Count: n,
+		Interval: time.Millisecond, Size: 1400, Timeout: time.Second, Sender: 2}); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(5 * time.Second)
+	for got := 0; got < 400+n; got++ {
+		select {
+		case <-each:
+		case <-timeout:
+			got = 400 + n
+		}
+	}
+	cancel()
+	oneWay := 0
+	for _, a := range <-arrivals {
+		if a.Sender == 2 {
+			oneWay++
+		}
+	}
+	if oneWay != n {
+		t.Errorf("after 400 replies the server recorded %d of %d full-size one-way probes", oneWay, n)
+	}
+}
+
+// A server whose socket drops datagrams says so: those probes reached it, so counting them as
+// lost by the network would be wrong.
+func TestServerReportsSocketDrops(t *testing.T) {
+	l, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.LocalAddr().String()
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, first, resume := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	type result struct {
+		arrivals []Arrival
+		err      error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var once sync.Once
+		a, err := Serve(ctx, ServerOptions{Listen: addr, ReceiveBuffer: 64 << 10, Ready: func() { close(ready) },
+			// The first arrival stalls the server, as a descheduled process would be.
+			Arrived: func(Arrival) { once.Do(func() { close(first); <-resume }) }})
+		done <- result{a, err}
+	}()
+	<-ready
+	// One probe to stall the server, then far more than 64 kB of probes while it is stalled.
+	send := func(count int) {
+		if _, err := Probe(context.Background(), ClientOptions{To: addr, Mode: OneWay, Count: count,
+			Size: 1400, Timeout: time.Second, Sender: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(1)
+	<-first
+	send(200)
+	close(resume)
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	r := <-done
+	if !errors.Is(r.err, ErrDropped) {
+		t.Fatalf("server with a 64 kB buffer took 200 probes while stalled: %d arrivals, error %v", len(r.arrivals), r.err)
+	}
+	if len(r.arrivals) < 2 || len(r.arrivals) > 100 {
+		t.Errorf("server kept %d arrivals, want the few that fit its buffer", len(r.arrivals))
+	}
+}
+
+// A one-way sender that fell behind its schedule does not send a burst to catch up: after a
+// stall of ten intervals the next probes are still one interval apart.
+func TestOneWayNoCatchUpBurst(t *testing.T) {
+	opts := ClientOptions{Mode: OneWay, Interval: 10 * time.Millisecond}
+	start := time.Now().Add(-100 * time.Millisecond) // probe 0 went at start; then a 100 ms stall
+	last := start
+	at := nextSend(opts, &start, last, 1)
+	if d := time.Until(at); d < -time.Millisecond || d > opts.Interval {
+		t.Fatalf("after a stall the next probe is due in %v, want now", d)
+	}
+	next := nextSend(opts, &start, at, 2)
+	if gap := next.Sub(at); gap != opts.Interval {
+		t.Errorf("the probe after it is %v later, want one interval (%v): a catch-up burst", gap, opts.Interval)
+	}
+	// On schedule, the schedule is kept whatever the sleep overshoot.
+	s0 := time.Now()
+	s := s0
+	if got := nextSend(opts, &s, s0.Add(3*time.Millisecond), 1); !got.Equal(s0.Add(opts.Interval)) {
+		t.Errorf("on schedule: next at %v after start, want %v", got.Sub(s0), opts.Interval)
+	}
+}

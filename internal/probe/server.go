@@ -18,7 +18,18 @@ type ServerOptions struct {
 	Ready  func()        // called once the socket is bound and stamping: probes sent now are seen
 	// Arrived is called with each arrival Serve records, from Serve's goroutine (may be nil).
 	Arrived func(Arrival)
+	// ReceiveBuffer is the socket's receive buffer in bytes (0: DefaultReceiveBuffer).
+	ReceiveBuffer int
 }
+
+// DefaultReceiveBuffer holds about 1,800 full-size probes (a datagram costs about 2.3 kB of
+// buffer): a fan-in burst waiting for a server descheduled on a busy machine fits.
+const DefaultReceiveBuffer = 4 << 20
+
+// ErrDropped is a server whose socket dropped datagrams that had reached it: probes the network
+// delivered but the measurement lost. The arrivals are incomplete, so they must not be read as
+// the network's losses.
+var ErrDropped = errors.New("probes dropped at the server's socket")
 
 // rxStampWait bounds how long Serve waits for the kernel to start stamping received packets.
 const rxStampWait = 5 * time.Second
@@ -28,7 +39,8 @@ const rxStampWait = 5 * time.Second
 // last one off, and the kernel flips it from deferred work: on a busy machine packets go
 // unstamped for a good part of a second after the socket asked. Waiting here makes the server's
 // readiness mean that every probe from now on is stamped. The packet is a reply, which Serve
-// ignores, so it never counts as an arrival.
+// ignores, so it never counts as an arrival. One packet per try, whatever comes back early: the
+// wait costs the busy machine next to nothing.
 func awaitRxStamps(sock *stampSocket, conn *net.UDPConn, within time.Duration) error {
 	self := *conn.LocalAddr().(*net.UDPAddr)
 	if self.IP == nil || self.IP.IsUnspecified() {
@@ -40,12 +52,18 @@ func awaitRxStamps(sock *stampSocket, conn *net.UDPConn, within time.Duration) e
 		if _, err := conn.WriteToUDP(out, &self); err != nil {
 			return fmt.Errorf("send to self: %w", err)
 		}
-		_, _, stamp, err := sock.read(in, time.Now().Add(20*time.Millisecond))
-		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-			return fmt.Errorf("receive from self: %w", err)
-		}
-		if err == nil && stamp != 0 {
-			return nil
+		try := time.Now().Add(20 * time.Millisecond)
+		for time.Now().Before(try) {
+			_, _, stamp, err := sock.read(in, try)
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("receive from self: %w", err)
+			}
+			if stamp != 0 {
+				return nil
+			}
 		}
 	}
 	return fmt.Errorf("kernel receive timestamps (SO_TIMESTAMPING) did not start within %s", within)
@@ -66,8 +84,15 @@ func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
 		return nil, fmt.Errorf("listen %s: %w", opts.Listen, err)
 	}
 	defer conn.Close()
-	sock, err := newStampSocket(conn, opts.TOS)
+	sock, err := newStampSocket(conn, opts.TOS, rxStampFlags)
 	if err != nil {
+		return nil, err
+	}
+	rcvbuf := opts.ReceiveBuffer
+	if rcvbuf == 0 {
+		rcvbuf = DefaultReceiveBuffer
+	}
+	if err := sock.setReceiveBuffer(rcvbuf); err != nil {
 		return nil, err
 	}
 	if err := awaitRxStamps(sock, conn, rxStampWait); err != nil {
@@ -106,6 +131,12 @@ func Serve(ctx context.Context, opts ServerOptions) ([]Arrival, error) {
 			h.marshal(buf[:n])
 			_, _ = conn.WriteToUDP(buf[:n], from)
 		}
+	}
+	if drops, err := sock.drops(); err != nil || drops > 0 {
+		if err != nil {
+			return arrivals, err
+		}
+		return arrivals, fmt.Errorf("%w: the kernel dropped %d datagrams (receive buffer %d bytes full)", ErrDropped, drops, rcvbuf)
 	}
 	return arrivals, nil
 }

@@ -9,10 +9,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stampFlags asks for software stamps on receive and on transmit. OPT_TSONLY returns transmit
-// stamps without the packet, OPT_ID numbers them per send so they can be matched to a sequence.
-const stampFlags = unix.SOF_TIMESTAMPING_SOFTWARE | unix.SOF_TIMESTAMPING_RX_SOFTWARE |
-	unix.SOF_TIMESTAMPING_TX_SOFTWARE | unix.SOF_TIMESTAMPING_OPT_ID | unix.SOF_TIMESTAMPING_OPT_TSONLY
+// rxStampFlags asks for software stamps on receive only: what a server needs. A socket that also
+// asks for transmit stamps gets one on its error queue for every packet it sends, and the kernel
+// charges that queue to the socket's receive buffer, so a sender must read them back (the client
+// does) or they crowd out the packets it is there to receive.
+const rxStampFlags = unix.SOF_TIMESTAMPING_SOFTWARE | unix.SOF_TIMESTAMPING_RX_SOFTWARE
+
+// txRxStampFlags adds software transmit stamps, the client's. OPT_TSONLY returns them without the
+// packet, OPT_ID numbers them per send so they can be matched to a sequence.
+const txRxStampFlags = rxStampFlags | unix.SOF_TIMESTAMPING_TX_SOFTWARE | unix.SOF_TIMESTAMPING_OPT_ID |
+	unix.SOF_TIMESTAMPING_OPT_TSONLY
 
 // stampSocket is a UDP socket with kernel timestamping on.
 type stampSocket struct {
@@ -21,7 +27,7 @@ type stampSocket struct {
 	oob  []byte
 }
 
-func newStampSocket(conn *net.UDPConn, tos int) (*stampSocket, error) {
+func newStampSocket(conn *net.UDPConn, tos, flags int) (*stampSocket, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return nil, fmt.Errorf("get socket: %w", err)
@@ -30,7 +36,7 @@ func newStampSocket(conn *net.UDPConn, tos int) (*stampSocket, error) {
 	var serr error
 	err = raw.Control(func(fd uintptr) {
 		s.fd = int(fd)
-		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPING, stampFlags)
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPING, flags)
 		if serr == nil && tos > 0 {
 			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_TOS, tos)
 		}
@@ -42,6 +48,32 @@ func newStampSocket(conn *net.UDPConn, tos int) (*stampSocket, error) {
 		return nil, fmt.Errorf("enable SO_TIMESTAMPING: %w", err)
 	}
 	return s, nil
+}
+
+// setReceiveBuffer sets SO_RCVBUF to bytes, beyond net.core.rmem_max where the process may
+// (SO_RCVBUFFORCE needs CAP_NET_ADMIN, which the testbed has), else as far as rmem_max allows.
+func (s *stampSocket) setReceiveBuffer(bytes int) error {
+	// The kernel doubles the value for its own bookkeeping and reports the doubled size.
+	if err := unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, bytes/2); err == nil {
+		return nil
+	}
+	if err := unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, bytes/2); err != nil {
+		return fmt.Errorf("set receive buffer to %d bytes: %w", bytes, err)
+	}
+	return nil
+}
+
+// drops is how many datagrams the kernel dropped at this socket (SO_MEMINFO's SK_MEMINFO_DROPS):
+// receive buffer full, or a packet that failed the socket's checks.
+func (s *stampSocket) drops() (uint32, error) {
+	var info [unix.SK_MEMINFO_VARS]uint32
+	size := uint32(unsafe.Sizeof(info))
+	_, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(s.fd), unix.SOL_SOCKET, unix.SO_MEMINFO,
+		uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&size)), 0)
+	if errno != 0 {
+		return 0, fmt.Errorf("read socket drops (SO_MEMINFO): %w", errno)
+	}
+	return info[unix.SK_MEMINFO_DROPS], nil
 }
 
 // now is the application clock, the same CLOCK_REALTIME the kernel stamps use.

@@ -27,11 +27,12 @@ type cdfCurve struct {
 	rows  []Row
 }
 
-// Draw writes the plot into dir and returns its file name, or "" when no arm has rows.
+// Draw writes the plot into dir and returns its file name, or "" when no arm has a delivered
+// sample. An arm whose samples were all lost has no curve.
 func (c CDFPlot) Draw(rows []Row, dir string) (string, error) {
 	var curves []cdfCurve
 	for _, a := range c.Arms {
-		if rs := Where(rows, Key{Arm: a, Tool: c.Tool, Metric: c.Metric}); len(rs) > 0 {
+		if rs := Where(rows, Key{Arm: a, Tool: c.Tool, Metric: c.Metric}); len(LatenciesUS(rs)) > 0 {
 			curves = append(curves, cdfCurve{label: a, rows: rs})
 		}
 	}

@@ -18,11 +18,13 @@ type Header struct {
 
 // Outcome closes a results document: the arms that ran, the statistics of their series, the
 // targets judged on them, and the files written. A producer embeds Header first and Outcome last
-// in its own document, with its setup between them.
+// in its own document, with its setup between them. Faults are what makes the run's figures
+// untrustworthy (LossFaults): a run with any is a failed measurement, whatever its targets say.
 type Outcome struct {
 	Arms    []Arm    `json:"arms"`
 	Series  []Series `json:"series"`
 	Targets []Target `json:"targets"`
+	Faults  []string `json:"faults,omitempty"`
 	Files   []string `json:"files"`
 }
 

@@ -15,6 +15,39 @@ type View struct {
 	Headline string              // the setup in one line (hosts, rate, model), after the title
 	Method   string              // how QJump ran, one sentence after the start time
 	Paper    func(Series) string // the paper's figure beside a series, "" where none compares; may be nil
+	// Figures are the columns of statistics, nil for latency's p50, p90, p99, p99.9 and max.
+	Figures []Figure
+	// Unit heads the figures' columns ("" for µs), Digits is how many decimals they show.
+	Unit   string
+	Digits int
+	// NoPaper leaves out the paper column, for a producer whose paper gives no figure to set beside
+	// a series (the simulator's Fig. 9 is curves without published numbers).
+	NoPaper bool
+}
+
+// Figure is one column of statistics.
+type Figure struct {
+	Name string
+	Get  func(Stats) float64
+}
+
+// LatencyFigures are the default columns.
+var LatencyFigures = []Figure{
+	{"p50", func(s Stats) float64 { return s.P50US }},
+	{"p90", func(s Stats) float64 { return s.P90US }},
+	{"p99", func(s Stats) float64 { return s.P99US }},
+	{"p99.9", func(s Stats) float64 { return s.P999US }},
+	{"max", func(s Stats) float64 { return s.MaxUS }},
+}
+
+// MeanFigure is the mean, for views that show it.
+var MeanFigure = Figure{"mean", func(s Stats) float64 { return s.MeanUS }}
+
+func (v View) figures() []Figure {
+	if v.Figures == nil {
+		return LatencyFigures
+	}
+	return v.Figures
 }
 
 // column is one column of the series table, in both renderings.
@@ -23,9 +56,21 @@ type column struct {
 	numeric    bool // right-aligned in Markdown
 }
 
-var seriesColumns = []column{{name: "arm"}, {name: "tool"}, {name: "metric"}, {name: "samples", numeric: true},
-	{name: "lost", numeric: true}, {"p50", "µs", true}, {"p90", "µs", true}, {"p99", "µs", true},
-	{"p99.9", "µs", true}, {"max", "µs", true}, {name: "paper", unit: "(p50 / p99)"}}
+// columns are the series table's columns: the series, its figures in the view's unit, the paper's.
+func (v View) columns() []column {
+	unit := v.Unit
+	if unit == "" {
+		unit = "µs"
+	}
+	cols := []column{{name: "arm"}, {name: "tool"}, {name: "metric"}, {name: "samples", numeric: true}, {name: "lost", numeric: true}}
+	for _, f := range v.figures() {
+		cols = append(cols, column{f.Name, unit, true})
+	}
+	if v.NoPaper {
+		return cols
+	}
+	return append(cols, column{name: "paper", unit: "(p50 / p99)"})
+}
 
 func (c column) title(upper bool) string {
 	n := c.name
@@ -49,34 +94,48 @@ func (c column) align() string {
 // allLost stands in every figure of a series whose samples were all lost.
 const allLost = "all lost"
 
-// cells is one series' line of the table, the same in both renderings.
+// cells is one series' line of the table, the same in both renderings. A series without a
+// delivered sample has no figures, so nothing to compare with the paper's.
 func (v View) cells(s Series) []string {
 	paper := ""
-	if v.Paper != nil {
+	if v.Paper != nil && !s.Empty() {
 		paper = v.Paper(s)
 	}
 	c := []string{s.Arm, s.Tool, s.Metric, fmt.Sprint(s.Samples), fmt.Sprint(s.Lost)}
-	for _, x := range []float64{s.P50US, s.P90US, s.P99US, s.P999US, s.MaxUS} {
+	for _, f := range v.figures() {
 		if s.Empty() {
 			c = append(c, allLost)
 		} else {
-			c = append(c, fmt.Sprintf("%.0f", x))
+			c = append(c, fmt.Sprintf("%.*f", v.Digits, f.Get(s.Stats)))
 		}
+	}
+	if v.NoPaper {
+		return c
 	}
 	return append(c, paper)
 }
 
 func (v View) titles(upper bool) []string {
 	var t []string
-	for _, c := range seriesColumns {
+	for _, c := range v.columns() {
 		t = append(t, c.title(upper))
 	}
 	return t
 }
 
-// Table prints the summary table: one line per series, then skipped arms and the targets.
+// faultsTitle opens the list of faults, in both renderings.
+const faultsTitle = "MEASUREMENT FAULTS: these results are not a measurement of the network"
+
+// Table prints the summary table: faults first, one line per series, then skipped arms and the
+// targets.
 func (v View) Table(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\n", v.Header.Experiment, v.Headline)
+	if len(v.Outcome.Faults) > 0 {
+		fmt.Fprintf(w, "%s:\n", faultsTitle)
+		for _, f := range v.Outcome.Faults {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(v.titles(true), "\t")+"\t")
 	for _, s := range v.Outcome.Series {
@@ -92,6 +151,9 @@ func (v View) Table(w io.Writer) error {
 	}
 	for _, t := range v.Outcome.Targets {
 		fmt.Fprintf(w, "target %-20s %s: %s\n", t.Name, t.Verdict(), t.Criterion)
+		for _, e := range t.Worst {
+			fmt.Fprintf(w, "  worst: %s\n", e)
+		}
 	}
 	return nil
 }
@@ -102,9 +164,16 @@ func (v View) Markdown() string {
 	h := v.Header
 	fmt.Fprintf(&b, "# %s\n\n%s.\n\n", h.Title, v.Headline)
 	fmt.Fprintf(&b, "Started %s, took %.0f s%s. %s\n\n", h.Started.Format("2006-01-02 15:04 MST"), h.DurationS, quickText(h.Quick), v.Method)
+	if len(v.Outcome.Faults) > 0 {
+		fmt.Fprintf(&b, "**%s:**\n\n", faultsTitle)
+		for _, f := range v.Outcome.Faults {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString(mdLine(v.titles(false)))
 	b.WriteString("|")
-	for _, c := range seriesColumns {
+	for _, c := range v.columns() {
 		b.WriteString(c.align() + "|")
 	}
 	b.WriteString("\n")
@@ -122,6 +191,9 @@ func (v View) Markdown() string {
 	b.WriteString("\n## Targets\n\n")
 	for _, t := range v.Outcome.Targets {
 		fmt.Fprintf(&b, "- **%s** — %s: %s\n", t.Name, t.Criterion, t.Verdict())
+		for _, e := range t.Worst {
+			fmt.Fprintf(&b, "  - worst: %s\n", e)
+		}
 	}
 	b.WriteString("\n## Plots\n\n")
 	for _, f := range v.Outcome.Files {

@@ -147,20 +147,27 @@ func TestRowsCSVRoundTrip(t *testing.T) {
 	}
 }
 
+var explained = 12.0
+
 func testView() View {
 	rows := append(rowsOf("idle", 0, 0, 10, 20), rowsOf("f7=1", 1, 3)...)
 	return View{Header: Header{Experiment: "fan-in", Title: "Fan-in", Quick: true, Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), DurationS: 12},
 		Outcome: Outcome{Arms: []Arm{{Name: "idle", Description: "quiet", Bulk: "none"}, {Name: "f7=1", Description: "on", Bulk: "h2→h1", QJump: true},
 			{Name: "both", Description: "needs 4", Skipped: "needs 4 hosts"}},
-			Series:  SeriesOf(rows),
-			Targets: []Target{{Name: "t1", Criterion: "small", Value: 1.5, Limit: 2, Unit: "µs", Evaluated: true, Met: true}, {Name: "t2", Criterion: "big", Note: "no samples"}},
-			Files:   []string{"samples.csv", "a.png"}},
+			Series: SeriesOf(rows),
+			Targets: []Target{{Name: "t1", Criterion: "small", Value: 1.5, Limit: 2, Unit: "µs", Evaluated: true, Met: true},
+				{Name: "t2", Criterion: "big", Note: "no samples"},
+				{Name: "t3", Criterion: "strict", Value: 30, Limit: 25, Unit: "µs", Evaluated: true,
+					Worst: []Evidence{{Arm: "idle", Sender: 2, Seq: 1, SendNS: 1000, RecvNS: 31000, LatencyUS: 30, ExplainedUS: &explained, Context: "a stall"}}}},
+			Faults: []string{"arm f7=1: probe oneway lost all 3 samples"},
+			Files:  []string{"samples.csv", "a.png"}},
 		Headline: "3 hosts", Method: "QJump: on.",
+		// The paper compares with every arm; the all-lost one must still get no verdict.
 		Paper: func(s Series) string {
 			if s.Arm == "idle" {
 				return "85µs"
 			}
-			return ""
+			return "A: bound met"
 		}}
 }
 
@@ -170,12 +177,16 @@ func TestTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `fan-in: 3 hosts
+MEASUREMENT FAULTS: these results are not a measurement of the network:
+  arm f7=1: probe oneway lost all 3 samples
    ARM   TOOL  METRIC  SAMPLES  LOST    P50 µs    P90 µs    P99 µs  P99.9 µs    MAX µs  PAPER (p50 / p99)
   idle  probe  oneway        2     0        10        20        20        20        20               85µs
   f7=1  probe  oneway        3     3  all lost  all lost  all lost  all lost  all lost                   
 arm both skipped: needs 4 hosts
 target t1                   MET (1.5 µs, limit 2 µs): small
 target t2                   NOT EVALUATED (no samples): big
+target t3                   MISSED (30 µs, limit 25 µs): strict
+  worst: idle h2 seq 1: 30 µs (1000 → 31000 ns); queues explain at most 12 µs, 18 µs unexplained; a stall
 `
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
@@ -184,6 +195,7 @@ target t2                   NOT EVALUATED (no samples): big
 
 func TestMarkdown(t *testing.T) {
 	want := "# Fan-in\n\n3 hosts.\n\nStarted 2026-01-02 03:04 UTC, took 12 s (--quick). QJump: on.\n\n" +
+		"**MEASUREMENT FAULTS: these results are not a measurement of the network:**\n\n- arm f7=1: probe oneway lost all 3 samples\n\n" +
 		"| arm | tool | metric | samples | lost | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs | paper (p50 / p99) |\n" +
 		"|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n" +
 		"| idle | probe | oneway | 2 | 0 | 10 | 20 | 20 | 20 | 20 | 85µs |\n" +
@@ -191,6 +203,8 @@ func TestMarkdown(t *testing.T) {
 		"\n| arm | traffic sharing the network | QJump |\n|---|---|---|\n" +
 		"| idle | quiet (bulk: none) | off |\n| f7=1 | on (bulk: h2→h1) | on |\n| both | needs 4 — **skipped: needs 4 hosts** (bulk: ) | off |\n" +
 		"\n## Targets\n\n- **t1** — small: MET (1.5 µs, limit 2 µs)\n- **t2** — big: NOT EVALUATED (no samples)\n" +
+		"- **t3** — strict: MISSED (30 µs, limit 25 µs)\n" +
+		"  - worst: idle h2 seq 1: 30 µs (1000 → 31000 ns); queues explain at most 12 µs, 18 µs unexplained; a stall\n" +
 		"\n## Plots\n\n![a.png](a.png)\n"
 	if got := testView().Markdown(); got != want {
 		t.Errorf("summary.md:\n%s\nwant:\n%s", got, want)
@@ -205,6 +219,9 @@ func TestPlots(t *testing.T) {
 		CDFPlot{File: "none.png", Arms: []string{"idle"}, Tool: "ping", Metric: "rtt"})
 	if err != nil || len(files) != 1 || files[0] != "cdf.png" {
 		t.Fatalf("DrawCDFs = %v, %v; want only cdf.png (no ping rows)", files, err)
+	}
+	if f, err := (CDFPlot{File: "lost.png", Arms: []string{"lost"}, Tool: "probe", Metric: "oneway"}).Draw(rowsOf("lost", 0, 4), dir); f != "" || err != nil {
+		t.Errorf("a CDF of an arm whose samples were all lost drew %q, %v", f, err)
 	}
 	pts := append(SeriesOf(rowsOf("f7=0.5", 0.5, 0, 50, 60)), SeriesOf(rowsOf("f7=2", 2, 0, 500, 900))...)
 	pts = append(pts, SeriesOf(rowsOf("f7=1", 1, 2))...) // all lost: no point
@@ -223,5 +240,96 @@ func TestPlots(t *testing.T) {
 	}
 	if f, err := (SweepPlot{File: "empty.png", Points: pts[2:], Bound: bound}).Draw(dir); f != "" || err != nil {
 		t.Errorf("a sweep of all-lost series drew %q, %v", f, err)
+	}
+}
+
+// An all-lost series is a fault anywhere; a lossy one only where the producer says the network
+// must not lose.
+func TestLossFaults(t *testing.T) {
+	series := SeriesOf(append(append(rowsOf("idle", 0, 1, 10, 20, 30), rowsOf("f7=1", 1, 4)...), rowsOf("f7=2", 2, 1, 10)...))
+	got := LossFaults(series, nil)
+	if len(got) != 1 || !strings.Contains(got[0], "arm f7=1: probe oneway lost all 4 samples") {
+		t.Errorf("LossFaults without limits = %q, want the all-lost arm only", got)
+	}
+	protected := func(s Series) (float64, bool) { return 0.3, s.Param == 2 }
+	got = LossFaults(series, protected)
+	if len(got) != 2 || !strings.Contains(got[1], "arm f7=2: probe oneway lost 1 of 2 samples (50%), more than the 30%") {
+		t.Errorf("LossFaults with f7=2 protected = %q", got)
+	}
+}
+
+// results.json carries the faults and a missed target's worst samples, and reads them back.
+func TestFaultsAndEvidenceJSON(t *testing.T) {
+	o := testView().Outcome
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"faults":["arm f7=1: probe oneway lost all 3 samples"]`,
+		`"worst":[{"arm":"idle","sender":2,"seq":1,"send_ns":1000,"recv_ns":31000,"latency_us":30,"explained_us":12,"context":"a stall"}]`,
+		`"p50_us":null`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("outcome JSON lacks %s:\n%s", want, b)
+		}
+	}
+	var back Outcome
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Faults) != 1 || *back.Targets[2].Worst[0].ExplainedUS != 12 {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	// A run without faults writes no faults field, as before faults existed.
+	if b, _ := json.Marshal(Outcome{}); bytes.Contains(b, []byte("faults")) {
+		t.Errorf("empty outcome: %s", b)
+	}
+}
+
+// A view with its own figures, unit and decimals and no paper column: the simulator's.
+func TestTableFiguresAndUnit(t *testing.T) {
+	s := Series{Arm: "qjump-0.5", Tool: "websearch", Metric: "fct-small", Param: 0.5, Unit: "x ideal",
+		Stats: Stats{Samples: 3, MeanUS: 1.234, P99US: 2.5}}
+	v := View{Header: Header{Experiment: "sim-fct"}, Outcome: Outcome{Series: []Series{s}}, Headline: "8 hosts",
+		Figures: []Figure{MeanFigure, LatencyFigures[2]}, Unit: "x ideal", Digits: 2, NoPaper: true}
+	var b bytes.Buffer
+	if err := v.Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "sim-fct: 8 hosts\n" +
+		"        ARM       TOOL     METRIC  SAMPLES  LOST  MEAN x ideal  P99 x ideal\n" +
+		"  qjump-0.5  websearch  fct-small        3     0          1.23         2.50\n"
+	if b.String() != want {
+		t.Errorf("table:\n%q\nwant:\n%q", b.String(), want)
+	}
+	j, err := json.Marshal(s)
+	if err != nil || !strings.Contains(string(j), `"unit":"x ideal"`) {
+		t.Fatalf("series JSON %s, %v: want the unit", j, err)
+	}
+	var back Series
+	if err := json.Unmarshal(j, &back); err != nil || back != s {
+		t.Errorf("round trip %+v, %v; want %+v", back, err, s)
+	}
+}
+
+// A figure against the swept parameter, one curve per group; Empty series and, on a log axis,
+// figures that are not positive have no point.
+func TestParamPlot(t *testing.T) {
+	dir := t.TempDir()
+	var pts []Series
+	for _, c := range []string{"a", "b"} {
+		for _, x := range []float64{0.2, 0.5, 0.8} {
+			pts = append(pts, Series{Arm: c, Param: x, Stats: Stats{Samples: 1, MeanUS: 1 + x}})
+		}
+	}
+	pts = append(pts, Series{Arm: "c", Param: 0.5, Stats: Stats{Samples: 2, Lost: 2}})
+	curve := func(s Series) string { return s.Arm }
+	mean := func(s Stats) float64 { return s.MeanUS }
+	f, err := ParamPlot{File: "p.png", LogY: true, Points: pts, Curve: curve, Value: mean}.Draw(dir)
+	if err != nil || f != "p.png" {
+		t.Fatalf("Draw = %q, %v", f, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+		t.Errorf("p.png missing or empty: %v", err)
+	}
+	zero := func(Stats) float64 { return 0 }
+	if f, err := (ParamPlot{File: "z.png", LogY: true, Points: pts, Curve: curve, Value: zero}).Draw(dir); f != "" || err != nil {
+		t.Errorf("a log plot of zeros drew %q, %v", f, err)
 	}
 }

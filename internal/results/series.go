@@ -8,6 +8,9 @@ type Series struct {
 	Tool   string
 	Metric string
 	Param  float64 // the arm's swept parameter (fan-in: f7), 0 elsewhere
+	// Unit is what the figures count when they are not µs (the simulator's normalised flow
+	// completion time: "x ideal"); results.json keeps them under the same names.
+	Unit string
 	Stats
 }
 
@@ -40,6 +43,7 @@ type seriesJSON struct {
 	Tool    string   `json:"tool"`
 	Metric  string   `json:"metric"`
 	Param   float64  `json:"param,omitempty"`
+	Unit    string   `json:"unit,omitempty"`
 	Samples int      `json:"samples"`
 	Lost    int      `json:"lost"`
 	MeanUS  *float64 `json:"mean_us"`
@@ -52,7 +56,7 @@ type seriesJSON struct {
 
 // MarshalJSON writes s with null figures when it has no delivered sample.
 func (s Series) MarshalJSON() ([]byte, error) {
-	j := seriesJSON{Arm: s.Arm, Tool: s.Tool, Metric: s.Metric, Param: s.Param, Samples: s.Samples, Lost: s.Lost}
+	j := seriesJSON{Arm: s.Arm, Tool: s.Tool, Metric: s.Metric, Param: s.Param, Unit: s.Unit, Samples: s.Samples, Lost: s.Lost}
 	if !s.Empty() {
 		j.MeanUS, j.P50US, j.P90US, j.P99US, j.P999US, j.MaxUS = &s.MeanUS, &s.P50US, &s.P90US, &s.P99US, &s.P999US, &s.MaxUS
 	}
@@ -71,7 +75,7 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 		}
 		return *p
 	}
-	*s = Series{Arm: j.Arm, Tool: j.Tool, Metric: j.Metric, Param: j.Param, Stats: Stats{Samples: j.Samples, Lost: j.Lost,
+	*s = Series{Arm: j.Arm, Tool: j.Tool, Metric: j.Metric, Param: j.Param, Unit: j.Unit, Stats: Stats{Samples: j.Samples, Lost: j.Lost,
 		MeanUS: val(j.MeanUS), P50US: val(j.P50US), P90US: val(j.P90US), P99US: val(j.P99US), P999US: val(j.P999US), MaxUS: val(j.MaxUS)}}
 	return nil
 }

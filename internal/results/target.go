@@ -12,6 +12,39 @@ type Target struct {
 	Evaluated bool    `json:"evaluated"`
 	Met       bool    `json:"met"`
 	Note      string  `json:"note,omitempty"`
+	// Worst are the samples furthest beyond the limit of a missed target, worst first, so that a
+	// reader can tell what caused them.
+	Worst []Evidence `json:"worst,omitempty"`
+}
+
+// Evidence is one sample behind a target's verdict, with its stamps and what the network's own
+// queues explain of its latency.
+type Evidence struct {
+	Arm       string  `json:"arm"`
+	Sender    int     `json:"sender"`
+	Seq       uint64  `json:"seq"`
+	SendNS    int64   `json:"send_ns"` // where its latency starts (a kernel transmit stamp where there is one)
+	RecvNS    int64   `json:"recv_ns"` // where it ends (a kernel receive stamp)
+	LatencyUS float64 `json:"latency_us"`
+	// ExplainedUS is the latency the network's queues explain at most (what was ahead of the
+	// sample, as the producer counts it), nil where the producer cannot tell.
+	ExplainedUS *float64 `json:"explained_us,omitempty"`
+	Context     string   `json:"context,omitempty"` // what happened around it, in words
+}
+
+// String is the sample in one line.
+func (e Evidence) String() string {
+	s := fmt.Sprintf("%s h%d seq %d: %.0f µs (%d → %d ns)", e.Arm, e.Sender, e.Seq, e.LatencyUS, e.SendNS, e.RecvNS)
+	switch {
+	case e.ExplainedUS != nil && e.LatencyUS > *e.ExplainedUS:
+		s += fmt.Sprintf("; queues explain at most %.0f µs, %.0f µs unexplained", *e.ExplainedUS, e.LatencyUS-*e.ExplainedUS)
+	case e.ExplainedUS != nil:
+		s += fmt.Sprintf("; within the %.0f µs queues explain", *e.ExplainedUS)
+	}
+	if e.Context != "" {
+		s += "; " + e.Context
+	}
+	return s
 }
 
 // Verdict is the target's outcome in words, with its value and limit.

@@ -41,12 +41,14 @@ type Config struct {
 	HostQueue int `json:"host_queue_packets"`
 	// Classify is the field the switch classifies on.
 	Classify Classify `json:"classify"`
+	// HostNIC is how the hosts' interfaces behave: a server's NIC or the simple FIFO.
+	HostNIC HostNIC `json:"host_nic"`
 }
 
 // DefaultConfig is the testbed that `qjump testbed up` builds without flags, apart from Hosts.
 func DefaultConfig(hosts int) Config {
 	return Config{Prefix: DefaultPrefix, Hosts: hosts, Rate: DefaultRate, Buffer: DefaultBuffer,
-		HostQueue: DefaultHostQueue, Classify: ClassifyDSCP}
+		HostQueue: DefaultHostQueue, Classify: ClassifyDSCP, HostNIC: HostNICRealistic}
 }
 
 // Validate checks the configuration before anything touches the kernel.
@@ -65,6 +67,9 @@ func (c Config) Validate() error {
 	}
 	if c.HostQueue < 1 || c.HostQueue > MaxBuffer {
 		return &model.FieldError{Field: "host-queue", Value: fmt.Sprint(c.HostQueue), Allowed: fmt.Sprintf("from 1 to %d packets", MaxBuffer)}
+	}
+	if c.HostNIC != HostNICRealistic && c.HostNIC != HostNICSimple {
+		return &model.FieldError{Field: "host-nic", Value: string(c.HostNIC), Allowed: "realistic or simple"}
 	}
 	if c.Classify != ClassifyDSCP && c.Classify != ClassifyPCP {
 		return &model.FieldError{Field: "classify", Value: string(c.Classify), Allowed: "dscp or pcp"}

@@ -23,14 +23,12 @@ var Binary = func() string {
 }()
 
 // EnableQJump runs `qjump up` on every host's interface with upArgs (model flags or --config),
-// in shape mode so that the host's egress gets QJump's per-level priority, marking DSCP so the
-// switch can read the level. It replaces the testbed's own host FIFO.
+// in shape mode so that the host's egress gets QJump's per-level shapers, marking the field the
+// switch classifies on. `qjump up` takes the host's egress over (the emulated NIC or the simple
+// FIFO) and `qjump down` gives it back.
 func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
 	for i := 1; i <= tb.Config.Hosts; i++ {
 		ns, dev := tb.Names.HostNS(i), tb.Names.HostIface()
-		if err := run(ctx, "tc", "-n", ns, "qdisc", "del", "dev", dev, "root"); err != nil {
-			return err
-		}
 		argv := append([]string{Binary, "up", "--dev", dev, "--mode", "shape", "--mark", string(tb.Config.Classify)}, upArgs...)
 		full := InNS(ns, argv...)
 		if err := run(ctx, full[0], full[1:]...); err != nil {
@@ -40,12 +38,11 @@ func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
 	return nil
 }
 
-// DisableQJump runs `qjump down` on every host and puts the plain FIFO back.
+// DisableQJump runs `qjump down` on every host, which puts the host's own egress back.
 func (tb *Testbed) DisableQJump(ctx context.Context) error {
 	for i := 1; i <= tb.Config.Hosts; i++ {
-		ns, dev := tb.Names.HostNS(i), tb.Names.HostIface()
-		qjumpDown(ctx, ns)
-		if err := shapeHost(ctx, ns, dev, tb.Config); err != nil {
+		argv := InNS(tb.Names.HostNS(i), Binary, "down", "--dev", hostIface)
+		if err := run(ctx, argv[0], argv[1:]...); err != nil {
 			return err
 		}
 	}

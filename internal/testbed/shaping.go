@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/qjump-net/qjump/internal/hostnic"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -25,13 +26,14 @@ func rateArg(r model.Rate) string { return strconv.FormatInt(int64(r), 10) + "bi
 func levelClass(l int) string { return fmt.Sprintf("1:%x", 0x10+l) }
 
 // rootAtR is an HTB root qdisc with one root class 1:1 at R, under which the egress's queues
-// hang; unclassified traffic goes to defaultClass.
+// hang; unclassified traffic goes to defaultClass. Every class counts wire bytes (hostnic.WireRate),
+// so that a link carries R of the wire, as QJump's epoch assumes, on the host and the switch alike.
 func rootAtR(ns, dev string, r model.Rate, defaultClass string) [][]string {
 	burst := strconv.Itoa(burstBytes(r))
 	return [][]string{
 		{"tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", defaultClass},
-		{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-			"rate", rateArg(r), "ceil", rateArg(r), "burst", burst, "cburst", burst},
+		append([]string{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+			"rate", rateArg(r), "ceil", rateArg(r), "burst", burst, "cburst", burst}, hostnic.WireRate...),
 	}
 }
 
@@ -54,9 +56,9 @@ func shapeSwitchPort(ctx context.Context, ns, dev string, c Config) error {
 	for l := 0; l < model.NumLevels; l++ {
 		handle := fmt.Sprintf("%x:", 0x10+l)
 		steps = append(steps,
-			[]string{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:1", "classid", levelClass(l),
+			append([]string{"tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:1", "classid", levelClass(l),
 				"htb", "rate", "8kbit", "ceil", rateArg(c.Rate), "burst", burst, "cburst", burst,
-				"prio", strconv.Itoa(int(model.TopLevel) - l), "quantum", strconv.Itoa(MaxFrame)},
+				"prio", strconv.Itoa(int(model.TopLevel) - l), "quantum", strconv.Itoa(MaxFrame)}, hostnic.WireRate...),
 			[]string{"tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", levelClass(l), "handle", handle,
 				"pfifo", "limit", strconv.Itoa(c.Buffer)})
 	}

@@ -85,8 +85,10 @@ func TestSecondUpRefused(t *testing.T) {
 	}
 }
 
-// htbSentBytes reads the bytes dequeued by HTB class 1:1 (the one at R) on a device.
-func htbSentBytes(t *testing.T, ns, dev string) int64 {
+// htbWireBytes reads what HTB class 1:1 (the one at R) on a device has dequeued, in wire bytes: the
+// frames' bytes and 24 of overhead each (the flow's frames are far above the minimum), which is
+// what the classes count against R.
+func htbWireBytes(t *testing.T, ns, dev string) int64 {
 	t.Helper()
 	out, err := exec.Command("tc", "-n", ns, "-s", "class", "show", "dev", dev, "classid", "1:1").Output()
 	if err != nil {
@@ -94,9 +96,10 @@ func htbSentBytes(t *testing.T, ns, dev string) int64 {
 	}
 	f := strings.Fields(string(out))
 	for i, w := range f {
-		if w == "Sent" && i+1 < len(f) {
-			v, _ := strconv.ParseInt(f[i+1], 10, 64)
-			return v
+		if w == "Sent" && i+3 < len(f) {
+			bytes, _ := strconv.ParseInt(f[i+1], 10, 64)
+			packets, _ := strconv.ParseInt(f[i+3], 10, 64)
+			return bytes + packets*int64(model.FrameOverhead)
 		}
 	}
 	t.Fatalf("no Sent counter in %q", out)
@@ -135,13 +138,13 @@ func TestShapingGivesR(t *testing.T) {
 	// Measure on the switch port that faces h2 once the flow has carried about a second's worth
 	// at R through it (past iperf3's start): bytes on the wire per second.
 	ns, dev := tb.Names.SwitchNS(), tb.Names.Port(2)
-	start := htbSentBytes(t, ns, dev)
+	start := htbWireBytes(t, ns, dev)
 	testutil.WaitFor(t, 10*time.Second, "a second of the UDP flow at the switch port", func() bool {
-		return htbSentBytes(t, ns, dev) > start+int64(c.Rate)/8
+		return htbWireBytes(t, ns, dev) > start+int64(c.Rate)/8
 	})
-	b0, t0 := htbSentBytes(t, ns, dev), time.Now()
+	b0, t0 := htbWireBytes(t, ns, dev), time.Now()
 	time.Sleep(2 * time.Second)
-	b1, t1 := htbSentBytes(t, ns, dev), time.Now()
+	b1, t1 := htbWireBytes(t, ns, dev), time.Now()
 	rate := float64(b1-b0) * 8 / t1.Sub(t0).Seconds()
 	t.Logf("switch port rate %.2f Mb/s for R=%s", rate/1e6, c.Rate)
 	if d := (rate - float64(c.Rate)) / float64(c.Rate); d < -0.05 || d > 0.05 {
@@ -169,9 +172,9 @@ func TestStrictPriorityOnSwitchPort(t *testing.T) {
 	// Probe once the bulk flow has carried 4 MiB through the port (a third of a second at R):
 	// it runs at line rate then, past its slow start.
 	ns, port := tb.Names.SwitchNS(), tb.Names.Port(2)
-	start := htbSentBytes(t, ns, port)
+	start := htbWireBytes(t, ns, port)
 	testutil.WaitFor(t, 10*time.Second, "level-0 bulk through the switch port", func() bool {
-		return htbSentBytes(t, ns, port) > start+4<<20
+		return htbWireBytes(t, ns, port) > start+4<<20
 	})
 	top, topTail := probeLatency(t, tb, bin, dst, 0xe0)
 	_, bottomTail := probeLatency(t, tb, bin, dst, 0)
@@ -331,5 +334,37 @@ func TestPCPClassification(t *testing.T) {
 	}
 	if pkts < 50 {
 		t.Fatalf("level-7 queue of the switch port saw %d packets, want the 50 probes:\n%s", pkts, out)
+	}
+}
+
+// TestQJumpStatusShowsConfigHash: `testbed status` shows each host's configuration hash, so that a
+// host running another configuration than the rest stands out.
+func TestQJumpStatusShowsConfigHash(t *testing.T) {
+	tbtest.RequireTools(t)
+	tb := up(t, config(tbtest.Prefix(t), 3))
+	t.Cleanup(func() { _ = tb.Down() })
+	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "3", "--rate", "100M"}); err != nil {
+		t.Fatalf("enable qjump: %v", err)
+	}
+	hosts := tb.Names.QJumpStatus(3)
+	for _, h := range hosts {
+		if !h.Up || !h.Attached || h.ConfigHash == "" || h.ConfigHash != hosts[0].ConfigHash {
+			t.Fatalf("after up on every host, want one hash on all: %+v", hosts)
+		}
+	}
+	if testbed.ConfigsDiffer(hosts) {
+		t.Fatalf("ConfigsDiffer with one configuration everywhere: %+v", hosts)
+	}
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte("hosts: 3\nrate: 100M\nmode: shape\nfactors: {7: 1, 3: 2, 0: unlimited}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	argv := testbed.InNS(tb.Names.HostNS(2), testbed.Binary, "reload", "--dev", tb.Names.HostIface(), "--config", other)
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("reload host 2: %v\n%s", err, out)
+	}
+	hosts = tb.Names.QJumpStatus(3)
+	if hosts[1].ConfigHash == hosts[0].ConfigHash || hosts[1].Generation != 2 || !testbed.ConfigsDiffer(hosts) {
+		t.Fatalf("after reloading host 2 alone, want its hash to stand out: %+v", hosts)
 	}
 }

@@ -114,10 +114,11 @@ func (tb *Testbed) addHost(ctx context.Context, i int) error {
 	h, sw, dev, port := n.HostNS(i), n.SwitchNS(), n.HostIface(), n.Port(i)
 	addr := fmt.Sprintf("%s/%d", n.HostAddr(i), HostPrefixLen)
 	steps := [][]string{
-		{"ip", "link", "add", dev, "netns", h, "address", hostMAC(i), "type", "veth", "peer", "name", port, "netns", sw},
+		append(append([]string{"ip", "link", "add", dev, "netns", h, "address", hostMAC(i)}, hostVethArgs(tb.Config)...),
+			"type", "veth", "peer", "name", port, "netns", sw),
+		hostOffloads(h, dev, tb.Config),
 		// Segmentation offloads would put 64 kB super-packets into the queues: one "packet" of a
 		// B-packet buffer and one HTB dequeue would be 45 frames. Real switches see frames.
-		InNS(h, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"),
 		InNS(sw, "ethtool", "-K", port, "tso", "off", "gso", "off", "gro", "off"),
 		{"ip", "-n", h, "addr", "add", addr, "dev", dev},
 		{"ip", "-n", h, "link", "set", dev, "up"},
@@ -128,7 +129,7 @@ func (tb *Testbed) addHost(ctx context.Context, i int) error {
 	if err := runAll(ctx, steps); err != nil {
 		return err
 	}
-	if err := shapeHost(ctx, h, dev, tb.Config); err != nil {
+	if err := shapeHostEgress(ctx, h, dev, tb.Config); err != nil {
 		return err
 	}
 	return shapeSwitchPort(ctx, sw, port, tb.Config)

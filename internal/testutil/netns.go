@@ -1,12 +1,8 @@
 package testutil
 
 import (
-	"fmt"
 	"path/filepath"
-	"runtime"
 	"testing"
-
-	"github.com/vishvananda/netns"
 
 	"github.com/qjump-net/qjump/internal/host"
 )
@@ -15,37 +11,9 @@ import (
 // cannot enter it; sockets f creates stay in ns.
 func InNetns(t testing.TB, ns string, f func()) {
 	t.Helper()
-	if err := RunInNetns(ns, f); err != nil {
+	if err := host.InNetns(ns, f); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// RunInNetns runs f on a thread inside the named network namespace and returns to the caller's.
-// It panics if it cannot get back: the test would go on in the wrong namespace.
-func RunInNetns(ns string, f func()) error {
-	runtime.LockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("get network namespace: %w", err)
-	}
-	defer orig.Close()
-	target, err := netns.GetFromName(ns)
-	if err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("open network namespace %s: %w", ns, err)
-	}
-	defer target.Close()
-	if err := netns.Set(target); err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("enter network namespace %s: %w", ns, err)
-	}
-	f()
-	if err := netns.Set(orig); err != nil {
-		panic(fmt.Sprintf("leave network namespace %s: %v", ns, err))
-	}
-	runtime.UnlockOSThread()
-	return nil
 }
 
 // NetnsKey is the name the dataplane gives the named namespace under its state dir: what
@@ -53,7 +21,7 @@ func RunInNetns(ns string, f func()) error {
 func NetnsKey(ns string) (string, error) {
 	var key string
 	var keyErr error
-	if err := RunInNetns(ns, func() { key, keyErr = host.NetnsKey() }); err != nil {
+	if err := host.InNetns(ns, func() { key, keyErr = host.NetnsKey() }); err != nil {
 		return "", err
 	}
 	return key, keyErr

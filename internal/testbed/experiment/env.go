@@ -25,9 +25,14 @@ type Env struct {
 	port    int // next free TCP/UDP port for a server
 }
 
-// probePacket is P, the bytes a host may send per epoch at factor 1: one full Ethernet frame
-// including its header, since the dataplane charges what leaves the interface.
-const probePacket = model.Bytes(testbed.MaxFrame)
+// probePacket is P, the wire bytes a host may send per epoch at factor 1: what `qjump up` takes
+// from the hosts' 1500-byte MTU when P is left to the device, one full frame on the wire (1538 B).
+var probePacket = model.DefaultPacket
+
+// hostPacket is P on the testbed's hosts: PCP marking pushes a 4-byte tag on every frame.
+func hostPacket(c testbed.Config) model.Bytes {
+	return model.FullFrameWire(model.DefaultMTU, c.Classify == testbed.ClassifyPCP)
+}
 
 func newEnv(e experiment, o Options) *Env {
 	env := &Env{opts: o, port: 5201}
@@ -51,9 +56,10 @@ func (env *Env) modelConfig(factors model.Factors) model.Config {
 // setEpsilon records ε and the model figures that depend on it.
 func (env *Env) setEpsilon(eps time.Duration) {
 	c := env.opts.Testbed
-	m := ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(probePacket),
+	p := hostPacket(c)
+	m := ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(p),
 		EpsilonNS: int64(eps), Mesochronous: model.DefaultMesochronous,
-		FrameTimeNS: int64(float64(probePacket) * 8 / float64(c.Rate) * 1e9)}
+		FrameTimeNS: int64(float64(p) * 8 / float64(c.Rate) * 1e9)}
 	m.EpochNS = int64(m.config(model.DefaultFactors()).Epoch())
 	env.res.Model = m
 }
@@ -73,8 +79,8 @@ func (env *Env) measureEpsilon(idleArm string) {
 // qjumpUp enables QJump on every host with factors, through the real `qjump up`.
 func (env *Env) qjumpUp(ctx context.Context, factors model.Factors) error {
 	cfg := env.modelConfig(factors)
+	// P is left to the device (auto), as an operator would: the model above assumes the same.
 	args := []string{"--hosts", strconv.Itoa(cfg.Hosts), "--rate", strconv.FormatInt(int64(cfg.Rate), 10),
-		"--packet", strconv.FormatInt(int64(cfg.Packet), 10) + "B",
 		"--epsilon", strconv.FormatInt(cfg.Epsilon.Nanoseconds(), 10) + "ns",
 		"--mesochronous", strconv.Itoa(cfg.Mesochronous), "--factors", factors.String()}
 	env.res.QJump.UpArgs = args

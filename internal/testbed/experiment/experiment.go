@@ -23,11 +23,17 @@ import (
 type experiment struct {
 	name, title string
 	hosts       int                                       // hosts it needs by default
+	rate        model.Rate                                // its default edge rate R (0: testbed.DefaultRate)
 	minHosts    int                                       // fewest hosts it can run with
 	run         func(ctx context.Context, env *Env) error // runs the arms, recording rows
 	targets     func(r *Results) []results.Target         // the criteria on the figures
 	plots       func(r *Results, rows []results.Row, dir string) ([]string, error)
 	paper       func(r *Results, s results.Series) string // the paper's figure beside a series, "" where none compares
+	// lossAllowed is the fraction of a series' samples the network may lose, where the experiment
+	// knows it must lose (almost) none: a level QJump protects. nil or false: any loss short of all.
+	lossAllowed func(r *Results, s results.Series) (float64, bool)
+	// evidence adds the worst samples to the targets r.Targets missed (may be nil).
+	evidence func(r *Results, rows []results.Row)
 }
 
 var experiments = map[string]experiment{}
@@ -47,12 +53,16 @@ func Names() []string {
 // ErrUnknown is an experiment name that does not exist.
 var ErrUnknown = errors.New("unknown experiment")
 
+// ErrFaults is a run whose figures the network cannot explain (Results.Faults): the files are
+// written, marked as faulty, so that the cause can be found, and the run fails.
+var ErrFaults = errors.New("measurement faults")
+
 // Options configure a run.
 type Options struct {
 	Quick    bool
 	OutDir   string
 	BulkCC   string         // congestion control of the bulk flows (cubic, like the paper's loss-based TCP)
-	Testbed  testbed.Config // Hosts 0: the experiment's default
+	Testbed  testbed.Config // Hosts or Rate 0: the experiment's default
 	Epsilon  time.Duration  // ε given to qjump up; 0: the idle one-way p99 measured by the run
 	Progress io.Writer
 }
@@ -69,11 +79,21 @@ func Check(name string, o Options) error {
 	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") {
 		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"}
 	}
-	c := o.Testbed
+	return withDefaults(e, o.Testbed).Validate()
+}
+
+// withDefaults fills the testbed's hosts and rate that the options left to the experiment.
+func withDefaults(e experiment, c testbed.Config) testbed.Config {
 	if c.Hosts == 0 {
 		c.Hosts = e.hosts
 	}
-	return c.Validate()
+	if c.Rate == 0 {
+		c.Rate = testbed.DefaultRate
+		if e.rate != 0 {
+			c.Rate = e.rate
+		}
+	}
+	return c
 }
 
 // Run builds a testbed, runs experiment name on it, writes the output files and removes the
@@ -83,9 +103,7 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, err
 	}
 	e := experiments[name]
-	if o.Testbed.Hosts == 0 {
-		o.Testbed.Hosts = e.hosts
-	}
+	o.Testbed = withDefaults(e, o.Testbed)
 	if err := os.MkdirAll(filepath.Join(o.OutDir, "raw"), 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
@@ -133,11 +151,20 @@ func Report(dir string) (*Results, error) {
 	return r, finish(r, rows, dir)
 }
 
-// finish derives everything from the rows: series statistics, targets, plots, summary.md.
+// finish derives everything from the rows: series statistics, faults, targets, plots, summary.md.
+// It returns ErrFaults, after writing every file, when the run has faults.
 func finish(r *Results, rows []results.Row, dir string) error {
 	e := experiments[r.Experiment]
 	r.Series = results.SeriesOf(rows)
+	var allowed func(results.Series) (float64, bool)
+	if e.lossAllowed != nil {
+		allowed = func(s results.Series) (float64, bool) { return e.lossAllowed(r, s) }
+	}
+	r.Faults = results.LossFaults(r.Series, allowed)
 	r.Targets = e.targets(r)
+	if e.evidence != nil {
+		e.evidence(r, rows)
+	}
 	plots, err := e.plots(r, rows, dir)
 	if err != nil {
 		return err
@@ -146,5 +173,11 @@ func finish(r *Results, rows []results.Row, dir string) error {
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), r); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(Summary(r)), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(Summary(r)), 0o644); err != nil {
+		return err
+	}
+	if len(r.Faults) > 0 {
+		return fmt.Errorf("%w in %s: %s", ErrFaults, dir, strings.Join(r.Faults, "; "))
+	}
+	return nil
 }

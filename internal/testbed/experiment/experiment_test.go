@@ -31,7 +31,7 @@ func runQuick(t *testing.T, name string) (*Results, string) {
 	t.Helper()
 	tbtest.RequireTools(t, "iperf3", "ping", "memcached")
 	c := testbed.DefaultConfig(0)
-	c.Prefix = tbtest.Prefix(t)
+	c.Prefix, c.Rate = tbtest.Prefix(t), 0 // the experiment's own rate, as testbed run without --rate
 	dir := t.TempDir()
 	res, err := Run(context.Background(), name, Options{Quick: true, OutDir: dir, BulkCC: "cubic", Testbed: c, Progress: testWriter{t}})
 	if err != nil {
@@ -227,10 +227,11 @@ func TestFanInBound(t *testing.T) {
 		want       time.Duration
 		guaranteed bool
 	}{
-		{0.5, 302_800*time.Nanosecond + 50*time.Microsecond, true},
-		{1, 605_600*time.Nanosecond + 50*time.Microsecond, true},
-		{2, 1_211_200*time.Nanosecond + 50*time.Microsecond, true},
-		{4, 2_422_400*time.Nanosecond + 50*time.Microsecond, false},
+		// n·P·8·f7/R + ε with P = 1538 wire bytes (a full frame of the hosts' 1500-byte MTU)
+		{0.5, 307_600*time.Nanosecond + 50*time.Microsecond, true},
+		{1, 615_200*time.Nanosecond + 50*time.Microsecond, true},
+		{2, 1_230_400*time.Nanosecond + 50*time.Microsecond, true},
+		{4, 2_460_800*time.Nanosecond + 50*time.Microsecond, false},
 	} {
 		got, g := fanInBound(m, tc.f7)
 		if got != tc.want || g != tc.guaranteed {

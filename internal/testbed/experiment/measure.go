@@ -75,6 +75,10 @@ func (env *Env) probeRR(ctx context.Context, s probeSpec) error {
 	if _, err := runOut(ctx, argv); err != nil {
 		return fmt.Errorf("probe h%d→h%d: %w", s.from, s.to, err)
 	}
+	// A request the server's socket dropped would count as lost by the network.
+	if err := stopServer(srv); err != nil {
+		return err
+	}
 	rows, err := readProbeCSV(raw, s)
 	if err != nil {
 		return err
@@ -127,6 +131,16 @@ func (env *Env) startProbeServer(ctx context.Context, on int, addr string, extra
 		}
 	}
 	return nil, fmt.Errorf("probe server %s was not listening within 10s", addr)
+}
+
+// stopServer stops a probe server and returns its failure, if it had one: a server whose socket
+// dropped probes (probe.ErrDropped) exits non-zero, and its arm must not be read as measured.
+func stopServer(srv *proc) error {
+	srv.stop()
+	if !srv.cmd.ProcessState.Success() {
+		return fmt.Errorf("probe server: %s: %s", srv.cmd.ProcessState, strings.TrimSpace(srv.out.String()))
+	}
+	return nil
 }
 
 var pingReply = regexp.MustCompile(`icmp_seq=(\d+) .*time=([0-9.]+) ms`)

@@ -40,7 +40,12 @@ func (p *proc) exited() bool {
 	}
 }
 
-// stop sends SIGTERM to the group, then SIGKILL if it is still there after a second.
+// stopGrace is how long a stopped program may take to finish: a probe server writes its arrivals
+// (hundreds of thousands of rows in a full fan-in arm) after SIGTERM, on a machine that may be
+// busy, and one killed half-way fails its arm.
+const stopGrace = 5 * time.Second
+
+// stop sends SIGTERM to the group, then SIGKILL if it is still there after stopGrace.
 func (p *proc) stop() {
 	if p == nil || p.exited() {
 		return
@@ -48,7 +53,7 @@ func (p *proc) stop() {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case <-p.done:
-	case <-time.After(time.Second):
+	case <-time.After(stopGrace):
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
 	}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/sim"
+	"github.com/qjump-net/qjump/internal/sim/topology"
+)
+
+func newSimCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Simulate QJump, TCP, DCTCP and pFabric on a datacenter fabric (Fig. 9, Fig. 11)",
+		Long: `sim is a deterministic packet-level simulator of the paper's 144-host leaf-spine fabric
+(Fig. 8): flow completion times of TCP, DCTCP, pFabric and QJump under the web-search and
+data-mining workloads (Fig. 9), and the latency bound under fan-in at scale (Fig. 11). The
+simulated QJump limiter uses the model and epoch arithmetic of the dataplane. Same seed, same
+output, byte for byte. See docs/reproducing.md and docs/performance.md.`,
+	}
+	requireSubcommand(cmd)
+	cmd.AddCommand(newSimFCTCommand(), newSimRunCommand(), newSimReportCommand())
+	return cmd
+}
+
+// fabricFlags are the topology flags; the defaults are the paper's fabric.
+type fabricFlags struct {
+	racks, hostsPerRack, spines, buffer int
+	edge, core                          model.Rate
+	linkDelay, hostDelay                time.Duration
+}
+
+func newFabricFlags() *fabricFlags {
+	p := topology.PaperFabric()
+	return &fabricFlags{
+		racks: p.Racks, hostsPerRack: p.HostsPerRack, spines: p.Spines,
+		edge: model.Rate(p.EdgeRate), core: model.Rate(p.CoreRate),
+		linkDelay: time.Duration(p.LinkDelay / sim.Nanosecond), hostDelay: time.Duration(p.HostDelay / sim.Nanosecond),
+	}
+}
+
+func (f *fabricFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&f.racks, "racks", f.racks, "racks (top-of-rack switches)")
+	fs.IntVar(&f.hostsPerRack, "hosts-per-rack", f.hostsPerRack, "hosts per rack")
+	fs.IntVar(&f.spines, "spines", f.spines, "spine switches; every ToR links to every spine")
+	fs.Var(&unitValue[model.Rate]{&f.edge, model.ParseRate}, "edge-rate", "host link rate, e.g. 10G")
+	fs.Var(&unitValue[model.Rate]{&f.core, model.ParseRate}, "core-rate", "ToR–spine link rate, e.g. 40G")
+	fs.Var(&unitValue[time.Duration]{&f.linkDelay, model.ParseDuration}, "link-delay", "propagation delay of every link, e.g. 200ns")
+	fs.Var(&unitValue[time.Duration]{&f.hostDelay, model.ParseDuration}, "host-delay", "host stack delay added on each host link crossing, e.g. 2.5us")
+	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric)")
+}
+
+func (f *fabricFlags) config() (topology.Config, error) {
+	c := topology.Config{
+		Racks: f.racks, HostsPerRack: f.hostsPerRack, Spines: f.spines,
+		EdgeRate: sim.Rate(f.edge), CoreRate: sim.Rate(f.core),
+		LinkDelay: sim.Time(f.linkDelay.Nanoseconds()) * sim.Nanosecond,
+		HostDelay: sim.Time(f.hostDelay.Nanoseconds()) * sim.Nanosecond,
+		Buffer:    f.buffer,
+	}
+	switch {
+	case f.racks < 1:
+		return c, usageErrorf("invalid --racks %d: need at least 1", f.racks)
+	case f.hostsPerRack < 1:
+		return c, usageErrorf("invalid --hosts-per-rack %d: need at least 1", f.hostsPerRack)
+	case f.racks*f.hostsPerRack < 2:
+		return c, usageErrorf("invalid --racks/--hosts-per-rack: need at least 2 hosts")
+	case f.spines < 1:
+		return c, usageErrorf("invalid --spines %d: need at least 1", f.spines)
+	case f.buffer < 0:
+		return c, usageErrorf("invalid --buffer %d: need 0 (the scheme's) or a number of packets", f.buffer)
+	}
+	return c, nil
+}

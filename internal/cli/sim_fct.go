@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/sim/experiment"
+	"github.com/qjump-net/qjump/internal/sim/workload"
+)
+
+type simFCTOptions struct {
+	fabric   *fabricFlags
+	scheme   string
+	workload string
+	load     float64
+	flows    int
+	seed     uint64
+	out      string
+	json     bool
+}
+
+func newSimFCTCommand() *cobra.Command {
+	opts := &simFCTOptions{fabric: newFabricFlags()}
+	cmd := &cobra.Command{
+		Use:   "fct --scheme S --workload W --load L --flows N [--seed S] [--out DIR]",
+		Short: "Simulate one flow-completion-time point: a scheme, a workload, a load",
+		Long: `fct runs Poisson flow arrivals at an offered load (a fraction of the hosts' edge capacity)
+with sizes from a workload CDF between random distinct hosts, until every flow has completed, and
+prints the paper's statistics of FCT normalised to the ideal FCT on the idle fabric: small flows
+(0, 100kB] average and 99th percentile, large flows (10MB, ∞) average, and all flows.
+
+Schemes: tcp (NewReno, drop-tail, 150-packet buffers, min RTO 200µs), dctcp (K=65, g=1/16),
+pfabric (remaining-size priorities, 24-packet buffers, RTO 45µs), qjump (the paper's Fig. 9
+configuration: P=9kB, n=hosts, f0..f7=144,100,20,10,5,3,2,1; flows on the highest level whose
+budget per epoch holds them). Workloads: websearch, datamining (embedded) or a CSV file of
+size_bytes,cdf rows. With --out, DIR gets flows.csv (one row per flow), results.json and
+summary.md, in the results format the testbed uses; qjump sim report DIR redraws them.`,
+		Example: `  qjump sim fct --scheme qjump --workload websearch --load 0.5 --flows 5000
+  qjump sim fct --scheme pfabric --workload datamining --load 0.8 --flows 2000 --out results/pf
+  qjump sim fct --scheme tcp --workload my-cdf.csv --load 0.3 --flows 1000 --racks 2 --hosts-per-rack 4`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSimFCT(opts, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.scheme, "scheme", "qjump", "tcp, dctcp, pfabric or qjump")
+	f.StringVar(&opts.workload, "workload", "websearch", "websearch, datamining or a CDF file")
+	f.Float64Var(&opts.load, "load", 0.5, "offered load, a fraction of the edge capacity (0 < L < 1)")
+	f.IntVar(&opts.flows, "flows", 5000, "flows to simulate")
+	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
+	f.StringVar(&opts.out, "out", "", "directory for flows.csv and results.json")
+	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
+	opts.fabric.register(f)
+	return cmd
+}
+
+func runSimFCT(opts *simFCTOptions, stdout io.Writer) error {
+	scheme, err := experiment.ParseScheme(opts.scheme)
+	if err != nil {
+		return usageErrorf("invalid --scheme %q: %v", opts.scheme, err)
+	}
+	cdf, err := workload.Load(opts.workload)
+	if err != nil {
+		return usageErrorf("invalid --workload %q: %v (or websearch, datamining)", opts.workload, err)
+	}
+	fab, err := opts.fabric.config()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := experiment.RunFCT(experiment.FCTConfig{
+		Scheme: scheme, Workload: cdf, Load: opts.load, Flows: opts.flows, Seed: opts.seed, Fabric: fab,
+	})
+	if err != nil {
+		return asFlagError(err)
+	}
+	points := []*experiment.FCTResult{res}
+	doc := experiment.NewFCTDocument(results.Header{
+		Experiment: experiment.ExperimentFCT, Started: start, DurationS: time.Since(start).Seconds(),
+		Title: fmt.Sprintf("Flow completion times: %s, %s at load %.1f", scheme, cdf.Name, opts.load),
+	}, experiment.Fig9Config{Workloads: []string{cdf.Name}, Loads: []float64{opts.load}, Schemes: []experiment.Scheme{scheme},
+		Flows: map[string]int{cdf.Name: opts.flows}, Seed: opts.seed, Fabric: fab}, points)
+	if opts.out != "" {
+		if err := experiment.WriteFCT(opts.out, doc, points); err != nil {
+			return err
+		}
+	} else {
+		doc.Fill(points)
+	}
+	if opts.json {
+		return printJSON(stdout, doc)
+	}
+	if err := doc.View().Table(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, experiment.PerfLine(res.Perf))
+	return nil
+}

@@ -1,0 +1,155 @@
+package experiment
+
+// Fan-in (Fig. 11 at scale) written down with the shared results package: one series per host
+// count, epoch alignment and f7, the model's bound on each arm, a target per sweep (region A: no
+// level-7 packet over the bound), results.SweepPlot for the figures. A million probes per point
+// are not kept, so Report redraws from results.json.
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/qjump-net/qjump/internal/results"
+)
+
+// Metric of the fan-in series: a level-7 probe's latency over its idle path, in µs.
+const MetricLevel7 = "level7-queueing"
+
+// FanInDocument is results.json of fan-in.
+type FanInDocument struct {
+	results.Header
+	Hosts        []int             `json:"hosts"`
+	Probes       int               `json:"probes_per_point"`
+	ProbeSize    int32             `json:"probe_bytes"`
+	Packet       int64             `json:"packet_bytes"`
+	Mesochronous int               `json:"mesochronous"`
+	BulkLoad     float64           `json:"bulk_load"`
+	Seed         uint64            `json:"seed"`
+	Points       []FanInPointEntry `json:"points"`
+	results.Outcome
+}
+
+// FanInPointEntry is one point with its sweep.
+type FanInPointEntry struct {
+	Hosts   int  `json:"hosts"`
+	Aligned bool `json:"aligned_epochs"`
+	FanInPoint
+}
+
+func epochsTool(aligned bool) string {
+	if aligned {
+		return "aligned-epochs"
+	}
+	return "random-epochs"
+}
+
+func faninArm(hosts int, f7 float64) string { return fmt.Sprintf("n%d-f7=%g", hosts, f7) }
+
+// NewFanInDocument writes the sweeps down.
+func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *FanInDocument {
+	doc := &FanInDocument{Header: h, Probes: c.Probes, ProbeSize: c.ProbeSize, Packet: int64(c.Packet),
+		Mesochronous: c.Mesochronous, BulkLoad: c.BulkLoad, Seed: c.Seed}
+	seen := map[string]bool{}
+	for _, r := range sweeps {
+		if !seen[fmt.Sprint(r.Hosts)] {
+			doc.Hosts = append(doc.Hosts, r.Hosts)
+			seen[fmt.Sprint(r.Hosts)] = true
+		}
+		over, evaluated := 0, false
+		for _, p := range r.Points {
+			doc.Points = append(doc.Points, FanInPointEntry{Hosts: r.Hosts, Aligned: r.Aligned, FanInPoint: p})
+			arm := faninArm(r.Hosts, p.F7)
+			if !seen[arm] {
+				seen[arm] = true
+				doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: true, Param: p.F7,
+					Description: fmt.Sprintf("%d hosts send level-7 probes of %d B to one host, f7 = %g (region %s)", r.Hosts, c.ProbeSize, p.F7, p.Region),
+					Bulk:        fmt.Sprintf("level 0 at %.1f× the destination's link", c.BulkLoad),
+					BoundUS:     p.FormulaUs, BoundGuaranteed: p.Guaranteed})
+			}
+			doc.Series = append(doc.Series, results.Series{Arm: arm, Tool: epochsTool(r.Aligned), Metric: MetricLevel7, Param: p.F7, Stats: p.Latency})
+			if p.Region == "A" {
+				over += p.OverBound
+				evaluated = true
+			}
+		}
+		t := results.Target{Name: fmt.Sprintf("region-A-n%d-%s", r.Hosts, epochsTool(r.Aligned)),
+			Criterion: "no level-7 probe over the model's bound where f7 ≤ 1 (region A): the simulator has no noise",
+			Value:     float64(over), Limit: 0, Unit: "probes", Evaluated: evaluated, Met: evaluated && over == 0}
+		if !evaluated {
+			t.Note = "no point in region A"
+		}
+		doc.Targets = append(doc.Targets, t)
+	}
+	doc.Faults = results.LossFaults(doc.Series, nil)
+	return doc
+}
+
+// bound is the model's bound (µs) of arm hosts at f7, the formula continued where not guaranteed.
+func (d *FanInDocument) bound(hosts int) func(float64) float64 {
+	return func(f7 float64) float64 {
+		if a, ok := d.Outcome.Arm(faninArm(hosts, f7)); ok {
+			return a.BoundUS
+		}
+		return 0
+	}
+}
+
+// plots draws one results.SweepPlot per host count and epoch alignment.
+func (d *FanInDocument) plots(dir string) ([]string, error) {
+	var files []string
+	for _, h := range d.Hosts {
+		for _, aligned := range []bool{false, true} {
+			var pts []results.Series
+			for _, s := range d.Series {
+				if s.Tool == epochsTool(aligned) && hostsOf(s.Arm) == h {
+					pts = append(pts, s)
+				}
+			}
+			name := fmt.Sprintf("fanin-%d.png", h)
+			title := fmt.Sprintf("fan-in of %d hosts, random epoch phases (A: f7 ≤ 1, B: ≤ m=%d, C: beyond)", h, d.Mesochronous)
+			if aligned {
+				name = fmt.Sprintf("fanin-%d-aligned.png", h)
+				title = fmt.Sprintf("fan-in of %d hosts, aligned epochs (A: f7 ≤ 1, B: ≤ m=%d, C: beyond)", h, d.Mesochronous)
+			}
+			f, err := results.SweepPlot{File: name, Title: title, XLabel: "f7", YLabel: "level-7 latency over the idle path [µs]",
+				Param: "f7", Points: pts, Bound: d.bound(h), BoundLabel: "model bound (FanIn(7))"}.Draw(dir)
+			if err != nil {
+				return nil, err
+			}
+			if f != "" {
+				files = append(files, f)
+			}
+		}
+	}
+	return files, nil
+}
+
+func hostsOf(arm string) int {
+	var h int
+	var f float64
+	fmt.Sscanf(arm, "n%d-f7=%g", &h, &f)
+	return h
+}
+
+// View is the document as the table and summary.md show it.
+func (d *FanInDocument) View() results.View {
+	return results.View{Header: d.Header, Outcome: d.Outcome,
+		Headline: fmt.Sprintf("hosts %v, %d-byte level-7 probes, P = %d B, m = %d, bulk at %.1f×, at least %d probes per point, seed %d",
+			d.Hosts, d.ProbeSize, d.Packet, d.Mesochronous, d.BulkLoad, d.Probes, d.Seed),
+		Method: "Simulated (qjump sim): every host's QJump limiter as the dataplane's; figures are queueing latency over the idle path, " +
+			"lost counts level-7 probes dropped by a full switch buffer.",
+		Figures: append([]results.Figure{results.MeanFigure}, results.LatencyFigures...), Digits: 2, NoPaper: true}
+}
+
+// WriteFanIn writes the plots, results.json and summary.md into dir.
+func WriteFanIn(dir string, d *FanInDocument) error {
+	files, err := d.plots(dir)
+	if err != nil {
+		return err
+	}
+	d.Files = append([]string{"results.json", "summary.md"}, files...)
+	if err := results.WriteJSON(filepath.Join(dir, "results.json"), d); err != nil {
+		return err
+	}
+	return writeSummary(dir, d.View())
+}

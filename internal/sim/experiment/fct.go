@@ -1,0 +1,236 @@
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/sim"
+	"github.com/qjump-net/qjump/internal/sim/tcp"
+	"github.com/qjump-net/qjump/internal/sim/topology"
+	"github.com/qjump-net/qjump/internal/sim/workload"
+)
+
+// FCTConfig is one point of Fig. 9: a scheme, a workload at a load, a number of flows.
+type FCTConfig struct {
+	Scheme   Scheme
+	Workload *workload.CDF
+	Load     float64 // offered load, a fraction of the hosts' edge capacity
+	Flows    int
+	Seed     uint64
+	Fabric   topology.Config // Buffer and HostBuffer 0: the scheme's default
+	QJump    model.Config    // zero: PaperQJump for the fabric
+	// Horizon bounds simulated time after the last arrival; flows not done by then are reported
+	// as unfinished. 0: 10 s.
+	Horizon sim.Time
+}
+
+// Validate checks what a user can get wrong.
+func (c *FCTConfig) Validate() error {
+	switch {
+	case !(c.Load > 0 && c.Load < 1):
+		return &model.FieldError{Field: "load", Value: fmt.Sprint(c.Load), Allowed: "need a fraction of the edge capacity, 0 < load < 1"}
+	case c.Flows < 1:
+		return &model.FieldError{Field: "flows", Value: fmt.Sprint(c.Flows), Allowed: "need at least 1 flow"}
+	}
+	if err := c.fabric().Validate(); err != nil {
+		return &model.FieldError{Field: "topology", Value: fmt.Sprintf("%+v", c.Fabric), Allowed: err.Error()}
+	}
+	if c.Scheme == QJump {
+		if err := c.qjump().Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *FCTConfig) fabric() topology.Config {
+	f := c.Fabric
+	if f.Buffer == 0 {
+		f.Buffer = c.Scheme.DefaultBuffer()
+	}
+	if f.HostBuffer == 0 {
+		// ns-2's scripts give host links the switches' queue; QJump's host port holds packets
+		// for the limiter instead and never drops.
+		f.HostBuffer = f.Buffer
+	}
+	return f
+}
+
+func (c *FCTConfig) qjump() model.Config {
+	if c.QJump.Hosts == 0 {
+		return PaperQJump(c.fabric().Hosts(), c.fabric().EdgeRate)
+	}
+	return c.QJump
+}
+
+// FlowRow is one flow of the output.
+type FlowRow struct {
+	ID       int32   `json:"id"`
+	Src      int     `json:"src"`
+	Dst      int     `json:"dst"`
+	Size     int64   `json:"size_bytes"`
+	StartUs  float64 `json:"start_us"`
+	FCTUs    float64 `json:"fct_us"`   // 0: unfinished
+	IdealUs  float64 `json:"ideal_us"` // alone on the idle fabric
+	Level    uint8   `json:"level"`
+	Timeouts int32   `json:"timeouts"`
+}
+
+// Normalised is FCT / ideal FCT.
+func (r FlowRow) Normalised() float64 { return r.FCTUs / r.IdealUs }
+
+// Perf is how fast the simulator ran a point.
+type Perf struct {
+	WallSeconds      float64 `json:"wall_s"`
+	SimulatedSeconds float64 `json:"simulated_s"`
+	Events           uint64  `json:"events"`
+	PacketHops       uint64  `json:"packet_hops"`
+	Packets          int     `json:"packets_allocated"`
+}
+
+// EventsPerSecond is events per wall second.
+func (p Perf) EventsPerSecond() float64 { return float64(p.Events) / p.WallSeconds }
+
+// HopsPerSecond is packet-hops per wall second.
+func (p Perf) HopsPerSecond() float64 { return float64(p.PacketHops) / p.WallSeconds }
+
+// FCTResult is one point's flows and statistics.
+type FCTResult struct {
+	Scheme     Scheme    `json:"scheme"`
+	Workload   string    `json:"workload"`
+	Load       float64   `json:"load"`
+	Seed       uint64    `json:"seed"`
+	Flows      []FlowRow `json:"-"`
+	Stats      FCTStats  `json:"stats"`
+	Unfinished int       `json:"unfinished"`
+	Drops      uint64    `json:"drops"`
+	Perf       Perf      `json:"perf"`
+}
+
+// point is one simulation being run.
+type point struct {
+	cfg   *FCTConfig
+	fab   topology.Config
+	qj    model.Config
+	el    *sim.EventList
+	pool  *sim.PacketPool
+	net   *topology.Fabric
+	gen   *workload.Generator
+	tcfg  tcp.Config
+	flows []*tcp.Flow
+	done  int
+	ideal map[idealKey]sim.Time
+	next  workload.FlowSpec
+}
+
+type idealKey struct {
+	size     int64
+	sameRack bool
+}
+
+// RunFCT simulates one point.
+func RunFCT(cfg FCTConfig) (*FCTResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	pt := &point{cfg: &cfg, fab: cfg.fabric(), qj: cfg.qjump(), el: sim.NewEventListScaled(float64(cfg.fabric().Hosts()) / 144), pool: &sim.PacketPool{},
+		tcfg: cfg.Scheme.transport(), ideal: map[idealKey]sim.Time{}}
+	phases := rand.New(rand.NewPCG(cfg.Seed, 4))
+	pt.net = topology.Build(pt.el, pt.fab, cfg.Scheme.ports(pt.el, pt.pool, pt.qj, phases))
+	pt.gen = workload.NewGenerator(cfg.Workload, pt.fab.Hosts(), pt.fab.EdgeRate, cfg.Load, cfg.Seed)
+	pt.next = pt.gen.Next()
+	pt.el.Schedule(pt.next.Start, pt)
+	pt.el.Run(sim.Never)
+	// Run returns when the last flow completes or, if one never does, once the event list runs
+	// past the horizon after the last arrival (checked by the arrival source below).
+	res := pt.result()
+	res.Perf = Perf{
+		WallSeconds: time.Since(start).Seconds(), SimulatedSeconds: pt.el.Now().Seconds(),
+		Events: pt.el.Events(), PacketHops: pt.el.Hops, Packets: pt.pool.Allocated(),
+	}
+	return res, nil
+}
+
+// DoNextEvent starts the flow that arrives now and schedules the next arrival.
+func (pt *point) DoNextEvent() {
+	if len(pt.flows) == pt.cfg.Flows {
+		// The horizon has passed with flows unfinished.
+		pt.el.Stop()
+		return
+	}
+	pt.startFlow(pt.next)
+	if len(pt.flows) < pt.cfg.Flows {
+		pt.next = pt.gen.Next()
+		pt.el.Schedule(pt.next.Start, pt)
+		return
+	}
+	h := pt.cfg.Horizon
+	if h == 0 {
+		h = 10 * sim.Second
+	}
+	pt.el.Schedule(pt.el.Now()+h, pt)
+}
+
+func (pt *point) startFlow(spec workload.FlowSpec) {
+	f := &tcp.Flow{ID: int32(len(pt.flows)), Src: spec.Src, Dst: spec.Dst, Size: spec.Size,
+		Packets: tcp.PacketsFor(spec.Size), Start: pt.el.Now()}
+	if pt.cfg.Scheme == QJump {
+		f.Level = LevelForSize(pt.qj, spec.Size)
+	}
+	pt.flows = append(pt.flows, f)
+	salt := pt.cfg.Seed
+	// The receiver's ACK route ends at the sender, which does not exist yet: set it after.
+	rcv := tcp.NewReceiver(pt.el, pt.pool, f, nil, pt.flowDone)
+	snd := tcp.NewSender(pt.el, pt.pool, &pt.tcfg, pt.cfg.Scheme.control(), f,
+		pt.net.Route(f.Src, f.Dst, pt.net.ECMP(f.ID, false, salt), rcv))
+	rcv.SetRoute(pt.net.Route(f.Dst, f.Src, pt.net.ECMP(f.ID, true, salt), snd))
+	snd.Start()
+}
+
+func (pt *point) flowDone(*tcp.Flow) {
+	pt.done++
+	if pt.done == pt.cfg.Flows {
+		pt.el.Stop()
+	}
+}
+
+// idealFCT is the flow's FCT alone on the idle fabric (topology.IdealFCT), cached by size and
+// path length.
+func (pt *point) idealFCT(f *tcp.Flow) sim.Time {
+	path := pt.fab.Path(f.Src, f.Dst)
+	k := idealKey{f.Size, len(path) == 2}
+	if t, ok := pt.ideal[k]; ok {
+		return t
+	}
+	t := topology.IdealFCT(path, func(i int32) int32 { return tcp.WireSize(f.Size, i) }, f.Packets)
+	pt.ideal[k] = t
+	return t
+}
+
+func (pt *point) result() *FCTResult {
+	res := &FCTResult{Scheme: pt.cfg.Scheme, Workload: pt.cfg.Workload.Name, Load: pt.cfg.Load, Seed: pt.cfg.Seed}
+	for _, f := range pt.flows {
+		// Times are kept to the nanosecond, as flows.csv writes them, so that statistics
+		// recomputed from the file (sim report) are the ones the run computed.
+		row := FlowRow{ID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, StartUs: results.Round3(f.Start.Micros()),
+			IdealUs: results.Round3(pt.idealFCT(f).Micros()), Level: f.Level, Timeouts: f.Timeouts}
+		if f.Done() {
+			row.FCTUs = results.Round3(f.FCT().Micros())
+		} else {
+			res.Unfinished++
+		}
+		res.Flows = append(res.Flows, row)
+	}
+	res.Unfinished += pt.cfg.Flows - len(pt.flows)
+	for _, p := range pt.net.Ports {
+		if q, ok := p.(interface{ Stats() sim.QueueStats }); ok {
+			res.Drops += q.Stats().Drops
+		}
+	}
+	res.Stats = ComputeStats(res.Flows)
+	return res
+}

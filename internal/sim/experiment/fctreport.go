@@ -1,0 +1,289 @@
+package experiment
+
+// The flow-completion-time experiments (fct, fig9) written down with the shared results package:
+// results.json holds results.Header, the run's setup and points, and results.Outcome; summary.md
+// and the table are a results.View; the panels are results.ParamPlot. Report rebuilds all of it
+// from results.json and the flows files.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/sim"
+	"github.com/qjump-net/qjump/internal/sim/topology"
+)
+
+// NormalisedUnit is the unit of the simulator's series: FCT over the ideal FCT on the idle fabric.
+const NormalisedUnit = "x ideal"
+
+// Flow-size classes as series metrics.
+const (
+	MetricSmall = "fct-small" // (0, 100 kB]
+	MetricLarge = "fct-large" // (10 MB, ∞)
+	MetricAll   = "fct-all"
+)
+
+// FCTDocument is results.json of fct and fig9.
+type FCTDocument struct {
+	results.Header
+	Fabric        topology.Config `json:"fabric"`
+	Seed          uint64          `json:"seed"`
+	Workloads     []string        `json:"workloads"`
+	Loads         []float64       `json:"loads"`
+	Schemes       []Scheme        `json:"schemes"`
+	FlowsPerPoint map[string]int  `json:"flows_per_point"`
+	Points        []PointSummary  `json:"points"`
+	results.Outcome
+}
+
+// PointSummary is one simulated point: where its flows are and how fast it ran.
+type PointSummary struct {
+	Workload   string  `json:"workload"`
+	Load       float64 `json:"load"`
+	Scheme     Scheme  `json:"scheme"`
+	Arm        string  `json:"arm"`
+	FlowsFile  string  `json:"flows_file"`
+	Flows      int     `json:"flows"`
+	Unfinished int     `json:"unfinished"`
+	Drops      uint64  `json:"drops"`
+	Perf       Perf    `json:"perf"`
+}
+
+// ArmName is the arm of a scheme at a load: "qjump-0.5".
+func ArmName(s Scheme, load float64) string { return fmt.Sprintf("%s-%.1f", s, load) }
+
+// schemeOf is the scheme of an arm.
+func schemeOf(arm string) string {
+	s, _, _ := strings.Cut(arm, "-")
+	return s
+}
+
+var schemeText = map[Scheme]string{
+	TCP:     "TCP NewReno, drop-tail switch ports of 150 packets, minimum RTO 200 µs",
+	DCTCP:   "DCTCP, ECN marking at K = 65 packets, g = 1/16",
+	PFabric: "pFabric, remaining-size priorities in 24-packet ports, fixed RTO 45 µs",
+	QJump:   "QJump, P = 9 kB, f0..f7 = 144, 100, 20, 10, 5, 3, 2, 1, levels served in strict priority, flows on levels by size",
+}
+
+// fctSeries are a point's three series: small, large and all flows, normalised FCT.
+func fctSeries(arm, workload string, load float64, flows []FlowRow) []results.Series {
+	var small, large, all []float64
+	var lostSmall, lostLarge, lostAll int
+	for _, r := range flows {
+		done := r.FCTUs > 0
+		n := r.Normalised()
+		isSmall, isLarge := r.Size <= SmallMax, r.Size > LargeMin
+		if !done {
+			lostAll++
+			if isSmall {
+				lostSmall++
+			}
+			if isLarge {
+				lostLarge++
+			}
+			continue
+		}
+		all = append(all, n)
+		if isSmall {
+			small = append(small, n)
+		}
+		if isLarge {
+			large = append(large, n)
+		}
+	}
+	mk := func(metric string, v []float64, lost int) results.Series {
+		s := append([]float64(nil), v...)
+		sortFloats(s)
+		return results.Series{Arm: arm, Tool: workload, Metric: metric, Param: load, Unit: NormalisedUnit, Stats: sortedStats(s, lost)}
+	}
+	return []results.Series{mk(MetricSmall, small, lostSmall), mk(MetricLarge, large, lostLarge), mk(MetricAll, all, lostAll)}
+}
+
+// NewFCTDocument writes the points down: one arm per scheme and load, three series per point,
+// a fault for every point with flows unfinished at the horizon (its statistics leave them out).
+func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDocument {
+	doc := &FCTDocument{Header: h, Fabric: c.Fabric, Seed: c.Seed, Workloads: c.Workloads, Loads: c.Loads,
+		Schemes: c.Schemes, FlowsPerPoint: c.Flows}
+	seen := map[string]bool{}
+	for _, l := range c.Loads {
+		for _, s := range c.Schemes {
+			arm := ArmName(s, l)
+			if seen[arm] {
+				continue
+			}
+			seen[arm] = true
+			doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: s == QJump, Param: l,
+				Description: fmt.Sprintf("%s; Poisson flow arrivals at load %.1f", schemeText[s], l),
+				Bulk:        strings.Join(c.Workloads, ", ") + " flows"})
+		}
+	}
+	for _, p := range points {
+		arm := ArmName(p.Scheme, p.Load)
+		doc.Points = append(doc.Points, PointSummary{Workload: p.Workload, Load: p.Load, Scheme: p.Scheme, Arm: arm,
+			FlowsFile: flowsFile(p, len(points)), Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, Perf: p.Perf})
+	}
+	doc.Targets = []results.Target{}
+	doc.Files = []string{}
+	return doc
+}
+
+// flowsFile is where a point's flows go: flows.csv for a single point, flows/W-L-S.csv in a sweep.
+func flowsFile(p *FCTResult, points int) string {
+	if points == 1 {
+		return "flows.csv"
+	}
+	return filepath.Join("flows", fmt.Sprintf("%s-%.1f-%s.csv", p.Workload, p.Load, p.Scheme))
+}
+
+// fillOutcome computes the series and faults from each point's flows.
+func (d *FCTDocument) fillOutcome(flows [][]FlowRow) {
+	d.Series, d.Faults = nil, nil
+	for i, p := range d.Points {
+		d.Series = append(d.Series, fctSeries(p.Arm, p.Workload, p.Load, flows[i])...)
+		if p.Unfinished > 0 {
+			d.Faults = append(d.Faults, fmt.Sprintf("%s load %.1f %s: %d of %d flows unfinished at the horizon; its statistics leave them out",
+				p.Workload, p.Load, p.Scheme, p.Unfinished, p.Flows))
+		}
+	}
+}
+
+// fig9Panels are the six panels of Fig. 9: per workload, small flows average and 99th
+// percentile, large flows average.
+var fig9Panels = []struct {
+	name, workload, metric, title string
+	value                         func(results.Stats) float64
+}{
+	{"fig9a", "websearch", MetricSmall, "web search: (0, 100kB] average", statMean},
+	{"fig9b", "websearch", MetricSmall, "web search: (0, 100kB] 99th percentile", statP99},
+	{"fig9c", "websearch", MetricLarge, "web search: (10MB, ∞) average", statMean},
+	{"fig9d", "datamining", MetricSmall, "data mining: (0, 100kB] average", statMean},
+	{"fig9e", "datamining", MetricSmall, "data mining: (0, 100kB] 99th percentile", statP99},
+	{"fig9f", "datamining", MetricLarge, "data mining: (10MB, ∞) average", statMean},
+}
+
+func statMean(s results.Stats) float64 { return s.MeanUS }
+func statP99(s results.Stats) float64  { return s.P99US }
+
+// plots draws the panels that have points (fig9 only: one load is no curve).
+func (d *FCTDocument) plots(dir string) ([]string, error) {
+	if len(d.Loads) < 2 {
+		return nil, nil
+	}
+	var files []string
+	for _, panel := range fig9Panels {
+		var pts []results.Series
+		for _, s := range d.Series {
+			if s.Tool == panel.workload && s.Metric == panel.metric {
+				pts = append(pts, s)
+			}
+		}
+		f, err := results.ParamPlot{File: panel.name + ".png", Title: panel.title, XLabel: "load", YLabel: "normalised FCT",
+			LogY: true, Points: pts, Curve: func(s results.Series) string { return schemeOf(s.Arm) }, Value: panel.value}.Draw(dir)
+		if err != nil {
+			return nil, err
+		}
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// View is the document as the table and summary.md show it.
+func (d *FCTDocument) View() results.View {
+	f := d.Fabric
+	flows := []string{}
+	for _, w := range d.Workloads {
+		flows = append(flows, fmt.Sprintf("%d %s", d.FlowsPerPoint[w], w))
+	}
+	return results.View{
+		Header: d.Header, Outcome: d.Outcome,
+		Headline: fmt.Sprintf("%d hosts (%d racks of %d, %d spines, %s/%s links), loads %v, %s flows per point, seed %d",
+			f.Hosts(), f.Racks, f.HostsPerRack, f.Spines, rateText(f.EdgeRate), rateText(f.CoreRate), d.Loads, strings.Join(flows, " and "), d.Seed),
+		Method: "Simulated (qjump sim); every figure is a flow's completion time over its ideal on the idle fabric, " +
+			"fct-small (0, 100 kB], fct-large (10 MB, ∞), fct-all; lost counts flows unfinished at the horizon.",
+		Figures: []results.Figure{results.MeanFigure, results.LatencyFigures[0], results.LatencyFigures[2], results.LatencyFigures[4]},
+		Unit:    NormalisedUnit, Digits: 2, NoPaper: true,
+	}
+}
+
+// Fill computes the series and faults of the document's points from their flows.
+func (d *FCTDocument) Fill(points []*FCTResult) {
+	flows := make([][]FlowRow, len(points))
+	for i, p := range points {
+		flows[i] = p.Flows
+	}
+	d.fillOutcome(flows)
+}
+
+// WriteFCT writes an FCT run into dir: the flows files, the plots, results.json and summary.md.
+func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
+	flows := make([][]FlowRow, len(points))
+	for i, p := range points {
+		path := filepath.Join(dir, doc.Points[i].FlowsFile)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+		if err := writeFlowsFile(path, p); err != nil {
+			return err
+		}
+		flows[i] = p.Flows
+	}
+	return doc.render(dir, flows)
+}
+
+// render computes the outcome from the flows and writes the plots, results.json and summary.md.
+func (d *FCTDocument) render(dir string, flows [][]FlowRow) error {
+	d.fillOutcome(flows)
+	return d.redraw(dir)
+}
+
+// redraw writes the plots, results.json and summary.md of the outcome as it is.
+func (d *FCTDocument) redraw(dir string) error {
+	files, err := d.plots(dir)
+	if err != nil {
+		return err
+	}
+	d.Files = append([]string{"results.json", "summary.md"}, files...)
+	for _, p := range d.Points {
+		d.Files = append(d.Files, p.FlowsFile)
+	}
+	if err := results.WriteJSON(filepath.Join(dir, "results.json"), d); err != nil {
+		return err
+	}
+	return writeSummary(dir, d.View())
+}
+
+func writeSummary(dir string, v results.View) error {
+	path := filepath.Join(dir, "summary.md")
+	if err := os.WriteFile(path, []byte(v.Markdown()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReportFCT rebuilds an fct or fig9 directory's series, faults, plots and summary.md from its
+// results.json and flows files. Where the flows files are absent (the committed full sweep leaves
+// out its 40 MB of them) it redraws from the series results.json holds.
+func ReportFCT(dir string, doc *FCTDocument) error {
+	flows := make([][]FlowRow, len(doc.Points))
+	for i, p := range doc.Points {
+		path := filepath.Join(dir, p.FlowsFile)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return doc.redraw(dir)
+		}
+		rows, err := ReadFlowsFile(path)
+		if err != nil {
+			return err
+		}
+		flows[i] = rows
+	}
+	return doc.render(dir, flows)
+}
+
+func rateText(r sim.Rate) string { return fmt.Sprintf("%g Gb/s", float64(r)/float64(sim.Gbps)) }

@@ -1,0 +1,97 @@
+package experiment
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+)
+
+// flowsHeader is flows.csv's header: one row per flow, issue 10's columns (size, start, FCT,
+// ideal FCT, scheme, level) with the flow's hosts, its normalised FCT and its timeouts.
+var flowsHeader = []string{"id", "src", "dst", "size_bytes", "start_us", "fct_us", "ideal_us", "normalised", "scheme", "level", "timeouts"}
+
+// WriteFlowsCSV writes one row per flow. An unfinished flow has FCT 0 and no normalised FCT.
+func WriteFlowsCSV(w io.Writer, r *FCTResult) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(flowsHeader)
+	for _, f := range r.Flows {
+		norm := ""
+		if f.FCTUs > 0 {
+			norm = ff(f.Normalised())
+		}
+		_ = cw.Write([]string{
+			strconv.Itoa(int(f.ID)), strconv.Itoa(f.Src), strconv.Itoa(f.Dst), strconv.FormatInt(f.Size, 10),
+			ff(f.StartUs), ff(f.FCTUs), ff(f.IdealUs), norm, string(r.Scheme), strconv.Itoa(int(f.Level)),
+			strconv.Itoa(int(f.Timeouts)),
+		})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// writeFlowsFile writes r's flows to path.
+func writeFlowsFile(path string, r *FCTResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create flows: %w", err)
+	}
+	if err := WriteFlowsCSV(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// ReadFlowsFile reads a flows.csv back.
+func ReadFlowsFile(path string) ([]FlowRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open flows: %w", err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var rows []FlowRow
+	for i, rec := range recs {
+		if i == 0 {
+			continue
+		}
+		row, err := parseFlow(rec)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: line %d: %w", path, i+1, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func parseFlow(rec []string) (FlowRow, error) {
+	if len(rec) != len(flowsHeader) {
+		return FlowRow{}, fmt.Errorf("%d fields, want %d", len(rec), len(flowsHeader))
+	}
+	var r FlowRow
+	var errs [9]error
+	var id, level, timeouts int
+	id, errs[0] = strconv.Atoi(rec[0])
+	r.Src, errs[1] = strconv.Atoi(rec[1])
+	r.Dst, errs[2] = strconv.Atoi(rec[2])
+	r.Size, errs[3] = strconv.ParseInt(rec[3], 10, 64)
+	r.StartUs, errs[4] = strconv.ParseFloat(rec[4], 64)
+	r.FCTUs, errs[5] = strconv.ParseFloat(rec[5], 64)
+	r.IdealUs, errs[6] = strconv.ParseFloat(rec[6], 64)
+	level, errs[7] = strconv.Atoi(rec[9])
+	timeouts, errs[8] = strconv.Atoi(rec[10])
+	for _, e := range errs {
+		if e != nil {
+			return FlowRow{}, e
+		}
+	}
+	r.ID, r.Level, r.Timeouts = int32(id), uint8(level), int32(timeouts)
+	return r, nil
+}

@@ -1,0 +1,71 @@
+package experiment
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/sim/topology"
+)
+
+// A small sweep written down and rebuilt by Report from its flows files gives the same
+// results.json and summary.md, and the panels exist.
+func TestReportRebuildsFig9(t *testing.T) {
+	fab := topology.PaperFabric()
+	fab.Racks, fab.HostsPerRack, fab.Spines = 2, 4, 2
+	c := Fig9Config{Workloads: []string{"websearch"}, Loads: []float64{0.3, 0.6}, Schemes: []Scheme{TCP, QJump},
+		Flows: map[string]int{"websearch": 40}, Seed: 3, Workers: 2, Fabric: fab}
+	res, err := RunFig9(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	h := results.Header{Experiment: ExperimentFig9, Title: "t", Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
+	doc := NewFCTDocument(h, c, res.Points)
+	if err := WriteFCT(dir, doc, res.Points); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Series) != 3*len(res.Points) || len(doc.Arms) != 4 {
+		t.Fatalf("%d series, %d arms; want 3 per point and one arm per scheme and load", len(doc.Series), len(doc.Arms))
+	}
+	before := readAll(t, dir, "results.json", "summary.md")
+	if _, err := Report(dir); err != nil {
+		t.Fatal(err)
+	}
+	after := readAll(t, dir, "results.json", "summary.md")
+	for i := range before {
+		if !bytes.Equal(before[i], after[i]) {
+			t.Errorf("file %d differs after report:\n%s\nwant:\n%s", i, after[i], before[i])
+		}
+	}
+	for _, f := range []string{"fig9a.png", "fig9b.png", "flows/websearch-0.3-qjump.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	// Without the flows files the report redraws from results.json's series.
+	if err := os.RemoveAll(filepath.Join(dir, "flows")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Report(dir); err != nil {
+		t.Fatal(err)
+	}
+	if again := readAll(t, dir, "results.json"); !bytes.Equal(again[0], before[0]) {
+		t.Errorf("results.json redrawn from its series differs")
+	}
+}
+
+func readAll(t *testing.T, dir string, names ...string) [][]byte {
+	var out [][]byte
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}

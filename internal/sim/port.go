@@ -1,0 +1,88 @@
+package sim
+
+// QueueStats are what a queue counts.
+type QueueStats struct {
+	Drops  uint64 // packets dropped on arrival or pushed out
+	Marks  uint64 // packets marked CE
+	MaxLen int    // most packets waiting at once
+}
+
+// port is the transmitter the scheduling queue disciplines (strict priority, pFabric) share: it
+// serializes one packet at a time at the link rate (store and forward). When a packet starts, its
+// arrival at the next hop is known and scheduled at once (forward); the port itself needs an event
+// only to choose the next packet when the link frees with packets waiting, which it cannot do in
+// advance since a better packet may still arrive.
+type port struct {
+	el    *EventList
+	pool  *PacketPool
+	ser   serializer
+	limit int // packets that may wait (the one being sent excluded, as in ns-2)
+	host  bool
+	free  Time // when the packet being sent is out
+	wake  Time // the time of the port's pending event; Never: none
+	stats QueueStats
+}
+
+func newPort(el *EventList, pool *PacketPool, rate Rate, limit int, host bool) port {
+	return port{el: el, pool: pool, ser: newSerializer(rate), limit: limit, host: host, wake: Never}
+}
+
+// Stats returns what the queue counted.
+func (q *port) Stats() QueueStats { return q.stats }
+
+// idle says whether the link has sent everything it started.
+func (q *port) idle() bool { return q.free <= q.el.now }
+
+// send starts sending p now.
+func (q *port) send(p *Packet) {
+	q.free = q.el.now + q.ser.time(int(p.Size))
+	q.el.Hops++
+	if q.host && p.Origin != nil {
+		p.Origin.LeftHost(p, q.free)
+	}
+	Forward(q.el, p, q.free)
+}
+
+// wakeWhenFree asks for src.DoNextEvent when the link frees.
+func (q *port) wakeWhenFree(src Source) {
+	if q.wake != q.free {
+		q.wake = q.free
+		q.el.Schedule(q.free, src)
+	}
+}
+
+// woken says whether the event now running is the port's pending one (not one made stale by an
+// arrival at the same picosecond that chose the next packet first), and clears it.
+func (q *port) woken() bool {
+	if q.el.now != q.wake {
+		return false
+	}
+	q.wake = Never
+	return true
+}
+
+// drop discards p and counts it.
+func (q *port) drop(p *Packet) {
+	q.stats.Drops++
+	if q.host && p.Origin != nil {
+		p.Origin.LeftHost(p, q.el.now)
+	}
+	q.pool.Put(p)
+}
+
+func (q *port) noteLen(n int) {
+	if n > q.stats.MaxLen {
+		q.stats.MaxLen = n
+	}
+}
+
+// Forward schedules p, whose last bit leaves its queue at out, to reach the hop after: a pipe
+// behind the queue is skipped and its delay added. For queues: the departure replaces a
+// transmission-end event.
+func Forward(el *EventList, p *Packet, out Time) {
+	if pipe, ok := p.route[p.hop].(*Pipe); ok {
+		p.hop++
+		out += pipe.delay
+	}
+	el.Schedule(out, p)
+}

@@ -1,0 +1,230 @@
+package tcp
+
+import "github.com/qjump-net/qjump/internal/sim"
+
+// Sender is a flow's sending end: NewReno with fast retransmit and recovery (RFC 6582) and an
+// RFC 6298 retransmission timer with a minimum RTO. On a timeout it goes back to the first
+// unacknowledged packet; the receiver keeps what arrived out of order, so its cumulative ACK
+// skips what it already has.
+type Sender struct {
+	el    *sim.EventList
+	pool  *sim.PacketPool
+	cfg   *Config
+	cc    Control
+	flow  *Flow
+	route sim.Route
+
+	una, nxt, high int32 // first unacknowledged, next to send, one past the highest sent
+	cwnd, ssthresh float64
+	dupacks        int32
+	recovering     bool
+	recover        int32
+
+	srtt, rttvar, rto sim.Time
+	timerAt           sim.Time // the retransmission deadline; Never when off
+	timerQueued       sim.Time // the time of the timer event in the event list; 0: none
+	inHost            int32    // packets of this flow not yet accepted or dropped by the host's NIC
+	hostClear         sim.Time // when the last packet the NIC accepted leaves it
+	done              bool
+}
+
+// NewSender prepares the sending end of flow over route (which ends at the receiver).
+func NewSender(el *sim.EventList, pool *sim.PacketPool, cfg *Config, cc Control, flow *Flow, route sim.Route) *Sender {
+	return &Sender{
+		el: el, pool: pool, cfg: cfg, cc: cc, flow: flow, route: route,
+		cwnd: float64(cfg.InitCwnd), ssthresh: 1 << 30, rto: cfg.MinRTO, timerAt: sim.Never,
+	}
+}
+
+// Start sends the first window.
+func (s *Sender) Start() {
+	s.send()
+	s.timerAt = s.el.Now() + s.rto
+	s.armTimer()
+}
+
+// Flow is the flow this sender sends.
+func (s *Sender) Flow() *Flow { return s.flow }
+
+// Una is the first unacknowledged packet.
+func (s *Sender) Una() int32 { return s.una }
+
+// Next is the next packet to send.
+func (s *Sender) Next() int32 { return s.nxt }
+
+// Cwnd is the congestion window in packets.
+func (s *Sender) Cwnd() float64 { return s.cwnd }
+
+// SetCwnd sets the window (and ssthresh, as a reduction does): for Control implementations.
+func (s *Sender) SetCwnd(w float64) {
+	if w < 1 {
+		w = 1
+	}
+	s.cwnd, s.ssthresh = w, w
+}
+
+// grow is TCP's window increase for acked packets.
+func (s *Sender) grow(acked int32) {
+	if s.cwnd < s.ssthresh {
+		s.cwnd += float64(acked)
+	} else {
+		s.cwnd += float64(acked) / s.cwnd
+	}
+}
+
+func (s *Sender) flight() int32 { return s.nxt - s.una }
+
+// send fills the window with new (or, after a timeout, resent) packets.
+func (s *Sender) send() {
+	for s.nxt < s.flow.Packets && float64(s.flight()) < s.cwnd {
+		s.transmit(s.nxt)
+		s.nxt++
+		if s.nxt > s.high {
+			s.high = s.nxt
+		}
+	}
+}
+
+func (s *Sender) transmit(seq int32) {
+	p := s.pool.Get()
+	p.Flow, p.Seq, p.Size = s.flow.ID, seq, WireSize(s.flow.Size, seq)
+	p.Level, p.SentAt, p.Origin = s.flow.Level, s.el.Now(), s
+	p.Prio = s.cc.Priority(s)
+	s.inHost++
+	p.SetRoute(s.route)
+	p.SendOn()
+}
+
+// LeftHost: one fewer packet in the host's NIC queue from at on.
+func (s *Sender) LeftHost(_ *sim.Packet, at sim.Time) {
+	s.inHost--
+	s.hostClear = max(s.hostClear, at)
+}
+
+// atHome says whether a packet of the flow is still in the host's NIC queue.
+func (s *Sender) atHome() bool { return s.inHost > 0 || s.el.Now() < s.hostClear }
+
+// Receive takes an ACK.
+func (s *Sender) Receive(p *sim.Packet) {
+	ackno, ece, sent := p.AckNo, p.ECE, p.SentAt
+	s.pool.Put(p)
+	if s.done {
+		return
+	}
+	if ackno > s.una {
+		s.newAck(ackno, ece, sent)
+	} else {
+		s.cc.OnEcho(s, 0, ece)
+		if ackno == s.una && s.nxt > s.una {
+			s.dupAck()
+		}
+	}
+	s.send()
+}
+
+func (s *Sender) newAck(ackno int32, ece bool, sent sim.Time) {
+	acked := ackno - s.una
+	s.una = ackno
+	if s.nxt < s.una {
+		s.nxt = s.una
+	}
+	s.cc.OnEcho(s, acked, ece)
+	s.sampleRTT(s.el.Now() - sent)
+	s.dupacks = 0
+	switch {
+	case s.recovering && ackno >= s.recover:
+		s.recovering = false
+		s.cwnd = s.ssthresh
+	case s.recovering:
+		// A partial ACK: the next hole is lost too (NewReno); resend it and deflate.
+		s.transmit(s.una)
+		s.cwnd = max(s.cwnd-float64(acked)+1, 1)
+	default:
+		s.cc.OnAck(s, acked, ece)
+	}
+	if s.una >= s.flow.Packets {
+		s.done = true
+		s.timerAt = sim.Never
+		return
+	}
+	s.timerAt = s.el.Now() + s.rto
+	s.armTimer()
+}
+
+func (s *Sender) dupAck() {
+	if !s.cfg.FastRetransmit {
+		return
+	}
+	s.dupacks++
+	switch {
+	case s.recovering:
+		s.cwnd++ // each duplicate is a packet that left the network
+	case s.dupacks == 3:
+		s.ssthresh = max(float64(s.flight())/2, 2)
+		s.cwnd = s.ssthresh + 3
+		s.recovering, s.recover = true, s.high
+		s.transmit(s.una)
+	}
+}
+
+// sampleRTT updates the RTO (RFC 6298) from the echo of a data packet's send time.
+func (s *Sender) sampleRTT(rtt sim.Time) {
+	if s.cfg.FixedRTO {
+		return
+	}
+	if s.srtt == 0 {
+		s.srtt, s.rttvar = rtt, rtt/2
+	} else {
+		d := s.srtt - rtt
+		if d < 0 {
+			d = -d
+		}
+		s.rttvar = (3*s.rttvar + d) / 4
+		s.srtt = (7*s.srtt + rtt) / 8
+	}
+	s.rto = min(max(s.srtt+4*s.rttvar, s.cfg.MinRTO), s.cfg.MaxRTO)
+}
+
+// armTimer makes sure an event is queued no later than the deadline. Moving the deadline on
+// every ACK would churn the event list, so the event is left where it is and, when it fires
+// early, requeued for the deadline.
+func (s *Sender) armTimer() {
+	if s.timerAt == sim.Never || s.timerQueued != 0 {
+		return
+	}
+	s.timerQueued = s.timerAt
+	s.el.Schedule(s.timerAt, s)
+}
+
+// DoNextEvent is the retransmission timer.
+func (s *Sender) DoNextEvent() {
+	s.timerQueued = 0
+	if s.done || s.timerAt == sim.Never {
+		return
+	}
+	if s.el.Now() < s.timerAt {
+		s.armTimer()
+		return
+	}
+	if s.atHome() {
+		// Still at home: nothing is lost yet (Linux's skb_still_in_host_queue).
+		s.timerAt = s.el.Now() + s.rto
+		s.armTimer()
+		return
+	}
+	s.timeout()
+}
+
+func (s *Sender) timeout() {
+	s.flow.Timeouts++
+	s.ssthresh = max(float64(s.flight())/2, 2)
+	s.cwnd = 1
+	s.nxt = s.una
+	s.recovering, s.dupacks = false, 0
+	if !s.cfg.FixedRTO {
+		s.rto = min(2*s.rto, s.cfg.MaxRTO)
+	}
+	s.send()
+	s.timerAt = s.el.Now() + s.rto
+	s.armTimer()
+}

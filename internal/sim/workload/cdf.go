@@ -1,0 +1,118 @@
+// Package workload is the simulator's traffic: flow sizes drawn from an empirical CDF and flows
+// arriving as a Poisson process at an offered load.
+package workload
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+//go:embed data/*.csv
+var embedded embed.FS
+
+// Names are the embedded workloads.
+var Names = []string{"websearch", "datamining"}
+
+// CDF is a flow-size distribution: sizes in bytes with their cumulative probabilities,
+// interpolated linearly between points.
+type CDF struct {
+	Name string
+	Size []float64
+	Prob []float64
+	mean float64
+}
+
+// Load returns an embedded workload by name, or reads a CDF file at that path.
+func Load(nameOrFile string) (*CDF, error) {
+	for _, n := range Names {
+		if nameOrFile == n {
+			f, err := embedded.Open("data/" + n + ".csv")
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return Parse(n, f)
+		}
+	}
+	f, err := os.Open(nameOrFile)
+	if err != nil {
+		return nil, fmt.Errorf("open workload: %w", err)
+	}
+	defer f.Close()
+	return Parse(nameOrFile, f)
+}
+
+// Parse reads "size_bytes,cdf" rows ('#' comments and the header skipped). Sizes and
+// probabilities must not decrease, and the last probability must be 1.
+func Parse(name string, r io.Reader) (*CDF, error) {
+	c := &CDF{Name: name}
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "size") {
+			continue
+		}
+		a, b, ok := strings.Cut(t, ",")
+		size, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+		prob, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+		if !ok || err1 != nil || err2 != nil || size <= 0 || prob < 0 || prob > 1 {
+			return nil, fmt.Errorf("workload %s line %d: %q is not SIZE_BYTES,CDF with a positive size and 0 ≤ CDF ≤ 1", name, line, t)
+		}
+		if n := len(c.Size); n > 0 && (size < c.Size[n-1] || prob < c.Prob[n-1]) {
+			return nil, fmt.Errorf("workload %s line %d: sizes and probabilities must not decrease", name, line)
+		}
+		c.Size, c.Prob = append(c.Size, size), append(c.Prob, prob)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read workload %s: %w", name, err)
+	}
+	if len(c.Size) == 0 || c.Prob[len(c.Prob)-1] != 1 {
+		return nil, fmt.Errorf("workload %s: need rows ending at CDF 1", name)
+	}
+	c.mean = c.computeMean()
+	return c, nil
+}
+
+// Mean is the mean flow size in bytes of the interpolated distribution.
+func (c *CDF) Mean() float64 { return c.mean }
+
+func (c *CDF) computeMean() float64 {
+	m := c.Size[0] * c.Prob[0]
+	for i := 1; i < len(c.Size); i++ {
+		m += (c.Prob[i] - c.Prob[i-1]) * (c.Size[i] + c.Size[i-1]) / 2
+	}
+	return m
+}
+
+// Quantile is the size at cumulative probability u in [0,1).
+func (c *CDF) Quantile(u float64) float64 {
+	for i, p := range c.Prob {
+		if u < p || (u == p && i == len(c.Prob)-1) {
+			if i == 0 {
+				return c.Size[0]
+			}
+			lo, hi := c.Prob[i-1], p
+			return c.Size[i-1] + (c.Size[i]-c.Size[i-1])*(u-lo)/(hi-lo)
+		}
+	}
+	return c.Size[len(c.Size)-1]
+}
+
+// Draw maps a uniform u in [0,1) to a flow size in bytes, rounded up to whole 1460-byte packets
+// as the ns-2 scripts draw sizes in packets.
+func (c *CDF) Draw(u float64) int64 {
+	const mss = 1460
+	pk := math.Ceil(c.Quantile(u) / mss)
+	if pk < 1 {
+		pk = 1
+	}
+	return int64(pk) * mss
+}
