@@ -132,7 +132,7 @@ func refreshBelow(path string, a *assignment) error {
 		if a.Below[id] == dir {
 			continue
 		}
-		if err := dataplane.SetCgroupCeiling(id, model.Level(a.Placement.MaxLevel)); err != nil {
+		if err := dataplane.SetCgroupCeiling(dir, model.Level(a.Placement.MaxLevel)); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -16,10 +16,9 @@ type levelCounter struct {
 	value func(dataplane.Counters) uint64
 }
 
-// dropReason is one reason the dataplane drops a packet for, with its packet and byte counts.
-// When dataplane.Counters grows a counter per reason (issue 8: larger than the budget, contention
-// retries exhausted, no configuration, not IP, ...), each is one more entry here; the metric
-// names and the dashboards that sum over `reason` stay as they are.
+// dropReason is one reason the dataplane drops a packet for, with its packet and byte counts
+// (wire bytes). A new reason in dataplane.Counters is one more entry here; the metric names and
+// the dashboards that sum over `reason` stay as they are.
 type dropReason struct {
 	reason  string
 	packets func(dataplane.Counters) uint64
@@ -29,6 +28,12 @@ type dropReason struct {
 var dropReasons = []dropReason{
 	{"over_budget", func(c dataplane.Counters) uint64 { return c.DroppedPackets },
 		func(c dataplane.Counters) uint64 { return c.DroppedBytes }},
+	{"larger_than_budget", func(c dataplane.Counters) uint64 { return c.OversizePackets },
+		func(c dataplane.Counters) uint64 { return c.OversizeBytes }},
+	{"contended", func(c dataplane.Counters) uint64 { return c.ContendedPackets },
+		func(c dataplane.Counters) uint64 { return c.ContendedBytes }},
+	{"no_level_under_ceiling", func(c dataplane.Counters) uint64 { return c.NoLevelPackets },
+		func(c dataplane.Counters) uint64 { return c.NoLevelBytes }},
 }
 
 var (
@@ -37,12 +42,14 @@ var (
 
 	levelCounters = []levelCounter{
 		counter("sent_packets_total", "Packets sent at the level (after any demotion).", func(c dataplane.Counters) uint64 { return c.SentPackets }),
-		counter("sent_bytes_total", "Bytes sent at the level.", func(c dataplane.Counters) uint64 { return c.SentBytes }),
+		counter("sent_bytes_total", "Wire bytes sent at the level (what its budget is charged).", func(c dataplane.Counters) uint64 { return c.SentBytes }),
 		counter("demoted_packets_total", "Packets over the level's budget sent on a lower level (police mode, autoclass).", func(c dataplane.Counters) uint64 { return c.DemotedPackets }),
 		counter("demoted_bytes_total", "Bytes over the level's budget sent on a lower level.", func(c dataplane.Counters) uint64 { return c.DemotedBytes }),
-		counter("shaped_packets_total", "Packets over the level's budget delayed by the level's HTB class (shape mode).", func(c dataplane.Counters) uint64 { return c.ShapedPackets }),
-		counter("shaped_bytes_total", "Bytes over the level's budget delayed by the level's HTB class.", func(c dataplane.Counters) uint64 { return c.ShapedBytes }),
-		counter("malformed_packets_total", "Packets with headers the dataplane could not parse, sent unmodified.", func(c dataplane.Counters) uint64 { return c.MalformedPackets }),
+		counter("shaped_packets_total", "Times the level's shaper held a packet back (shape mode; the shaper qdisc's overlimits).", func(c dataplane.Counters) uint64 { return c.ShapedPackets }),
+		counter("shaped_bytes_total", "Bytes held back by the level's shaper, where the shaper counts them.", func(c dataplane.Counters) uint64 { return c.ShapedBytes }),
+		counter("malformed_packets_total", "Packets with headers the dataplane could not parse, never marked.", func(c dataplane.Counters) uint64 { return c.MalformedPackets }),
+		counter("not_ip_packets_total", "Packets that are not IP (ARP, LLDP, LACP, STP), never marked.", func(c dataplane.Counters) uint64 { return c.NotIPPackets }),
+		counter("unconfigured_packets_total", "Packets passed untouched because the program had no configuration (level 0).", func(c dataplane.Counters) uint64 { return c.UnconfiguredPackets }),
 	}
 	droppedPackets = prometheus.NewDesc("qjump_dropped_packets_total", "Packets dropped at the level, by reason.", ifaceReason, nil)
 	droppedBytes   = prometheus.NewDesc("qjump_dropped_bytes_total", "Bytes dropped at the level, by reason.", ifaceReason, nil)

@@ -33,7 +33,7 @@ func TestCollectorReadsAtScrape(t *testing.T) {
 	calls := 0
 	c := dataplaneCollector{list: func() ([]dataplane.Status, error) { calls++; return []dataplane.Status{st}, nil }, log: func(error) {}}
 	want := `
-# HELP qjump_sent_bytes_total Bytes sent at the level.
+# HELP qjump_sent_bytes_total Wire bytes sent at the level (what its budget is charged).
 # TYPE qjump_sent_bytes_total counter
 qjump_sent_bytes_total{interface="eth0",level="0"} 0
 qjump_sent_bytes_total{interface="eth0",level="1"} 0
@@ -57,7 +57,7 @@ qjump_level_budget_bytes{interface="eth0",level="7"} 1538
 	if calls < 2 {
 		t.Errorf("dataplane read %d times for two scrapes", calls)
 	}
-	if got := testutil.ToFloat64(onlyMetric(c, `qjump_dropped_bytes_total`, `level="7"`)); got != 6000 {
+	if got := testutil.ToFloat64(onlyMetric(c, `qjump_dropped_bytes_total`, `level="7",reason="over_budget"`)); got != 6000 {
 		t.Errorf("dropped bytes %v, want 6000 under reason over_budget", got)
 	}
 	if got := testutil.ToFloat64(onlyMetric(c, `qjump_epoch_seconds`, ``)); got != st.Config.Model.Epoch().Seconds() {

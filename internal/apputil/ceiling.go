@@ -22,7 +22,7 @@ func setCeiling(path string, max *model.Level) error {
 		}
 		return nil
 	}
-	if err := dataplane.SetCgroupCeiling(id, *max); err != nil {
+	if err := dataplane.SetCgroupCeiling(path, *max); err != nil {
 		return fmt.Errorf("set level ceiling %d: %w", *max, err)
 	}
 	return nil

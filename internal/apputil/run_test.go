@@ -459,16 +459,16 @@ func TestAssignMaxLevelSetsCeiling(t *testing.T) {
 
 func ceilingOf(t *testing.T, id uint64) (uint8, bool) {
 	t.Helper()
-	m, err := ebpf.LoadPinnedMap("/sys/fs/bpf/qjump/cgroup_ceiling", nil)
+	m, err := ebpf.LoadPinnedMap("/sys/fs/bpf/qjump/cgroup_ceilings", nil)
 	if err != nil {
 		t.Fatalf("open the dataplane's ceiling map: %v", err)
 	}
 	defer m.Close()
-	var v uint8
+	var v struct{ Level, Depth uint8 } // struct qj_ceiling
 	if err := m.Lookup(id, &v); err != nil {
 		return 0, false
 	}
-	return v, true
+	return v.Level, true
 }
 
 // When qjump is killed outright, CMD does not run on without its level, and the next run sweeps

@@ -13,9 +13,9 @@ import (
 )
 
 type benchDataplaneOptions struct {
-	repeat, rounds, seconds int
-	skipThroughput          bool
-	json                    bool
+	packets, rounds, seconds int
+	skipThroughput           bool
+	json                     bool
 }
 
 type benchDataplaneJSON struct {
@@ -33,7 +33,10 @@ func newBenchDataplaneCommand(runF func(*benchDataplaneOptions) error) *cobra.Co
 Per packet: BPF_PROG_TEST_RUN runs QJump's program on a 64-byte UDP frame at a limited level
 (classify, charge the budget by compare-and-swap, mark, count), side by side with two floors: an empty
 program (the harness) and one that only reads bpf_ktime_get_ns, which QJump must read once per
-packet. It prints the three medians and QJump's ratio to the clock-only floor.
+packet. Every packet is its own BPF_PROG_TEST_RUN call for every program, so the kernel builds a
+fresh skb each time and QJump rewrites the DSCP mark of every packet, as on real traffic; the
+programs take turns packet by packet. It prints the medians, QJump's ratio to the clock-only floor,
+and two variants: shape mode (no budget charged) and police mode with a cgroup ceiling set.
 
 Throughput: iperf3 TCP between two network namespaces over a veth pair, alternately without and
 with QJump attached (every level unlimited, so what is measured is the program, not a budget). It
@@ -51,7 +54,7 @@ compare the ratios, which are measured side by side.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntVar(&opts.repeat, "repeat", 1000000, "packets per BPF_PROG_TEST_RUN measurement")
+	fs.IntVar(&opts.packets, "packets", 20000, "packets per program per round, each its own BPF_PROG_TEST_RUN")
 	fs.IntVar(&opts.rounds, "rounds", 5, "rounds: each program (and each side of the throughput A/B) once per round")
 	fs.IntVar(&opts.seconds, "seconds", 2, "seconds of iperf3 per throughput measurement")
 	fs.BoolVar(&opts.skipThroughput, "skip-throughput", false, "only the per-packet figures (no namespaces, no iperf3)")
@@ -61,8 +64,8 @@ compare the ratios, which are measured side by side.`,
 
 func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout io.Writer) error {
 	switch {
-	case opts.repeat < 1:
-		return usageErrorf("invalid --repeat %d: need at least 1", opts.repeat)
+	case opts.packets < 1:
+		return usageErrorf("invalid --packets %d: need at least 1", opts.packets)
 	case opts.rounds < 1:
 		return usageErrorf("invalid --rounds %d: need at least 1", opts.rounds)
 	case opts.seconds < 1:
@@ -72,7 +75,7 @@ func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout 
 	defer stop()
 	var out benchDataplaneJSON
 	var err error
-	if out.Program, err = dataplane.BenchProgram(opts.repeat, opts.rounds); err != nil {
+	if out.Program, err = dataplane.BenchProgram(opts.packets, opts.rounds); err != nil {
 		return dataplaneError(err)
 	}
 	if !opts.skipThroughput {
@@ -94,12 +97,16 @@ func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout 
 
 func printBenchDataplane(w io.Writer, out benchDataplaneJSON) error {
 	p := out.Program
-	fmt.Fprintf(w, "BPF_PROG_TEST_RUN, 64-byte UDP frame on a limited level, median of %d rounds of %d packets\n", p.Rounds, p.Repeat)
+	fmt.Fprintf(w, "BPF_PROG_TEST_RUN, a fresh 64-byte UDP frame per run on a limited level, median of %d rounds of %d packets\n", p.Rounds, p.Packets)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROGRAM\tNS/PACKET")
 	fmt.Fprintf(tw, "empty\t%.0f\n", p.EmptyNs)
 	fmt.Fprintf(tw, "clock only\t%.0f\n", p.ClockNs)
 	fmt.Fprintf(tw, "qjump\t%.0f\n", p.QJumpNs)
+	fmt.Fprintf(tw, "qjump, shape mode (no charge)\t%.0f\n", p.ShapeNs)
+	if p.CeilingNs > 0 {
+		fmt.Fprintf(tw, "qjump, a cgroup ceiling set\t%.0f\n", p.CeilingNs)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ func TestBenchDataplaneBadInput(t *testing.T) {
 		says []string
 	}{
 		{[]string{"bench", "dataplane", "--rounds", "0"}, []string{"--rounds", "0", "at least 1"}},
-		{[]string{"bench", "dataplane", "--repeat", "0"}, []string{"--repeat", "0", "at least 1"}},
+		{[]string{"bench", "dataplane", "--packets", "0"}, []string{"--packets", "0", "at least 1"}},
 		{[]string{"bench", "dataplane", "--seconds", "-1"}, []string{"--seconds", "-1", "at least 1"}},
 		{[]string{"bench", "dataplane", "--rounds", "many"}, []string{"--rounds", "many"}},
 		{[]string{"bench", "nothing"}, []string{"nothing"}},
@@ -22,11 +22,11 @@ func TestBenchDataplaneBadInput(t *testing.T) {
 
 func TestBenchDataplaneOptions(t *testing.T) {
 	got := parseOptions(t, newBenchDataplaneCommand)
-	if got.repeat != 1000000 || got.rounds != 5 || got.seconds != 2 || got.skipThroughput || got.json {
+	if got.packets != 20000 || got.rounds != 5 || got.seconds != 2 || got.skipThroughput || got.json {
 		t.Errorf("defaults parsed as %+v", got)
 	}
-	got = parseOptions(t, newBenchDataplaneCommand, "--repeat", "10", "--rounds", "3", "--seconds", "1", "--skip-throughput", "--json")
-	if got.repeat != 10 || got.rounds != 3 || got.seconds != 1 || !got.skipThroughput || !got.json {
+	got = parseOptions(t, newBenchDataplaneCommand, "--packets", "10", "--rounds", "3", "--seconds", "1", "--skip-throughput", "--json")
+	if got.packets != 10 || got.rounds != 3 || got.seconds != 1 || !got.skipThroughput || !got.json {
 		t.Errorf("parsed %+v", got)
 	}
 }

@@ -18,7 +18,7 @@ func dataplaneError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, dataplane.ErrNoDevice):
+	case errors.Is(err, dataplane.ErrNoDevice), errors.Is(err, dataplane.ErrNotEthernet):
 		return &UsageError{Err: fmt.Errorf("invalid --dev: %w", err)}
 	case errors.Is(err, dataplane.ErrNoPrivilege):
 		return err

@@ -20,9 +20,10 @@ func newReloadCommand(runF func(*reloadOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reload --dev IF --config FILE",
 		Short: "Replace the configuration of a running interface atomically",
-		Long: `reload swaps the configuration of an interface that is up, while traffic flows: the program
-reads its whole configuration through one pointer per packet, so every packet sees either the old
-or the new configuration, never a mix. Budgets do not restart: the new budget of each level applies
+		Long: `reload swaps the configuration of an interface that is up, while traffic flows: it loads a new
+copy of the program with the new configuration as its constants and swaps it into the hook in one
+step, so every packet sees either the old or the new configuration, never a mix. Budgets do not
+restart: the new budget of each level applies
 at once to the bytes its current epoch has already carried, so no epoch ever carries an old budget
 plus a new one. Counters keep counting. The mode (police or shape) cannot change: that needs down,
 then up.`,

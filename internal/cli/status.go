@@ -23,10 +23,13 @@ func newStatusCommand(runF func(*statusOptions) error) *cobra.Command {
 		Use:   "status [--dev IF] [--json]",
 		Short: "Show QJump's configuration and per-level counters on the interfaces it is up on",
 		Long: `status prints, for each interface QJump is up on in this network namespace (or only --dev),
-the hook, the mode, the network epoch, and per level: factor, budget per epoch, rate, and the
-packets sent, dropped (police, over budget), demoted (police --autoclass), shaped (shape mode, over
-budget and delayed by HTB) and malformed (bad headers, sent unmodified). Counters are totals since
-up; reload keeps them.`,
+the hook, the mode, the network epoch, and per level: factor, budget per epoch, rate, the packets
+and wire bytes sent, the packets dropped (every reason), demoted (police --autoclass) and shaped
+(shape mode: times the level's shaper held a packet back). A second table counts the packets by
+reason: over budget, larger than the whole budget (never sendable), lost to contention between
+CPUs, no configured level at or below their cgroup's ceiling (all dropped), passed with no
+configuration loaded (level 0), not IP and malformed (sent, never marked). Counters are totals
+since up; reload keeps them.`,
 		Example: `  qjump status
   qjump status --dev eth0 --json
   ip netns exec host1 qjump status`,
@@ -85,12 +88,23 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tSENT PKTS\tSENT BYTES\tDROPPED\tDEMOTED\tSHAPED\tMALFORMED\t")
+	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tSENT PKTS\tSENT BYTES\tDROPPED\tDEMOTED\tSHAPED\t")
 	for l := model.NumLevels - 1; l >= 0; l-- {
 		f, b, r := levelModel(d, model.Level(l))
 		c := st.Levels[l]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", l, f, b, r, c.SentPackets, c.SentBytes,
-			c.DroppedPackets, c.DemotedPackets, c.ShapedPackets, c.MalformedPackets)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", l, f, b, r, c.SentPackets, c.SentBytes,
+			c.Dropped(), c.DemotedPackets, c.ShapedPackets)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "packets by reason:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "LEVEL\tOVER BUDGET\tLARGER THAN BUDGET\tCONTENDED\tNO LEVEL\tNO CONFIG\tNOT IP\tMALFORMED\t")
+	for l := model.NumLevels - 1; l >= 0; l-- {
+		c := st.Levels[l]
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", l, c.DroppedPackets, c.OversizePackets, c.ContendedPackets,
+			c.NoLevelPackets, c.UnconfiguredPackets, c.NotIPPackets, c.MalformedPackets)
 	}
 	return tw.Flush()
 }

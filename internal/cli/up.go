@@ -111,6 +111,9 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataplaneError(err)
 	}
+	for _, w := range dataplane.PoliceWarnings(opts.dev, d) {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	}
 	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	if was, err := dataplane.Replaced(opts.dev); err == nil {
 		fmt.Fprintf(stderr, "qjump: replaced %s on %s's egress; qjump down puts it back\n", was, opts.dev)

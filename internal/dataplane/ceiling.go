@@ -3,57 +3,132 @@ package dataplane
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// SetCgroupCeiling makes max the highest level any socket of the cgroup may send at, on every
-// device QJump is up on, in every network namespace: all programs share one pinned map.
-func SetCgroupCeiling(cgroupID uint64, max model.Level) error {
+// A cgroup's ceiling holds for the cgroup and every cgroup below it, made before or after the
+// ceiling was set: the program looks a packet's ceilings up by the ids of its socket's cgroup's
+// ancestors (bpf_skb_ancestor_cgroup_id). It asks only at the depths where some cgroup has a
+// ceiling, which the loader keeps in the ceiling_depths map, so while no ceiling is set a packet
+// pays one load and no lookup.
+
+// SetCgroupCeiling makes max the highest level any socket of the cgroup at path, or of any cgroup
+// below it, may send at, on every device QJump is up on, in every network namespace: all programs
+// share one pinned map. Nested ceilings combine: the lowest one on a socket's path wins. The path
+// gives the cgroup's id and its depth in the hierarchy, which the program needs.
+func SetCgroupCeiling(path string, max model.Level) error {
 	if max < 0 || max >= model.NumLevels {
 		return &model.FieldError{Field: "level", Value: fmt.Sprint(int(max)), Allowed: "need a level from 0 to 7"}
 	}
-	m, err := openCgroupCeiling(true)
+	id, err := host.CgroupID(path)
 	if err != nil {
-		return err
-	}
-	defer m.Close()
-	if err := m.Put(cgroupID, uint8(max)); err != nil {
 		return fmt.Errorf("set cgroup ceiling: %w", err)
 	}
-	return nil
+	depth, err := host.CgroupDepth(path)
+	if err != nil {
+		return fmt.Errorf("set cgroup ceiling: %w", err)
+	}
+	if depth >= int(qjumpQjConstantsQJ_CEILING_DEPTHS) {
+		return &model.FieldError{Field: "cgroup", Value: fmt.Sprintf("%s at depth %d", path, depth),
+			Allowed: fmt.Sprintf("a ceiling needs a cgroup less than %d levels below the root", qjumpQjConstantsQJ_CEILING_DEPTHS)}
+	}
+	return withCeilings(true, func(ceilings, depths *ebpf.Map) error {
+		return putCeiling(ceilings, depths, id, max, depth)
+	})
 }
 
 // ClearCgroupCeiling removes the ceiling of a cgroup; clearing one that has none is not an error.
 func ClearCgroupCeiling(cgroupID uint64) error {
-	m, err := openCgroupCeiling(false)
+	err := withCeilings(false, func(ceilings, depths *ebpf.Map) error {
+		if err := ceilings.Delete(cgroupID); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return fmt.Errorf("clear cgroup ceiling: %w", err)
+		}
+		return syncDepths(ceilings, depths)
+	})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		return err
+	return err
+}
+
+// putCeiling sets one ceiling and then the depths the program looks at.
+func putCeiling(ceilings, depths *ebpf.Map, id uint64, max model.Level, depth int) error {
+	if err := ceilings.Put(id, qjumpQjCeiling{Level: uint8(max), Depth: uint8(depth)}); err != nil {
+		return fmt.Errorf("set cgroup ceiling: %w", err)
 	}
-	defer m.Close()
-	if err := m.Delete(cgroupID); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
-		return fmt.Errorf("clear cgroup ceiling: %w", err)
+	return syncDepths(ceilings, depths)
+}
+
+// syncDepths makes the depth mask exactly the depths of the ceilings there are: a missing bit
+// would skip a ceiling, a stale one costs every packet a lookup. With one depth only, the program
+// takes a shorter path, so that depth is written too.
+func syncDepths(ceilings, depths *ebpf.Map) error {
+	var id uint64
+	var c qjumpQjCeiling
+	d := qjumpQjDepths{Only: uint32(qjumpQjConstantsQJ_CEILING_DEPTHS)}
+	it := ceilings.Iterate()
+	for it.Next(&id, &c) {
+		d.Mask |= 1 << c.Depth
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("read cgroup ceilings: %w", err)
+	}
+	if d.Mask != 0 && d.Mask&(d.Mask-1) == 0 {
+		d.Only = uint32(bits.TrailingZeros32(d.Mask))
+	}
+	if err := depths.Put(uint32(0), d); err != nil {
+		return fmt.Errorf("write ceiling depths: %w", err)
 	}
 	return nil
 }
 
-// openCgroupCeiling opens the shared ceiling map, creating and pinning it if create is set and no
-// program has yet.
-func openCgroupCeiling(create bool) (*ebpf.Map, error) {
+// withCeilings runs f on the shared ceiling maps, creating and pinning them if create is set and
+// no program has yet, under an exclusive lock on QJump's state directory: two processes setting
+// ceilings at once would otherwise each write a depth mask that lacks the other's depth.
+func withCeilings(create bool, f func(ceilings, depths *ebpf.Map) error) error {
 	p, err := pathsFor("")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	m, err := ebpf.LoadPinnedMap(p.cgroupCeiling(), nil)
+	if create {
+		if err := os.MkdirAll(p.root, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", p.root, err)
+		}
+	}
+	dir, err := os.Open(p.root)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", p.root, err)
+	}
+	var maps [2]*ebpf.Map
+	for i, name := range []string{qjumpMapCgroupCeilings, qjumpMapCeilingDepths} {
+		m, err := openShared(p, name, create)
+		if err != nil {
+			return err
+		}
+		defer m.Close()
+		maps[i] = m
+	}
+	return f(maps[0], maps[1])
+}
+
+// openShared opens a map that every program shares, pinned by name under p.root, creating it
+// from the program's spec if create is set and no program has yet.
+func openShared(p paths, name string, create bool) (*ebpf.Map, error) {
+	m, err := ebpf.LoadPinnedMap(p.shared(name), nil)
 	if err == nil || !create || !errors.Is(err, os.ErrNotExist) {
 		if err != nil {
-			return nil, fmt.Errorf("open cgroup ceiling map: %w", err)
+			return nil, fmt.Errorf("open %s map: %w", name, err)
 		}
 		return m, nil
 	}
@@ -61,8 +136,5 @@ func openCgroupCeiling(create bool) (*ebpf.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(p.root, 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", p.root, err)
-	}
-	return ebpf.NewMapWithOptions(spec.Maps[qjumpMapCgroupCeiling], ebpf.MapOptions{PinPath: p.root})
+	return ebpf.NewMapWithOptions(spec.Maps[name], ebpf.MapOptions{PinPath: p.root})
 }

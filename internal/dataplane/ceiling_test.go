@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/host"
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -34,19 +35,12 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SetCgroupCeiling(id, 5); err != nil {
+	if err := SetCgroupCeiling(cg, 5); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ClearCgroupCeiling(id) })
 
-	sendFrom := func(ns, dst string) {
-		t.Helper()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCgroupSender$")
-		cmd.Env = append(os.Environ(), "QJDP_HELPER=1", "QJDP_CGROUP="+cg, "QJDP_NETNS="+ns, "QJDP_DST="+dst)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("sender in %s: %v: %s", ns, err, out)
-		}
-	}
+	sendFrom := func(ns, dst string) { sendFromCgroup(t, cg, ns, dst) }
 	levelSent := func(ns string, level int) uint64 {
 		return h.status(t, ns).Devices[0].Level(t, level).SentPackets
 	}
@@ -70,6 +64,85 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	sendFrom(h.a, h.addrB)
 	if d := levelSent(h.a, 7) - l7; d < 10 {
 		t.Errorf("after ClearCgroupCeiling: level 7 sent %d more, want 10", d)
+	}
+}
+
+// TestCeilingHoldsBelowItsCgroup: issue 12: a ceiling given to a cgroup holds for every cgroup
+// below it, also for those made after it was set, with nothing else running (no agent); nested
+// ceilings combine to the lowest on the path, and clearing one lifts only it.
+func TestCeilingHoldsBelowItsCgroup(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...) // levels 7 and 5 budgeted, 0 unlimited: 3 is sent at 0
+	mount, err := host.CgroupMount()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	pod := mkCgroup(t, filepath.Join(mount, fmt.Sprintf("qjdp-%d-pod", os.Getpid())))
+	podID := cgroupID(t, pod)
+	if err := SetCgroupCeiling(pod, 5); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ClearCgroupCeiling(podID) })
+	ctr := mkCgroup(t, filepath.Join(pod, "ctr"))     // made after the ceiling
+	proc := mkCgroup(t, filepath.Join(ctr, "worker")) // two levels below it
+	sentAt := func(l int) uint64 { return h.status(t, h.a).Devices[0].Level(t, l).SentPackets }
+	check := func(what string, want int) {
+		t.Helper()
+		var before [model.NumLevels]uint64
+		for _, l := range []int{0, 5, 7} {
+			before[l] = sentAt(l)
+		}
+		sendFromCgroup(t, proc, h.a, h.addrB)
+		for _, l := range []int{0, 5, 7} {
+			d := sentAt(l) - before[l]
+			if (l == want) != (d >= 10) {
+				t.Errorf("%s: level %d sent %d more of 10 datagrams at priority 7; want all at level %d", what, l, d, want)
+			}
+		}
+	}
+	check("ceiling 5 on the pod, sender two cgroups below", 5)
+	ctrID := cgroupID(t, ctr)
+	if err := SetCgroupCeiling(ctr, 3); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ClearCgroupCeiling(ctrID) })
+	check("ceiling 3 on the container below the pod's 5 (3 is sent at 0)", 0)
+	if err := ClearCgroupCeiling(ctrID); err != nil {
+		t.Fatal(err)
+	}
+	check("the container's ceiling cleared, the pod's stays", 5)
+	if err := ClearCgroupCeiling(podID); err != nil {
+		t.Fatal(err)
+	}
+	check("no ceiling left", 7)
+}
+
+func mkCgroup(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.Mkdir(path, 0o755); err != nil {
+		testutil.Unavailable(t, "create a cgroup: "+err.Error())
+	}
+	t.Cleanup(func() { _ = os.Remove(path) })
+	return path
+}
+
+func cgroupID(t *testing.T, path string) uint64 {
+	t.Helper()
+	id, err := host.CgroupID(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// sendFromCgroup sends 10 datagrams at priority 7 from a child process in the cgroup cg and the
+// network namespace ns (TestHelperCgroupSender).
+func sendFromCgroup(t *testing.T, cg, ns, dst string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCgroupSender$")
+	cmd.Env = append(os.Environ(), "QJDP_HELPER=1", "QJDP_CGROUP="+cg, "QJDP_NETNS="+ns, "QJDP_DST="+dst)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sender in %s: %v: %s", ns, err, out)
 	}
 }
 

@@ -22,13 +22,14 @@ func TestBudgetExactUnderConcurrentRuns(t *testing.T) {
 		t.Skip("needs two CPUs")
 	}
 	const frame = 64
+	wire := uint64(model.WireBytes(frame))
 	cases := []struct {
 		name   string
 		rate   model.Rate // with n=1, P=1000B, m=2: E = 16000/R s
 		factor float64
 	}{
-		{name: "one long epoch", rate: 1000, factor: 64},                       // E = 16 s, budget 64000 B
-		{name: "20 µs epochs", rate: 800e6, factor: float64(frame) * 4 / 1000}, // budget 4 frames
+		{name: "one long epoch", rate: 1000, factor: 88},                      // E = 16 s, budget 1000 frames of 88 wire bytes
+		{name: "20 µs epochs", rate: 800e6, factor: float64(wire) * 4 / 1000}, // budget 4 frames
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,14 +65,14 @@ func TestBudgetExactUnderConcurrentRuns(t *testing.T) {
 			c := r.counters()[5]
 			// Every packet is counted once, or more often only if a run was restarted. Restarts
 			// only add packets, so the budget checks below hold either way.
-			total := c.SentBytes + c.DroppedBytes
-			if restarts.Load() == 0 && total != 2*runs*frame || total < 2*runs*frame {
-				t.Fatalf("sent %d + dropped %d bytes, want %d in all (%d restarted runs)",
-					c.SentBytes, c.DroppedBytes, 2*runs*frame, restarts.Load())
+			total := c.SentBytes + c.DroppedBytes + c.ContendedBytes
+			if restarts.Load() == 0 && total != 2*runs*wire || total < 2*runs*wire {
+				t.Fatalf("sent %d + dropped %d + contended %d wire bytes, want %d in all (%d restarted runs)",
+					c.SentBytes, c.DroppedBytes, c.ContendedBytes, 2*runs*wire, restarts.Load())
 			}
 			epochs := uint64(elapsed/d.Model.Epoch()) + 2
-			t.Logf("%v: %d packets sent, %d dropped over %v; at most %d epochs × %d B", tc.name,
-				c.SentPackets, c.DroppedPackets, elapsed.Round(time.Millisecond), epochs, budget)
+			t.Logf("%v: %d packets sent, %d dropped, %d lost to contention over %v; at most %d epochs × %d B", tc.name,
+				c.SentPackets, c.DroppedPackets, c.ContendedPackets, elapsed.Round(time.Millisecond), epochs, budget)
 			if d.Model.Epoch() > time.Second && c.SentBytes != uint64(budget) {
 				t.Errorf("one epoch: sent %d bytes, want exactly the budget %d", c.SentBytes, budget)
 			}

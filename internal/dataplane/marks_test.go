@@ -64,19 +64,28 @@ func framesTo(fd int, port uint16, d time.Duration) []wireFrame {
 			continue
 		}
 		f.tos = buf[l3+1]
-		if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
-			for _, m := range msgs {
-				if m.Header.Level == unix.SOL_PACKET && m.Header.Type == unix.PACKET_AUXDATA && len(m.Data) >= int(unsafe.Sizeof(unix.TpacketAuxdata{})) {
-					aux := (*unix.TpacketAuxdata)(unsafe.Pointer(&m.Data[0]))
-					if aux.Status&unix.TP_STATUS_VLAN_VALID != 0 {
-						f.vlanValid, f.pcp, f.vid = true, aux.Vlan_tci>>13, aux.Vlan_tci&0xfff
-					}
-				}
-			}
+		if tci, ok := offloadedTag(oob[:oobn]); ok {
+			f.vlanValid, f.pcp, f.vid = true, tci>>13, tci&0xfff
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// offloadedTag is the 802.1Q tag the kernel took off a received frame (PACKET_AUXDATA), if any.
+func offloadedTag(oob []byte) (tci uint16, ok bool) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_PACKET && m.Header.Type == unix.PACKET_AUXDATA && len(m.Data) >= int(unsafe.Sizeof(unix.TpacketAuxdata{})) {
+			if aux := (*unix.TpacketAuxdata)(unsafe.Pointer(&m.Data[0])); aux.Status&unix.TP_STATUS_VLAN_VALID != 0 {
+				return aux.Vlan_tci, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
@@ -137,4 +146,40 @@ func netInterfaceByName(name string) (int, error) {
 		return 0, err
 	}
 	return ifi.Index, nil
+}
+
+// TestPCPLeavesNonIPUntagged: review bug: PCP marking tagged every frame, so with a VLAN id set
+// the host's ARP requests went out in that VLAN. Only IP traffic carries the level's tag now: an
+// ARP request under --mark pcp --vlan-id 5 reaches the peer untagged.
+func TestPCPLeavesNonIPUntagged(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs("--mark", "pcp", "--vlan-id", "5")...)
+	pfd := capture(t, h.b)
+	if _, errOut, code := testutil.Run(t, nil, "ip", "-n", h.a, "neigh", "flush", "dev", "eth0"); code != 0 {
+		t.Fatalf("ip neigh flush: %s", errOut)
+	}
+	tx := dialUDP(t, h.a, h.addrB, 5013, 7) // resolving the peer sends an ARP request
+	_, _ = tx.Write(make([]byte, 10))
+	var arps int
+	buf, oob := make([]byte, 2048), make([]byte, 256)
+	for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); {
+		n, oobn, _, _, err := unix.Recvmsg(pfd, buf, oob, 0)
+		if err != nil || n < 14 {
+			continue
+		}
+		switch binary.BigEndian.Uint16(buf[12:]) {
+		case unix.ETH_P_8021Q:
+			if n >= 18 && binary.BigEndian.Uint16(buf[16:]) == unix.ETH_P_ARP {
+				t.Fatalf("ARP frame on the wire with an in-band 802.1Q tag %#x", binary.BigEndian.Uint16(buf[14:]))
+			}
+		case unix.ETH_P_ARP:
+			arps++
+			if tci, ok := offloadedTag(oob[:oobn]); ok {
+				t.Fatalf("ARP frame on the wire with an 802.1Q tag %#x", tci)
+			}
+		}
+	}
+	if arps == 0 {
+		t.Fatal("the packet socket saw no ARP frame")
+	}
 }

@@ -65,6 +65,39 @@ func udpHeader(n int) []byte {
 	return u
 }
 
+// icmp6 is an ICMPv6 message of this type, behind a hop-by-hop header (router alert) if hbh, as
+// MLD is. Its checksum is left zero: the program never reads it.
+func icmp6(typ byte, hbh bool) []byte { return icmp6tc(typ, hbh, 0) }
+
+// icmp6tc is icmp6 with traffic class tc.
+func icmp6tc(typ byte, hbh bool, tc byte) []byte {
+	body := make([]byte, 24)
+	body[0] = typ
+	next := byte(58)
+	if hbh {
+		body = append([]byte{58, 0, 5, 2, 0, 0, 1, 0}, body...)
+		next = 0
+	}
+	ip := make([]byte, 40)
+	binary.BigEndian.PutUint32(ip, 6<<28|uint32(tc)<<20)
+	binary.BigEndian.PutUint16(ip[4:], uint16(len(body)))
+	ip[6], ip[7] = next, 255
+	copy(ip[8:], ip6A.AsSlice())
+	copy(ip[24:], ip6B.AsSlice())
+	return ether(0x86dd, append(ip, body...))
+}
+
+// igmp4 is an IGMPv2 report over IPv4 with a valid header checksum.
+func igmp4() []byte {
+	ip := make([]byte, 20)
+	ip[0], ip[8], ip[9] = 0x45, 1, 2
+	binary.BigEndian.PutUint16(ip[2:], 28)
+	copy(ip[12:], ip4A.AsSlice())
+	copy(ip[16:], []byte{224, 0, 0, 22})
+	binary.BigEndian.PutUint16(ip[10:], checksum(ip))
+	return ether(0x0800, append(ip, 0x16, 0, 0, 0, 224, 0, 0, 22))
+}
+
 // vlanTagged inserts an 802.1Q tag with pcp and vid after the MAC addresses.
 func vlanTagged(frame []byte, pcp, vid uint16) []byte {
 	out := append([]byte{}, frame[:12]...)

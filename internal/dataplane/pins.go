@@ -17,16 +17,16 @@ import (
 
 // The pinned state of QJump: one directory per network namespace and device under QJump's state
 // dir on bpffs, <bpffs>/qjump/<netns key>/<ifname>/, holding the program, its per-device maps,
-// the TCX link and the record of what up did; the cgroup ceiling map is shared, at <bpffs>/qjump.
+// the TCX link and the record of what up did; the cgroup ceiling maps are shared, at <bpffs>/qjump.
 
 // Names of the pins in a device's directory.
 const (
-	pinProg     = "prog"
-	pinLink     = "link"
-	pinConfig   = "config"
-	pinBudget   = "budget"
-	pinCounters = "counters"
-	pinMeta     = "meta"
+	pinProg      = "prog"
+	pinLink      = "link"
+	pinBudget    = "budget"
+	pinCounters  = "counters"
+	pinDemotions = "demotions"
+	pinMeta      = "meta"
 	// pinEgress (egress.go) holds the egress tree up found on the device.
 )
 
@@ -63,7 +63,7 @@ func pathsUnder(bpffs, dev string) (paths, error) {
 }
 
 func (p paths) pin(name string) string     { return filepath.Join(p.device, name) }
-func (p paths) cgroupCeiling() string      { return filepath.Join(p.root, qjumpMapCgroupCeiling) }
+func (p paths) shared(name string) string  { return filepath.Join(p.root, name) }
 func (p paths) forDevice(dev string) paths { p.device = filepath.Join(p.netns, dev); return p }
 func (p paths) deviceName() string         { return filepath.Base(p.device) }
 func (p paths) exists() bool               { _, err := os.Stat(p.pin(pinMeta)); return err == nil }
@@ -222,15 +222,16 @@ func removeEmpty(p paths) {
 			return // a network namespace with devices up
 		}
 	}
-	if m, err := ebpf.LoadPinnedMap(p.cgroupCeiling(), nil); err == nil {
+	if m, err := ebpf.LoadPinnedMap(p.shared(qjumpMapCgroupCeilings), nil); err == nil {
 		var k uint64
-		var v uint8
+		var v qjumpQjCeiling
 		empty := !m.Iterate().Next(&k, &v)
 		m.Close()
 		if !empty {
 			return
 		}
-		_ = os.Remove(p.cgroupCeiling())
 	}
+	_ = os.Remove(p.shared(qjumpMapCgroupCeilings))
+	_ = os.Remove(p.shared(qjumpMapCeilingDepths))
 	_ = os.Remove(filepath.Clean(p.root))
 }

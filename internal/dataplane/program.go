@@ -8,38 +8,71 @@ import (
 )
 
 // qjumpSpec is the program and its maps as compiled (qjump_bpfel.o), parsed once per process and
-// never changed: a load that adjusts it (pinning) works on a copy.
+// never changed: a load that adjusts it (its configuration, pinning) works on a copy.
 var qjumpSpec = sync.OnceValues(loadQjump)
 
-// loadObjects loads the program and its maps. cgroup_ceiling is pinned by name under pinRoot, so
-// every program on every device shares one ceiling map; pinRoot "" keeps it private (tests). The
-// layout map comes along (bpf2go's struct names every map); it only carries the shared types in
-// BTF, and nothing reads it.
-func loadObjects(pinRoot string) (*qjumpObjects, error) {
+// loadObjects loads one copy of the program with c as its configuration (constants the verifier
+// sees) and its maps. A map in reuse (by name) is used instead of a new one: a reload keeps the
+// device's budgets, counters and demotions. cgroup_ceilings and ceiling_depths are pinned by name
+// under pinRoot, so every program on every device shares one set of ceilings; pinRoot "" keeps
+// them private (tests). The layout map comes along (bpf2go's struct names every map); it only
+// carries the shared types in BTF, and nothing reads it.
+func loadObjects(pinRoot string, c qjumpQjConfig, reuse map[string]*ebpf.Map) (*qjumpObjects, error) {
 	shared, err := qjumpSpec()
 	if err != nil {
 		return nil, err
 	}
 	spec := shared.Copy()
 	if pinRoot == "" {
-		spec.Maps[qjumpMapCgroupCeiling].Pinning = ebpf.PinNone
+		spec.Maps[qjumpMapCgroupCeilings].Pinning = ebpf.PinNone
+		spec.Maps[qjumpMapCeilingDepths].Pinning = ebpf.PinNone
+	}
+	if err := spec.Variables[qjumpVarConfig].Set(c); err != nil {
+		return nil, fmt.Errorf("set configuration: %w", err)
 	}
 	var objs qjumpObjects
-	opts := &ebpf.CollectionOptions{Maps: ebpf.MapOptions{PinPath: pinRoot}}
+	opts := &ebpf.CollectionOptions{Maps: ebpf.MapOptions{PinPath: pinRoot}, MapReplacements: reuse}
 	if err := spec.LoadAndAssign(&objs, opts); err != nil {
 		return nil, err
 	}
 	return &objs, nil
 }
 
+// perDevice names the maps that belong to one device and outlive a reload, by pin name.
+func (o *qjumpObjects) perDevice() map[string]*ebpf.Map {
+	return map[string]*ebpf.Map{pinBudget: o.Budget, pinCounters: o.Counters, pinDemotions: o.Demotions}
+}
+
 // pinAll pins the program and its per-device maps under p.device.
 func pinAll(o *qjumpObjects, p paths) error {
-	for name, obj := range map[string]interface{ Pin(string) error }{
-		pinProg: o.QjumpEgress, pinConfig: o.Config, pinBudget: o.Budget, pinCounters: o.Counters,
-	} {
-		if err := obj.Pin(p.pin(name)); err != nil {
+	if err := o.QjumpEgress.Pin(p.pin(pinProg)); err != nil {
+		return fmt.Errorf("pin %s: %w", pinProg, err)
+	}
+	for name, m := range o.perDevice() {
+		if err := m.Pin(p.pin(name)); err != nil {
 			return fmt.Errorf("pin %s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// pinnedMaps opens the per-device maps a running device has pinned, by their names in the
+// program, for a reload to reuse. The caller closes them.
+func pinnedMaps(p paths) (map[string]*ebpf.Map, error) {
+	out := map[string]*ebpf.Map{}
+	for pin, name := range map[string]string{pinBudget: qjumpMapBudget, pinCounters: qjumpMapCounters, pinDemotions: qjumpMapDemotions} {
+		m, err := ebpf.LoadPinnedMap(p.pin(pin), nil)
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("open %s map: %w", pin, err)
+		}
+		out[name] = m
+	}
+	return out, nil
+}
+
+func closeAll(maps map[string]*ebpf.Map) {
+	for _, m := range maps {
+		m.Close()
+	}
 }

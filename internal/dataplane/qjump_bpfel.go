@@ -22,6 +22,13 @@ type qjumpQjBudget struct {
 	Pad      uint32
 	EpochEnd uint64
 	Charge   uint64
+	EpochNs  uint64
+}
+
+type qjumpQjCeiling struct {
+	_     structs.HostLayout
+	Level uint8
+	Depth uint8
 }
 
 type qjumpQjConfig struct {
@@ -36,22 +43,45 @@ type qjumpQjConfig struct {
 	PrioLevel    [16]uint8
 	Carrier      [8]uint8
 	Pad          [6]uint8
-	Level        [8]qjumpQjLevel
+	Level        [8]struct {
+		_       structs.HostLayout
+		Budget  uint64
+		Classid uint32
+		Limited uint8
+		Dscp    uint8
+		Pcp     uint8
+		Pad     uint8
+	}
 }
 
 type qjumpQjConstants uint32
 
 const (
-	qjumpQjConstantsQJ_LEVELS       qjumpQjConstants = 8
-	qjumpQjConstantsQJ_PRIORITIES   qjumpQjConstants = 16
-	qjumpQjConstantsQJ_UNCLASSIFIED qjumpQjConstants = 255
-	qjumpQjConstantsQJ_USED_BITS    qjumpQjConstants = 40
+	qjumpQjConstantsQJ_LEVELS         qjumpQjConstants = 8
+	qjumpQjConstantsQJ_PRIORITIES     qjumpQjConstants = 16
+	qjumpQjConstantsQJ_UNCLASSIFIED   qjumpQjConstants = 255
+	qjumpQjConstantsQJ_USED_BITS      qjumpQjConstants = 40
+	qjumpQjConstantsQJ_CEILING_DEPTHS qjumpQjConstants = 32
+	qjumpQjConstantsQJ_FRAME_MIN      qjumpQjConstants = 60
+	qjumpQjConstantsQJ_FRAME_OVERHEAD qjumpQjConstants = 24
 )
 
 type qjumpQjCounters struct {
-	_                structs.HostLayout
-	Verdict          [4]qjumpQjTally
-	MalformedPackets uint64
+	_       structs.HostLayout
+	Verdict [9]qjumpQjTally
+}
+
+type qjumpQjDemotion struct {
+	_     structs.HostLayout
+	Until uint64
+	Level uint32
+	Pad   uint32
+}
+
+type qjumpQjDepths struct {
+	_    structs.HostLayout
+	Mask uint32
+	Only uint32
 }
 
 type qjumpQjFlags uint32
@@ -63,8 +93,26 @@ const (
 )
 
 type qjumpQjLayout struct {
-	_         structs.HostLayout
-	Config    qjumpQjConfig
+	_      structs.HostLayout
+	Config struct {
+		_            structs.HostLayout
+		EpochNs      uint64
+		Generation   uint64
+		Flags        uint32
+		VlanId       uint16
+		Mode         uint8
+		DefaultLevel uint8
+		TxQueues     uint16
+		PrioLevel    [16]uint8
+		Carrier      [8]uint8
+		Pad          [6]uint8
+		Level        [8]qjumpQjLevel
+	}
+	Ceiling   qjumpQjCeiling
+	_         [2]byte
+	Depths    qjumpQjDepths
+	_         [4]byte
+	Demotion  qjumpQjDemotion
 	Limits    qjumpQjConstants
 	Mode      qjumpQjMode
 	Flags     qjumpQjFlags
@@ -106,23 +154,30 @@ const (
 type qjumpQjVerdict uint32
 
 const (
-	qjumpQjVerdictQJ_SENT     qjumpQjVerdict = 0
-	qjumpQjVerdictQJ_DROPPED  qjumpQjVerdict = 1
-	qjumpQjVerdictQJ_DEMOTED  qjumpQjVerdict = 2
-	qjumpQjVerdictQJ_SHAPED   qjumpQjVerdict = 3
-	qjumpQjVerdictQJ_VERDICTS qjumpQjVerdict = 4
+	qjumpQjVerdictQJ_SENT         qjumpQjVerdict = 0
+	qjumpQjVerdictQJ_DROPPED      qjumpQjVerdict = 1
+	qjumpQjVerdictQJ_DEMOTED      qjumpQjVerdict = 2
+	qjumpQjVerdictQJ_OVERSIZE     qjumpQjVerdict = 3
+	qjumpQjVerdictQJ_CONTENDED    qjumpQjVerdict = 4
+	qjumpQjVerdictQJ_NO_LEVEL     qjumpQjVerdict = 5
+	qjumpQjVerdictQJ_UNCONFIGURED qjumpQjVerdict = 6
+	qjumpQjVerdictQJ_NOT_IP       qjumpQjVerdict = 7
+	qjumpQjVerdictQJ_MALFORMED    qjumpQjVerdict = 8
+	qjumpQjVerdictQJ_VERDICTS     qjumpQjVerdict = 9
 )
 
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	qjumpMapBudget        = "budget"
-	qjumpMapCgroupCeiling = "cgroup_ceiling"
-	qjumpMapConfig        = "config"
-	qjumpMapCounters      = "counters"
-	qjumpMapLayout        = "layout"
-	qjumpProgQjumpEgress  = "qjump_egress"
+	qjumpMapBudget         = "budget"
+	qjumpMapCeilingDepths  = "ceiling_depths"
+	qjumpMapCgroupCeilings = "cgroup_ceilings"
+	qjumpMapCounters       = "counters"
+	qjumpMapDemotions      = "demotions"
+	qjumpMapLayout         = "layout"
+	qjumpProgQjumpEgress   = "qjump_egress"
+	qjumpVarConfig         = "config"
 )
 
 // loadQjump returns the embedded CollectionSpec for qjump.
@@ -174,17 +229,19 @@ type qjumpProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type qjumpMapSpecs struct {
-	Budget        *ebpf.MapSpec `ebpf:"budget"`
-	CgroupCeiling *ebpf.MapSpec `ebpf:"cgroup_ceiling"`
-	Config        *ebpf.MapSpec `ebpf:"config"`
-	Counters      *ebpf.MapSpec `ebpf:"counters"`
-	Layout        *ebpf.MapSpec `ebpf:"layout"`
+	Budget         *ebpf.MapSpec `ebpf:"budget"`
+	CeilingDepths  *ebpf.MapSpec `ebpf:"ceiling_depths"`
+	CgroupCeilings *ebpf.MapSpec `ebpf:"cgroup_ceilings"`
+	Counters       *ebpf.MapSpec `ebpf:"counters"`
+	Demotions      *ebpf.MapSpec `ebpf:"demotions"`
+	Layout         *ebpf.MapSpec `ebpf:"layout"`
 }
 
 // qjumpVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type qjumpVariableSpecs struct {
+	Config *ebpf.VariableSpec `ebpf:"config"`
 }
 
 // qjumpObjects contains all objects after they have been loaded into the kernel.
@@ -207,19 +264,21 @@ func (o *qjumpObjects) Close() error {
 //
 // It can be passed to loadQjumpObjects or ebpf.CollectionSpec.LoadAndAssign.
 type qjumpMaps struct {
-	Budget        *ebpf.Map `ebpf:"budget"`
-	CgroupCeiling *ebpf.Map `ebpf:"cgroup_ceiling"`
-	Config        *ebpf.Map `ebpf:"config"`
-	Counters      *ebpf.Map `ebpf:"counters"`
-	Layout        *ebpf.Map `ebpf:"layout"`
+	Budget         *ebpf.Map `ebpf:"budget"`
+	CeilingDepths  *ebpf.Map `ebpf:"ceiling_depths"`
+	CgroupCeilings *ebpf.Map `ebpf:"cgroup_ceilings"`
+	Counters       *ebpf.Map `ebpf:"counters"`
+	Demotions      *ebpf.Map `ebpf:"demotions"`
+	Layout         *ebpf.Map `ebpf:"layout"`
 }
 
 func (m *qjumpMaps) Close() error {
 	return _QjumpClose(
 		m.Budget,
-		m.CgroupCeiling,
-		m.Config,
+		m.CeilingDepths,
+		m.CgroupCeilings,
 		m.Counters,
+		m.Demotions,
 		m.Layout,
 	)
 }
@@ -228,6 +287,7 @@ func (m *qjumpMaps) Close() error {
 //
 // It can be passed to loadQjumpObjects or ebpf.CollectionSpec.LoadAndAssign.
 type qjumpVariables struct {
+	Config *ebpf.Variable `ebpf:"config"`
 }
 
 // qjumpPrograms contains all programs after they have been loaded into the kernel.

@@ -4,18 +4,19 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cilium/ebpf"
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// Reload replaces the configuration of a running device atomically: packets see either the old
-// or the new one. The mode cannot change. The egress tree follows the new configuration first:
-// the new tree is computed and checked whole before anything changes, and if the kernel refuses
-// any part of it (or the new configuration cannot be installed), the old tree is put back, so
-// the device never runs half of each.
+// Reload replaces the configuration of a running device atomically: it loads a new copy of the
+// program with the new configuration and the device's budget, counter and demotion maps, and
+// swaps it into the hook; packets see either the old or the new one. Budgets carry on: what the
+// current epoch has sent counts against the new budget. The mode cannot change. The egress tree
+// follows the new configuration first: the new tree is computed and checked whole before
+// anything changes, and if the kernel refuses any part of it (or the new program cannot be
+// swapped in), the old tree is put back, so the device never runs half of each.
 func Reload(device string, d config.Dataplane) error {
 	p, err := pathsFor(device)
 	if err != nil {
@@ -44,13 +45,19 @@ func Reload(device string, d config.Dataplane) error {
 	}
 	next.Attach, next.ClsactCreated, next.Egress, next.HTB = rec.Attach, rec.ClsactCreated, rec.Egress, rec.HTB
 	next.Generation = rec.Generation + 1
-	outer, err := ebpf.LoadPinnedMap(p.pin(pinConfig), nil)
+	maps, err := pinnedMaps(p)
 	if err != nil {
-		return fmt.Errorf("open config map: %w", err)
+		return err
 	}
-	defer outer.Close()
+	defer closeAll(maps)
+	// Loaded (and verified) before anything changes on the device.
+	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs(), link.Attrs().NumTxQueues), maps)
+	if err != nil {
+		return err
+	}
+	defer objs.Close()
 	install := func() error {
-		if err := installConfig(outer, encode(d, next.Generation, htbClassIDs(), link.Attrs().NumTxQueues)); err != nil {
+		if err := replaceProgram(p, rec, objs.QjumpEgress); err != nil {
 			return err
 		}
 		return writeRecord(p, next)

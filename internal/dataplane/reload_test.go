@@ -9,12 +9,18 @@ import (
 )
 
 // TestReloadUnderTraffic: reloads swap level 5's budget between 30000 B (f=20) and 15000 B (f=10)
-// while a sender saturates it, starting from up's 30000 B. Every reload succeeds, traffic
-// never stops, no epoch carries more than the larger budget, and the last reload's budget is the
-// one in force.
+// while a sender saturates it, starting from up's 30000 B. Every reload (a new copy of the program
+// swapped into the hook) succeeds, traffic never stops, no epoch carries more than the larger
+// budget, and the last reload's budget is the one in force, through either hook.
 func TestReloadUnderTraffic(t *testing.T) {
+	for _, attach := range []string{"tcx", "clsact"} {
+		t.Run(attach, func(t *testing.T) { reloadUnderTraffic(t, attach) })
+	}
+}
+
+func reloadUnderTraffic(t *testing.T, attach string) {
 	h := newHosts(t)
-	h.mustQjump(t, h.a, upArgs()...)
+	h.mustQjump(t, h.a, upArgs("--attach", attach)...)
 	dir := t.TempDir()
 	files := map[int]string{}
 	for _, f := range []int{10, 20} {
@@ -69,8 +75,8 @@ func TestReloadUnderTraffic(t *testing.T) {
 	}
 	s := h.status(t, h.a)
 	const final = testBudget / 2 // the tenth reload sets f=10
-	if d := s.Devices[0]; d.Generation != reloads+1 || *d.Level(t, 5).BudgetBytes != final {
-		t.Errorf("after %d reloads: generation %d, level 5 budget %d; want %d and %d",
-			reloads, d.Generation, *d.Level(t, 5).BudgetBytes, reloads+1, final)
+	if d := s.Devices[0]; d.Generation != reloads+1 || *d.Level(t, 5).BudgetBytes != final || !d.Attached {
+		t.Errorf("after %d reloads: generation %d, level 5 budget %d, attached %v; want %d, %d and attached",
+			reloads, d.Generation, *d.Level(t, 5).BudgetBytes, d.Attached, reloads+1, final)
 	}
 }

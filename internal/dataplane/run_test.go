@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 
@@ -24,7 +25,11 @@ const (
 // skbContext is the head of struct __sk_buff that BPF_PROG_TEST_RUN lets a test set and returns.
 type skbContext struct {
 	Len, PktType, Mark, QueueMapping, Protocol, VlanPresent, VlanTCI, VlanProto, Priority uint32
-	Rest                                                                                  [192 - 36]byte
+	_                                                                                     [164 - 36]byte
+	GsoSegs                                                                               uint32
+	_                                                                                     [176 - 168]byte // sk
+	GsoSize                                                                               uint32
+	_                                                                                     [192 - 180]byte
 }
 
 // testConfig has an epoch of 16 s (n=1, R=1kb/s, P=1000B, m=2), so no case crosses an epoch, and
@@ -45,25 +50,46 @@ type runner struct {
 func newRunner(t *testing.T, d config.Dataplane) *runner {
 	t.Helper()
 	testutil.RequirePriv(t, "loading the QJump eBPF program")
-	objs, err := loadObjects("")
+	objs, err := loadObjects("", encode(d, 1, testClassIDs(d), 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = objs.Close() })
-	var classids [model.NumLevels]uint32
-	if d.Mode == config.Shape {
-		classids = htbClassIDs()
-	}
-	if err := installConfig(objs.Config, encode(d, 1, classids, 1)); err != nil {
-		t.Fatal(err)
-	}
 	return &runner{t: t, objs: objs}
+}
+
+func testClassIDs(d config.Dataplane) (ids [model.NumLevels]uint32) {
+	if d.Mode == config.Shape {
+		return htbClassIDs()
+	}
+	return ids
+}
+
+// reload does what Reload does to a device: a new copy of the program with d as its
+// configuration, on the runner's maps, in the place of the old one.
+func (r *runner) reload(d config.Dataplane, generation uint64) {
+	r.t.Helper()
+	o := r.objs
+	n, err := loadObjects("", encode(d, generation, testClassIDs(d), 1), map[string]*ebpf.Map{
+		qjumpMapBudget: o.Budget, qjumpMapCounters: o.Counters, qjumpMapDemotions: o.Demotions,
+		qjumpMapCgroupCeilings: o.CgroupCeilings, qjumpMapCeilingDepths: o.CeilingDepths})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	_ = n.qjumpMaps.Close() // clones of the runner's own
+	_ = o.QjumpEgress.Close()
+	o.QjumpEgress = n.QjumpEgress
 }
 
 // run sends one frame through the program with skb->priority prio.
 func (r *runner) run(prio uint32, frame []byte) (verdict uint32, out []byte, outPrio uint32) {
 	r.t.Helper()
-	in := skbContext{Priority: prio}
+	return r.runCtx(skbContext{Priority: prio}, frame)
+}
+
+// runCtx sends one frame through the program with the skb fields of in.
+func (r *runner) runCtx(in skbContext, frame []byte) (verdict uint32, out []byte, outPrio uint32) {
+	r.t.Helper()
 	var ctxOut skbContext
 	buf := make([]byte, len(frame)+64)
 	ret, err := r.objs.QjumpEgress.Run(&ebpf.RunOptions{Data: frame, DataOut: buf, Context: in, ContextOut: &ctxOut})
@@ -130,16 +156,32 @@ func TestProgramRun(t *testing.T) {
 			pkts: []pkt{{prio: 7, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(2)), outPrio: 2, outLevel: 2}}},
 		{name: "cgroup ceiling above the level changes nothing", setup: setOwnCeiling(6),
 			pkts: []pkt{{prio: 4, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(4)), outPrio: 4, outLevel: 4}}},
+		// Budgets count wire bytes: a frame of len bytes costs max(len, 60) + 24.
 		{name: "police drops a packet over budget", pkts: []pkt{
-			{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: 7, outLevel: 7},
-			{prio: 7, frame: udp4(400, 0), verdict: verdictNext, out: udp4(400, tos(7)), outPrio: 7, outLevel: 7},
-			{prio: 7, frame: udp4(60, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
+			{prio: 7, frame: udp4(576, 0), verdict: verdictNext, out: udp4(576, tos(7)), outPrio: 7, outLevel: 7},
+			{prio: 7, frame: udp4(376, 0), verdict: verdictNext, out: udp4(376, tos(7)), outPrio: 7, outLevel: 7},
+			{prio: 7, frame: udp4(42, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
 		}, want: func(t *testing.T, c [model.NumLevels]Counters) {
 			expect(t, "level 7 sent", c[7].SentPackets, 2)
 			expect(t, "level 7 sent bytes", c[7].SentBytes, 1000)
 			expect(t, "level 7 dropped", c[7].DroppedPackets, 1)
-			expect(t, "level 7 dropped bytes", c[7].DroppedBytes, 60)
+			expect(t, "level 7 dropped bytes (a 42-byte frame padded to 60, plus 24)", c[7].DroppedBytes, 84)
+			expect(t, "level 7 oversize", c[7].OversizePackets, 0)
 		}},
+		{name: "a frame larger than the whole budget is oversize, not over budget", pkts: []pkt{
+			{prio: 7, frame: udp4(977, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1}, // 1001 wire bytes
+			{prio: 7, frame: udp4(976, 0), verdict: verdictNext, out: udp4(976, tos(7)), outPrio: 7, outLevel: 7},
+		}, want: func(t *testing.T, c [model.NumLevels]Counters) {
+			expect(t, "level 7 oversize", c[7].OversizePackets, 1)
+			expect(t, "level 7 oversize bytes", c[7].OversizeBytes, 1001)
+			expect(t, "level 7 dropped (over budget)", c[7].DroppedPackets, 0)
+		}},
+		{name: "a full frame passes a factor-1 level with P one full frame on the wire",
+			config: func(d *config.Dataplane) { d.Model.Packet = model.FullFrameWire(1500, false) },
+			pkts: []pkt{
+				{prio: 7, frame: udp4(1514, 0), verdict: verdictNext, out: udp4(1514, tos(7)), outPrio: 7, outLevel: 7},
+				{prio: 7, frame: udp4(42, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
+			}},
 		{name: "autoclass demotes to the highest lower level with budget",
 			config: func(d *config.Dataplane) { d.Autoclass = true },
 			pkts: []pkt{
@@ -195,14 +237,14 @@ func TestProgramRun(t *testing.T) {
 				{prio: 7, frame: udp4(900, 0), verdict: verdictNext, out: udp4(900, tos(2)), outPrio: 2, outLevel: 2},
 				{prio: 7, frame: udp4(900, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1},
 			}},
-		{name: "shape never drops; over budget goes to the level's class, counted as shaped",
+		{name: "shape never drops or charges: every packet goes to the level's shaper",
 			config: func(d *config.Dataplane) { d.Mode = config.Shape },
 			pkts: []pkt{
 				{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: htbClassID(7), outLevel: 7},
-				{prio: 7, frame: udp4(600, 0), verdict: verdictNext, out: udp4(600, tos(7)), outPrio: htbClassID(7), outLevel: 7},
+				{prio: 7, frame: udp4(1200, 0), verdict: verdictNext, out: udp4(1200, tos(7)), outPrio: htbClassID(7), outLevel: 7},
 			}, want: func(t *testing.T, c [model.NumLevels]Counters) {
-				expect(t, "level 7 shaped", c[7].ShapedPackets, 1)
-				expect(t, "level 7 dropped", c[7].DroppedPackets, 0)
+				expect(t, "level 7 dropped", c[7].Dropped(), 0)
+				expect(t, "level 7 sent bytes", c[7].SentBytes, 624+1224)
 			}},
 		{name: "DSCP on IPv4 keeps ECN bits and a valid checksum", pkts: []pkt{
 			{prio: 5, frame: udp4(300, 0xb3), verdict: verdictNext, out: udp4(300, tos(5)|0x03), outPrio: 5, outLevel: 5},
@@ -229,7 +271,35 @@ func TestProgramRun(t *testing.T) {
 			pkts: []pkt{{prio: 0, frame: ether(0x0806, make([]byte, 28)), verdict: verdictNext, outPrio: 0, outLevel: 0}},
 			want: func(t *testing.T, c [model.NumLevels]Counters) {
 				expect(t, "malformed", c[0].MalformedPackets, 0)
+				expect(t, "not IP", c[0].NotIPPackets, 1)
+				expect(t, "not IP bytes", c[0].NotIPBytes, 84)
 			}},
+		// Review bug: the ceiling was applied before the carrier table, so a ceiling below every
+		// configured level sent the packet at the lowest configured level, above the ceiling.
+		{name: "a ceiling below every configured level drops, never sends above it", setup: setOwnCeiling(2),
+			config: func(d *config.Dataplane) { d.Model.Factors = model.Factors{7: model.Limited(1), 5: model.Limited(12)} },
+			pkts:   []pkt{{prio: 7, frame: udp4(100, 0), verdict: verdictDrop, anyPrio: true, outLevel: -1}},
+			want: func(t *testing.T, c [model.NumLevels]Counters) {
+				expect(t, "no level at 2", c[2].NoLevelPackets, 1)
+				expect(t, "level 5 sent", c[5].SentPackets, 0)
+			}},
+		{name: "a ceiling takes the nearest configured level at or below it", setup: setOwnCeiling(2),
+			config: func(d *config.Dataplane) {
+				d.Model.Factors = model.Factors{7: model.Limited(1), 5: model.Limited(12), 0: model.Unlimited()}
+			},
+			pkts: []pkt{{prio: 7, frame: udp4(100, 0), verdict: verdictNext, out: udp4(100, tos(0)), outPrio: 0, outLevel: 0}}},
+		// The kernel sends its own control packets at priority 7 (TC_PRIO_CONTROL): they take the
+		// default level, never the guaranteed one.
+		{name: "IPv6 neighbour discovery at priority 7 takes the default level", config: func(d *config.Dataplane) { d.DefaultLevel = 1 },
+			pkts: []pkt{{prio: 7, frame: icmp6(135, false), verdict: verdictNext, out: icmp6tc(135, false, tos(1)), outPrio: 1, outLevel: 1}}},
+		{name: "MLD behind a hop-by-hop header at priority 7 takes the default level",
+			pkts: []pkt{{prio: 7, frame: icmp6(143, true), verdict: verdictNext, outPrio: 0, outLevel: 0}}},
+		{name: "IGMP at priority 7 takes the default level",
+			pkts: []pkt{{prio: 7, frame: igmp4(), verdict: verdictNext, outPrio: 0, outLevel: 0}}},
+		{name: "ARP at priority 7 takes the default level",
+			pkts: []pkt{{prio: 7, frame: ether(0x0806, make([]byte, 28)), verdict: verdictNext, outPrio: 0, outLevel: 0}}},
+		{name: "an ICMPv6 echo at priority 7 stays at level 7",
+			pkts: []pkt{{prio: 7, frame: icmp6(128, false), verdict: verdictNext, out: icmp6tc(128, false, tos(7)), outPrio: 7, outLevel: 7}}},
 	}
 	for name, frame := range malformed {
 		cases = append(cases, struct {
@@ -300,17 +370,27 @@ func expect(t *testing.T, what string, got, want uint64) {
 }
 
 // setOwnCeiling puts the test process's own cgroup under a ceiling: BPF_PROG_TEST_RUN gives the
-// packet a socket in the caller's cgroup, so bpf_skb_cgroup_id sees it.
+// packet a socket in the caller's cgroup, whose ancestors bpf_skb_ancestor_cgroup_id walks.
 func setOwnCeiling(max model.Level) func(*testing.T, *runner) {
 	return func(t *testing.T, r *runner) {
 		t.Helper()
-		id, err := host.CgroupID(ownCgroupPath(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.objs.CgroupCeiling.Put(id, uint8(max)); err != nil {
-			t.Fatal(err)
-		}
+		r.setCeiling(ownCgroupPath(t), max)
+	}
+}
+
+// setCeiling gives the cgroup at path a ceiling in the runner's private maps.
+func (r *runner) setCeiling(path string, max model.Level) {
+	r.t.Helper()
+	id, err := host.CgroupID(path)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	depth, err := host.CgroupDepth(path)
+	if err != nil {
+		testutil.Unavailable(r.t, err.Error())
+	}
+	if err := putCeiling(r.objs.CgroupCeilings, r.objs.CeilingDepths, id, max, depth); err != nil {
+		r.t.Fatal(err)
 	}
 }
 
@@ -342,18 +422,16 @@ func TestReloadKeepsWhatTheEpochUsed(t *testing.T) {
 	r := newRunner(t, d)
 	reload := func(f float64, gen uint64) {
 		d.Model.Factors[7] = model.Limited(f)
-		if err := installConfig(r.objs.Config, encode(d, gen, [model.NumLevels]uint32{}, 1)); err != nil {
-			t.Fatal(err)
-		}
+		r.reload(d, gen)
 	}
 	steps := []struct {
 		factor  float64 // reload to this factor first, if non-zero
 		size    int
 		verdict uint32
 	}{
-		{size: 600, verdict: verdictNext},             // used 600 of 1000
-		{factor: 0.5, size: 60, verdict: verdictDrop}, // budget 500 < 600 + 60
-		{factor: 2, size: 1400, verdict: verdictNext}, // used 2000 of 2000
+		{size: 600, verdict: verdictNext},             // used 624 of 1000 (wire bytes)
+		{factor: 0.5, size: 60, verdict: verdictDrop}, // budget 500 < 624 + 84
+		{factor: 2, size: 1352, verdict: verdictNext}, // used 2000 of 2000
 		{size: 60, verdict: verdictDrop},
 	}
 	for i, s := range steps {
@@ -363,5 +441,39 @@ func TestReloadKeepsWhatTheEpochUsed(t *testing.T) {
 		if v, _, _ := r.run(7, udp4(s.size, 0)); v != s.verdict {
 			t.Fatalf("step %d: verdict %#x, want %#x", i, v, s.verdict)
 		}
+	}
+}
+
+// TestReloadFollowsTheNewEpoch: review bug: a reload from a long E to a short one kept the epoch
+// deadline set under the old E, so the level got one budget for up to the old E (24 ms to 28.8 µs
+// gave one budget per 24 ms). An epoch now ends at the earlier of its own end and the new grid's.
+func TestReloadFollowsTheNewEpoch(t *testing.T) {
+	d := testConfig() // E = 16 s, level 7: 1000 wire bytes per epoch
+	r := newRunner(t, d)
+	if v, _, _ := r.run(7, udp4(976, 0)); v != verdictNext {
+		t.Fatalf("first frame: verdict %#x, want pass", v)
+	}
+	if v, _, _ := r.run(7, udp4(42, 0)); v != verdictDrop {
+		t.Fatalf("second frame in the same 16 s epoch: verdict %#x, want drop", v)
+	}
+	d.Model.Rate = 1e9 // E = 2·1·1000·8/1G = 16 µs, the same budget
+	r.reload(d, 2)
+	// The first packet after the reload finds the epoch under way, which keeps what it carried
+	// until the new grid's next boundary, at most 16 µs away; a millisecond later is a new epoch.
+	r.run(7, udp4(42, 0))
+	time.Sleep(time.Millisecond)
+	if v, _, _ := r.run(7, udp4(42, 0)); v != verdictNext {
+		t.Fatalf("after the reload to E = 16 µs and 1 ms: verdict %#x, want pass (a new epoch)", v)
+	}
+	// And back to the long epoch: the short one under way ends at its own end, then the new
+	// grid applies, so the level cannot send a second budget within the old short epoch.
+	d.Model.Rate = 1000
+	r.reload(d, 3)
+	time.Sleep(time.Millisecond)
+	if v, _, _ := r.run(7, udp4(900, 0)); v != verdictNext {
+		t.Fatalf("first frame of the new 16 s epoch: verdict %#x, want pass", v)
+	}
+	if v, _, _ := r.run(7, udp4(200, 0)); v != verdictDrop {
+		t.Fatalf("over the budget of the 16 s epoch: verdict %#x, want drop", v)
 	}
 }

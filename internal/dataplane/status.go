@@ -112,6 +112,15 @@ func statusAt(p paths) (Status, error) {
 		return st, fmt.Errorf("open counters: %w", err)
 	}
 	defer m.Close()
-	st.Levels, err = readCounters(m)
-	return st, err
+	if st.Levels, err = readCounters(m); err != nil {
+		return st, err
+	}
+	if d.Mode == config.Shape {
+		if held, ok := shaperHeld(rec.Ifindex); ok {
+			for l := range st.Levels {
+				st.Levels[l].ShapedPackets = held[l]
+			}
+		}
+	}
+	return st, nil
 }

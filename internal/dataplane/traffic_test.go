@@ -13,12 +13,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // Traffic for namespace tests. Every loop is bounded by a deadline.
 
-const udpFrameOverhead = 14 + 20 + 8 // Ethernet, IPv4, UDP: the bytes QJump charges beyond the payload
+const udpFrameOverhead = 14 + 20 + 8 // Ethernet, IPv4, UDP: the frame's bytes beyond the payload
 
 // realtimeToMonotonic converts a kernel receive timestamp (CLOCK_REALTIME) to the clock the program
 // reads, with the offset between the two clocks measured now.
@@ -129,7 +130,7 @@ func receive(c *net.UDPConn, stop <-chan struct{}) <-chan []datagram {
 			if err != nil {
 				continue
 			}
-			d := datagram{frame: n + udpFrameOverhead, at: rxTime(oob[:oobn])}
+			d := datagram{frame: int(model.WireBytes(model.Bytes(n + udpFrameOverhead))), at: rxTime(oob[:oobn])}
 			if n >= 9 {
 				d.sender, d.epoch = buf[0], binary.LittleEndian.Uint64(buf[1:9])
 			}

@@ -38,6 +38,9 @@ func Up(opts UpOptions) (err error) {
 	if err != nil {
 		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, opts.Device)
 	}
+	if err := checkEthernet(dev); err != nil {
+		return err
+	}
 	if p.exists() {
 		if !opts.Replace {
 			return fmt.Errorf("%w on %s: nothing changed (use --replace to start over, or reload)", ErrAlreadyUp, opts.Device)
@@ -83,15 +86,12 @@ func Up(opts UpOptions) (err error) {
 // load loads, pins and configures the program and attaches it; the egress tree that its classes
 // name is already on the device.
 func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
-	objs, err := loadObjects(p.root)
+	objs, err := loadObjects(p.root, encode(opts.Config, rec.Generation, htbClassIDs(), txQueues), nil)
 	if err != nil {
 		return err
 	}
 	defer objs.Close()
 	if err := pinAll(objs, p); err != nil {
-		return err
-	}
-	if err := installConfig(objs.Config, encode(opts.Config, rec.Generation, htbClassIDs(), txQueues)); err != nil {
 		return err
 	}
 	how := opts.Attach

@@ -29,6 +29,10 @@ type StatusLevel struct {
 	SentBytes      uint64 `json:"sent_bytes"`
 	DroppedPackets uint64 `json:"dropped_packets"`
 	ShapedPackets  uint64 `json:"shaped_packets"`
+	DemotedPackets uint64 `json:"demoted_packets"`
+	NoLevelPackets uint64 `json:"no_level_packets"`
+	// OversizePackets were larger than the level's whole budget (a GSO packet, say).
+	OversizePackets uint64 `json:"oversize_packets"`
 }
 
 // DecodeStatus decodes the output of `qjump status --json`, failing t if it does not decode.

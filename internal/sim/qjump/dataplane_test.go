@@ -52,8 +52,8 @@ func TestLimiterAgreesWithDataplane(t *testing.T) {
 		level := rng.IntN(model.NumLevels)
 		size := 64 + rng.IntN(1500-64+1)
 		if c := sim.Carrier(level); rng.IntN(3) == 0 && sim.limited[c] && sim.epochEnd[c] > monotonicNs() {
-			// Exactly what is left of the budget: the edge where used + len = B must pass.
-			if left := sim.budget[c] - sim.used[c]; left >= 64 && left <= 1500 {
+			// Exactly what is left of the budget: the edge where used + wire bytes = B must pass.
+			if left := sim.budget[c] - sim.used[c] - int64(model.FrameOverhead); left >= 64 && left <= 1500 {
 				size = int(left)
 			}
 		}
@@ -64,7 +64,8 @@ func TestLimiterAgreesWithDataplane(t *testing.T) {
 		if before/e != after/e {
 			t.Fatalf("packet %d: the run straddled an epoch boundary (a stall of %v); rerun", i, time.Duration(after-before))
 		}
-		want := sim.Charge(sim.Carrier(level), int64(len(frame)), before)
+		// Both count wire bytes (docs/model.md): the frame, padded, plus 24.
+		want := sim.Charge(sim.Carrier(level), int64(model.WireBytes(model.Bytes(len(frame)))), before)
 		if got := verdict == verdictNext; got != want || (verdict != verdictNext && verdict != verdictDrop) {
 			t.Fatalf("packet %d (level %d, %d B, epoch %d): dataplane verdict %#x, simulator admits %v", i, level, len(frame), before/e, verdict, want)
 		}
@@ -107,30 +108,23 @@ func loadDataplane(t *testing.T, mc model.Config) (*ebpf.Program, func()) {
 	if err != nil {
 		t.Fatalf("load %s: %v", dataplaneObject, err)
 	}
-	spec.Maps["cgroup_ceiling"].Pinning = ebpf.PinNone
+	spec.Maps["cgroup_ceilings"].Pinning = ebpf.PinNone
+	spec.Maps["ceiling_depths"].Pinning = ebpf.PinNone
 	// The layout map carries struct qj_layout, whose member config is struct qj_config (qjump.h).
 	layout := configLayout(t, spec)
 	delete(spec.Maps, "layout")
 	value := encodeConfig(t, layout, mc)
+	// The configuration is the program's constants (its read-only global config).
+	if err := spec.Variables["config"].Set(value); err != nil {
+		t.Fatalf("set config: %v", err)
+	}
 	var objs struct {
-		Prog   *ebpf.Program `ebpf:"qjump_egress"`
-		Config *ebpf.Map     `ebpf:"config"`
+		Prog *ebpf.Program `ebpf:"qjump_egress"`
 	}
 	if err := spec.LoadAndAssign(&objs, nil); err != nil {
 		t.Fatalf("load program: %v", err)
 	}
-	inner, err := ebpf.NewMap(spec.Maps["config"].InnerMap)
-	if err != nil {
-		t.Fatalf("create config map: %v", err)
-	}
-	defer inner.Close()
-	if err := inner.Put(uint32(0), value); err != nil {
-		t.Fatalf("write config: %v", err)
-	}
-	if err := objs.Config.Put(uint32(0), inner); err != nil {
-		t.Fatalf("install config: %v", err)
-	}
-	return objs.Prog, func() { objs.Prog.Close(); objs.Config.Close() }
+	return objs.Prog, func() { objs.Prog.Close() }
 }
 
 // encodeConfig fills struct qj_config by member name: E in ns from model.Epoch, generation 1,

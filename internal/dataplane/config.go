@@ -1,18 +1,12 @@
 package dataplane
 
 import (
-	"fmt"
-
-	"github.com/cilium/ebpf"
-
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// The config map holds the active struct qj_config (bpf/qjump.h) in a frozen inner map, which
-// installConfig swaps whole.
-
-// encode turns a solved configuration into the program's struct qj_config. A level without a
+// encode turns a solved configuration into the program's struct qj_config, the constants one
+// loaded copy of the program runs with (loadObjects). A level without a
 // factor sends its traffic at its carrier (model.Factors.Carrier). classids are the HTB classes
 // of shape mode (zero in police mode).
 func encode(d config.Dataplane, generation uint64, classids [model.NumLevels]uint32, txQueues int) qjumpQjConfig {
@@ -57,49 +51,4 @@ func encode(d config.Dataplane, generation uint64, classids [model.NumLevels]uin
 		}
 	}
 	return c
-}
-
-// installConfig makes c the active configuration of the program whose outer config map is outer:
-// it writes c into a fresh inner map, freezes it so nothing can change it afterwards, and swaps
-// it into the outer map's only slot. The kernel swaps the inner map pointer atomically and frees
-// the old inner map only after every program that looked it up has finished, so each packet sees
-// one whole configuration.
-func installConfig(outer *ebpf.Map, c qjumpQjConfig) error {
-	spec, err := qjumpSpec()
-	if err != nil {
-		return err
-	}
-	inner, err := ebpf.NewMap(spec.Maps[qjumpMapConfig].InnerMap)
-	if err != nil {
-		return err
-	}
-	defer inner.Close()
-	if err := inner.Put(uint32(0), c); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := inner.Freeze(); err != nil {
-		return err
-	}
-	if err := outer.Put(uint32(0), inner); err != nil {
-		return fmt.Errorf("swap config: %w", err)
-	}
-	return nil
-}
-
-// activeConfig reads the configuration the program currently uses.
-func activeConfig(outer *ebpf.Map) (qjumpQjConfig, error) {
-	var c qjumpQjConfig
-	var id ebpf.MapID
-	if err := outer.Lookup(uint32(0), &id); err != nil {
-		return c, fmt.Errorf("read config slot: %w", err)
-	}
-	inner, err := ebpf.NewMapFromID(id)
-	if err != nil {
-		return c, fmt.Errorf("open config map: %w", err)
-	}
-	defer inner.Close()
-	if err := inner.Lookup(uint32(0), &c); err != nil {
-		return c, fmt.Errorf("read config: %w", err)
-	}
-	return c, nil
 }
