@@ -56,7 +56,7 @@ struct qj_config {
 	__u16 vlan_id;		/* PCP marking: VLAN id of a pushed tag; 0 = priority tag */
 	__u8 mode;		/* enum qj_mode */
 	__u8 default_level;	/* level of unclassified traffic */
-	__u16 tx_queues;	/* TX queues of the device; the level picks one when > 1 */
+	__u16 pad0;
 	__u8 prio_level[QJ_PRIORITIES];	/* skb->priority -> level, or QJ_UNCLASSIFIED */
 	__u8 carrier[QJ_LEVELS];	/* level -> the configured level that carries its traffic */
 	__u8 pad[6];

@@ -123,7 +123,7 @@ func benchObjects(mode config.Mode) (*qjumpObjects, error) {
 	if mode == config.Shape {
 		classids = htbClassIDs()
 	}
-	return loadObjects("", encode(d, 1, classids, 1), nil)
+	return loadObjects("", encode(d, 1, classids), nil)
 }
 
 // benchCeiling gives this process's cgroup (where BPF_PROG_TEST_RUN puts the packet's socket) a

@@ -8,14 +8,13 @@ import (
 // encode turns a solved configuration into the program's struct qj_config, the constants one
 // loaded copy of the program runs with (loadObjects). A level without a
 // factor sends its traffic at its carrier (model.Factors.Carrier). classids are the HTB classes
-// of shape mode (zero in police mode).
-func encode(d config.Dataplane, generation uint64, classids [model.NumLevels]uint32, txQueues int) qjumpQjConfig {
+// of QJump's egress tree, one per level, in both modes.
+func encode(d config.Dataplane, generation uint64, classids [model.NumLevels]uint32) qjumpQjConfig {
 	c := qjumpQjConfig{
 		EpochNs:      uint64(d.Model.Epoch().Nanoseconds()),
 		Generation:   generation,
 		VlanId:       uint16(d.VLANID),
 		DefaultLevel: uint8(d.DefaultLevel),
-		TxQueues:     uint16(txQueues),
 		Mode:         uint8(qjumpQjModeQJ_MODE_POLICE),
 	}
 	if d.Mode == config.Shape {

@@ -39,7 +39,7 @@ type qjumpQjConfig struct {
 	VlanId       uint16
 	Mode         uint8
 	DefaultLevel uint8
-	TxQueues     uint16
+	Pad0         uint16
 	PrioLevel    [16]uint8
 	Carrier      [8]uint8
 	Pad          [6]uint8
@@ -102,7 +102,7 @@ type qjumpQjLayout struct {
 		VlanId       uint16
 		Mode         uint8
 		DefaultLevel uint8
-		TxQueues     uint16
+		Pad0         uint16
 		PrioLevel    [16]uint8
 		Carrier      [8]uint8
 		Pad          [6]uint8

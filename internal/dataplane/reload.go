@@ -51,7 +51,7 @@ func Reload(device string, d config.Dataplane) error {
 	}
 	defer closeAll(maps)
 	// Loaded (and verified) before anything changes on the device.
-	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs(), link.Attrs().NumTxQueues), maps)
+	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs()), maps)
 	if err != nil {
 		return err
 	}

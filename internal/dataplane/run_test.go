@@ -50,7 +50,7 @@ type runner struct {
 func newRunner(t *testing.T, d config.Dataplane) *runner {
 	t.Helper()
 	testutil.RequirePriv(t, "loading the QJump eBPF program")
-	objs, err := loadObjects("", encode(d, 1, testClassIDs(d), 1), nil)
+	objs, err := loadObjects("", encode(d, 1, testClassIDs(d)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func testClassIDs(d config.Dataplane) (ids [model.NumLevels]uint32) {
 func (r *runner) reload(d config.Dataplane, generation uint64) {
 	r.t.Helper()
 	o := r.objs
-	n, err := loadObjects("", encode(d, generation, testClassIDs(d), 1), map[string]*ebpf.Map{
+	n, err := loadObjects("", encode(d, generation, testClassIDs(d)), map[string]*ebpf.Map{
 		qjumpMapBudget: o.Budget, qjumpMapCounters: o.Counters, qjumpMapDemotions: o.Demotions,
 		qjumpMapCgroupCeilings: o.CgroupCeilings, qjumpMapCeilingDepths: o.CeilingDepths})
 	if err != nil {

@@ -80,13 +80,13 @@ func Up(opts UpOptions) (err error) {
 	if err := takeOver(p, ifindex, before, plan, &rec); err != nil {
 		return err
 	}
-	return load(p, ifindex, dev.Attrs().NumTxQueues, opts, &rec)
+	return load(p, ifindex, opts, &rec)
 }
 
 // load loads, pins and configures the program and attaches it; the egress tree that its classes
 // name is already on the device.
-func load(p paths, ifindex, txQueues int, opts UpOptions, rec *record) error {
-	objs, err := loadObjects(p.root, encode(opts.Config, rec.Generation, htbClassIDs(), txQueues), nil)
+func load(p paths, ifindex int, opts UpOptions, rec *record) error {
+	objs, err := loadObjects(p.root, encode(opts.Config, rec.Generation, htbClassIDs()), nil)
 	if err != nil {
 		return err
 	}
