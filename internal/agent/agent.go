@@ -56,7 +56,6 @@ type Agent struct {
 	generation uint64          // valid files loaded
 	devices    map[string]bool // interfaces this agent runs QJump on
 	cg         cgroups
-	cgw        *cgroupWatch
 	pods       *podWatch
 	podsSynced atomic.Bool
 	retry      *time.Timer // a cgroup not there yet (a pod's, before the kubelet made it)
@@ -137,7 +136,7 @@ func (a *Agent) Run(ctx context.Context) error {
 type events struct {
 	file    chan fileChange
 	links   chan linkEvent
-	cgroups chan struct{} // a cgroup tree or the pods changed
+	cgroups chan struct{} // the pods changed
 	errs    chan error
 }
 
@@ -153,11 +152,6 @@ func (a *Agent) startWatches(ctx context.Context, ev events) error {
 	if err := watchLinks(ctx, ev.links, ev.errs); err != nil {
 		return err
 	}
-	cgw, err := newCgroupWatch(ctx, ev.cgroups)
-	if err != nil {
-		return err
-	}
-	a.cgw = cgw
 	a.podsSynced.Store(a.opts.Pods == nil)
 	if a.opts.Pods != nil {
 		a.pods = newPodWatch(a.opts.Pods.Node, ev.cgroups, func(pod string, err error) {
@@ -328,18 +322,13 @@ func (a *Agent) down(dev string) {
 	a.log.Info("interface", "name", dev, "action", Removed)
 }
 
-// syncCgroups makes the assignments what the file and the pods say, then follows the trees below
-// the cgroups with a ceiling.
+// syncCgroups makes the assignments what the file and the pods say.
 func (a *Agent) syncCgroups() {
 	want, missing := a.wantedCgroups()
 	if err := a.cg.sync(want); err != nil {
 		a.m.applyErrors.WithLabelValues("assign").Inc()
 		a.log.Error("assign cgroups", "err", err)
 		missing = true
-	}
-	if a.cgw != nil && a.cgw.follow(a.cg.trees()) > 0 {
-		// Directories made before their watch began: look once more.
-		_ = a.cg.sync(want)
 	}
 	a.m.assignedCount.Set(float64(len(a.cg.applied)))
 	if missing && a.retry != nil {

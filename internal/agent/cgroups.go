@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -39,10 +38,6 @@ type assignment struct {
 	Placement Placement `json:"placement"`
 	ID        uint64    `json:"id"` // the cgroup's id when assigned: a re-created cgroup has another
 	Source    string    `json:"source"`
-	// Below holds the ceilings set on the cgroups under it, by id. The dataplane looks a packet's
-	// ceiling up by the socket's own cgroup only, and a pod's or a service's sockets live in child
-	// cgroups (one per container): each descendant gets the ceiling of its own.
-	Below map[uint64]string `json:"below,omitempty"`
 }
 
 // cgroups keeps the cgroups of the file and of the pods on their levels.
@@ -56,8 +51,9 @@ type target struct {
 	Source    string // "config" or "pod NAMESPACE/NAME", for logs
 }
 
-// sync assigns what want adds or changes, unassigns what it drops and refreshes the ceilings
-// below every assigned cgroup. A cgroup already assigned as wanted is left alone: re-assigning
+// sync assigns what want adds or changes and unassigns what it drops. A ceiling holds for every
+// cgroup below the assigned one (a pod's containers, a service's children): the dataplane looks a
+// socket's ancestors up, so nothing here follows the tree. A cgroup already assigned as wanted is left alone: re-assigning
 // would detach its programs for a moment.
 func (c *cgroups) sync(want map[string]target) error {
 	var errs []error
@@ -82,29 +78,15 @@ func (c *cgroups) assign(path string, t target) error {
 		if err := apputil.Assign(path, t.Placement.settings()); err != nil {
 			return fmt.Errorf("assign %s (%s): %w", path, t.Source, err)
 		}
-		// A new ceiling, or a new cgroup: every descendant gets it anew.
-		old := a
-		a = &assignment{Placement: t.Placement, ID: id, Source: t.Source, Below: map[uint64]string{}}
-		if old != nil && old.ID == id {
-			a.Below = old.Below
-		} else if err := clearBelow(old); err != nil {
-			return err // the ceilings of a removed cgroup's children
-		}
-		c.applied[path] = a
-		if t.Placement.MaxLevel == noCeiling {
-			clearBelow(a)
-		}
-		for below := range a.Below {
-			a.Below[below] = "" // forces refreshBelow to set the new ceiling
-		}
+		c.applied[path] = &assignment{Placement: t.Placement, ID: id, Source: t.Source}
 	}
-	return refreshBelow(path, a)
+	return nil
 }
 
 func (c *cgroups) unassign(path string) error {
 	a := c.applied[path]
 	delete(c.applied, path)
-	err := clearBelow(a)
+	var err error
 	if uerr := apputil.Unassign(path); uerr != nil && !errors.Is(uerr, os.ErrNotExist) {
 		// A cgroup that is gone took its programs with it; its pins go at the next assign.
 		err = errors.Join(err, uerr)
@@ -113,65 +95,6 @@ func (c *cgroups) unassign(path string) error {
 		err = errors.Join(err, dataplane.ClearCgroupCeiling(a.ID))
 	}
 	return err
-}
-
-// refreshBelow gives every cgroup below path the ceiling of path and clears the ceilings of those
-// that have gone.
-func refreshBelow(path string, a *assignment) error {
-	if a.Placement.MaxLevel == noCeiling {
-		return nil
-	}
-	seen := map[uint64]bool{}
-	var errs []error
-	for _, dir := range descendants(path) {
-		id, err := host.CgroupID(dir)
-		if err != nil {
-			continue // removed while walking
-		}
-		seen[id] = true
-		if a.Below[id] == dir {
-			continue
-		}
-		if err := dataplane.SetCgroupCeiling(dir, model.Level(a.Placement.MaxLevel)); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		a.Below[id] = dir
-	}
-	for id := range a.Below {
-		if !seen[id] {
-			errs = append(errs, dataplane.ClearCgroupCeiling(id))
-			delete(a.Below, id)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func clearBelow(a *assignment) error {
-	if a == nil {
-		return nil
-	}
-	var errs []error
-	for id := range a.Below {
-		errs = append(errs, dataplane.ClearCgroupCeiling(id))
-		delete(a.Below, id)
-	}
-	return errors.Join(errs...)
-}
-
-// descendants lists every cgroup directory below path, not path itself.
-func descendants(path string) []string {
-	var out []string
-	_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // a cgroup removed while walking
-		}
-		if d.IsDir() && p != path {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
 }
 
 // pinned says whether `qjump assign`'s links for the cgroup are still pinned (someone may have run
@@ -183,17 +106,6 @@ func pinned(id uint64) bool {
 	}
 	_, err = os.Stat(filepath.Join(dir, "cgroups", strconv.FormatUint(id, 10), "sock_create"))
 	return err == nil
-}
-
-// trees lists the assigned cgroups whose descendants need a ceiling: what the cgroup watch follows.
-func (c *cgroups) trees() []string {
-	var out []string
-	for _, path := range sortedKeys(c.applied) {
-		if c.applied[path].Placement.MaxLevel != noCeiling {
-			out = append(out, path)
-		}
-	}
-	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

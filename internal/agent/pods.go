@@ -177,3 +177,11 @@ func annotationLevel(key, v string) (int, error) {
 	}
 	return l, nil
 }
+
+// notify wakes whoever waits on ch without blocking: one pending wake-up is enough.
+func notify(ch chan<- struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

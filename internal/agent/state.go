@@ -33,11 +33,6 @@ func readState(dir string) (state, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return state{Cgroups: map[string]*assignment{}}, fmt.Errorf("decode agent state %s: %w", stateFile(dir), err)
 	}
-	for _, a := range s.Cgroups {
-		if a.Below == nil {
-			a.Below = map[uint64]string{}
-		}
-	}
 	return s, nil
 }
 
