@@ -3,7 +3,6 @@ package dataplane
 import (
 	"encoding/binary"
 	"net"
-	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -71,44 +70,6 @@ func TestRootCapsAtR(t *testing.T) {
 	}
 }
 
-// echo answers every UDP datagram on c with itself until c is closed.
-func echo(c *net.UDPConn) {
-	buf := make([]byte, 2048)
-	for {
-		n, from, err := c.ReadFromUDP(buf)
-		if err != nil {
-			return
-		}
-		_, _ = c.WriteToUDP(buf[:n], from)
-	}
-}
-
-// rtts sends n 64-byte requests on c, one every gap, and returns the round-trip times of those
-// answered.
-func rtts(c *net.UDPConn, n int, gap time.Duration) []time.Duration {
-	var out []time.Duration
-	buf := make([]byte, 2048)
-	for range n {
-		start := time.Now()
-		if _, err := c.Write(make([]byte, 64)); err == nil {
-			_ = c.SetReadDeadline(start.Add(100 * time.Millisecond))
-			if _, err := c.Read(buf); err == nil {
-				out = append(out, time.Since(start))
-			}
-		}
-		time.Sleep(gap)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func quantile(d []time.Duration, q float64) time.Duration {
-	if len(d) == 0 {
-		return time.Hour
-	}
-	return d[min(int(q*float64(len(d))), len(d)-1)]
-}
-
 // bulkTCP sends TCP from a to b at socket priority prio until stop is closed.
 func bulkTCP(t *testing.T, h *hosts, port, prio int, stop <-chan struct{}) *sync.WaitGroup {
 	t.Helper()
@@ -165,41 +126,65 @@ func bulkTCP(t *testing.T, h *hosts, port, prio int, stop <-chan struct{}) *sync
 	return &wg
 }
 
-// TestHostPriority: on a 4-queue device with offloads on and the emulated server NIC's default
-// qdiscs, a level-7 request/response stream keeps its idle latency (median within one frame time
-// at R) while TCP at level 0 saturates the device, in both modes.
+// TestHostPriority: on a 4-queue device with offloads on, QJump put over the emulated server NIC's
+// default qdiscs, TCP at level 0 saturating R: a level-7 datagram waits in the host at most about
+// the level-0 frame it finds being sent (HTB does not preempt; half a frame time on average), in
+// both modes, while a level-0 datagram waits behind the TCP backlog. The waits are the kernel's
+// own stamps (sojourn_test.go); the level-0 datagrams prove that the host's queue was full.
 func TestHostPriority(t *testing.T) {
 	for _, mode := range []string{"police", "shape"} {
 		t.Run(mode, func(t *testing.T) {
 			h := newHosts(t, nspair.Queues(hostnic.Queues))
 			runAll(t, [][]string{hostnic.Offloads(h.a, "eth0"), hostnic.Offloads(h.b, "eth0")})
 			runAll(t, hostnic.Egress(h.a, "eth0", egressRate, hostnic.Queues))
-			srv := listenUDP(t, h.b, h.addrB, 5401)
-			go echo(srv)
-			client := dialUDP(t, h.a, h.addrB, 5401, 7)
-
-			measure := func(what string, port int) []time.Duration {
+			sink := listenUDP(t, h.b, h.addrB, 5401)
+			go drain(sink)
+			measure := func(what string, port int) (top, low []time.Duration) {
+				hi := newSojournProbe(t, dialUDP(t, h.a, h.addrB, 5401, 7))
+				lo := newSojournProbe(t, dialUDP(t, h.a, h.addrB, 5401, 0))
 				stop := make(chan struct{})
 				wg := bulkTCP(t, h, port, 0, stop)
-				time.Sleep(300 * time.Millisecond) // the bulk flow fills the host's queue
-				d := rtts(client, 150, 2*time.Millisecond)
+				testutil.WaitFor(t, 3*time.Second, "level-0 TCP to queue 10 frames in the host", func() bool {
+					return egressBacklog(t, h.a) >= 10*1538
+				})
+				for range 200 {
+					hi.send()
+					lo.send()
+					time.Sleep(2 * time.Millisecond)
+				}
 				close(stop)
 				wg.Wait()
-				t.Logf("%s %s: level-7 RTT p50 %v p90 %v p99 %v (%d answered) under level-0 TCP", mode, what,
-					quantile(d, 0.5), quantile(d, 0.9), quantile(d, 0.99), len(d))
-				return d
+				top, sent := hi.sojourns(time.Second)
+				low, _ = lo.sojourns(time.Second)
+				t.Logf("%s %s under level-0 TCP: host sojourn of level 7 p50 %v p90 %v p99 %v (%d of %d stamped); of level 0 p50 %v",
+					mode, what, quantile(top, 0.5), quantile(top, 0.9), quantile(top, 0.99), len(top), sent, quantile(low, 0.5))
+				if len(top) < sent*95/100 {
+					t.Fatalf("%s: only %d of %d level-7 datagrams were stamped on entering and leaving the qdisc", what, len(top), sent)
+				}
+				return top, low
 			}
 			measure("emulated NIC, no QJump", 5402)
 			h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", mode, "--hosts", "2", "--rate", "100M",
 				"--factors", "7=1,0=unlimited")
-			idle := rtts(client, 150, 2*time.Millisecond)
-			t.Logf("%s QJump idle: level-7 RTT p50 %v p90 %v p99 %v", mode, quantile(idle, 0.5), quantile(idle, 0.9), quantile(idle, 0.99))
-			loaded := measure("QJump", 5403)
-			if limit := quantile(idle, 0.5) + time.Duration(frameWireNs); quantile(loaded, 0.5) > limit || len(loaded) < 140 {
-				t.Errorf("level-7 median RTT %v under load (%d of 150 answered), want at most idle %v + one frame time",
-					quantile(loaded, 0.5), len(loaded), quantile(idle, 0.5))
+			top, low := measure("QJump", 5403)
+			frame := time.Duration(frameWireNs)
+			if quantile(low, 0.5) < 4*frame {
+				t.Fatalf("level-0 datagrams waited %v (median): the TCP flow did not fill the host's queue, nothing was measured", quantile(low, 0.5))
+			}
+			if quantile(top, 0.5) > frame {
+				t.Errorf("level-7 datagrams waited %v in the host (median), want at most one frame time at R, %v", quantile(top, 0.5), frame)
 			}
 		})
+	}
+}
+
+// drain reads c until it is closed.
+func drain(c *net.UDPConn) {
+	buf := make([]byte, 2048)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
 	}
 }
 
