@@ -48,7 +48,7 @@ type Config struct {
 // DefaultConfig is the testbed that `qjump testbed up` builds without flags, apart from Hosts.
 func DefaultConfig(hosts int) Config {
 	return Config{Prefix: DefaultPrefix, Hosts: hosts, Rate: DefaultRate, Buffer: DefaultBuffer,
-		HostQueue: DefaultHostQueue, Classify: ClassifyDSCP, HostNIC: HostNICSimple}
+		HostQueue: DefaultHostQueue, Classify: ClassifyDSCP, HostNIC: HostNICRealistic}
 }
 
 // Validate checks the configuration before anything touches the kernel.

@@ -15,17 +15,20 @@ import (
 
 // barrier is the paper's Fig. 3c: a four-way barrier in the style of Naiad's (`qjump barrier`, a
 // TCP mesh of h1..h4; every round each participant messages the three others and waits for
-// theirs) while bulk iperf3 runs through two of its hosts' egress and two of its switch ports
-// (h1→h2, h3→h4), as Hadoop shared Naiad's cluster. Arms: idle; machine-load (the same bulk
-// between h5 and h6, sharing no host or port with the barrier: what two busy cores forwarding it
-// add to the barrier, which no network scheduler can remove); contended; qjump (barrier at level
-// 7 with f7 = 1, bulk at level 0).
+// theirs) while bulk iperf3 runs through two of its hosts' egress and, two senders to each, into
+// two of its switch ports (h1→h2 and h5→h2, h3→h4 and h6→h4), as Hadoop's shuffle shared Naiad's
+// cluster. Two senders per port, because one sender's NIC already paces its flow to R: the
+// switch port then forwards what arrives and the queue builds in the sender, where a barrier
+// connection on another TX ring waits only for that ring's turn. Arms: idle; machine-load (as
+// many bulk flows between h5 and h6, sharing no host or port with the barrier: what two busy
+// cores forwarding them add to the barrier, which no network scheduler can remove); contended;
+// qjump (barrier at level 7 with f7 = 1, bulk at level 0).
 //
 // Rounds are one epoch apart (E at f7 = 1): a round's messages and their ACKs (about 600 B per
 // host on the wire) then fit the level's budget of one P per epoch, so QJump never holds a
 // barrier message back for its rate and the arms compare the network's latency alone.
 func init() {
-	register(experiment{name: "barrier", title: "barrier synchronisation vs bulk (Fig. 3c)", hosts: 6, minHosts: 4,
+	register(experiment{name: "barrier", title: "barrier synchronisation vs bulk (Fig. 3c)", hosts: 6, minHosts: 6,
 		run: runBarrier, targets: barrierTargets, plots: barrierPlots, paper: barrierPaper})
 }
 
@@ -54,14 +57,15 @@ func barrierPlanFor(quick bool, epoch time.Duration) barrierPlan {
 }
 
 func runBarrier(ctx context.Context, env *Env) error {
-	shared, elsewhere := [][2]int{{1, 2}, {3, 4}}, [][2]int{{5, 6}, {6, 5}}
+	shared := [][2]int{{1, 2}, {5, 2}, {3, 4}, {6, 4}}
+	elsewhere := [][2]int{{5, 6}, {6, 5}, {5, 6}, {6, 5}}
 	arms := []struct {
 		arm  results.Arm
 		bulk [][2]int
 	}{
 		{results.Arm{Name: "idle", Description: "barrier h1..h4, idle network", Bulk: "none"}, nil},
 		{results.Arm{Name: "machine-load", Description: "bulk between two other hosts: no shared host or port, only the machine's CPUs", Bulk: bulkText(elsewhere)}, elsewhere},
-		{results.Arm{Name: "contended", Description: "bulk through two barrier hosts' egress and two barrier switch ports", Bulk: bulkText(shared)}, shared},
+		{results.Arm{Name: "contended", Description: "bulk through two barrier hosts' egress and, two senders each, into two barrier switch ports", Bulk: bulkText(shared)}, shared},
 		{results.Arm{Name: "qjump", Description: "as contended, QJump on: barrier at level 7 (f7 = 1), bulk at level 0", Bulk: bulkText(shared), QJump: true}, shared},
 	}
 	if err := env.probeRR(ctx, probeSpec{arm: "idle-probe", from: 2, to: 1, count: 200, interval: 2 * time.Millisecond, size: 64}); err != nil {

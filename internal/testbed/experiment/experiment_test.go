@@ -27,19 +27,13 @@ var (
 	armFields    = []string{"name", "description", "qjump", "bulk"}
 )
 
-// runQuick runs an experiment's quick form on hosts that behave like servers' NICs (issue 8: the
-// experiments are proven under the conditions users have).
+// runQuick runs an experiment's quick form on the default testbed, whose hosts behave like
+// servers' NICs (issue 8: the experiments are proven under the conditions users have).
 func runQuick(t *testing.T, name string) (*Results, string) {
-	t.Helper()
-	return runQuickOn(t, name, testbed.HostNICRealistic)
-}
-
-func runQuickOn(t *testing.T, name string, nic testbed.HostNIC) (*Results, string) {
 	t.Helper()
 	tbtest.RequireTools(t, "iperf3", "ping", "memcached")
 	c := testbed.DefaultConfig(0)
 	c.Prefix, c.Rate = tbtest.Prefix(t), 0 // the experiment's own rate, as testbed run without --rate
-	c.HostNIC = nic
 	dir := t.TempDir()
 	res, err := Run(context.Background(), name, Options{Quick: true, OutDir: dir, BulkCC: "cubic", Testbed: c, Progress: testWriter{t}})
 	if err != nil {
