@@ -140,10 +140,8 @@ func TestFanInQuick(t *testing.T) {
 	if !res.Targets[0].Evaluated {
 		t.Errorf("region A was not evaluated: %+v", res.Targets[0])
 	}
-	// Whether the measured tail stays within the model's bound is a target, reported in
-	// results.json and docs/reproducing.md: on a shared 2-core machine the emulation's own noise
-	// decides it, so it is no unit test. What must hold under any noise: the model's guarantee is
-	// recorded for exactly the arms within m, and the regions have their shape. Below the bound
+	// The model's guarantee is recorded for exactly the arms within m, and the regions have their
+	// shape. Below the bound
 	// (f7 = 0.5) a probe's median latency is a fraction of a frame's queue; at f7 = 4 (region C)
 	// queues are permanent and the median is the full switch buffer (about 80 µs against 11 ms in
 	// docs/results/fan-in): a 5× margin.
@@ -154,6 +152,14 @@ func TestFanInQuick(t *testing.T) {
 		}
 		if a.BoundGuaranteed != (a.Param <= m) || a.BoundGuaranteed && a.BoundUS <= 0 {
 			t.Errorf("arm %s: bound %.0fµs guaranteed %v; the model guarantees it exactly while f7 ≤ %d", a.Name, a.BoundUS, a.BoundGuaranteed, m)
+		}
+	}
+	// The strict form (issue 9): on a 2-core machine with nothing else running it held in 10 of 10
+	// consecutive quick runs (docs/testbed.md, "Region A in every run"), with the noise floor's
+	// maximum at about 1/100 of the f7 = 1 bound.
+	for _, target := range res.Targets {
+		if !target.Evaluated || !target.Met {
+			t.Errorf("target %s: %s: %.0f against %.0f %s (evaluated %v)", target.Name, target.Criterion, target.Value, target.Limit, target.Unit, target.Evaluated)
 		}
 	}
 	below, ok1 := res.series(fanInArm(0.5), "probe", "network")
@@ -229,8 +235,9 @@ func TestFanInBound(t *testing.T) {
 		want       time.Duration
 		guaranteed bool
 	}{
-		// n·P·8·f7/R + ε with P = 1538 wire bytes (a full frame of the hosts' 1500-byte MTU)
-		{0.5, 307_600*time.Nanosecond + 50*time.Microsecond, true},
+		// n·P·8·f7/R + ε with P = 1538 wire bytes (a full frame of the hosts' 1500-byte MTU); below
+		// f7 = 1 the bound of one whole probe frame per host per epoch, f7 = 1's
+		{0.5, 615_200*time.Nanosecond + 50*time.Microsecond, true},
 		{1, 615_200*time.Nanosecond + 50*time.Microsecond, true},
 		{2, 1_230_400*time.Nanosecond + 50*time.Microsecond, true},
 		{4, 2_460_800*time.Nanosecond + 50*time.Microsecond, false},

@@ -12,7 +12,16 @@ import (
 // the model guarantees it. Beyond f7 = m the model promises nothing; so that the plot can show
 // where the bound stops holding, the bound there is D7 at f7 = m continued linearly in f7 (what
 // n·P·8·f7/R + ε gives).
+//
+// Packets are whole. fan-in's probes are nearly full frames (1466 of P = 1538 wire bytes), which
+// a budget below f7 = 1 cannot hold, and a host still sends them one whole frame at a time (the
+// shaper's bucket holds one frame; f7 = 0.5 sends one every second epoch). So the four senders'
+// probes can meet at h1's port within one epoch however small f7 is, behind the bulk frame on
+// the link: 4 × 1466 + 1538 wire bytes, 5.9 ms at 10 Mb/s, where n·P·8·0.5/R + ε is 3.1 ms. Below
+// f7 = 1 the bound is therefore the one of one frame per host per epoch, D7 at f7 = 1; the fluid
+// formula at f7 = 0.5 is no bound on a network of frames.
 func fanInBound(m ModelInfo, f7 float64) (time.Duration, bool) {
+	f7 = max(f7, 1)
 	fi := m.config(model.Factors{model.TopLevel: model.Limited(f7)}).FanIn(model.TopLevel)
 	if fi.Guaranteed {
 		return fi.Delay, true
@@ -58,7 +67,7 @@ func fanInPaper(r *Results, s results.Series) string {
 
 func fanInTargets(r *Results) []results.Target {
 	t := results.Target{Name: "region-a-bound", Unit: "µs",
-		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp) exceeds the model's bound n·P·8·f7/R + ε"}
+		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp) exceeds the model's bound n·P·8·max(f7, 1)/R + ε (probes are whole frames: below f7 = 1 a host still sends one per epoch)"}
 	worst, lost := -1.0, 0
 	for _, s := range fanInPoints(r) {
 		// An arm without a delivered sample is a fault (results.LossFaults), never a verdict.
