@@ -61,8 +61,11 @@ func fanInDuration(quick bool, epoch time.Duration, regionA bool) time.Duration 
 func fanInArm(f7 float64) string { return "f7=" + strconv.FormatFloat(f7, 'g', -1, 64) }
 
 func runFanIn(ctx context.Context, env *Env) error {
-	epoch := env.modelConfig(model.Factors{7: model.Limited(1)}).Epoch()
-	per := func(regionA bool) time.Duration { return fanInDuration(env.opts.Quick, epoch, regionA) }
+	// The epoch at the time of each arm: ε is measured after the noise arm and lengthens it, and
+	// an arm sends per/interval probes with interval = epoch/f7 (runFanInArm).
+	per := func(regionA bool) time.Duration {
+		return fanInDuration(env.opts.Quick, env.modelConfig(model.Factors{7: model.Limited(1)}).Epoch(), regionA)
+	}
 	n := env.tb.Config.Hosts
 	env.logf("[noise] idle network, no QJump: every sender probes h1 at f7=1, no bulk")
 	if err := runFanInArm(ctx, env, results.Arm{Name: "noise", Description: "idle network, no QJump, probes at f7=1", Bulk: "none", Param: 1}, per(true), false); err != nil {
