@@ -54,9 +54,10 @@ Experiments:
   barrier     Fig. 3c: a four-way barrier (level 7) against bulk through its hosts and ports.
   mixed       Fig. 5: PTP at 7, memcached at 5, bulk at 0: alone, together, with QJump.
 
---rate defaults to 100M, and to 10M for fan-in: there the model's bound grows tenfold while the
-emulation's own timer and softirq delays do not, so that "no sample over the bound" measures the
-network, not the machine (docs/testbed.md has the figures).
+--rate defaults to 100M, and to 10M for fan-in and ping-iperf: there the model's bound and a
+frame time grow tenfold while the emulation's own timer, softirq and CPU delays do not, so that
+their strict targets ("no sample over the bound", "QJump's tail within idle's plus one frame")
+measure the network, not the machine (docs/testbed.md has the figures).
 
 Bulk TCP uses --bulk-cc (default cubic, a loss-based TCP like the paper's; this kernel's default
 is bbr, which keeps queues short). QJump is enabled with the real 'qjump up' on every host and
