@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
 )
@@ -245,6 +246,23 @@ func TestFanInBound(t *testing.T) {
 		got, g := fanInBound(m, tc.f7)
 		if got != tc.want || g != tc.guaranteed {
 			t.Errorf("f7=%g: bound %v (guaranteed %v), want %v (%v)", tc.f7, got, g, tc.want, tc.guaranteed)
+		}
+	}
+}
+
+// TestLevelSevenPacing: ping-iperf's probe and ping, side by side at level 7, stay within two
+// thirds of the level's rate at f7 = 1, whatever R: 252 wire bytes per send against T7 = P·8/E.
+func TestLevelSevenPacing(t *testing.T) {
+	for _, rate := range []model.Rate{10e6, 100e6} {
+		c := testbed.DefaultConfig(4)
+		c.Rate = rate
+		env := &Env{opts: Options{Testbed: c}, res: &Results{Testbed: c}}
+		env.setEpsilon(30 * time.Microsecond)
+		gap := levelSevenPacing(env)
+		t7 := env.modelConfig(model.Factors{7: model.Limited(1)}).LevelRate(model.Limited(1))
+		used := float64((130+122)*8) / gap.Seconds()
+		if used > float64(t7)*2/3*1.0001 || used < float64(t7)*0.6 {
+			t.Errorf("R=%s: a send every %v uses %.0f b/s of level 7's %s", rate, gap, used, t7)
 		}
 	}
 }
