@@ -1,25 +1,43 @@
 package sim
 
+import "slices"
+
 // Source is anything that schedules events: it is called back at the time it asked for.
 type Source interface {
 	DoNextEvent()
 }
 
-// event is one scheduled call. seq breaks ties between events at the same picosecond in the
-// order they were scheduled, which is what makes a run deterministic.
-type event struct {
-	at  Time
-	seq uint64
-	src Source
+// node is one scheduled call's place in the calendar. A packet, by far the most frequent event,
+// carries its own node (a packet waits at one place at a time), so scheduling it writes only the
+// packet, which is hot, and the head of its bucket: no array of events to grow, to copy into and
+// to miss in the cache. Other sources get a node from the event list's pool.
+type node struct {
+	at   Time
+	next *node // the bucket's list
+	src  Source
 }
 
-func less(a, b *event) bool {
+// event is a node of the bucket being dispatched, with its time beside it for the sort.
+type event struct {
+	at Time
+	n  *node
+}
+
+// farEvent is an event beyond the calendar's horizon: the heap has no order of its own, so seq
+// breaks its ties (time, then scheduling order).
+type farEvent struct {
+	at  Time
+	seq uint64
+	n   *node
+}
+
+func less(a, b *farEvent) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// sortEvents sorts a bucket by time. A bucket holds its events in the order they were scheduled
-// (see peek), so a stable sort on time alone gives (time, scheduling order) without comparing seq:
-// an insertion sort for the dozen or so events a bucket usually holds, a merge through a scratch
+// sortEvents sorts the bucket being dispatched by time. It holds its events in the order they
+// were scheduled (see peek), so a stable sort on time alone gives (time, scheduling order): an
+// insertion sort for the dozen or so events a bucket usually holds, a merge through a scratch
 // buffer beyond.
 func sortEvents(b []event, scratch *[]event) {
 	if len(b) <= 24 {
@@ -76,21 +94,22 @@ const (
 // EventList is the simulation's clock and agenda. One EventList per simulation; there is no
 // global one. Events are dispatched in (time, scheduling order), exactly as a heap would, but most
 // land in a calendar wheel: almost every event of a packet network is due within microseconds, so
-// appending to a bucket and sorting the few events of a bucket when it comes due costs less than
-// sifting a heap (profiling showed the heap at 45% of a run).
+// pushing onto a bucket's list and sorting the few events of a bucket when it comes due costs less
+// than sifting a heap (profiling showed the heap at 45% of a run).
 type EventList struct {
 	now Time
 	seq uint64
 
-	wheel     [][]event
-	shift     uint  // a bucket spans 2^shift ps
-	wheelSize int64 // buckets
+	wheel     []*node // per bucket, its events, the latest scheduled first
+	shift     uint    // a bucket spans 2^shift ps
+	wheelSize int64   // buckets
 	wheelMask int64
-	cur       int64 // absolute index of the current bucket, whose events from pos on are sorted
+	cur       int64   // absolute index of the bucket being dispatched: ready
+	ready     []event // the current bucket's events, sorted from pos on
 	pos       int
-	inWheel   int       // events in the wheel
+	inWheel   int       // events in the wheel, ready excluded
 	far       eventHeap // events beyond the wheel's horizon
-	spares    spares    // bucket arrays not in use
+	free      *node     // nodes for events that are not packets
 	scratch   []event   // for sorting a bucket
 
 	events uint64 // events dispatched
@@ -112,7 +131,7 @@ func NewEventListScaled(scale float64) *EventList {
 		shift--
 	}
 	n := int64(1) << (horizonShift - shift)
-	return &EventList{wheel: make([][]event, n), shift: shift, wheelSize: n, wheelMask: n - 1}
+	return &EventList{wheel: make([]*node, n), shift: shift, wheelSize: n, wheelMask: n - 1}
 }
 
 // Now is the current simulated time.
@@ -122,54 +141,55 @@ func (e *EventList) Now() Time { return e.now }
 func (e *EventList) Events() uint64 { return e.events }
 
 // Pending is the number of events scheduled and not yet dispatched.
-func (e *EventList) Pending() int { return e.inWheel + len(e.far) }
+func (e *EventList) Pending() int { return e.inWheel + len(e.ready) - e.pos + len(e.far) }
 
-// Schedule asks for src.DoNextEvent at time at (not before now).
+// Schedule asks for src.DoNextEvent at time at (not before now). A packet must not be scheduled
+// again before its event has run.
 func (e *EventList) Schedule(at Time, src Source) {
 	if at < e.now {
 		panic("sim: event scheduled in the past")
 	}
-	e.seq++
-	ev := event{at: at, seq: e.seq, src: src}
+	var n *node
+	if p, ok := src.(*Packet); ok {
+		n = &p.ev
+	} else {
+		n = e.newNode()
+	}
+	n.at, n.src = at, src
 	b := int64(at) >> e.shift
 	switch {
 	case b >= e.cur+e.wheelSize:
-		e.far.push(ev)
-		return
+		e.seq++
+		e.far.push(farEvent{at, e.seq, n})
 	case b <= e.cur:
-		e.insertCurrent(ev)
+		e.insertCurrent(event{at, n})
 	default:
-		e.appendTo(b, ev)
+		slot := &e.wheel[b&e.wheelMask]
+		n.next = *slot
+		*slot = n
+		e.inWheel++
 	}
-	e.inWheel++
 }
 
-// appendTo appends ev to bucket b. A bucket's array comes from spares and goes back there once
-// the bucket is dispatched: the arrays in use then number about the events pending, not the
-// buckets times the most a bucket ever held (9 MB at 144 hosts, which kept the caches cold).
-func (e *EventList) appendTo(b int64, ev event) {
-	slot := &e.wheel[b&e.wheelMask]
-	if len(*slot) == cap(*slot) {
-		*slot = e.spares.grow(*slot)
+func (e *EventList) newNode() *node {
+	n := e.free
+	if n == nil {
+		return &node{}
 	}
-	*slot = append(*slot, ev)
+	e.free = n.next
+	return n
 }
 
-// insertCurrent keeps the current bucket sorted: ev has the highest seq yet, so it goes after
+// insertCurrent keeps the current bucket sorted: ev is the latest scheduled, so it goes after
 // every event due at or before its time.
 func (e *EventList) insertCurrent(ev event) {
-	bucket := e.wheel[e.cur&e.wheelMask]
-	i := len(bucket)
-	for i > e.pos && bucket[i-1].at > ev.at {
+	i := len(e.ready)
+	for i > e.pos && e.ready[i-1].at > ev.at {
 		i--
 	}
-	if len(bucket) == cap(bucket) {
-		bucket = e.spares.grow(bucket)
-	}
-	bucket = append(bucket, event{})
-	copy(bucket[i+1:], bucket[i:])
-	bucket[i] = ev
-	e.wheel[e.cur&e.wheelMask] = bucket
+	e.ready = append(e.ready, event{})
+	copy(e.ready[i+1:], e.ready[i:])
+	e.ready[i] = ev
 }
 
 // Stop makes Run return after the current event.
@@ -180,67 +200,78 @@ func (e *EventList) Stop() { e.stop = true }
 func (e *EventList) Run(until Time) Time {
 	e.stop = false
 	for !e.stop {
-		ev := e.peek()
-		if ev == nil {
+		if e.pos == len(e.ready) && !e.advance() {
 			break
 		}
+		ev := e.ready[e.pos]
 		if ev.at > until {
 			e.now = until
 			return e.now
 		}
-		next := *ev
-		*ev = event{}
+		e.ready[e.pos] = event{}
 		e.pos++
-		e.inWheel--
-		e.now = next.at
+		e.now = ev.at
 		e.events++
+		n := ev.n
 		// Most events are packets reaching a hop: call them directly, not through the interface.
-		if p, ok := next.src.(*Packet); ok {
+		if p, ok := n.src.(*Packet); ok {
 			p.SendOn()
-		} else {
-			next.src.DoNextEvent()
+			continue
 		}
+		src := n.src
+		n.src, n.next, e.free = nil, e.free, n
+		src.DoNextEvent()
 	}
 	return e.now
 }
 
-// peek returns the next event, advancing the wheel to the bucket that holds it; nil if none.
-func (e *EventList) peek() *event {
+// advance moves the wheel to the next bucket that holds events and sorts it into ready; false
+// if no event is left.
+func (e *EventList) advance() bool {
 	for {
-		bucket := e.wheel[e.cur&e.wheelMask]
-		if e.pos < len(bucket) {
-			return &bucket[e.pos]
-		}
-		e.spares.put(bucket)
-		e.wheel[e.cur&e.wheelMask] = nil
-		e.pos = 0
+		e.ready, e.pos = e.ready[:0], 0
 		switch {
 		case e.inWheel > 0:
 			e.cur++
 		case len(e.far) > 0:
 			e.cur = int64(e.far[0].at) >> e.shift // skip the empty stretch
 		default:
-			return nil
+			return false
 		}
+		// Far events entering the horizon go first: they were scheduled before anything the
+		// wheel could hold for these buckets.
 		for len(e.far) > 0 && int64(e.far[0].at)>>e.shift < e.cur+e.wheelSize {
 			ev := e.far.pop()
-			e.appendTo(int64(ev.at)>>e.shift, ev)
+			slot := &e.wheel[(int64(ev.at)>>e.shift)&e.wheelMask]
+			ev.n.next = *slot
+			*slot = ev.n
 			e.inWheel++
 		}
-		sortEvents(e.wheel[e.cur&e.wheelMask], &e.scratch)
+		slot := &e.wheel[e.cur&e.wheelMask]
+		for n := *slot; n != nil; n = n.next {
+			e.ready = append(e.ready, event{n.at, n})
+			e.inWheel--
+		}
+		*slot = nil
+		if len(e.ready) == 0 {
+			continue
+		}
+		slices.Reverse(e.ready) // the list is the latest scheduled first
+		sortEvents(e.ready, &e.scratch)
+		return true
 	}
 }
 
 // eventHeap is a 4-ary min-heap of events, for the far future.
-type eventHeap []event
+type eventHeap []farEvent
 
-func (h *eventHeap) push(ev event) {
+func (h *eventHeap) push(ev farEvent) {
 	*h = append(*h, ev)
 	h.up(len(*h)-1, ev)
 }
 
 // up puts ev at hole i or above it.
-func (h eventHeap) up(i int, ev event) {
+func (h eventHeap) up(i int, ev farEvent) {
 	for i > 0 {
 		parent := (i - 1) / 4
 		if !less(&ev, &h[parent]) {
@@ -254,12 +285,12 @@ func (h eventHeap) up(i int, ev event) {
 
 // pop removes the earliest event: the hole at the root goes down to a leaf along the smallest
 // children, then the last element is lifted from there (Floyd), a comparison saved per level.
-func (h *eventHeap) pop() event {
+func (h *eventHeap) pop() farEvent {
 	s := *h
 	top := s[0]
 	last := len(s) - 1
 	ev := s[last]
-	s[last] = event{}
+	s[last] = farEvent{}
 	s = s[:last]
 	*h = s
 	if last == 0 {
@@ -282,44 +313,4 @@ func (h *eventHeap) pop() event {
 	}
 	s.up(i, ev)
 	return top
-}
-
-// spares keeps bucket arrays by capacity (4 << class events), most recently used first, so that
-// the arrays in use stay few and warm.
-type spares [24][][]event
-
-const minBucket = 4
-
-func (s *spares) put(b []event) {
-	c := cap(b)
-	if c < minBucket || c&(c-1) != 0 {
-		return // not one of ours (capacities are minBucket << class)
-	}
-	class := 0
-	for c > minBucket {
-		c >>= 1
-		class++
-	}
-	s[class] = append(s[class], b[:0])
-}
-
-// grow returns an array of twice b's capacity (at least minBucket) holding b's events, and
-// keeps b for reuse.
-func (s *spares) grow(b []event) []event {
-	class, c := 0, minBucket
-	for c < 2*cap(b) {
-		c <<= 1
-		class++
-	}
-	var nb []event
-	if n := len(s[class]); n > 0 {
-		nb = s[class][n-1]
-		s[class] = s[class][:n-1]
-	} else {
-		nb = make([]event, 0, c)
-	}
-	nb = append(nb, b...)
-	clear(b) // a stale copy would keep a finished flow's sender from the garbage collector
-	s.put(b)
-	return nb
 }

@@ -19,7 +19,8 @@ type Origin interface {
 
 // Packet is one data packet or acknowledgement. Sizes are wire bytes (header included).
 type Packet struct {
-	// What every hop reads comes first, in the first cache line.
+	ev node // its place in the event list: a packet is its own event
+	// What every hop reads comes first.
 	route  Route
 	hop    int32
 	Size   int32  // wire bytes
