@@ -109,10 +109,13 @@ func runPingIperf(ctx context.Context, env *Env) error {
 // traffic, measured a one-way p50 of 1,326 µs where the network's was 663 µs). The third left
 // over absorbs the senders' jitter.
 func levelSevenPacing(env *Env) time.Duration {
-	perSend := model.WireBytes(probeFrame(64)) + model.WireBytes(pingFrame)
+	perSend := model.WireBytes(probeFrame(pingIperfProbeSize)) + model.WireBytes(pingFrame)
 	t7 := env.modelConfig(model.Factors{7: model.Limited(1)}).LevelRate(model.Limited(1))
 	return time.Duration(1.5 * float64(perSend) * 8 / float64(t7) * 1e9)
 }
+
+// pingIperfProbeSize is the probe's UDP payload, bytes.
+const pingIperfProbeSize = 64
 
 // pingFrame is the frame of ping's default echo request: 56 bytes of data, ICMP, IPv4, Ethernet.
 const pingFrame = model.Bytes(56 + 8 + 20 + 14)
@@ -133,7 +136,7 @@ func runPingIperfArm(ctx context.Context, env *Env, a pingIperfArm, count int, i
 		}
 	}
 	// The probe and ping run side by side, so both see the same bulk traffic for the same time.
-	spec := probeSpec{arm: a.name, from: 1, to: 2, count: count, interval: interval, size: 64}
+	spec := probeSpec{arm: a.name, from: 1, to: 2, count: count, interval: interval, size: pingIperfProbeSize}
 	pingDone := make(chan error, 1)
 	go func() { pingDone <- env.ping(ctx, spec) }()
 	probeErr := env.probeRR(ctx, spec)
