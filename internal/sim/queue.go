@@ -19,7 +19,6 @@ type Queue struct {
 	host   bool
 	free   Time     // when the link has sent everything accepted so far
 	starts timeRing // start of service of the packets still waiting, in order
-	egress *Pipe    // a zero-delay pipe, for a route whose next hop is not a pipe
 	stats  QueueStats
 }
 
