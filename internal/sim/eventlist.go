@@ -1,7 +1,5 @@
 package sim
 
-import "slices"
-
 // Source is anything that schedules events: it is called back at the time it asked for.
 type Source interface {
 	DoNextEvent()
@@ -35,10 +33,11 @@ func less(a, b *farEvent) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// sortEvents sorts the bucket being dispatched by time. It holds its events in the order they
-// were scheduled (see peek), so a stable sort on time alone gives (time, scheduling order): an
-// insertion sort for the dozen or so events a bucket usually holds, a merge through a scratch
-// buffer beyond.
+// sortEvents sorts the bucket being dispatched latest first, so that it is dispatched from its
+// end. It holds its events latest scheduled first (the bucket's list order), so a stable sort on
+// time alone puts, among events of one time, the earliest scheduled last: dispatch order is
+// (time, scheduling order). An insertion sort for the handful of events a bucket usually holds, a
+// merge through a scratch buffer beyond.
 func sortEvents(b []event, scratch *[]event) {
 	if len(b) <= 24 {
 		insertionSort(b)
@@ -47,14 +46,14 @@ func sortEvents(b []event, scratch *[]event) {
 	mid := len(b) / 2
 	sortEvents(b[:mid], scratch)
 	sortEvents(b[mid:], scratch)
-	if b[mid-1].at <= b[mid].at {
+	if b[mid-1].at >= b[mid].at {
 		return
 	}
 	tmp := append((*scratch)[:0], b[:mid]...)
 	*scratch = tmp
 	i, j, k := 0, mid, 0
 	for i < len(tmp) && j < len(b) {
-		if b[j].at < tmp[i].at {
+		if b[j].at > tmp[i].at {
 			b[k] = b[j]
 			j++
 		} else {
@@ -67,14 +66,15 @@ func sortEvents(b []event, scratch *[]event) {
 	clear(tmp) // no stale copies: they would keep finished flows alive
 }
 
+// insertionSort sorts b latest first, stably.
 func insertionSort(b []event) {
 	for i := 1; i < len(b); i++ {
-		if b[i].at >= b[i-1].at {
+		if b[i].at <= b[i-1].at {
 			continue
 		}
 		ev := b[i]
 		j := i
-		for j > 0 && ev.at < b[j-1].at {
+		for j > 0 && ev.at > b[j-1].at {
 			b[j] = b[j-1]
 			j--
 		}
@@ -104,9 +104,8 @@ type EventList struct {
 	shift     uint    // a bucket spans 2^shift ps
 	wheelSize int64   // buckets
 	wheelMask int64
-	cur       int64   // absolute index of the bucket being dispatched: ready
-	ready     []event // the current bucket's events, sorted from pos on
-	pos       int
+	cur       int64     // absolute index of the bucket being dispatched: ready
+	ready     []event   // the current bucket's events, latest first: the next is the last
 	inWheel   int       // events in the wheel, ready excluded
 	far       eventHeap // events beyond the wheel's horizon
 	free      *node     // nodes for events that are not packets
@@ -141,34 +140,53 @@ func (e *EventList) Now() Time { return e.now }
 func (e *EventList) Events() uint64 { return e.events }
 
 // Pending is the number of events scheduled and not yet dispatched.
-func (e *EventList) Pending() int { return e.inWheel + len(e.ready) - e.pos + len(e.far) }
+func (e *EventList) Pending() int { return e.inWheel + len(e.ready) + len(e.far) }
 
 // Schedule asks for src.DoNextEvent at time at (not before now). A packet must not be scheduled
 // again before its event has run.
 func (e *EventList) Schedule(at Time, src Source) {
+	if p, ok := src.(*Packet); ok {
+		e.SchedulePacket(at, p)
+		return
+	}
+	n := e.newNode()
+	n.src = src
+	e.insert(at, n)
+}
+
+// SchedulePacket asks for p to reach its next hop at time at: Schedule for the most frequent
+// event, without asking what its source is.
+func (e *EventList) SchedulePacket(at Time, p *Packet) {
+	p.ev.src = p
+	e.insert(at, &p.ev)
+}
+
+// insert files n, due at at, in the wheel, the current bucket or the far heap.
+func (e *EventList) insert(at Time, n *node) {
 	if at < e.now {
 		panic("sim: event scheduled in the past")
 	}
-	var n *node
-	if p, ok := src.(*Packet); ok {
-		n = &p.ev
-	} else {
-		n = e.newNode()
-	}
-	n.at, n.src = at, src
+	n.at = at
 	b := int64(at) >> e.shift
-	switch {
-	case b >= e.cur+e.wheelSize:
-		e.seq++
-		e.far.push(farEvent{at, e.seq, n})
-	case b <= e.cur:
-		e.insertCurrent(event{at, n})
-	default:
+	if b > e.cur && b < e.cur+e.wheelSize {
 		slot := &e.wheel[b&e.wheelMask]
 		n.next = *slot
 		*slot = n
 		e.inWheel++
+		return
 	}
+	e.insertOutside(at, n, b)
+}
+
+// insertOutside files n in the current bucket or beyond the horizon: the rare cases, out of line
+// so that insert stays small.
+func (e *EventList) insertOutside(at Time, n *node, b int64) {
+	if b <= e.cur {
+		e.insertCurrent(event{at, n})
+		return
+	}
+	e.seq++
+	e.far.push(farEvent{at, e.seq, n})
 }
 
 func (e *EventList) newNode() *node {
@@ -180,11 +198,11 @@ func (e *EventList) newNode() *node {
 	return n
 }
 
-// insertCurrent keeps the current bucket sorted: ev is the latest scheduled, so it goes after
-// every event due at or before its time.
+// insertCurrent keeps the current bucket sorted: ev is the latest scheduled, so it is dispatched
+// after every event due at or before its time, and goes in front of them in ready.
 func (e *EventList) insertCurrent(ev event) {
 	i := len(e.ready)
-	for i > e.pos && e.ready[i-1].at > ev.at {
+	for i > 0 && e.ready[i-1].at <= ev.at {
 		i--
 	}
 	e.ready = append(e.ready, event{})
@@ -200,16 +218,16 @@ func (e *EventList) Stop() { e.stop = true }
 func (e *EventList) Run(until Time) Time {
 	e.stop = false
 	for !e.stop {
-		if e.pos == len(e.ready) && !e.advance() {
+		if len(e.ready) == 0 && !e.advance() {
 			break
 		}
-		ev := e.ready[e.pos]
+		last := len(e.ready) - 1
+		ev := e.ready[last]
 		if ev.at > until {
 			e.now = until
 			return e.now
 		}
-		e.ready[e.pos] = event{}
-		e.pos++
+		e.ready = e.ready[:last]
 		e.now = ev.at
 		e.events++
 		n := ev.n
@@ -229,7 +247,7 @@ func (e *EventList) Run(until Time) Time {
 // if no event is left.
 func (e *EventList) advance() bool {
 	for {
-		e.ready, e.pos = e.ready[:0], 0
+		e.ready = e.ready[:0]
 		switch {
 		case e.inWheel > 0:
 			e.cur++
@@ -256,7 +274,6 @@ func (e *EventList) advance() bool {
 		if len(e.ready) == 0 {
 			continue
 		}
-		slices.Reverse(e.ready) // the list is the latest scheduled first
 		sortEvents(e.ready, &e.scratch)
 		return true
 	}

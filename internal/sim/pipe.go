@@ -15,4 +15,4 @@ func NewPipe(el *EventList, delay Time) *Pipe { return &Pipe{el: el, delay: dela
 func (p *Pipe) Delay() Time { return p.delay }
 
 // Receive puts pkt on the wire.
-func (p *Pipe) Receive(pkt *Packet) { p.el.Schedule(p.el.now+p.delay, pkt) }
+func (p *Pipe) Receive(pkt *Packet) { p.el.SchedulePacket(p.el.now+p.delay, pkt) }

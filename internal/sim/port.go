@@ -84,5 +84,5 @@ func Forward(el *EventList, p *Packet, out Time) {
 		p.hop++
 		out += pipe.delay
 	}
-	el.Schedule(out, p)
+	el.SchedulePacket(out, p)
 }
