@@ -1,6 +1,6 @@
 // Package sim is a packet-level discrete-event network simulator in the spirit of htsim: an
 // event list with an integer picosecond clock, packets that carry their route, and network
-// elements (queues, pipes) that are both event sources and packet sinks.
+// elements (ports: a queue with the link behind it) that are both event sources and packet sinks.
 //
 // Determinism: the event list orders events by (time, order of scheduling), every random stream
 // is seeded explicitly, and nothing iterates a map on the event path, so one seed gives the same

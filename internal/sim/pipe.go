@@ -1,8 +1,8 @@
 package sim
 
-// Pipe is a link's propagation (and fixed processing) delay. It holds nothing: a packet entering
-// it is scheduled to reach the next hop one delay later (the packet is the event), and a FIFO
-// queue in front of a pipe skips it altogether by adding the delay to the departure it knows.
+// Pipe is a delay on its own, for a route that needs one without a port in front (tests, a
+// sender's host stack): it holds nothing, a packet entering it is scheduled to reach the next hop
+// one delay later (the packet is the event). A port's own link delay is its SetLink, not a pipe.
 type Pipe struct {
 	el    *EventList
 	delay Time

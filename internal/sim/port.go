@@ -9,7 +9,7 @@ type QueueStats struct {
 
 // port is the transmitter the scheduling queue disciplines (strict priority, pFabric) share: it
 // serializes one packet at a time at the link rate (store and forward). When a packet starts, its
-// arrival at the next hop is known and scheduled at once (forward); the port itself needs an event
+// arrival at the next hop is known and scheduled at once, its link's delay added; the port itself needs an event
 // only to choose the next packet when the link frees with packets waiting, which it cannot do in
 // advance since a better packet may still arrive.
 type port struct {
@@ -18,6 +18,7 @@ type port struct {
 	ser   serializer
 	limit int // packets that may wait (the one being sent excluded, as in ns-2)
 	host  bool
+	link  Time // the delay of the link behind the port
 	free  Time // when the packet being sent is out
 	wake  Time // the time of the port's pending event; Never: none
 	stats QueueStats
@@ -26,6 +27,9 @@ type port struct {
 func newPort(el *EventList, pool *PacketPool, rate Rate, limit int, host bool) port {
 	return port{el: el, pool: pool, ser: newSerializer(rate), limit: limit, host: host, wake: Never}
 }
+
+// SetLink sets the delay of the link behind the port.
+func (q *port) SetLink(delay Time) { q.link = delay }
 
 // Stats returns what the queue counted.
 func (q *port) Stats() QueueStats { return q.stats }
@@ -40,7 +44,7 @@ func (q *port) send(p *Packet) {
 	if q.host && p.Origin != nil {
 		p.Origin.LeftHost(p, q.free)
 	}
-	Forward(q.el, p, q.free)
+	q.el.SchedulePacket(q.free+q.link, p)
 }
 
 // wakeWhenFree asks for src.DoNextEvent when the link frees.
@@ -74,15 +78,4 @@ func (q *port) noteLen(n int) {
 	if n > q.stats.MaxLen {
 		q.stats.MaxLen = n
 	}
-}
-
-// Forward schedules p, whose last bit leaves its queue at out, to reach the hop after: a pipe
-// behind the queue is skipped and its delay added. For queues: the departure replaces a
-// transmission-end event.
-func Forward(el *EventList, p *Packet, out Time) {
-	if pipe, ok := p.route[p.hop].(*Pipe); ok {
-		p.hop++
-		out += pipe.delay
-	}
-	el.SchedulePacket(out, p)
 }

@@ -6,7 +6,7 @@ package sim
 //
 // A FIFO knows when a packet will leave the moment it arrives: when the packets before it are
 // out. So the queue schedules nothing of its own: it schedules an accepted packet's arrival at
-// the next hop (its departure plus the delay of the pipe behind the queue, which it skips), and
+// the next hop (its departure plus its link's delay), and
 // keeps only the times at which the packets still waiting will start, which is all the buffer
 // and the marking need to count. A hop is one event instead of three (profiling showed the event
 // list at half of a run).
@@ -17,6 +17,7 @@ type Queue struct {
 	limit  int // packets that may wait (the one being sent excluded, as in ns-2)
 	ecnK   int // 0: no marking
 	host   bool
+	link   Time     // the delay of the link behind the queue
 	free   Time     // when the link has sent everything accepted so far
 	starts timeRing // start of service of the packets still waiting, in order
 	stats  QueueStats
@@ -27,6 +28,9 @@ type Queue struct {
 func NewQueue(el *EventList, pool *PacketPool, rate Rate, limit, ecnK int, host bool) *Queue {
 	return &Queue{el: el, pool: pool, ser: newSerializer(rate), limit: limit, ecnK: ecnK, host: host}
 }
+
+// SetLink sets the delay of the link behind the queue.
+func (q *Queue) SetLink(delay Time) { q.link = delay }
 
 // Stats returns what the queue counted.
 func (q *Queue) Stats() QueueStats { return q.stats }
@@ -61,7 +65,7 @@ func (q *Queue) Receive(p *Packet) {
 	if q.host && p.Origin != nil {
 		p.Origin.LeftHost(p, q.free)
 	}
-	Forward(q.el, p, q.free)
+	q.el.SchedulePacket(q.free+q.link, p)
 }
 
 // drop discards p and counts it.

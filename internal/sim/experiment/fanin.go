@@ -156,7 +156,7 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 	}
 	x := &fanIn{el: sim.NewEventList(), pool: &sim.PacketPool{}, size: c.ProbeSize, want: c.Probes}
 	phases := rand.New(rand.NewPCG(c.Seed, uint64(math.Round(f7*1000))))
-	x.net = topology.Build(x.el, fab, func(rate sim.Rate, limit int, host int) sim.Sink {
+	x.net = topology.Build(x.el, fab, func(rate sim.Rate, limit int, host int) sim.Port {
 		if host < 0 {
 			return sim.NewPrioQueue(x.el, x.pool, rate, limit, false)
 		}

@@ -91,7 +91,7 @@ func (s Scheme) control() tcp.Control {
 // ports returns the scheme's port maker. QJump's hosts get a limiter each, with the epoch phase
 // of each host drawn from phases (hosts' clocks are not aligned).
 func (s Scheme) ports(el *sim.EventList, pool *sim.PacketPool, qj model.Config, phases *rand.Rand) topology.PortMaker {
-	return func(rate sim.Rate, limit int, host int) sim.Sink {
+	return func(rate sim.Rate, limit int, host int) sim.Port {
 		isHost := host >= 0
 		switch s {
 		case DCTCP:

@@ -29,7 +29,7 @@ func TestIdleFlowCompletesInIdealFCT(t *testing.T) {
 	for _, size := range []int64{1460, 8760, 100_000, 1_000_000} {
 		for _, dst := range []int{1, 5} { // same rack, across the spine
 			el, pool := sim.NewEventList(), &sim.PacketPool{}
-			net := topology.Build(el, fab, func(rate sim.Rate, limit, host int) sim.Sink {
+			net := topology.Build(el, fab, func(rate sim.Rate, limit, host int) sim.Port {
 				return sim.NewQueue(el, pool, rate, limit, 0, host >= 0)
 			})
 			f := &tcp.Flow{ID: 0, Src: 0, Dst: dst, Size: size, Packets: tcp.PacketsFor(size)}

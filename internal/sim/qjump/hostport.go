@@ -15,6 +15,7 @@ import (
 type HostPort struct {
 	el       *sim.EventList
 	rate     sim.Rate
+	link     sim.Time // the delay of the link behind the NIC
 	limiter  *Limiter
 	offsetNs int64
 	level    [model.NumLevels]sim.FIFO
@@ -30,6 +31,9 @@ func NewHostPort(el *sim.EventList, rate sim.Rate, limiter *Limiter, offsetNs in
 	return &HostPort{el: el, rate: rate, limiter: limiter, offsetNs: offsetNs, txAt: sim.Never}
 }
 
+// SetLink sets the delay of the link behind the NIC.
+func (h *HostPort) SetLink(delay sim.Time) { h.link = delay }
+
 // Held counts the times a packet had to wait for a new epoch.
 func (h *HostPort) Held() uint64 { return h.held }
 
@@ -41,7 +45,7 @@ func (h *HostPort) nowNs() int64 { return int64(h.el.Now()/sim.Nanosecond) + h.o
 func (h *HostPort) idle() bool { return h.free <= h.el.Now() }
 
 // Receive queues p at its level and sends if the link is idle. A packet's arrival at the next
-// hop is scheduled when it starts (sim.Forward); the port has an event of its own only for when
+// hop is scheduled when it starts, its link's delay added; the port has an event of its own only for when
 // the link frees with packets waiting, and for a new epoch.
 func (h *HostPort) Receive(p *sim.Packet) {
 	if h.txAt == h.el.Now() {
@@ -86,7 +90,7 @@ func (h *HostPort) startNext() {
 		if p.Origin != nil {
 			p.Origin.LeftHost(p, h.free)
 		}
-		sim.Forward(h.el, p, h.free)
+		h.el.SchedulePacket(h.free+h.link, p)
 		if h.waiting > 0 {
 			h.wakeWhenFree()
 		}

@@ -3,75 +3,63 @@ package topology
 import "github.com/qjump-net/qjump/internal/sim"
 
 // PortMaker makes an output port of a scheme: a queue of rate with limit packets; host says it
-// is host's NIC (host ≥ 0) rather than a switch port (host = −1).
-type PortMaker func(rate sim.Rate, limit int, host int) sim.Sink
+// is host's NIC (host ≥ 0) rather than a switch port (host = −1). Build sets the port's link.
+type PortMaker func(rate sim.Rate, limit int, host int) sim.Port
 
-// Fabric is a built leaf-spine: every output port with the pipe behind it.
+// Fabric is a built leaf-spine: every output port, each with its link's delay set.
 type Fabric struct {
 	Config
-	hostUp    []sim.Sink // host NIC, to its ToR
-	hostUpP   []*sim.Pipe
-	torUp     [][]sim.Sink // [rack][spine]
-	torUpP    [][]*sim.Pipe
-	spineDown [][]sim.Sink // [spine][rack]
-	spineDnP  [][]*sim.Pipe
-	torDown   []sim.Sink // ToR port to host h
-	torDownP  []*sim.Pipe
+	hostUp    []sim.Port   // host NIC, to its ToR
+	torUp     [][]sim.Port // [rack][spine]
+	spineDown [][]sim.Port // [spine][rack]
+	torDown   []sim.Port   // ToR port to host h
 	// Ports lists every port, host NICs first, for statistics.
-	Ports []sim.Sink
+	Ports []sim.Port
 }
 
-// Build makes the fabric's ports with mk.
+// Build makes the fabric's ports with mk. An edge link's delay includes the host's processing
+// (HostDelay), on the way in and out alike.
 func Build(el *sim.EventList, c Config, mk PortMaker) *Fabric {
 	f := &Fabric{Config: c}
+	port := func(rate sim.Rate, limit, host int, delay sim.Time) sim.Port {
+		p := mk(rate, limit, host)
+		p.SetLink(delay)
+		f.Ports = append(f.Ports, p)
+		return p
+	}
 	edgeDelay := c.LinkDelay + c.HostDelay
 	for h := 0; h < c.Hosts(); h++ {
-		f.hostUp = append(f.hostUp, mk(c.EdgeRate, c.HostBuffer, h))
-		f.hostUpP = append(f.hostUpP, sim.NewPipe(el, edgeDelay))
+		f.hostUp = append(f.hostUp, port(c.EdgeRate, c.HostBuffer, h, edgeDelay))
 	}
 	for h := 0; h < c.Hosts(); h++ {
-		f.torDown = append(f.torDown, mk(c.EdgeRate, c.Buffer, -1))
-		f.torDownP = append(f.torDownP, sim.NewPipe(el, edgeDelay))
+		f.torDown = append(f.torDown, port(c.EdgeRate, c.Buffer, -1, edgeDelay))
 	}
-	f.torUp, f.torUpP = make([][]sim.Sink, c.Racks), make([][]*sim.Pipe, c.Racks)
+	f.torUp = make([][]sim.Port, c.Racks)
 	for r := 0; r < c.Racks; r++ {
 		for s := 0; s < c.Spines; s++ {
-			f.torUp[r] = append(f.torUp[r], mk(c.CoreRate, c.Buffer, -1))
-			f.torUpP[r] = append(f.torUpP[r], sim.NewPipe(el, c.LinkDelay))
+			f.torUp[r] = append(f.torUp[r], port(c.CoreRate, c.Buffer, -1, c.LinkDelay))
 		}
 	}
-	f.spineDown, f.spineDnP = make([][]sim.Sink, c.Spines), make([][]*sim.Pipe, c.Spines)
+	f.spineDown = make([][]sim.Port, c.Spines)
 	for s := 0; s < c.Spines; s++ {
 		for r := 0; r < c.Racks; r++ {
-			f.spineDown[s] = append(f.spineDown[s], mk(c.CoreRate, c.Buffer, -1))
-			f.spineDnP[s] = append(f.spineDnP[s], sim.NewPipe(el, c.LinkDelay))
+			f.spineDown[s] = append(f.spineDown[s], port(c.CoreRate, c.Buffer, -1, c.LinkDelay))
 		}
-	}
-	f.Ports = append(append(f.Ports, f.hostUp...), f.torDown...)
-	for r := range f.torUp {
-		f.Ports = append(f.Ports, f.torUp[r]...)
-	}
-	for s := range f.spineDown {
-		f.Ports = append(f.Ports, f.spineDown[s]...)
 	}
 	return f
 }
 
 // HostPort is host h's NIC.
-func (f *Fabric) HostPort(h int) sim.Sink { return f.hostUp[h] }
+func (f *Fabric) HostPort(h int) sim.Port { return f.hostUp[h] }
 
-// Route is the path from src to dst through spine (ignored inside a rack), ending at end.
+// Route is the path from src to dst through spine (ignored inside a rack), ending at end: the
+// ports a packet leaves by, the links behind them being theirs.
 func (f *Fabric) Route(src, dst, spine int, end sim.Sink) sim.Route {
 	rs, rd := src/f.HostsPerRack, dst/f.HostsPerRack
 	if rs == rd {
-		return sim.Route{f.hostUp[src], f.hostUpP[src], f.torDown[dst], f.torDownP[dst], end}
+		return sim.Route{f.hostUp[src], f.torDown[dst], end}
 	}
-	return sim.Route{
-		f.hostUp[src], f.hostUpP[src],
-		f.torUp[rs][spine], f.torUpP[rs][spine],
-		f.spineDown[spine][rd], f.spineDnP[spine][rd],
-		f.torDown[dst], f.torDownP[dst], end,
-	}
+	return sim.Route{f.hostUp[src], f.torUp[rs][spine], f.spineDown[spine][rd], f.torDown[dst], end}
 }
 
 // ECMP picks a spine for a flow direction by hashing (per-flow ECMP: all packets of one

@@ -10,16 +10,16 @@ func TestRoutesAndECMP(t *testing.T) {
 	el := sim.NewEventList()
 	c := PaperFabric()
 	c.Buffer, c.HostBuffer = 10, 10
-	f := Build(el, c, func(rate sim.Rate, limit, host int) sim.Sink {
+	f := Build(el, c, func(rate sim.Rate, limit, host int) sim.Port {
 		return sim.NewQueue(el, &sim.PacketPool{}, rate, limit, 0, host >= 0)
 	})
 	if n := len(f.Ports); n != 144+144+9*4+4*9 {
 		t.Fatalf("%d ports", n)
 	}
-	if r := f.Route(0, 15, 0, nil); len(r) != 5 || len(c.Path(0, 15)) != 2 {
+	if r := f.Route(0, 15, 0, nil); len(r) != 3 || len(c.Path(0, 15)) != 2 {
 		t.Fatalf("same rack: route of %d sinks", len(r))
 	}
-	if r := f.Route(0, 16, 3, nil); len(r) != 9 || len(c.Path(0, 16)) != 4 {
+	if r := f.Route(0, 16, 3, nil); len(r) != 5 || len(c.Path(0, 16)) != 4 {
 		t.Fatalf("across the spine: route of %d sinks", len(r))
 	}
 	// Per-flow ECMP spreads flows evenly over the spines, and both directions are hashed apart.
