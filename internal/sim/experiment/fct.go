@@ -198,15 +198,15 @@ func (pt *point) flowDone(*tcp.Flow) {
 	}
 }
 
-// idealFCT is the flow's FCT alone on the idle fabric (topology.IdealFCT), cached by size and
-// path length.
+// idealFCT is the flow's FCT alone on the idle fabric (topology.IdealFCTFrames: every packet
+// full but the last), cached by size and path length.
 func (pt *point) idealFCT(f *tcp.Flow) sim.Time {
 	path := pt.fab.Path(f.Src, f.Dst)
 	k := idealKey{f.Size, len(path) == 2}
 	if t, ok := pt.ideal[k]; ok {
 		return t
 	}
-	t := topology.IdealFCT(path, func(i int32) int32 { return tcp.WireSize(f.Size, i) }, f.Packets)
+	t := topology.IdealFCTFrames(path, tcp.WireSize(f.Size, 0), tcp.WireSize(f.Size, f.Packets-1), f.Packets)
 	pt.ideal[k] = t
 	return t
 }
