@@ -155,33 +155,55 @@ func (e *EventList) Schedule(at Time, src Source) {
 }
 
 // SchedulePacket asks for p to reach its next hop at time at: Schedule for the most frequent
-// event, without asking what its source is.
+// event, without asking what its source is. Ports, which schedule a packet on every hop, call
+// SchedulePacketNear inlined instead.
 func (e *EventList) SchedulePacket(at Time, p *Packet) {
-	p.ev.src = p
-	e.insert(at, &p.ev)
+	if !e.SchedulePacketNear(at, p) {
+		p.ev.src = p
+		e.insertOutside(at, &p.ev)
+	}
 }
 
-// insert files n, due at at, in the wheel, the current bucket or the far heap.
-func (e *EventList) insert(at Time, n *node) {
-	if at < e.now {
-		panic("sim: event scheduled in the past")
+// SchedulePacketNear is SchedulePacket's common case, small enough to be inlined in the ports:
+// it files p when at falls in a later bucket of the wheel and reports false otherwise, when the
+// caller must call SchedulePacket. An event in a later bucket is never in the past, so the check
+// for that is left to the rare cases.
+func (e *EventList) SchedulePacketNear(at Time, p *Packet) bool {
+	b := int64(at) >> (e.shift & 63) // masked: no check for shifts of 64 and more
+	if b <= e.cur || b >= e.cur+e.wheelSize {
+		return false
 	}
-	n.at = at
-	b := int64(at) >> e.shift
+	n := &p.ev
+	n.at, n.src = at, p
+	slot := &e.wheel[b&e.wheelMask]
+	n.next = *slot
+	*slot = n
+	e.inWheel++
+	return true
+}
+
+// insert files n, due at at, wherever it belongs.
+func (e *EventList) insert(at Time, n *node) {
+	b := int64(at) >> (e.shift & 63)
 	if b > e.cur && b < e.cur+e.wheelSize {
+		n.at = at
 		slot := &e.wheel[b&e.wheelMask]
 		n.next = *slot
 		*slot = n
 		e.inWheel++
 		return
 	}
-	e.insertOutside(at, n, b)
+	e.insertOutside(at, n)
 }
 
 // insertOutside files n in the current bucket or beyond the horizon: the rare cases, out of line
 // so that insert stays small.
-func (e *EventList) insertOutside(at Time, n *node, b int64) {
-	if b <= e.cur {
+func (e *EventList) insertOutside(at Time, n *node) {
+	if at < e.now {
+		panic("sim: event scheduled in the past")
+	}
+	n.at = at
+	if int64(at)>>(e.shift&63) <= e.cur {
 		e.insertCurrent(event{at, n})
 		return
 	}
@@ -252,15 +274,15 @@ func (e *EventList) advance() bool {
 		case e.inWheel > 0:
 			e.cur++
 		case len(e.far) > 0:
-			e.cur = int64(e.far[0].at) >> e.shift // skip the empty stretch
+			e.cur = int64(e.far[0].at) >> (e.shift & 63) // skip the empty stretch
 		default:
 			return false
 		}
 		// Far events entering the horizon go first: they were scheduled before anything the
 		// wheel could hold for these buckets.
-		for len(e.far) > 0 && int64(e.far[0].at)>>e.shift < e.cur+e.wheelSize {
+		for len(e.far) > 0 && int64(e.far[0].at)>>(e.shift&63) < e.cur+e.wheelSize {
 			ev := e.far.pop()
-			slot := &e.wheel[(int64(ev.at)>>e.shift)&e.wheelMask]
+			slot := &e.wheel[(int64(ev.at)>>(e.shift&63))&e.wheelMask]
 			ev.n.next = *slot
 			*slot = ev.n
 			e.inWheel++

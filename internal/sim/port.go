@@ -44,7 +44,9 @@ func (q *port) send(p *Packet) {
 	if q.host && p.Origin != nil {
 		p.Origin.LeftHost(p, q.free)
 	}
-	q.el.SchedulePacket(q.free+q.link, p)
+	if at := q.free + q.link; !q.el.SchedulePacketNear(at, p) {
+		q.el.SchedulePacket(at, p)
+	}
 }
 
 // wakeWhenFree asks for src.DoNextEvent when the link frees.

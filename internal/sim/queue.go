@@ -65,7 +65,9 @@ func (q *Queue) Receive(p *Packet) {
 	if q.host && p.Origin != nil {
 		p.Origin.LeftHost(p, q.free)
 	}
-	q.el.SchedulePacket(q.free+q.link, p)
+	if at := q.free + q.link; !q.el.SchedulePacketNear(at, p) {
+		q.el.SchedulePacket(at, p)
+	}
 }
 
 // drop discards p and counts it.
@@ -87,15 +89,19 @@ func (r *timeRing) len() int { return r.size }
 
 func (r *timeRing) push(t Time) {
 	if r.size == len(r.buf) {
-		n := max(2*len(r.buf), 16)
-		buf := make([]Time, n)
-		for i := 0; i < r.size; i++ {
-			buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = buf, 0
+		r.grow()
 	}
 	r.buf[(r.head+r.size)&(len(r.buf)-1)] = t
 	r.size++
+}
+
+// grow doubles the ring, out of line so that push inlines.
+func (r *timeRing) grow() {
+	buf := make([]Time, max(2*len(r.buf), 16))
+	for i := 0; i < r.size; i++ {
+		buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+	}
+	r.buf, r.head = buf, 0
 }
 
 // dropUntil removes the times at or before now: packets that have started.

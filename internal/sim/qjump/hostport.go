@@ -90,7 +90,9 @@ func (h *HostPort) startNext() {
 		if p.Origin != nil {
 			p.Origin.LeftHost(p, h.free)
 		}
-		h.el.SchedulePacket(h.free+h.link, p)
+		if at := h.free + h.link; !h.el.SchedulePacketNear(at, p) {
+			h.el.SchedulePacket(at, p)
+		}
 		if h.waiting > 0 {
 			h.wakeWhenFree()
 		}
