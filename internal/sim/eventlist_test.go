@@ -106,3 +106,35 @@ func TestEventListTiesKeepSchedulingOrder(t *testing.T) {
 		}
 	}
 }
+
+// An event due one bucket short of the horizon lands just behind the current bucket in the
+// wheel: the search for the next occupied bucket must wrap around the whole wheel to find it, and
+// must not take it for one that is due sooner (a near event scheduled with it).
+func TestEventListFindsBucketBehindCurrent(t *testing.T) {
+	el := NewEventList()
+	d := Time((el.wheelSize - 1) << el.shift)
+	var fired []Time
+	var near, far Source
+	ticks := 0
+	near = call(func() { fired = append(fired, el.Now()) })
+	far = call(func() {
+		fired = append(fired, el.Now())
+		if ticks++; ticks < 6 {
+			el.Schedule(el.Now()+d+Time(ticks), far)
+			el.Schedule(el.Now()+Time(ticks)*Microsecond, near)
+		}
+	})
+	el.Schedule(3, far)
+	el.Run(Never)
+	if len(fired) != 11 {
+		t.Fatalf("%d events fired, want 11", len(fired))
+	}
+	for i := 1; i < len(fired); i++ {
+		if fired[i] < fired[i-1] {
+			t.Fatalf("event %d at %v after one at %v", i, fired[i], fired[i-1])
+		}
+	}
+	if last := fired[len(fired)-1]; last < 4*d {
+		t.Fatalf("last event at %v, want after %v", last, 4*d)
+	}
+}
