@@ -13,7 +13,7 @@ PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-id
 # $(call preload_cc,OUT) compiles the shim to OUT: the one command both preload and preload-check use.
 preload_cc = clang $(PRELOAD_CFLAGS) -o $(1) preload/qjump_preload.c -ldl
 
-.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload
+.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload bench-ns2
 
 all: build
 
@@ -34,6 +34,12 @@ preload-check:
 # What the shim adds to socket() (docs/performance.md).
 bench-preload: build
 	preload/bench.sh
+
+# ns-2 2.35 and the simulator side by side on the same flows (docs/performance.md, "The ns-2
+# anchor"); installs ns-2 with apt-get if it is missing. Not part of make test: it takes minutes.
+# Options through NS2_ARGS, e.g. make bench-ns2 NS2_ARGS="--agents full --rounds 5".
+bench-ns2:
+	bench/ns2/run $(NS2_ARGS)
 
 deps:
 	scripts/deps
