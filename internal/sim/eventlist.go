@@ -1,6 +1,6 @@
 package sim
 
-import bits64 "math/bits"
+import "math/bits"
 
 // Source is anything that schedules events: it is called back at the time it asked for.
 type Source interface {
@@ -180,14 +180,8 @@ func (e *EventList) SchedulePacketNear(at Time, p *Packet) bool {
 	if b <= e.cur || b >= e.cur+e.wheelSize {
 		return false
 	}
-	n := &p.ev
-	n.at, n.src = at, p
-	i := b & e.wheelMask
-	slot := &e.wheel[i]
-	n.next = *slot
-	*slot = n
-	e.occupied[i>>6] |= 1 << (i & 63)
-	e.inWheel++
+	p.ev.at, p.ev.src = at, p
+	e.file(b, &p.ev)
 	return true
 }
 
@@ -315,12 +309,12 @@ func (e *EventList) file(b int64, n *node) {
 func (e *EventList) nextOccupied() int64 {
 	from := (e.cur + 1) & e.wheelMask
 	w := from >> 6
-	bits := e.occupied[w] &^ (1<<(from&63) - 1)
-	for bits == 0 {
+	word := e.occupied[w] &^ (1<<(from&63) - 1)
+	for word == 0 {
 		w = (w + 1) & (int64(len(e.occupied)) - 1)
-		bits = e.occupied[w]
+		word = e.occupied[w]
 	}
-	i := w<<6 | int64(bits64.TrailingZeros64(bits))
+	i := w<<6 | int64(bits.TrailingZeros64(word))
 	return e.cur + 1 + (i-from)&e.wheelMask
 }
 
