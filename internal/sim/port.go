@@ -9,9 +9,9 @@ type QueueStats struct {
 
 // port is the transmitter the scheduling queue disciplines (strict priority, pFabric) share: it
 // serializes one packet at a time at the link rate (store and forward). When a packet starts, its
-// arrival at the next hop is known and scheduled at once, its link's delay added; the port itself needs an event
-// only to choose the next packet when the link frees with packets waiting, which it cannot do in
-// advance since a better packet may still arrive.
+// arrival at the next hop is known and scheduled at once, its link's delay added; the port
+// itself needs an event only to choose the next packet when the link frees with packets waiting,
+// which it cannot do in advance since a better packet may still arrive.
 type port struct {
 	el    *EventList
 	pool  *PacketPool

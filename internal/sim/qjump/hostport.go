@@ -45,8 +45,8 @@ func (h *HostPort) nowNs() int64 { return int64(h.el.Now()/sim.Nanosecond) + h.o
 func (h *HostPort) idle() bool { return h.free <= h.el.Now() }
 
 // Receive queues p at its level and sends if the link is idle. A packet's arrival at the next
-// hop is scheduled when it starts, its link's delay added; the port has an event of its own only for when
-// the link frees with packets waiting, and for a new epoch.
+// hop is scheduled when it starts, its link's delay added; the port has an event of its own only
+// for when the link frees with packets waiting, and for a new epoch.
 func (h *HostPort) Receive(p *sim.Packet) {
 	if h.txAt == h.el.Now() {
 		// The link freed at this very picosecond and its event has not run yet: departures at a
