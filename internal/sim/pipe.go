@@ -1,7 +1,7 @@
 package sim
 
-// Pipe is a delay on its own, for a route that needs one without a port in front (tests, a
-// sender's host stack): it holds nothing, a packet entering it is scheduled to reach the next hop
+// Pipe is a delay on its own, for a route that needs one without a port in front (the tests'
+// small topologies): it holds nothing, a packet entering it is scheduled to reach the next hop
 // one delay later (the packet is the event). A port's own link delay is its SetLink, not a pipe.
 type Pipe struct {
 	el    *EventList

@@ -122,13 +122,7 @@ type point struct {
 	tcfg  tcp.Config
 	flows []*tcp.Flow
 	done  int
-	ideal map[idealKey]sim.Time
 	next  workload.FlowSpec
-}
-
-type idealKey struct {
-	size     int64
-	sameRack bool
 }
 
 // RunFCT simulates one point.
@@ -138,7 +132,7 @@ func RunFCT(cfg FCTConfig) (*FCTResult, error) {
 	}
 	start := time.Now()
 	pt := &point{cfg: &cfg, fab: cfg.fabric(), qj: cfg.qjump(), el: sim.NewEventListScaled(float64(cfg.fabric().Hosts()) / 144), pool: &sim.PacketPool{},
-		tcfg: cfg.Scheme.transport(), ideal: map[idealKey]sim.Time{}}
+		tcfg: cfg.Scheme.transport()}
 	phases := rand.New(rand.NewPCG(cfg.Seed, 4))
 	pt.net = topology.Build(pt.el, pt.fab, cfg.Scheme.ports(pt.el, pt.pool, pt.qj, phases))
 	pt.gen = workload.NewGenerator(cfg.Workload, pt.fab.Hosts(), pt.fab.EdgeRate, cfg.Load, cfg.Seed)
@@ -199,16 +193,11 @@ func (pt *point) flowDone(*tcp.Flow) {
 }
 
 // idealFCT is the flow's FCT alone on the idle fabric (topology.IdealFCTFrames: every packet
-// full but the last), cached by size and path length.
+// full but the last). In closed form it costs a pass over the path's hops, no more than a cache
+// of it would.
 func (pt *point) idealFCT(f *tcp.Flow) sim.Time {
 	path := pt.fab.Path(f.Src, f.Dst)
-	k := idealKey{f.Size, len(path) == 2}
-	if t, ok := pt.ideal[k]; ok {
-		return t
-	}
-	t := topology.IdealFCTFrames(path, tcp.WireSize(f.Size, 0), tcp.WireSize(f.Size, f.Packets-1), f.Packets)
-	pt.ideal[k] = t
-	return t
+	return topology.IdealFCTFrames(path, tcp.WireSize(f.Size, 0), tcp.WireSize(f.Size, f.Packets-1), f.Packets)
 }
 
 func (pt *point) result() *FCTResult {
