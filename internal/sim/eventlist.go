@@ -240,16 +240,18 @@ func (e *EventList) Stop() { e.stop = true }
 func (e *EventList) Run(until Time) Time {
 	e.stop = false
 	for !e.stop {
-		if len(e.ready) == 0 && !e.advance() {
+		var ev event
+		if last := len(e.ready) - 1; last >= 0 {
+			ev = e.ready[last]
+			e.ready = e.ready[:last]
+		} else if ev = e.advance(); ev.n == nil {
 			break
 		}
-		last := len(e.ready) - 1
-		ev := e.ready[last]
 		if ev.at > until {
+			e.ready = append(e.ready, ev) // not yet: back at the end, where it comes next
 			e.now = until
 			return e.now
 		}
-		e.ready = e.ready[:last]
 		e.now = ev.at
 		e.events++
 		n := ev.n
@@ -265,17 +267,16 @@ func (e *EventList) Run(until Time) Time {
 	return e.now
 }
 
-// advance moves the wheel to the next bucket that holds events and sorts it into ready; false
-// if no event is left.
-func (e *EventList) advance() bool {
-	e.ready = e.ready[:0]
+// advance moves the wheel to the next bucket that holds events and returns its first event,
+// leaving the others sorted in ready; an event with a nil node if no event is left.
+func (e *EventList) advance() event {
 	switch {
 	case e.inWheel > 0:
 		e.cur = e.nextOccupied()
 	case len(e.far) > 0:
 		e.cur = int64(e.far[0].at) >> (e.shift & 63) // skip the empty stretch
 	default:
-		return false
+		return event{}
 	}
 	// Far events entering the horizon go first: they were scheduled before anything the wheel
 	// could hold for these buckets. None is due before cur: each was beyond the horizon of a
@@ -285,14 +286,23 @@ func (e *EventList) advance() bool {
 		e.file(int64(ev.at)>>(e.shift&63), ev.n)
 	}
 	i := e.cur & e.wheelMask
-	for n := e.wheel[i]; n != nil; n = n.next {
-		e.ready = append(e.ready, event{n.at, n})
-		e.inWheel--
-	}
+	n := e.wheel[i]
 	e.wheel[i] = nil
 	e.occupied[i>>6] &^= 1 << (i & 63)
-	sortEvents(e.ready, &e.scratch)
-	return true
+	if n.next == nil {
+		// One event, the common case with buckets this narrow: nothing to sort, no ready.
+		e.inWheel--
+		return event{n.at, n}
+	}
+	r := e.ready[:0]
+	for ; n != nil; n = n.next {
+		r = append(r, event{n.at, n})
+	}
+	e.inWheel -= len(r)
+	sortEvents(r, &e.scratch)
+	last := len(r) - 1
+	e.ready = r[:last]
+	return r[last]
 }
 
 // file pushes n onto bucket b's list (b in the wheel's horizon).
