@@ -13,7 +13,7 @@ PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-id
 # $(call preload_cc,OUT) compiles the shim to OUT: the one command both preload and preload-check use.
 preload_cc = clang $(PRELOAD_CFLAGS) -o $(1) preload/qjump_preload.c -ldl
 
-.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload bench-ns2
+.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload bench-ns2 bench-sim-ab
 
 all: build
 
@@ -40,6 +40,13 @@ bench-preload: build
 # Options through NS2_ARGS, e.g. make bench-ns2 NS2_ARGS="--agents full --rounds 5".
 bench-ns2:
 	bench/ns2/run $(NS2_ARGS)
+
+# The simulator's speed at two revisions, run side by side on the two cores (docs/performance.md,
+# "Fifth round"); by default the working tree against main. Options and revisions through
+# AB_ARGS, e.g. make bench-sim-ab AB_ARGS="--pairs 20 main HEAD".
+AB_ARGS ?= main WORKTREE
+bench-sim-ab:
+	bench/sim/ab $(AB_ARGS)
 
 deps:
 	scripts/deps
