@@ -68,9 +68,13 @@ type Advice struct {
 	Level   int           `json:"level"`
 	Sweep   string        `json:"sweep_dir"`
 	Points  []AdvicePoint `json:"points"`
-	Chosen  *AdvicePoint  `json:"chosen"`  // the smallest factor the sweep met the target with
+	Chosen  *AdvicePoint  `json:"chosen"`  // the factor advised: the last one tried
 	Confirm *AdvicePoint  `json:"confirm"` // the same factor, run again
-	Reruns  []string      `json:"rerun_dirs"`
+	// Missed are the second runs of smaller factors that met the target in the sweep and missed
+	// it when run again (a target near a factor's capacity, met or not by noise), in the order
+	// they were tried.
+	Missed []AdvicePoint `json:"missed_reruns"`
+	Reruns []string      `json:"rerun_dirs"`
 }
 
 // ErrNoFactor is a target no factor of the sweep met, up to line rate.
@@ -105,6 +109,7 @@ func Advise(ctx context.Context, o Options, t AdviseTarget) (*Advice, error) {
 			if pts[0].Met {
 				return a, nil
 			}
+			a.Missed = append(a.Missed, pts[0])
 		}
 	}
 	return a, fmt.Errorf("%w (%s) with bulk traffic, up to line rate", ErrNoFactor, t)
@@ -143,6 +148,13 @@ func (a *Advice) Table(w io.Writer) error {
 	if a.Chosen == nil {
 		_, err := fmt.Fprintln(w, "no factor of the sweep meets the target")
 		return err
+	}
+	for _, m := range a.Missed {
+		if m.Factor == a.Chosen.Factor {
+			continue // the last one tried: reported below
+		}
+		fmt.Fprintf(w, "f%d = %g met the target in the sweep, missed it on a second run (%.0f requests/s, p99 %.0fµs): the next factor was tried\n",
+			a.Level, m.Factor, m.PerSec, m.P99US)
 	}
 	c := a.Confirm
 	if c == nil {

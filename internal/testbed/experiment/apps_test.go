@@ -111,7 +111,9 @@ func TestMemcachedSweepQuick(t *testing.T) {
 
 // advise's choice, run again, meets its target: the advice is confirmed by a second run. The
 // target (1,000 requests/s with bulk) needs about f5 = 1 at 100 Mb/s and is far below what
-// memcached reaches on its own, so noise cannot put it out of reach.
+// memcached reaches on its own, so noise cannot put it out of reach of every factor; but f5 = 1
+// measures 950-1,050 requests/s with bulk, so whether f5 = 1 itself meets it is noise, and a
+// smaller factor may be passed over only after its second run missed.
 func TestAdviseQuick(t *testing.T) {
 	tbtest.RequireTools(t, "iperf3", "memcached")
 	c := testbed.DefaultConfig(0)
@@ -124,9 +126,13 @@ func TestAdviseQuick(t *testing.T) {
 	if a.Chosen == nil || a.Confirm == nil || !a.Confirm.Met || a.Confirm.Factor != a.Chosen.Factor {
 		t.Fatalf("advice %+v: want a factor confirmed by its second run", a)
 	}
+	missed := map[float64]bool{}
+	for _, m := range a.Missed {
+		missed[m.Factor] = !m.Met
+	}
 	for _, p := range a.Points {
-		if p.Factor < a.Chosen.Factor && p.Met {
-			t.Errorf("f5=%g met the target but advise chose %g", p.Factor, a.Chosen.Factor)
+		if p.Factor < a.Chosen.Factor && p.Met && !missed[p.Factor] {
+			t.Errorf("f5=%g met the target, was not run again to a miss, but advise chose %g (missed reruns %+v)", p.Factor, a.Chosen.Factor, a.Missed)
 		}
 	}
 	if a.Chosen.LevelRateBPS <= 0 || a.Chosen.CapPerSec <= 0 || a.Chosen.Factor <= 2 != a.Chosen.Guaranteed {
