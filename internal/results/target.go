@@ -12,6 +12,8 @@ type Target struct {
 	Evaluated bool    `json:"evaluated"`
 	Met       bool    `json:"met"`
 	Note      string  `json:"note,omitempty"`
+	// Over is how many samples were beyond the limit, where the producer counts them.
+	Over int `json:"over,omitempty"`
 	// Worst are the samples furthest beyond the limit of a missed target, worst first, so that a
 	// reader can tell what caused them.
 	Worst []Evidence `json:"worst,omitempty"`
@@ -57,4 +59,22 @@ func (t Target) Verdict() string {
 		word = "MISSED"
 	}
 	return fmt.Sprintf("%s (%.3g %s, limit %.3g %s)", word, t.Value, t.Unit, t.Limit, t.Unit)
+}
+
+// MissedByStallsOnly says whether a missed target is missed only by samples its producer's queues
+// cannot explain: every sample over the limit is listed in Worst, and each of them would be within
+// the limit with only the latency the queues explain. On an emulated network that is the
+// emulation stalling (a deferred timer or softirq), which a real network of the same queues would
+// not do; a sample the queues explain beyond the limit, a lost one (noted), or more samples over
+// than the evidence lists is a miss of the network's own.
+func (t Target) MissedByStallsOnly() bool {
+	if !t.Evaluated || t.Met || t.Note != "" || t.Over == 0 || t.Over > len(t.Worst) {
+		return false
+	}
+	for _, w := range t.Worst {
+		if w.ExplainedUS == nil || *w.ExplainedUS > t.Limit {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -133,8 +134,32 @@ func TestMemcachedQuick(t *testing.T) {
 	assertJump(t, res, "contended", "memcached", "request", 3, 2)
 }
 
+// stallOnlyMisses describes the missed targets of a run if every one of them is missed by
+// emulation stalls alone (results.Target.MissedByStallsOnly), and is empty otherwise.
+func stallOnlyMisses(res *Results) string {
+	var missed []string
+	for _, target := range res.Targets {
+		switch {
+		case target.Evaluated && target.Met:
+		case target.MissedByStallsOnly():
+			missed = append(missed, fmt.Sprintf("%s %.0f against %.0f %s: %v", target.Name, target.Value, target.Limit, target.Unit, target.Worst))
+		default:
+			return ""
+		}
+	}
+	return strings.Join(missed, "; ")
+}
+
 func TestFanInQuick(t *testing.T) {
 	res, _ := runQuick(t, "fan-in")
+	// A stall of the emulation (the host's softirq held off for milliseconds, more often on a
+	// busy VM) can hold one probe past the bound however the queues behave; its evidence says so
+	// (docs/testbed.md, "Region A in every run"). Such a run cannot check the strict form, so it
+	// is run once more; a miss the queues explain, a lost probe or a second stall fails.
+	if stalls := stallOnlyMisses(res); stalls != "" {
+		t.Logf("strict targets missed by emulation stalls alone, running the quick sweep once more: %s", stalls)
+		res, _ = runQuick(t, "fan-in")
+	}
 	if _, ok := res.series("noise", "probe", "oneway"); !ok {
 		t.Fatal("the idle noise floor was not measured")
 	}
@@ -160,7 +185,8 @@ func TestFanInQuick(t *testing.T) {
 	// maximum at about 1/100 of the f7 = 1 bound.
 	for _, target := range res.Targets {
 		if !target.Evaluated || !target.Met {
-			t.Errorf("target %s: %s: %.0f against %.0f %s (evaluated %v)", target.Name, target.Criterion, target.Value, target.Limit, target.Unit, target.Evaluated)
+			t.Errorf("target %s: %s: %.0f against %.0f %s (evaluated %v, %d over, %s); worst: %v", target.Name, target.Criterion,
+				target.Value, target.Limit, target.Unit, target.Evaluated, target.Over, target.Note, target.Worst)
 		}
 	}
 	below, ok1 := res.series(fanInArm(0.5), "probe", "network")

@@ -34,12 +34,13 @@ func fanInEvidence(r *Results, rows []results.Row) {
 		default:
 			continue
 		}
-		t.Worst = fanInWorst(r, rows, limit)
+		t.Worst, t.Over = fanInWorst(r, rows, limit)
 	}
 }
 
-// fanInWorst is the worstShown delivered network samples furthest over their arm's limit.
-func fanInWorst(r *Results, rows []results.Row, limit func(arm string, param float64) (float64, bool)) []results.Evidence {
+// fanInWorst is the worstShown delivered network samples furthest over their arm's limit, and
+// how many were over it.
+func fanInWorst(r *Results, rows []results.Row, limit func(arm string, param float64) (float64, bool)) ([]results.Evidence, int) {
 	byArm := map[string][]results.Row{}
 	type over struct {
 		row results.Row
@@ -64,7 +65,7 @@ func fanInWorst(r *Results, rows []results.Row, limit func(arm string, param flo
 	for _, o := range overs[:min(len(overs), worstShown)] {
 		out = append(out, fanInExplain(r, o.row, byArm[o.row.Arm]))
 	}
-	return out
+	return out, len(overs)
 }
 
 // fanInExplain is row's evidence: its stamps, and how much of its latency the probes delivered

@@ -1,0 +1,32 @@
+package results
+
+import "testing"
+
+// A target missed by stalls alone is one whose every sample over the limit is listed and would be
+// within the limit with only what the queues explain; anything else is the network's miss.
+func TestMissedByStallsOnly(t *testing.T) {
+	explained := func(us float64) *float64 { return &us }
+	stall := Evidence{LatencyUS: 13143, ExplainedUS: explained(3126)} // queues explain 3,126 µs of 13,143
+	queued := Evidence{LatencyUS: 7000, ExplainedUS: explained(6900)} // queues alone exceed the limit
+	base := Target{Evaluated: true, Limit: 6202, Value: 13143, Over: 1, Worst: []Evidence{stall}}
+	if !base.MissedByStallsOnly() {
+		t.Errorf("one unexplained stall is a stall-only miss: %+v", base)
+	}
+	cases := map[string]func(*Target){
+		"met":                  func(g *Target) { g.Met = true },
+		"not evaluated":        func(g *Target) { g.Evaluated = false },
+		"probes lost":          func(g *Target) { g.Note = "3 probes in region A lost" },
+		"more over than shown": func(g *Target) { g.Over = 2 },
+		"queues explain it":    func(g *Target) { g.Worst = []Evidence{stall, queued}; g.Over = 2 },
+		"nothing explained":    func(g *Target) { g.Worst = []Evidence{{LatencyUS: 13143}} },
+		"no count":             func(g *Target) { g.Over = 0 },
+	}
+	for name, change := range cases {
+		g := base
+		g.Worst = append([]Evidence(nil), base.Worst...)
+		change(&g)
+		if g.MissedByStallsOnly() {
+			t.Errorf("%s: counted as a stall-only miss: %+v", name, g)
+		}
+	}
+}
