@@ -174,7 +174,9 @@ func (e *EventList) SchedulePacket(at Time, p *Packet) {
 // SchedulePacketNear is SchedulePacket's common case, small enough to be inlined in the ports:
 // it files p when at falls in a later bucket of the wheel and reports false otherwise, when the
 // caller must call SchedulePacket. An event in a later bucket is never in the past, so the check
-// for that is left to the rare cases.
+// for that is left to the rare cases. Its inlining cost is 78 of the compiler's budget of 80, and
+// SchedulePacket, which adds the fallback call, costs 151: that is why each port writes the two
+// lines "near, else SchedulePacket" itself rather than calling one helper.
 func (e *EventList) SchedulePacketNear(at Time, p *Packet) bool {
 	b := int64(at) >> (e.shift & 63) // masked: no check for shifts of 64 and more
 	if b <= e.cur || b >= e.cur+e.wheelSize {
