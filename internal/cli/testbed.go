@@ -29,7 +29,8 @@ removed by 'qjump testbed down', also what a crashed run left behind. Needs root
 	}
 	requireSubcommand(cmd)
 	cmd.AddCommand(newTestbedUpCommand(nil), newTestbedDownCommand(nil), newTestbedStatusCommand(nil),
-		newTestbedExecCommand(nil), newTestbedRunCommand(nil), newTestbedReportCommand(nil))
+		newTestbedExecCommand(nil), newTestbedRunCommand(nil), newTestbedReportCommand(nil),
+		newTestbedStallsCommand())
 	return cmd
 }
 

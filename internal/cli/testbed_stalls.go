@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qjump-net/qjump/internal/testbed/machine"
+)
+
+type testbedStallsOptions struct {
+	out       string
+	run       time.Duration
+	threshold time.Duration
+	awake     bool
+}
+
+// newTestbedStallsCommand is the machine's stall monitor (internal/testbed/machine), a hidden verb
+// so that `testbed run` can run it as a process of its own beside an experiment.
+func newTestbedStallsCommand() *cobra.Command {
+	opts := &testbedStallsOptions{run: 6 * time.Hour, threshold: machine.DefaultThreshold}
+	cmd := &cobra.Command{
+		Use:   "stalls --out FILE [--for D] [--threshold D] [--awake]",
+		Short: "Measure when this machine's CPUs stop running, until interrupted (used by testbed run)",
+		Long: `stalls wakes a real-time thread on every CPU each millisecond and records every wake-up later
+than --threshold as a stall of that CPU, until SIGINT/SIGTERM, until its standard input closes
+(so that it ends with the run that started it, however that ends) or until --for has passed;
+then it writes the stalls (cpu, from_ns, to_ns, wall clock) as CSV to --out. Needs root.`,
+		Example: `  # the machine's stalls over 15 s, with its CPUs free to halt and then held awake
+  sleep 15 | qjump testbed stalls --out halting.csv
+  sleep 15 | qjump testbed stalls --out awake.csv --awake`,
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTestbedStalls(cmd.Context(), opts, cmd.InOrStdin())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.out, "out", "", "write the stalls here as CSV")
+	f.DurationVar(&opts.run, "for", opts.run, "stop after this long at most")
+	f.DurationVar(&opts.threshold, "threshold", opts.threshold, "a wake-up later than this is a stall")
+	f.BoolVar(&opts.awake, "awake", false, "hold the CPUs awake (polling when idle) while measuring, as testbed run does")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.Reader) error {
+	if opts.run <= 0 {
+		return usageErrorf("invalid --for %s: want a positive duration", opts.run)
+	}
+	if opts.threshold < machine.Tick/10 {
+		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, machine.Tick/10)
+	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, opts.run)
+	defer cancel()
+	go func() {
+		_, _ = io.Copy(io.Discard, stdin)
+		cancel()
+	}()
+	if opts.awake {
+		release, err := machine.HoldCPUsAwake()
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	stalls, err := machine.Record(ctx, opts.threshold)
+	if err != nil {
+		return err
+	}
+	return machine.WriteCSV(opts.out, stalls)
+}

@@ -1,0 +1,12 @@
+// Package machine is what the testbed knows of the machine under its emulated network: it keeps
+// the CPUs out of their idle states for a run, and measures when the CPUs stopped running.
+//
+// The testbed's links, queues and shapers are the kernel's softirqs and timers on the machine's
+// own CPUs. On a virtual machine a vCPU that goes idle is halted, and the hypervisor wakes it
+// again when it is ready to: a 1 ms timer was measured late by 1-34 ms hundreds of times a
+// minute on an idle 2-vCPU VM. Every such wait is a stall of the whole emulated network, a delay
+// that no real network of the same queues has. HoldCPUsAwake removes most of them (the CPUs
+// poll instead of halting, as cyclictest and tuned's latency-performance profile arrange); the
+// Monitor measures the rest, so that a latency can be told apart from the time the machine
+// stood still during it (docs/testbed.md, "Machine stalls").
+package machine

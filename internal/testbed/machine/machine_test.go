@@ -1,0 +1,172 @@
+package machine
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+func TestTimelineMergesCPUsAndMeasuresOverlap(t *testing.T) {
+	// CPU 0 stalls 100-200 and 400-450; CPU 1 stalls 150-300 (overlapping CPU 0's first).
+	tl := NewTimeline([]Stall{{0, 400, 450}, {1, 150, 300}, {0, 100, 200}})
+	cases := []struct {
+		from, to, want int64
+	}{
+		{0, 1000, 250},  // 100-300 and 400-450
+		{0, 100, 0},     // ends where the first stall starts
+		{250, 420, 70},  // 250-300 and 400-420
+		{310, 390, 0},   // between stalls
+		{440, 2000, 10}, // the tail of the last
+	}
+	for _, c := range cases {
+		if got := tl.Within(c.from, c.to); got != c.want {
+			t.Errorf("Within(%d, %d) = %d, want %d", c.from, c.to, got, c.want)
+		}
+	}
+	s := Summarize([]Stall{{0, 400, 450}, {1, 150, 300}, {0, 100, 200}})
+	if s.Count != 2 || s.TotalMS != 250e-6 || s.WorstMS != 200e-6 {
+		t.Errorf("Summarize = %+v, want 2 stalls, 250 ns in all, the worst 200 ns", s)
+	}
+}
+
+func TestStallCSVRoundTripAndBadInput(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stalls.csv")
+	in := []Stall{{0, 1795467773396522169, 1795467773424906961}, {1, 5, 7}}
+	if err := WriteCSV(path, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadCSV(path)
+	if err != nil || len(out) != 2 || out[0] != in[0] || out[1] != in[1] {
+		t.Fatalf("read back %v, %v; want %v", out, err, in)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	_ = os.WriteFile(bad, []byte("cpu,from_ns,to_ns\n0,10,5\n"), 0o644)
+	if _, err := ReadCSV(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a stall that ends before it starts: %v, want an error naming line 2", err)
+	}
+}
+
+// hogEnv makes the test binary, run again, a process that holds CPU 0 at a real-time priority
+// for a while: in its own process, so that the monitor's Go runtime has nothing else to run.
+const hogEnv = "QJUMP_MACHINE_TEST_HOG_PRIORITY"
+
+func TestMain(m *testing.M) {
+	if prio := os.Getenv(hogEnv); prio != "" {
+		os.Exit(hog(prio))
+	}
+	os.Exit(m.Run())
+}
+
+// hog spins on CPU 0 at SCHED_FIFO priority prio for 30 ms and prints when, in wall-clock ns.
+func hog(prio string) int {
+	p, _ := strconv.Atoi(prio)
+	runtime.LockOSThread()
+	var one unix.CPUSet
+	one.Set(0)
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		return 1
+	}
+	if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: uint32(p)}, 0); err != nil {
+		return 1
+	}
+	from := time.Now().UnixNano()
+	for time.Now().UnixNano()-from < 30e6 {
+	}
+	fmt.Println(from, time.Now().UnixNano())
+	return 0
+}
+
+// holdCPU0 runs hog at prio and returns the span it held CPU 0.
+func holdCPU0(t *testing.T, prio int) (from, to int64) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", hogEnv, prio))
+	out, err := cmd.Output()
+	if _, serr := fmt.Sscan(string(out), &from, &to); err != nil || serr != nil {
+		t.Fatalf("hold CPU 0 at priority %d: %v %v (%q)", prio, err, serr, out)
+	}
+	return from, to
+}
+
+// A process above the monitor's priority that keeps CPU 0 busy for 30 ms is, for the monitor, a
+// stall that covers those 30 ms; one below it is no stall at all.
+func TestMonitorMeasuresACPUHeldAway(t *testing.T) {
+	testutil.RequirePriv(t, "a real-time monitor thread")
+	for _, c := range []struct {
+		prio     int
+		measured bool
+	}{{monitorPriority + 1, true}, {monitorPriority - 1, false}} {
+		m, err := StartMonitor(DefaultThreshold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		from, to := holdCPU0(t, c.prio)
+		time.Sleep(20 * time.Millisecond)
+		stalls := m.Stop()
+		// The monitor's tick may fall up to a tick after the hold starts: most of the 30 ms must
+		// be measured when the hog is above the monitor, and much less than that when it is
+		// below (where only a stall of the machine's own can fall into the span).
+		var onCPU0 []Stall
+		for _, s := range stalls {
+			if s.CPU == 0 {
+				onCPU0 = append(onCPU0, s)
+			}
+		}
+		within := NewTimeline(onCPU0).Within(from, to) / 1e6
+		if c.measured && within < 25 || !c.measured && within > 15 {
+			t.Errorf("CPU 0 held %d ms at priority %d (the monitor's: %d): %d ms of stall measured during it: %v",
+				(to-from)/1e6, c.prio, monitorPriority, within, onCPU0)
+		}
+	}
+}
+
+// While the CPUs are held awake no CPU halts: only the polling idle state is entered.
+func TestHoldCPUsAwakeLeavesOnlyPolling(t *testing.T) {
+	testutil.RequirePriv(t, "the CPU latency request")
+	states, _ := filepath.Glob("/sys/devices/system/cpu/cpu0/cpuidle/state*")
+	if len(states) < 2 {
+		t.Skip("no cpuidle states on this machine: there is nothing to hold the CPUs out of")
+	}
+	usage := func() (poll, other int64) {
+		for _, s := range states {
+			name, _ := os.ReadFile(filepath.Join(s, "name"))
+			b, _ := os.ReadFile(filepath.Join(s, "usage"))
+			n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			if strings.TrimSpace(string(name)) == "POLL" {
+				poll += n
+			} else {
+				other += n
+			}
+		}
+		return
+	}
+	release, err := HoldCPUsAwake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // CPUs already idle wake at their next interrupt
+	poll0, other0 := usage()
+	time.Sleep(200 * time.Millisecond)
+	poll1, other1 := usage()
+	release()
+	// A few halts may still land between the two readings (an idle entry chosen just before
+	// the request); a CPU idle for 200 ms without the request halts hundreds of times.
+	if poll1 == poll0 || other1-other0 > 5 {
+		t.Errorf("held awake for 200 ms: %d polling idle entries, %d halting ones", poll1-poll0, other1-other0)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, other2 := usage(); other2 == other1 {
+		t.Errorf("released: CPU 0 still never halts")
+	}
+}
