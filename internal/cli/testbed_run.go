@@ -23,6 +23,7 @@ type testbedRunOptions struct {
 	bulkCC  string
 	epsilon string
 	json    bool
+	idle    bool // --let-cpus-idle
 	rateSet bool // --rate given; otherwise each experiment runs at its own default rate
 }
 
@@ -59,6 +60,13 @@ frame time grow tenfold while the emulation's own timer, softirq and CPU delays 
 their strict targets ("no sample over the bound", "QJump's tail within idle's plus one frame")
 measure the network, not the machine (docs/testbed.md has the figures).
 
+The machine is part of the measurement: the emulated links are the kernel's timers and softirqs
+on this machine's CPUs. For the run, idle CPUs poll instead of halting (a halted vCPU can wait
+milliseconds for the hypervisor to wake it; --let-cpus-idle allows it), and a real-time thread
+per CPU measures the times a CPU stood still all the same (stalls.csv). fan-in's strict targets
+take those measured stalls out of each probe's latency, and show both (docs/testbed.md,
+"Machine stalls").
+
 Bulk TCP uses --bulk-cc (default cubic, a loss-based TCP like the paper's; this kernel's default
 is bbr, which keeps queues short). QJump is enabled with the real 'qjump up' on every host and
 programs are put on levels with 'qjump run'.`,
@@ -82,6 +90,7 @@ programs are put on levels with 'qjump run'.`,
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows: cubic, reno or bbr")
 	f.StringVar(&opts.epsilon, "epsilon", "", "ε given to qjump up (default: the idle one-way p99 the run measures)")
 	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
+	f.BoolVar(&opts.idle, "let-cpus-idle", false, "let idle CPUs halt during the run (default: hold them polling, which spares the emulation most of a VM's stalls)")
 	return cmd
 }
 
@@ -112,7 +121,7 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 }
 
 func (opts *testbedRunOptions) experimentOptions(stderr io.Writer) (experiment.Options, error) {
-	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Progress: stderr}
+	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Progress: stderr, LetCPUsIdle: opts.idle}
 	o.Testbed = opts.flags.cfg
 	if !opts.rateSet {
 		o.Testbed.Rate = 0 // the experiment's own default

@@ -31,7 +31,10 @@ type Evidence struct {
 	// ExplainedUS is the latency the network's queues explain at most (what was ahead of the
 	// sample, as the producer counts it), nil where the producer cannot tell.
 	ExplainedUS *float64 `json:"explained_us,omitempty"`
-	Context     string   `json:"context,omitempty"` // what happened around it, in words
+	// StalledUS is how long the machine was measured stalled during it, which the target takes
+	// out of its latency; nil where stalls were not measured.
+	StalledUS *float64 `json:"stalled_us,omitempty"`
+	Context   string   `json:"context,omitempty"` // what happened around it, in words
 }
 
 // String is the sample in one line.
@@ -42,6 +45,9 @@ func (e Evidence) String() string {
 		s += fmt.Sprintf("; queues explain at most %.0f µs, %.0f µs unexplained", *e.ExplainedUS, e.LatencyUS-*e.ExplainedUS)
 	case e.ExplainedUS != nil:
 		s += fmt.Sprintf("; within the %.0f µs queues explain", *e.ExplainedUS)
+	}
+	if e.StalledUS != nil {
+		s += fmt.Sprintf("; the machine stalled %.0f µs of it", *e.StalledUS)
 	}
 	if e.Context != "" {
 		s += "; " + e.Context

@@ -37,6 +37,9 @@ type experiment struct {
 	lossAllowed func(r *Results, s results.Series) (float64, bool)
 	// evidence adds the worst samples to the targets r.Targets missed (may be nil).
 	evidence func(r *Results, rows []results.Row)
+	// derive is rows computed from the measured ones and the machine's stalls, for the series
+	// and targets only (never written to samples.csv; may be nil).
+	derive func(r *Results, rows []results.Row) []results.Row
 }
 
 var experiments = map[string]experiment{}
@@ -69,6 +72,9 @@ type Options struct {
 	Epsilon  time.Duration  // ε given to qjump up; 0: the idle one-way p99 measured by the run
 	Progress io.Writer
 	Sweep    []float64 // memcached-sweep: the level-5 factors to measure (nil: its default sweep)
+	// LetCPUsIdle leaves the CPUs' idle states alone; by default a run holds them polling
+	// (docs/testbed.md, "Machine stalls").
+	LetCPUsIdle bool
 }
 
 // Check validates name and options before anything is built.
@@ -123,8 +129,10 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, fmt.Errorf("build testbed: %w", err)
 	}
 	env.tb = tb
+	watch := watchMachine(env, o.OutDir)
 	runErr := e.run(ctx, env)
 	env.procs.stopAll()
+	watch.stop(env)
 	downErr := tb.Down()
 	env.logf("testbed removed")
 	if ctx.Err() != nil {
@@ -164,6 +172,12 @@ func Report(dir string) (*Results, error) {
 // It returns ErrFaults, after writing every file, when the run has faults.
 func finish(r *Results, rows []results.Row, dir string) error {
 	e := experiments[r.Experiment]
+	if err := loadStalls(r, dir); err != nil {
+		return err
+	}
+	if e.derive != nil {
+		rows = append(rows[:len(rows):len(rows)], e.derive(r, rows)...)
+	}
 	r.Series = results.SeriesOf(rows)
 	var allowed func(results.Series) (float64, bool)
 	if e.lossAllowed != nil {
@@ -178,7 +192,11 @@ func finish(r *Results, rows []results.Row, dir string) error {
 	if err != nil {
 		return err
 	}
-	r.Files = append([]string{"samples.csv", "results.json", "summary.md"}, plots...)
+	r.Files = []string{"samples.csv", "results.json", "summary.md"}
+	if r.hasStalls {
+		r.Files = append(r.Files, stallsFile)
+	}
+	r.Files = append(r.Files, plots...)
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), r); err != nil {
 		return err
 	}

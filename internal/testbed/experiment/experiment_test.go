@@ -152,10 +152,11 @@ func stallOnlyMisses(res *Results) string {
 
 func TestFanInQuick(t *testing.T) {
 	res, _ := runQuick(t, "fan-in")
-	// A stall of the emulation (the host's softirq held off for milliseconds, more often on a
-	// busy VM) can hold one probe past the bound however the queues behave; its evidence says so
-	// (docs/testbed.md, "Region A in every run"). Such a run cannot check the strict form, so it
-	// is run once more; a miss the queues explain, a lost probe or a second stall fails.
+	// The targets take the machine's measured stalls out of each probe (docs/testbed.md,
+	// "Machine stalls"); a stall the monitor could not see (shorter than its threshold, or
+	// begun up to a tick before it was due) can still hold a probe past the bound however the
+	// queues behave, and its evidence says so. Such a run cannot check the strict form, so it is
+	// run once more; a miss the queues explain, a lost probe or a second stall fails.
 	if stalls := stallOnlyMisses(res); stalls != "" {
 		t.Logf("strict targets missed by emulation stalls alone, running the quick sweep once more: %s", stalls)
 		res, _ = runQuick(t, "fan-in")

@@ -38,11 +38,12 @@ func fanInBoundUS(r *Results, f7 float64) float64 {
 	return float64(d) / 1e3
 }
 
-// fanInPoints are the series the bound is about: the QJump arms' network latency, one per f7.
-func fanInPoints(r *Results) []results.Series {
+// fanInPoints are the series the bound is about: the QJump arms' network latency (metric
+// network, or network-less-stalls), one per f7.
+func fanInPoints(r *Results, metric string) []results.Series {
 	var pts []results.Series
 	for _, s := range r.Series {
-		if s.Tool == toolProbe && s.Metric == metricNetwork && r.armHasQJump(s.Arm) {
+		if s.Tool == toolProbe && s.Metric == metric && r.armHasQJump(s.Arm) {
 			pts = append(pts, s)
 		}
 	}
@@ -67,9 +68,10 @@ func fanInPaper(r *Results, s results.Series) string {
 
 func fanInTargets(r *Results) []results.Target {
 	t := results.Target{Name: "region-a-bound", Unit: "µs",
-		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp) exceeds the model's bound n·P·8·max(f7, 1)/R + ε (probes are whole frames: below f7 = 1 a host still sends one per epoch)"}
+		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp), less the time the machine was measured stalled during it, exceeds the model's bound n·P·8·max(f7, 1)/R + ε (probes are whole frames: below f7 = 1 a host still sends one per epoch)"}
+	judged := judgedMetric(r)
 	worst, lost := -1.0, 0
-	for _, s := range fanInPoints(r) {
+	for _, s := range fanInPoints(r, judged) {
 		// An arm without a delivered sample is a fault (results.LossFaults), never a verdict.
 		if s.Param > 1 || s.Empty() {
 			continue
@@ -90,8 +92,8 @@ func fanInTargets(r *Results) []results.Target {
 		t.Met = worst <= 0
 	}
 	noise := results.Target{Name: "noise-floor", Unit: "µs",
-		Criterion: "the idle network's own max network latency is within the f7=1 bound (else the strict form cannot hold)"}
-	if s, ok := r.series("noise", toolProbe, metricNetwork); ok {
+		Criterion: "the idle network's own max network latency, less the machine's measured stalls, is within the f7=1 bound (else the strict form cannot hold)"}
+	if s, ok := r.series("noise", toolProbe, judged); ok {
 		noise.Value, noise.Limit, noise.Evaluated = s.MaxUS, results.Round3(fanInBoundUS(r, 1)), true
 		noise.Met = noise.Value <= noise.Limit
 	}
@@ -105,7 +107,7 @@ func fanInPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
 	p := results.SweepPlot{File: "fig11-fan-in.png",
 		Title:  fmt.Sprintf("Fig. 11: level-7 network latency under fan-in (%d hosts, R=%.0f Mb/s)", r.Model.Hosts, r.Model.RateBPS/1e6),
 		XLabel: "f7 (packets per epoch per host)", YLabel: "kernel tx → rx latency (µs)", Param: "f7",
-		Points: fanInPoints(r), Bound: func(f7 float64) float64 { return fanInBoundUS(r, f7) }, BoundLabel: "model bound D7"}
+		Points: fanInPoints(r, metricNetwork), Bound: func(f7 float64) float64 { return fanInBoundUS(r, f7) }, BoundLabel: "model bound D7"}
 	if noise, ok := r.series("noise", toolProbe, metricNetwork); ok {
 		p.FloorUS, p.FloorLabel = noise.MaxUS, "idle noise floor (max)"
 	}

@@ -38,8 +38,8 @@ func fanInEvidence(r *Results, rows []results.Row) {
 	}
 }
 
-// fanInWorst is the worstShown delivered network samples furthest over their arm's limit, and
-// how many were over it.
+// fanInWorst is the worstShown delivered network samples furthest over their arm's limit, less
+// the machine's measured stalls during each (as the targets judge them), and how many were over.
 func fanInWorst(r *Results, rows []results.Row, limit func(arm string, param float64) (float64, bool)) ([]results.Evidence, int) {
 	byArm := map[string][]results.Row{}
 	type over struct {
@@ -56,7 +56,7 @@ func fanInWorst(r *Results, rows []results.Row, limit func(arm string, param flo
 			continue
 		}
 		byArm[row.Arm] = append(byArm[row.Arm], row)
-		if by := float64(row.LatencyNS)/1e3 - l; by > 0 {
+		if by := float64(row.LatencyNS-stalledNS(r, row))/1e3 - l; by > 0 {
 			overs = append(overs, over{row, by})
 		}
 	}
@@ -90,8 +90,13 @@ func fanInExplain(r *Results, row results.Row, arm []results.Row) results.Eviden
 		frames++ // the lower-level frame already on the link
 	}
 	explained := results.Round3(float64(int64(frames)*r.Model.FrameTimeNS+r.Model.EpsilonNS) / 1e3)
+	var stalled *float64
+	if r.hasStalls {
+		us := results.Round3(float64(stalledNS(r, row)) / 1e3)
+		stalled = &us
+	}
 	return results.Evidence{Arm: row.Arm, Sender: row.Sender, Seq: row.Seq, SendNS: tx, RecvNS: rx,
-		LatencyUS: results.Round3(float64(row.LatencyNS) / 1e3), ExplainedUS: &explained,
+		LatencyUS: results.Round3(float64(row.LatencyNS) / 1e3), ExplainedUS: &explained, StalledUS: stalled,
 		Context: fmt.Sprintf("%d probes reached h1 while it waited; h1 received none for %.0f µs (a frame takes %.0f µs)",
 			ahead, float64(gap)/1e3, float64(r.Model.FrameTimeNS)/1e3)}
 }

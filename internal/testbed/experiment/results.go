@@ -9,6 +9,7 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testbed/machine"
 )
 
 // Results is results.json: everything an experiment measured, summarised, and judged against the
@@ -21,7 +22,11 @@ type Results struct {
 	BulkCC  string         `json:"bulk_cc"`
 	Model   ModelInfo      `json:"model"`
 	QJump   QJumpInfo      `json:"qjump"`
+	Machine MachineInfo    `json:"machine"`
 	results.Outcome
+
+	stalls    machine.Timeline // the machine's measured stalls (stalls.csv)
+	hasStalls bool
 }
 
 // ModelInfo is the QJump model of the emulated cluster, as given to `qjump up`.
@@ -61,7 +66,7 @@ func (r *Results) armHasQJump(arm string) bool {
 // view is r as the table and summary.md show it.
 func (r *Results) view() results.View {
 	v := results.View{Header: r.Header, Outcome: r.Outcome, Headline: headline(r),
-		Method: fmt.Sprintf("QJump: `qjump up %s` on every host.", strings.Join(r.QJump.UpArgs, " "))}
+		Method: fmt.Sprintf("QJump: `qjump up %s` on every host. %s", strings.Join(r.QJump.UpArgs, " "), r.Machine.Method())}
 	if e, ok := experiments[r.Experiment]; ok && e.paper != nil {
 		v.Paper = func(s results.Series) string { return e.paper(r, s) }
 	}
