@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -131,42 +132,65 @@ func TestMonitorMeasuresACPUHeldAway(t *testing.T) {
 	}
 }
 
-// While the CPUs are held awake no CPU halts: only the polling idle state is entered.
+// cpuLatencyTarget is the kernel's current CPU wake-up latency target, which reading the PM QoS
+// file returns: the smallest of every request held.
+func cpuLatencyTarget(t *testing.T) int32 {
+	b, err := os.ReadFile(cpuLatencyPath)
+	if err != nil || len(b) != 4 {
+		t.Fatalf("read %s: %v (%d bytes)", cpuLatencyPath, err, len(b))
+	}
+	return int32(binary.NativeEndian.Uint32(b))
+}
+
+// idleEntries counts, over every CPU, the entries into the polling idle state and into the
+// others (which halt).
+func idleEntries() (poll, halt int64) {
+	states, _ := filepath.Glob("/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state*")
+	for _, s := range states {
+		name, _ := os.ReadFile(filepath.Join(s, "name"))
+		b, _ := os.ReadFile(filepath.Join(s, "usage"))
+		n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if strings.TrimSpace(string(name)) == "POLL" {
+			poll += n
+		} else {
+			halt += n
+		}
+	}
+	return poll, halt
+}
+
+// While the CPUs are held awake the kernel's target is zero and idle CPUs poll instead of
+// halting; released, the target is what it was.
 func TestHoldCPUsAwakeLeavesOnlyPolling(t *testing.T) {
 	testutil.RequirePriv(t, "the CPU latency request")
-	states, _ := filepath.Glob("/sys/devices/system/cpu/cpu0/cpuidle/state*")
-	if len(states) < 2 {
-		t.Skip("no cpuidle states on this machine: there is nothing to hold the CPUs out of")
-	}
-	usage := func() (poll, other int64) {
-		for _, s := range states {
-			name, _ := os.ReadFile(filepath.Join(s, "name"))
-			b, _ := os.ReadFile(filepath.Join(s, "usage"))
-			n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-			if strings.TrimSpace(string(name)) == "POLL" {
-				poll += n
-			} else {
-				other += n
-			}
-		}
-		return
-	}
+	before := cpuLatencyTarget(t)
 	release, err := HoldCPUsAwake()
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond) // CPUs already idle wake at their next interrupt
-	poll0, other0 := usage()
-	time.Sleep(200 * time.Millisecond)
-	poll1, other1 := usage()
-	release()
-	// A few halts may still land between the two readings (an idle entry chosen just before
-	// the request); a CPU idle for 200 ms without the request halts hundreds of times.
-	if poll1 == poll0 || other1-other0 > 5 {
-		t.Errorf("held awake for 200 ms: %d polling idle entries, %d halting ones", poll1-poll0, other1-other0)
+	if got := cpuLatencyTarget(t); got != 0 {
+		t.Errorf("held: the CPU latency target is %d µs, want 0", got)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if _, other2 := usage(); other2 == other1 {
-		t.Errorf("released: CPU 0 still never halts")
+	if states, _ := filepath.Glob("/sys/devices/system/cpu/cpu0/cpuidle/state*"); len(states) >= 2 {
+		time.Sleep(10 * time.Millisecond) // a CPU that entered its idle state before wakes first
+		poll0, halt0 := idleEntries()
+		// The CPUs may be busy for a while (the kernel cleaning up namespaces of earlier tests):
+		// wait for them to go idle a few times, and count the halts meanwhile.
+		var poll1, halt1 int64
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+			if poll1, halt1 = idleEntries(); poll1-poll0 >= 20 {
+				break
+			}
+		}
+		// A few halts may land just after the first reading (an idle entry chosen before the
+		// request reached that CPU); an idle machine halts hundreds of times a second.
+		if poll1-poll0 < 20 || halt1-halt0 > 5 {
+			t.Errorf("held awake: %d polling idle entries, %d halting ones", poll1-poll0, halt1-halt0)
+		}
+	}
+	release()
+	if got := cpuLatencyTarget(t); got != before {
+		t.Errorf("released: the CPU latency target is %d µs, want %d as before", got, before)
 	}
 }
