@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qjump-net/qjump/internal/testbed/machine"
+	"github.com/qjump-net/qjump/internal/machine"
 )
 
 type testbedStallsOptions struct {
@@ -17,7 +17,7 @@ type testbedStallsOptions struct {
 	awake     bool
 }
 
-// newTestbedStallsCommand is the machine's stall monitor (internal/testbed/machine), a hidden verb
+// newTestbedStallsCommand is the machine's stall monitor (internal/machine), a hidden verb
 // so that `testbed run` can run it as a process of its own beside an experiment.
 func newTestbedStallsCommand() *cobra.Command {
 	opts := &testbedStallsOptions{run: 6 * time.Hour, threshold: machine.DefaultThreshold}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/machine"
 )
 
 var (
@@ -43,8 +45,16 @@ func QjumpBinary(t testing.TB) string {
 }
 
 // Main runs the tests of a package that uses QjumpBinary and removes the binary afterwards: call
-// it from TestMain as os.Exit(testutil.Main(m)).
+// it from TestMain as os.Exit(testutil.Main(m)). As root it holds the CPUs awake meanwhile, as
+// `qjump testbed run` does: these tests measure rates, epochs and latencies on the kernel's
+// softirqs and timers, and on a VM an idle vCPU that halts can wait milliseconds for the
+// hypervisor (docs/testbed.md, "Machine stalls"), a stall no server tuned for latency has.
 func Main(m *testing.M) int {
+	if os.Geteuid() == 0 {
+		if release, err := machine.HoldCPUsAwake(); err == nil {
+			defer release()
+		}
+	}
 	code := m.Run()
 	if binaryPath != "" {
 		_ = os.RemoveAll(filepath.Dir(binaryPath))

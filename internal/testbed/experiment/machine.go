@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/machine"
 	"github.com/qjump-net/qjump/internal/testbed"
-	"github.com/qjump-net/qjump/internal/testbed/machine"
 )
 
 // stallsFile is the stall monitor's output in a run's directory.

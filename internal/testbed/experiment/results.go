@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/machine"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
-	"github.com/qjump-net/qjump/internal/testbed/machine"
 )
 
 // Results is results.json: everything an experiment measured, summarised, and judged against the

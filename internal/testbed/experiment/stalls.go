@@ -8,7 +8,7 @@ import "github.com/qjump-net/qjump/internal/results"
 // stalls were measured (judgedMetric then judges the raw latency).
 //
 // A stall is a CPU that ran none of the guest's threads while its monitor's timer was due
-// (internal/testbed/machine): the emulated links, queues and shapers did not run either, if
+// (internal/machine): the emulated links, queues and shapers did not run either, if
 // they needed that CPU. Only measured stall time is taken out, never more than the latency.
 func lessStalls(r *Results, rows []results.Row) []results.Row {
 	if !r.hasStalls {

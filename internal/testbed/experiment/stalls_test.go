@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/machine"
 	"github.com/qjump-net/qjump/internal/results"
-	"github.com/qjump-net/qjump/internal/testbed/machine"
 )
 
 // The strict targets judge a probe's latency less the machine's measured stalls during it: the

@@ -1,5 +1,6 @@
-// Package machine is what the testbed knows of the machine under its emulated network: it keeps
-// the CPUs out of their idle states for a run, and measures when the CPUs stopped running.
+// Package machine is what we know of the machine we measure on (the testbed's emulated network,
+// the dataplane's tests): it keeps the CPUs out of their idle states for a run, and measures
+// when the CPUs stopped running.
 //
 // The testbed's links, queues and shapers are the kernel's softirqs and timers on the machine's
 // own CPUs. On a virtual machine a vCPU that goes idle is halted, and the hypervisor wakes it
