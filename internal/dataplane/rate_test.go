@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/machine"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -48,7 +49,11 @@ func TestLevelRateMatchesModel(t *testing.T) {
 // same bottom-half-disabled section in which TC egress charged it, microseconds later. (The epoch
 // a sender reads before its write is not enough: a sender preempted between its clock read and
 // the write gets charged in a later epoch.) Senders send only in the middle of each epoch, so
-// frames land far from epoch boundaries.
+// frames land far from epoch boundaries, unless the CPU stood still between the charge and the
+// stamp: on a VM the hypervisor can stop a vCPU for milliseconds (docs/testbed.md, "Machine
+// stalls"). An epoch over its budget is therefore excused only where the stall monitor measured a
+// stall across its start (a frame charged at most 6 ms into the epoch before must have waited
+// 4 ms); a few such epochs are allowed, never one without a stall.
 func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		testutil.Unavailable(t, "two senders on different CPUs need two CPUs")
@@ -57,6 +62,7 @@ func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 	h.mustQjump(t, h.a, upArgs()...)
 	rx := listenUDP(t, h.b, h.addrB, 5003)
 	txs := []*net.UDPConn{dialUDP(t, h.a, h.addrB, 5003, 7), dialUDP(t, h.a, h.addrB, 5003, 7)}
+	stalled := testutil.StallMonitor(t)
 	stop := make(chan struct{})
 	got := receive(rx, stop)
 	until := time.Now().Add(600 * time.Millisecond)
@@ -66,6 +72,7 @@ func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 	}
 	sendAll(txs, opts)
 	close(stop)
+	stalls := machine.NewTimeline(stalled())
 	perEpoch := map[uint64]int{}
 	senders := map[uint64]map[uint8]bool{}
 	for _, d := range <-got {
@@ -76,10 +83,13 @@ func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 		}
 		senders[e][d.sender] = true
 	}
-	full, shared, worst := 0, 0, 0
+	full, shared, worst, excused := 0, 0, 0, 0
 	for e, b := range perEpoch {
 		worst = max(worst, b)
-		if b > testBudget {
+		if start := monotonicToRealtime(e * uint64(testEpoch)); b > testBudget && stalls.Within(start-1, start+1) > 0 {
+			excused++
+			t.Logf("epoch %d carried %d bytes, budget %d: the machine stood still across its start (stamped late)", e, b, testBudget)
+		} else if b > testBudget {
 			t.Errorf("epoch %d carried %d bytes, budget %d", e, b, testBudget)
 		}
 		if b+int(model.WireBytes(500)) > testBudget { // no room for one more frame
@@ -92,7 +102,8 @@ func TestTwoCPUsNeverExceedBudget(t *testing.T) {
 	t.Logf("%d epochs, %d used the whole budget, %d shared by both CPUs, most bytes in one epoch %d (budget %d)",
 		len(perEpoch), full, shared, worst, testBudget)
 	// On a busy host one sender may miss epochs; ten shared epochs still make the point.
-	if full < len(perEpoch)/2 || shared < 10 {
-		t.Errorf("the senders did not contend: %d of %d epochs full, %d shared", full, len(perEpoch), shared)
+	if full < len(perEpoch)/2 || shared < 10 || excused > 3 {
+		t.Errorf("the senders did not contend, or the machine stalled too often to tell: %d of %d epochs full, %d shared, %d excused by stalls",
+			full, len(perEpoch), shared, excused)
 	}
 }

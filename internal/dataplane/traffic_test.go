@@ -30,6 +30,14 @@ func realtimeToMonotonic(at time.Time) uint64 {
 	return uint64(at.UnixNano() - (real.Nano() - mono.Nano()))
 }
 
+// monotonicToRealtime converts a time on the program's clock to the kernel stamps' wall clock.
+func monotonicToRealtime(ns uint64) int64 {
+	var mono, real unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono)
+	_ = unix.ClockGettime(unix.CLOCK_REALTIME, &real)
+	return int64(ns) + (real.Nano() - mono.Nano())
+}
+
 func monotonicNs() uint64 {
 	var ts unix.Timespec
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) // the clock bpf_ktime_get_ns reads
