@@ -6,26 +6,27 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// requireRoot is testutil.RequirePriv, which this package cannot import (testutil holds the CPUs
+// requireRoot and unavailable are testutil's RequirePriv and Unavailable, which this package cannot import (testutil holds the CPUs
 // awake with it): skip without root, or fail under QJUMP_REQUIRE_PRIV=1 as CI sets it.
 func requireRoot(t *testing.T, what string) {
 	t.Helper()
-	if os.Geteuid() == 0 {
-		return
+	if os.Geteuid() != 0 {
+		unavailable(t, what+" needs root")
 	}
+}
+
+func unavailable(t *testing.T, reason string) {
+	t.Helper()
 	if os.Getenv("QJUMP_REQUIRE_PRIV") == "1" {
-		t.Fatalf("%s needs root (QJUMP_REQUIRE_PRIV=1: failing instead of skipping)", what)
+		t.Fatalf("%s (QJUMP_REQUIRE_PRIV=1: failing instead of skipping)", reason)
 	}
-	t.Skip(what + " needs root")
+	t.Skip(reason)
 }
 
 func TestTimelineMergesCPUsAndMeasuresOverlap(t *testing.T) {
@@ -69,41 +70,28 @@ func TestStallCSVRoundTripAndBadInput(t *testing.T) {
 	}
 }
 
-// hogEnv makes the test binary, run again, a process that holds CPU 0 at a real-time priority
-// for a while: in its own process, so that the monitor's Go runtime has nothing else to run.
-const hogEnv = "QJUMP_MACHINE_TEST_HOG_PRIORITY"
-
-func TestMain(m *testing.M) {
-	if prio := os.Getenv(hogEnv); prio != "" {
-		os.Exit(hog(prio))
-	}
-	os.Exit(m.Run())
-}
-
-// hog spins on CPU 0 at SCHED_FIFO priority prio for 30 ms and prints when, in wall-clock ns.
-func hog(prio string) int {
-	p, _ := strconv.Atoi(prio)
-	runtime.LockOSThread()
-	var one unix.CPUSet
-	one.Set(0)
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		return 1
-	}
-	if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: uint32(p)}, 0); err != nil {
-		return 1
-	}
-	from := time.Now().UnixNano()
-	for time.Now().UnixNano()-from < 30e6 {
-	}
-	fmt.Println(from, time.Now().UnixNano())
-	return 0
-}
+// hog holds CPU 0 at SCHED_FIFO priority prio for 30 ms, in a process of its own, and prints
+// when, in wall-clock ns. It is Python, not Go: the Go runtime preempts a goroutine that runs for
+// 10 ms, and a goroutine locked to its thread then waits for another thread to hand it back,
+// which let the monitor run in the middle of a Go hog's hold.
+const hog = `
+import os, sys, time
+os.sched_setaffinity(0, {0})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(int(sys.argv[1])))
+start = time.monotonic_ns()
+wall = time.time_ns()
+while time.monotonic_ns() - start < 30_000_000:
+    pass
+print(wall, wall + time.monotonic_ns() - start)
+`
 
 // holdCPU0 runs hog at prio and returns the span it held CPU 0.
 func holdCPU0(t *testing.T, prio int) (from, to int64) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", hogEnv, prio))
-	out, err := cmd.Output()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		unavailable(t, "holding a CPU at a real-time priority needs python3")
+	}
+	out, err := exec.Command(python, "-c", hog, strconv.Itoa(prio)).Output()
 	if _, serr := fmt.Sscan(string(out), &from, &to); err != nil || serr != nil {
 		t.Fatalf("hold CPU 0 at priority %d: %v %v (%q)", prio, err, serr, out)
 	}
