@@ -63,8 +63,8 @@ measure the network, not the machine (docs/testbed.md has the figures).
 The machine is part of the measurement: the emulated links are the kernel's timers and softirqs
 on this machine's CPUs. For the run, idle CPUs poll instead of halting (a halted vCPU can wait
 milliseconds for the hypervisor to wake it; --let-cpus-idle allows it), and a real-time thread
-per CPU measures the times a CPU stood still all the same (stalls.csv). fan-in's strict targets
-take those measured stalls out of each probe's latency, and show both (docs/testbed.md,
+per CPU measures the times a CPU stood still all the same (stalls.csv). fan-in's and ping-iperf's
+targets take those measured stalls out of each probe's latency, and show both (docs/testbed.md,
 "Machine stalls").
 
 Bulk TCP uses --bulk-cc (default cubic, a loss-based TCP like the paper's; this kernel's default

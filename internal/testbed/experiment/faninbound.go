@@ -69,7 +69,7 @@ func fanInPaper(r *Results, s results.Series) string {
 func fanInTargets(r *Results) []results.Target {
 	t := results.Target{Name: "region-a-bound", Unit: "µs",
 		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp), less the time the machine was measured stalled during it, exceeds the model's bound n·P·8·max(f7, 1)/R + ε (probes are whole frames: below f7 = 1 a host still sends one per epoch)"}
-	judged := judgedMetric(r)
+	judged := judged(r, metricNetwork)
 	worst, lost := -1.0, 0
 	for _, s := range fanInPoints(r, judged) {
 		// An arm without a delivered sample is a fault (results.LossFaults), never a verdict.

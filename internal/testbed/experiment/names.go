@@ -8,9 +8,6 @@ const (
 
 	metricOneWay  = "oneway"  // application send to kernel receive stamp
 	metricNetwork = "network" // kernel transmit stamp to kernel receive stamp
-	// network less the time the machine was measured stalled during it (docs/testbed.md,
-	// "Machine stalls")
-	metricUnstalled = "network-less-stalls"
-	metricRTT       = "rtt"     // round trip
-	metricRequest   = "request" // a memcached request, write to end of reply
+	metricRTT     = "rtt"     // round trip
+	metricRequest = "request" // a memcached request, write to end of reply
 )

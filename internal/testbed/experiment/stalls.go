@@ -2,39 +2,53 @@ package experiment
 
 import "github.com/qjump-net/qjump/internal/results"
 
-// lessStalls derives, from every probe's network latency, the latency less the time the machine
-// was measured stalled during it (metric network-less-stalls): what a network of the same queues
-// on a machine that never stood still would have measured at most. It derives nothing where no
-// stalls were measured (judgedMetric then judges the raw latency).
+// lessStallsSuffix names a derived metric: the probe's metric less the time the machine was
+// measured stalled during each sample (network-less-stalls, oneway-less-stalls).
+const lessStallsSuffix = "-less-stalls"
+
+// lessStalls derives, from every probe sample of the metrics given, the latency less the time the
+// machine was measured stalled during it: what the same queues on a machine that never stood
+// still would have measured at most. It derives nothing where no stalls were measured (judged
+// then names the raw metric).
 //
 // A stall is a CPU that ran none of the guest's threads while its monitor's timer was due
-// (internal/machine): the emulated links, queues and shapers did not run either, if
-// they needed that CPU. Only measured stall time is taken out, never more than the latency.
-func lessStalls(r *Results, rows []results.Row) []results.Row {
-	if !r.hasStalls {
-		return nil
-	}
-	var out []results.Row
-	for _, row := range rows {
-		if row.Tool != toolProbe || row.Metric != metricNetwork {
-			continue
+// (internal/machine): the emulated links, queues and shapers did not run either, if they needed
+// that CPU. Only measured stall time is taken out, never more than the latency.
+func lessStalls(metrics ...string) func(r *Results, rows []results.Row) []results.Row {
+	return func(r *Results, rows []results.Row) []results.Row {
+		if !r.hasStalls {
+			return nil
 		}
-		row.Metric = metricUnstalled
-		if !row.Lost {
-			row.LatencyNS -= stalledNS(r, row)
+		var out []results.Row
+		for _, row := range rows {
+			if row.Tool != toolProbe || !contains(metrics, row.Metric) {
+				continue
+			}
+			if !row.Lost {
+				row.LatencyNS -= stalledNS(r, row)
+			}
+			row.Metric += lessStallsSuffix
+			out = append(out, row)
 		}
-		out = append(out, row)
+		return out
 	}
-	return out
 }
 
-// judgedMetric is the network metric the strict targets judge: less the stalls where they were
-// measured.
-func judgedMetric(r *Results) string {
-	if r.hasStalls {
-		return metricUnstalled
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
 	}
-	return metricNetwork
+	return false
+}
+
+// judged is the metric a target judges: metric less the stalls where they were measured.
+func judged(r *Results, metric string) string {
+	if r.hasStalls {
+		return metric + lessStallsSuffix
+	}
+	return metric
 }
 
 // stalledNS is how long the machine was measured stalled during row.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/machine"
 	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/testbed"
 )
 
 // The strict targets judge a probe's latency less the machine's measured stalls during it: the
@@ -39,7 +40,7 @@ func TestFanInTakesMeasuredStallsOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw, _ := r.series("f7=0.5", toolProbe, metricNetwork)
-		judged, ok := r.series("f7=0.5", toolProbe, metricUnstalled)
+		judged, ok := r.series("f7=0.5", toolProbe, metricNetwork+lessStallsSuffix)
 		if !ok || raw.MaxUS != 5000 || judged.MaxUS != c.judged || judged.Samples != raw.Samples {
 			t.Errorf("stall %v: f7=0.5 max %.0f µs, less stalls %.0f µs (%v), want 5000 and %.0f", c.stall, raw.MaxUS, judged.MaxUS, ok, c.judged)
 		}
@@ -56,6 +57,49 @@ func TestFanInTakesMeasuredStallsOut(t *testing.T) {
 		again, err := Report(dir)
 		if err != nil || again.Targets[0].Met != c.met || again.Targets[0].Value != c.judged {
 			t.Errorf("stall %v: report gave %v, %v", c.stall, again.Targets[0].Verdict(), err)
+		}
+	}
+}
+
+// ping-iperf judges one-way latencies less the measured stalls: five QJump probes held 30 ms by
+// a stall of the machine make its p99 a hundred times the rest, and the targets judge the rest.
+func TestPingIperfTakesMeasuredStallsOut(t *testing.T) {
+	r := &Results{Header: results.Header{Experiment: "ping-iperf", Title: "ping-iperf", Quick: true}, Testbed: testbed.DefaultConfig(4)}
+	env := &Env{opts: Options{Testbed: r.Testbed}, res: r}
+	env.setEpsilon(50_000)
+	var rows []results.Row
+	lat := map[string]int64{"idle": 100_000, "switch-queue": 100_000_000, "qjump": 200_000}
+	for a, arm := range []string{"idle", "switch-queue", "qjump"} {
+		r.Arms = append(r.Arms, results.Arm{Name: arm, QJump: arm == "qjump", Param: 1})
+		for i := range 100 {
+			send, l := int64(a+1)*1e9+int64(i)*1e6, lat[arm]
+			if arm == "qjump" && i >= 50 && i < 55 {
+				l = 30_000_000
+			}
+			rows = append(rows, results.Row{Arm: arm, Tool: toolProbe, Metric: metricOneWay, Sender: 1, Seq: uint64(i), SendNS: send, LatencyNS: l})
+		}
+	}
+	stall := machine.Stall{CPU: 0, FromNS: 3e9 + 50e6, ToNS: 3e9 + 50e6 + 34e6} // covers probes 50-54
+	for _, measured := range []bool{false, true} {
+		dir := t.TempDir()
+		if err := results.WriteRowsFile(filepath.Join(dir, "samples.csv"), rows); err != nil {
+			t.Fatal(err)
+		}
+		if measured {
+			if err := machine.WriteCSV(filepath.Join(dir, stallsFile), []machine.Stall{stall}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := *r
+		if err := finish(&got, rows, dir); err != nil {
+			t.Fatal(err)
+		}
+		near, ratio := got.Targets[0], got.Targets[1]
+		if near.Met != measured || ratio.Met != measured {
+			t.Errorf("stall measured %v: %s, %s; want both %v", measured, near.Verdict(), ratio.Verdict(), measured)
+		}
+		if _, ok := got.series("qjump", toolProbe, metricOneWay+lessStallsSuffix); ok != measured {
+			t.Errorf("stall measured %v: oneway-less-stalls series present %v", measured, ok)
 		}
 	}
 }
