@@ -318,6 +318,13 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 		if f.Server != victim || stopNS == 0 {
 			continue
 		}
+		if f.DetectedNS < stopNS {
+			// Declared dead while alive (the machine held it past the timeout): no detection
+			// time to measure, and the coordinator leaves it out from then on.
+			env.logf("       h%d declared dead %s before its freeze, while alive: %s", c.lay.servers[victim],
+				model.FormatDuration(time.Duration(stopNS-f.DetectedNS)), f.Cause)
+			continue
+		}
 		env.record([]results.Row{
 			{Arm: name, Tool: toolTwoPC, Metric: metricDetect, Sender: c.lay.servers[victim], SendNS: stopNS, LatencyNS: f.DetectedNS - stopNS},
 			{Arm: name, Tool: toolTwoPC, Metric: metricDetectM, Sender: c.lay.servers[victim], SendNS: f.SentNS, LatencyNS: f.DetectNS}})
