@@ -1,6 +1,10 @@
 package experiment
 
-import "github.com/qjump-net/qjump/internal/results"
+import (
+	"slices"
+
+	"github.com/qjump-net/qjump/internal/results"
+)
 
 // lessStallsSuffix names a derived metric: the probe's metric less the time the machine was
 // measured stalled during each sample (network-less-stalls, oneway-less-stalls).
@@ -21,7 +25,7 @@ func lessStalls(metrics ...string) func(r *Results, rows []results.Row) []result
 		}
 		var out []results.Row
 		for _, row := range rows {
-			if row.Tool != toolProbe || !contains(metrics, row.Metric) {
+			if row.Tool != toolProbe || !slices.Contains(metrics, row.Metric) {
 				continue
 			}
 			if !row.Lost {
@@ -32,15 +36,6 @@ func lessStalls(metrics ...string) func(r *Results, rows []results.Row) []result
 		}
 		return out
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // judged is the metric a target judges: metric less the stalls where they were measured.
