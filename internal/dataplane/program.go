@@ -1,7 +1,9 @@
 package dataplane
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 
 	"github.com/cilium/ebpf"
@@ -32,7 +34,14 @@ func loadObjects(pinRoot string, c qjumpQjConfig, reuse map[string]*ebpf.Map) (*
 	}
 	var objs qjumpObjects
 	opts := &ebpf.CollectionOptions{Maps: ebpf.MapOptions{PinPath: pinRoot}, MapReplacements: reuse}
-	if err := spec.LoadAndAssign(&objs, opts); err != nil {
+	err = spec.LoadAndAssign(&objs, opts)
+	// Another qjump pinned a shared map between this load's look for the pin and its own pin
+	// (several devices or namespaces brought up at once): the pin is there now, and loading again
+	// opens it. Each of the two shared maps can be lost this way once.
+	for retry := 0; retry < 2 && errors.Is(err, fs.ErrExist); retry++ {
+		err = spec.LoadAndAssign(&objs, opts)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &objs, nil
