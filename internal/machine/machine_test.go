@@ -1,4 +1,4 @@
-package machine
+package machine_test
 
 import (
 	"encoding/binary"
@@ -10,28 +10,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/machine"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
-
-// requireRoot and unavailable are testutil's RequirePriv and Unavailable, which this package cannot import (testutil holds the CPUs
-// awake with it): skip without root, or fail under QJUMP_REQUIRE_PRIV=1 as CI sets it.
-func requireRoot(t *testing.T, what string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		unavailable(t, what+" needs root")
-	}
-}
-
-func unavailable(t *testing.T, reason string) {
-	t.Helper()
-	if os.Getenv("QJUMP_REQUIRE_PRIV") == "1" {
-		t.Fatalf("%s (QJUMP_REQUIRE_PRIV=1: failing instead of skipping)", reason)
-	}
-	t.Skip(reason)
-}
 
 func TestTimelineMergesCPUsAndMeasuresOverlap(t *testing.T) {
 	// CPU 0 stalls 100-200 and 400-450; CPU 1 stalls 150-300 (overlapping CPU 0's first).
-	tl := NewTimeline([]Stall{{0, 400, 450}, {1, 150, 300}, {0, 100, 200}})
+	tl := machine.NewTimeline([]machine.Stall{{0, 400, 450}, {1, 150, 300}, {0, 100, 200}})
 	cases := []struct {
 		from, to, want int64
 	}{
@@ -46,7 +32,7 @@ func TestTimelineMergesCPUsAndMeasuresOverlap(t *testing.T) {
 			t.Errorf("Within(%d, %d) = %d, want %d", c.from, c.to, got, c.want)
 		}
 	}
-	s := Summarize([]Stall{{0, 400, 450}, {1, 150, 300}, {0, 100, 200}})
+	s := machine.Summarize([]machine.Stall{{0, 400, 450}, {1, 150, 300}, {0, 100, 200}})
 	if s.Count != 2 || s.TotalMS != 250e-6 || s.WorstMS != 200e-6 {
 		t.Errorf("Summarize = %+v, want 2 stalls, 250 ns in all, the worst 200 ns", s)
 	}
@@ -55,17 +41,17 @@ func TestTimelineMergesCPUsAndMeasuresOverlap(t *testing.T) {
 func TestStallCSVRoundTripAndBadInput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "stalls.csv")
-	in := []Stall{{0, 1795467773396522169, 1795467773424906961}, {1, 5, 7}}
-	if err := WriteCSV(path, in); err != nil {
+	in := []machine.Stall{{0, 1795467773396522169, 1795467773424906961}, {1, 5, 7}}
+	if err := machine.WriteCSV(path, in); err != nil {
 		t.Fatal(err)
 	}
-	out, err := ReadCSV(path)
+	out, err := machine.ReadCSV(path)
 	if err != nil || len(out) != 2 || out[0] != in[0] || out[1] != in[1] {
 		t.Fatalf("read back %v, %v; want %v", out, err, in)
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	_ = os.WriteFile(bad, []byte("cpu,from_ns,to_ns\n0,10,5\n"), 0o644)
-	if _, err := ReadCSV(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := machine.ReadCSV(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a stall that ends before it starts: %v, want an error naming line 2", err)
 	}
 }
@@ -89,7 +75,7 @@ print(wall, wall + time.monotonic_ns() - start)
 func holdCPU0(t *testing.T, prio int) (from, to int64) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		unavailable(t, "holding a CPU at a real-time priority needs python3")
+		testutil.Unavailable(t, "holding a CPU at a real-time priority needs python3")
 	}
 	out, err := exec.Command(python, "-c", hog, strconv.Itoa(prio)).Output()
 	if _, serr := fmt.Sscan(string(out), &from, &to); err != nil || serr != nil {
@@ -101,12 +87,12 @@ func holdCPU0(t *testing.T, prio int) (from, to int64) {
 // A process above the monitor's priority that keeps CPU 0 busy for 30 ms is, for the monitor, a
 // stall that covers those 30 ms; one below it is no stall at all.
 func TestMonitorMeasuresACPUHeldAway(t *testing.T) {
-	requireRoot(t, "a real-time monitor thread")
+	testutil.RequirePriv(t, "a real-time monitor thread")
 	for _, c := range []struct {
 		prio     int
 		measured bool
-	}{{monitorPriority + 1, true}, {monitorPriority - 1, false}} {
-		m, err := StartMonitor(DefaultThreshold)
+	}{{machine.MonitorPriority + 1, true}, {machine.MonitorPriority - 1, false}} {
+		m, err := machine.StartMonitor(machine.DefaultThreshold)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,16 +103,16 @@ func TestMonitorMeasuresACPUHeldAway(t *testing.T) {
 		// The monitor's tick may fall up to a tick after the hold starts: most of the 30 ms must
 		// be measured when the hog is above the monitor, and much less than that when it is
 		// below (where only a stall of the machine's own can fall into the span).
-		var onCPU0 []Stall
+		var onCPU0 []machine.Stall
 		for _, s := range stalls {
 			if s.CPU == 0 {
 				onCPU0 = append(onCPU0, s)
 			}
 		}
-		within := NewTimeline(onCPU0).Within(from, to) / 1e6
+		within := machine.NewTimeline(onCPU0).Within(from, to) / 1e6
 		if c.measured && within < 25 || !c.measured && within > 15 {
 			t.Errorf("CPU 0 held %d ms at priority %d (the monitor's: %d): %d ms of stall measured during it: %v",
-				(to-from)/1e6, c.prio, monitorPriority, within, onCPU0)
+				(to-from)/1e6, c.prio, machine.MonitorPriority, within, onCPU0)
 		}
 	}
 }
@@ -134,9 +120,9 @@ func TestMonitorMeasuresACPUHeldAway(t *testing.T) {
 // cpuLatencyTarget is the kernel's current CPU wake-up latency target, which reading the PM QoS
 // file returns: the smallest of every request held.
 func cpuLatencyTarget(t *testing.T) int32 {
-	b, err := os.ReadFile(cpuLatencyPath)
+	b, err := os.ReadFile(machine.CPULatencyPath)
 	if err != nil || len(b) != 4 {
-		t.Fatalf("read %s: %v (%d bytes)", cpuLatencyPath, err, len(b))
+		t.Fatalf("read %s: %v (%d bytes)", machine.CPULatencyPath, err, len(b))
 	}
 	return int32(binary.NativeEndian.Uint32(b))
 }
@@ -161,9 +147,9 @@ func idleEntries() (poll, halt int64) {
 // While the CPUs are held awake the kernel's target is zero and idle CPUs poll instead of
 // halting; released, the target is what it was.
 func TestHoldCPUsAwakeLeavesOnlyPolling(t *testing.T) {
-	requireRoot(t, "the CPU latency request")
+	testutil.RequirePriv(t, "the CPU latency request")
 	before := cpuLatencyTarget(t)
-	release, err := HoldCPUsAwake()
+	release, err := machine.HoldCPUsAwake()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package testutil
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,31 +8,21 @@ import (
 	"github.com/qjump-net/qjump/internal/machine"
 )
 
-// StallMonitor starts `qjump testbed stalls` (a process of its own: a monitor in the test's
-// process would see the test's busy goroutines as stalls) and returns the function that stops it
-// and gives the stalls it measured. The monitor also ends with the test process.
+// StallMonitor starts the stall monitor (machine.StartProcess: a monitor in the test's process
+// would see the test's busy goroutines as stalls) and returns the function that stops it and
+// gives the stalls it measured. The monitor also ends with the test process.
 func StallMonitor(t testing.TB) (stop func() []machine.Stall) {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "stalls.csv")
-	cmd := exec.Command(QjumpBinary(t), "testbed", "stalls", "--out", out, "--for", "10m")
-	stdin, err := cmd.StdinPipe()
-	if err == nil {
-		cmd.Stderr = os.Stderr
-		err = cmd.Start()
-	}
+	p, err := machine.StartProcess(QjumpBinary(t), filepath.Join(t.TempDir(), "stalls.csv"))
 	if err != nil {
-		t.Fatalf("start the stall monitor: %v", err)
+		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond) // its threads are up well within this
 	return func() []machine.Stall {
 		t.Helper()
-		_ = stdin.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("stall monitor: %v", err)
-		}
-		stalls, err := machine.ReadCSV(out)
+		stalls, err := p.Stop()
 		if err != nil {
-			t.Fatalf("stall monitor: %v", err)
+			t.Fatal(err)
 		}
 		return stalls
 	}

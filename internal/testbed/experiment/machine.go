@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"time"
 
 	"github.com/qjump-net/qjump/internal/machine"
 	"github.com/qjump-net/qjump/internal/testbed"
@@ -37,13 +34,12 @@ func (m MachineInfo) Method() string {
 // machineWatch is the run's hold on the CPUs and its stall monitor.
 type machineWatch struct {
 	release func()
-	monitor *exec.Cmd
-	stdin   interface{ Close() error }
+	monitor *machine.Process
 }
 
 // watchMachine keeps the CPUs polling (unless the options let them idle) and starts the stall
-// monitor as a process of its own, writing into dir. Neither failing stops the run: it is then
-// recorded, and the latencies carry the machine's stalls unmeasured.
+// monitor, writing into dir. Neither failing stops the run: it is then recorded, and the
+// latencies carry the machine's stalls unmeasured.
 func watchMachine(env *Env, dir string) *machineWatch {
 	w := &machineWatch{}
 	info := &env.res.Machine
@@ -57,37 +53,22 @@ func watchMachine(env *Env, dir string) *machineWatch {
 		}
 	}
 	info.StallThresholdUS = float64(machine.DefaultThreshold) / 1e3
-	cmd := exec.Command(testbed.Binary, "testbed", "stalls", "--out", filepath.Join(dir, stallsFile),
-		"--threshold", machine.DefaultThreshold.String(), "--for", "24h")
-	stdin, err := cmd.StdinPipe() // the monitor ends when this closes: also when this process dies
-	if err == nil {
-		cmd.Stderr = os.Stderr
-		err = cmd.Start()
-	}
+	monitor, err := machine.StartProcess(testbed.Binary, filepath.Join(dir, stallsFile))
 	if err != nil {
 		info.StallMonitor = "not started: " + err.Error()
 	} else {
-		w.monitor, w.stdin, info.StallMonitor = cmd, stdin, "on"
+		w.monitor, info.StallMonitor = monitor, "on"
 	}
 	env.logf("machine: CPUs %s; stall monitor %s", info.CPUs, info.StallMonitor)
 	return w
 }
 
-// stop ends the monitor, which writes its file, and releases the CPUs.
+// stop ends the monitor, which writes its file (finish reads it, as report does), and releases
+// the CPUs.
 func (w *machineWatch) stop(env *Env) {
 	if w.monitor != nil {
-		_ = w.stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- w.monitor.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				env.res.Machine.StallMonitor = "failed: " + err.Error()
-			}
-		case <-time.After(10 * time.Second):
-			_ = w.monitor.Process.Kill()
-			<-done
-			env.res.Machine.StallMonitor = "failed: did not end within 10 s of being told to"
+		if _, err := w.monitor.Stop(); err != nil {
+			env.res.Machine.StallMonitor = "failed: " + err.Error()
 		}
 	}
 	if w.release != nil {
