@@ -9,22 +9,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-// freeAddrs returns n loopback address:port nothing listens on.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	for range n {
-		ln, err := net.Listen("tcp4", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, ln.Addr().String())
-		ln.Close()
-	}
-	return out
-}
+// freeAddrs returns n loopback address:port nothing listens on, on addresses where the test's
+// own connections cannot take them first.
+func freeAddrs(t *testing.T, n int) []string { return testutil.LoopbackAddrs(t, n) }
 
 type result struct {
 	rounds []Round

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // The protocol over loopback, on every transport, with a lossy network where a test needs one.
@@ -18,23 +19,7 @@ import (
 var transports = []Transport{TCP, UDP, QJump}
 
 // freePort returns a loopback address:port nothing listens on, for tcp and udp alike.
-func freePort(t *testing.T) string {
-	t.Helper()
-	for range 20 {
-		ln, err := net.Listen("tcp4", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		if pc, err := net.ListenPacket("udp4", addr); err == nil {
-			pc.Close()
-			return addr
-		}
-	}
-	t.Fatal("no free port on loopback")
-	return ""
-}
+func freePort(t *testing.T) string { return testutil.LoopbackAddrs(t, 1)[0] }
 
 // lossy drops the datagrams drop picks (it sees each one's message and destination).
 type lossy struct {
