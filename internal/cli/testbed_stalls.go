@@ -50,8 +50,8 @@ func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.
 	if opts.run <= 0 {
 		return usageErrorf("invalid --for %s: want a positive duration", opts.run)
 	}
-	if opts.threshold < machine.Tick/10 {
-		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, machine.Tick/10)
+	if opts.threshold < machine.MinThreshold {
+		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, machine.MinThreshold)
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()

@@ -20,6 +20,10 @@ const Tick = time.Millisecond
 // lateness (tens of µs on these VMs), and a tenth of the smallest bound the experiments check.
 const DefaultThreshold = 500 * time.Microsecond
 
+// MinThreshold is the smallest threshold the monitor takes: a tenth of its tick, below which a
+// timer's ordinary lateness would count as stalls.
+const MinThreshold = Tick / 10
+
 // monitorPriority is the monitor threads' SCHED_FIFO priority: above every ordinary thread and
 // ksoftirqd, so that a late tick means the CPU ran nothing of the guest's threads (halted,
 // preempted by the hypervisor, or in interrupts for that long), and below the kernel's own
@@ -39,8 +43,8 @@ type Monitor struct {
 // StartMonitor starts one real-time thread per CPU. It fails, leaving nothing running, when a
 // thread cannot be placed or given its priority (it needs CAP_SYS_NICE).
 func StartMonitor(threshold time.Duration) (*Monitor, error) {
-	if threshold < Tick/10 {
-		return nil, fmt.Errorf("stall threshold %s: want at least %s", threshold, Tick/10)
+	if threshold < MinThreshold {
+		return nil, fmt.Errorf("stall threshold %s: want at least %s", threshold, MinThreshold)
 	}
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {

@@ -13,10 +13,6 @@ import (
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-// freeAddrs returns n loopback address:port nothing listens on, on addresses where the test's
-// own connections cannot take them first.
-func freeAddrs(t *testing.T, n int) []string { return testutil.LoopbackAddrs(t, n) }
-
 type result struct {
 	rounds []Round
 	err    error
@@ -25,7 +21,7 @@ type result struct {
 // runAll runs participants ids of a k-way barrier at once, each with opts as the base.
 func runAll(t *testing.T, k int, ids []int, base Options) []result {
 	t.Helper()
-	peers := freeAddrs(t, k)
+	peers := testutil.LoopbackAddrs(t, k)
 	out := make([]result, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
@@ -64,7 +60,7 @@ func TestRoundsComplete(t *testing.T) {
 
 // A participant that stops after fewer rounds ends everyone's run cleanly, with the rounds done.
 func TestAPeerEndingEndsTheRun(t *testing.T) {
-	peers := freeAddrs(t, 3)
+	peers := testutil.LoopbackAddrs(t, 3)
 	var wg sync.WaitGroup
 	res := make([]result, 3)
 	for id := range 3 {
@@ -105,7 +101,7 @@ func TestMissingParticipantTimesOut(t *testing.T) {
 
 // A participant that joins and then goes silent fails the round, naming it.
 func TestSilentParticipantTimesOut(t *testing.T) {
-	peers := freeAddrs(t, 2)
+	peers := testutil.LoopbackAddrs(t, 2)
 	ln, err := net.Listen("tcp4", peers[1])
 	if err != nil {
 		t.Fatal(err)

@@ -193,7 +193,7 @@ func finish(r *Results, rows []results.Row, dir string) error {
 		return err
 	}
 	r.Files = []string{"samples.csv", "results.json", "summary.md"}
-	if r.hasStalls {
+	if r.stalls != nil {
 		r.Files = append(r.Files, stallsFile)
 	}
 	r.Files = append(r.Files, plots...)

@@ -91,7 +91,7 @@ func fanInExplain(r *Results, row results.Row, arm []results.Row) results.Eviden
 	}
 	explained := results.Round3(float64(int64(frames)*r.Model.FrameTimeNS+r.Model.EpsilonNS) / 1e3)
 	var stalled *float64
-	if r.hasStalls {
+	if r.stalls != nil {
 		us := results.Round3(float64(stalledNS(r, row)) / 1e3)
 		stalled = &us
 	}

@@ -86,8 +86,7 @@ func loadStalls(r *Results, dir string) error {
 	if err != nil {
 		return err
 	}
-	r.stalls = machine.NewTimeline(stalls)
-	r.Machine.Stalls = machine.Summarize(stalls)
-	r.hasStalls = true
+	tl := machine.NewTimeline(stalls)
+	r.stalls, r.Machine.Stalls = &tl, machine.Summarize(stalls)
 	return nil
 }

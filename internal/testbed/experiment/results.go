@@ -25,8 +25,7 @@ type Results struct {
 	Machine MachineInfo    `json:"machine"`
 	results.Outcome
 
-	stalls    machine.Timeline // the machine's measured stalls (stalls.csv)
-	hasStalls bool
+	stalls *machine.Timeline // the machine's measured stalls (stalls.csv); nil: not measured
 }
 
 // ModelInfo is the QJump model of the emulated cluster, as given to `qjump up`.

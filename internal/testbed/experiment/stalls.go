@@ -20,7 +20,7 @@ const lessStallsSuffix = "-less-stalls"
 // that CPU. Only measured stall time is taken out, never more than the latency.
 func lessStalls(metrics ...string) func(r *Results, rows []results.Row) []results.Row {
 	return func(r *Results, rows []results.Row) []results.Row {
-		if !r.hasStalls {
+		if r.stalls == nil {
 			return nil
 		}
 		var out []results.Row
@@ -40,13 +40,16 @@ func lessStalls(metrics ...string) func(r *Results, rows []results.Row) []result
 
 // judged is the metric a target judges: metric less the stalls where they were measured.
 func judged(r *Results, metric string) string {
-	if r.hasStalls {
+	if r.stalls != nil {
 		return metric + lessStallsSuffix
 	}
 	return metric
 }
 
-// stalledNS is how long the machine was measured stalled during row.
+// stalledNS is how long the machine was measured stalled during row (0 where not measured).
 func stalledNS(r *Results, row results.Row) int64 {
+	if r.stalls == nil {
+		return 0
+	}
 	return r.stalls.Within(row.SendNS, row.SendNS+row.LatencyNS)
 }

@@ -334,33 +334,25 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 		}
 	}
 	var sum twopc.Summary
-	for try := 1; ; try++ {
+	early := false // the last try declared the victim dead before its freeze
+	for try := 1; try <= detectTries; try++ {
 		stopNS = 0
 		var err error
 		if sum, _, err = c.run(ctx, env, t, name, c.plan.detectRun, freezeAt); err != nil {
 			return err
 		}
-		early, ok := declaredBeforeFreeze(sum, victim, stopNS)
-		if !ok || try == detectTries {
+		var f twopc.FailureJSON
+		if f, early = declaredBeforeFreeze(sum, victim, stopNS); !early {
 			break
 		}
-		// The machine held a live server past the timeout: nothing was measured, so measure again.
-		env.logf("       h%d declared dead %s before its freeze, while alive: %s; again (%d of %d)", c.lay.servers[victim],
-			model.FormatDuration(time.Duration(stopNS-early.DetectedNS)), early.Cause, try+1, detectTries)
+		// The machine held a live server past the timeout: no detection time was measured, and
+		// the coordinator left the server out from then on. Measure again.
+		env.logf("       h%d declared dead %s before its freeze, while alive: %s (try %d of %d)", c.lay.servers[victim],
+			model.FormatDuration(time.Duration(stopNS-f.DetectedNS)), f.Cause, try, detectTries)
 		env.procs.stopAll() // this try's servers
 	}
 	env.res.Arms = append(env.res.Arms, arm)
-	for _, f := range sum.Failures {
-		if f.Server != victim || stopNS == 0 {
-			continue
-		}
-		if f.DetectedNS < stopNS {
-			// Declared dead while alive (the machine held it past the timeout): no detection
-			// time to measure, and the coordinator leaves it out from then on.
-			env.logf("       h%d declared dead %s before its freeze, while alive: %s", c.lay.servers[victim],
-				model.FormatDuration(time.Duration(stopNS-f.DetectedNS)), f.Cause)
-			continue
-		}
+	if f := failureOf(sum, victim); f != nil && stopNS != 0 && !early {
 		env.record([]results.Row{
 			{Arm: name, Tool: toolTwoPC, Metric: metricDetect, Sender: c.lay.servers[victim], SendNS: stopNS, LatencyNS: f.DetectedNS - stopNS},
 			{Arm: name, Tool: toolTwoPC, Metric: metricDetectM, Sender: c.lay.servers[victim], SendNS: f.SentNS, LatencyNS: f.DetectNS}})
@@ -378,13 +370,22 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 // live server can be, and then the run measured no detection at all.
 const detectTries = 3
 
+// failureOf is server's failure in sum (the coordinator declares a server dead once, and leaves
+// it out from then on), or nil.
+func failureOf(sum twopc.Summary, server int) *twopc.FailureJSON {
+	for i := range sum.Failures {
+		if sum.Failures[i].Server == server {
+			return &sum.Failures[i]
+		}
+	}
+	return nil
+}
+
 // declaredBeforeFreeze returns the victim's failure if the coordinator declared it dead before
 // it was frozen at stopNS (0: never frozen).
 func declaredBeforeFreeze(sum twopc.Summary, victim int, stopNS int64) (twopc.FailureJSON, bool) {
-	for _, f := range sum.Failures {
-		if f.Server == victim && stopNS != 0 && f.DetectedNS < stopNS {
-			return f, true
-		}
+	if f := failureOf(sum, victim); f != nil && stopNS != 0 && f.DetectedNS < stopNS {
+		return *f, true
 	}
 	return twopc.FailureJSON{}, false
 }
