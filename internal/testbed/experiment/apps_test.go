@@ -166,13 +166,21 @@ func TestBarrierQuick(t *testing.T) {
 	if s, _ := res.series("idle", toolBarrier, metricRound); s.Delivered() < 4*1000 {
 		t.Errorf("idle: %d rounds over 4 participants, want the plan's 1,500 each", s.Delivered())
 	}
-	// A full switch queue (about 12 ms at 100 Mb/s, two bulk senders into each) in front of two
-	// participants delays every barrier; at level 7 the barrier jumps it. Medians, which the machine's own stalls move
-	// least: contended 14 ms against 0.4 ms with QJump in docs/results/barrier-quick.
+	// A full switch queue in front of two participants (B frames, 12.3 ms at 100 Mb/s, two bulk
+	// senders into each) delays every contended round by about its depth; at level 7 the barrier
+	// jumps it. Medians, which the machine's own stalls move least. The claim is about the queue,
+	// so it is measured in the queue's own unit: the contended arm must have built at least half a
+	// queue, and QJump must take at least half a queue off the round. A ratio of the two medians
+	// would also count what the machine adds to QJump's arm, which on a busy host was up to 2.5 ms
+	// at p50 while the queue stayed 10.3-10.8 ms (docs/reproducing.md, Fig. 3c).
 	med := figure{"p50", func(s results.Series) float64 { return s.P50US }}
 	cont, qj := figureOf(t, res, "contended", toolBarrier, metricRound, med), figureOf(t, res, "qjump", toolBarrier, metricRound, med)
-	if cont < 5*qj {
-		t.Errorf("barrier p50: contended %.0fµs, QJump %.0fµs; want QJump 5× lower", cont, qj)
+	halfQueue := float64(res.Testbed.Buffer) * wireFrameUS(res) / 2
+	if cont < halfQueue {
+		t.Errorf("barrier p50 contended %.0fµs: under half a full switch queue (%.0fµs), the contended arm built no queue to jump", cont, halfQueue)
+	}
+	if cont-qj < halfQueue {
+		t.Errorf("barrier p50: contended %.0fµs, QJump %.0fµs; want QJump at least half a full switch queue (%.0fµs) lower", cont, qj, halfQueue)
 	}
 	if len(res.Targets) != 3 {
 		t.Errorf("targets: %+v", res.Targets)
