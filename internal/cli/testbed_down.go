@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -36,11 +37,18 @@ func runTestbedDown(ctx context.Context, opts *testbedDownOptions, stdout io.Wri
 	if err != nil {
 		return err
 	}
+	_, stateErr := testbed.ReadState(opts.prefix)
+	nss, _ := testbed.Namespaces(opts.prefix)
+	wasUp := !errors.Is(stateErr, testbed.ErrNotUp) || len(nss) > 0
 	if err := testbed.Cleanup(ctx, opts.prefix); err != nil {
 		lock.Release()
 		return fmt.Errorf("remove testbed: %w", err)
 	}
 	lock.Remove()
+	if !wasUp {
+		fmt.Fprintf(stdout, "testbed %s: none was up%s\n", opts.prefix, testbed.OthersUp(opts.prefix))
+		return nil
+	}
 	fmt.Fprintf(stdout, "testbed %s: removed\n", opts.prefix)
 	return nil
 }

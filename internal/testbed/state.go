@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -38,7 +39,7 @@ func ReadState(prefix string) (State, error) {
 	var s State
 	b, err := os.ReadFile(statePath(prefix))
 	if errors.Is(err, os.ErrNotExist) {
-		return s, fmt.Errorf("%w with prefix %q (start one with: qjump testbed up --hosts N)", ErrNotUp, prefix)
+		return s, fmt.Errorf("%w with prefix %q (start one with: qjump testbed up --hosts N)%s", ErrNotUp, prefix, OthersUp(prefix))
 	}
 	if err != nil {
 		return s, fmt.Errorf("read testbed state: %w", err)
@@ -47,6 +48,45 @@ func ReadState(prefix string) (State, error) {
 		return s, fmt.Errorf("parse testbed state %s: %w", statePath(prefix), err)
 	}
 	return s, nil
+}
+
+// Prefixes lists the prefixes of the testbeds that are up (a state file in RunDir): under other
+// prefixes than the default, those of a --prefix run, or of a test or run that was killed before
+// it could remove its own.
+func Prefixes() ([]string, error) {
+	entries, err := os.ReadDir(RunDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list testbeds in %s: %w", RunDir, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if p, ok := strings.CutSuffix(e.Name(), ".json"); ok && validPrefix(p) == nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// OthersUp names the testbeds up under prefixes other than prefix, for the message that says none
+// is up under prefix: a user who built one with --prefix, or whose run was killed, finds it.
+func OthersUp(prefix string) string {
+	all, _ := Prefixes()
+	var others []string
+	for _, p := range all {
+		if p != prefix {
+			others = append(others, p)
+		}
+	}
+	switch len(others) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; one is up with prefix %s (qjump testbed status --prefix %s; remove it with qjump testbed down --prefix %s)", others[0], others[0], others[0])
+	}
+	return fmt.Sprintf("; up with other prefixes: %s (qjump testbed status --prefix P; remove with qjump testbed down --prefix P)", strings.Join(others, ", "))
 }
 
 func removeState(prefix string) error {

@@ -1,0 +1,39 @@
+package testbed
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A testbed left under another prefix (a --prefix run, a killed test) is named where the user
+// looks for one: the message that says none is up under theirs.
+func TestNotUpNamesTestbedsUnderOtherPrefixes(t *testing.T) {
+	dir := t.TempDir()
+	defer func(old string) { RunDir = old }(RunDir)
+	RunDir = dir
+
+	_, err := ReadState("qjtb")
+	if err == nil || strings.Contains(err.Error(), "prefix qjt") || strings.Contains(err.Error(), "other prefixes") {
+		t.Fatalf("no testbed at all: %v, want not up and nothing else named", err)
+	}
+	for _, f := range []string{"qjtth9tf.json", "qjtth9tf.lock", "demo2.json", "Bad_Prefix.json", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Prefixes()
+	if err != nil || strings.Join(got, ",") != "demo2,qjtth9tf" {
+		t.Fatalf("Prefixes() = %v, %v; want demo2 and qjtth9tf (state files with valid prefixes only)", got, err)
+	}
+	_, err = ReadState("qjtb")
+	for _, want := range []string{`prefix "qjtb"`, "demo2", "qjtth9tf", "qjump testbed down --prefix P"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("not up under qjtb with two others: %v, want it to say %q", err, want)
+		}
+	}
+	if hint := OthersUp("demo2"); !strings.Contains(hint, "qjump testbed down --prefix qjtth9tf") || strings.Contains(hint, "demo2") {
+		t.Errorf("OthersUp(demo2) = %q, want the one other testbed and how to remove it", hint)
+	}
+}
