@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -37,9 +36,7 @@ func runTestbedDown(ctx context.Context, opts *testbedDownOptions, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	_, stateErr := testbed.ReadState(opts.prefix)
-	nss, _ := testbed.Namespaces(opts.prefix)
-	wasUp := !errors.Is(stateErr, testbed.ErrNotUp) || len(nss) > 0
+	wasUp := testbed.Exists(opts.prefix)
 	if err := testbed.Cleanup(ctx, opts.prefix); err != nil {
 		lock.Release()
 		return fmt.Errorf("remove testbed: %w", err)

@@ -50,6 +50,16 @@ func ReadState(prefix string) (State, error) {
 	return s, nil
 }
 
+// Exists says whether anything of a testbed with prefix is there: its state file, or a namespace
+// a crashed run left without one.
+func Exists(prefix string) bool {
+	if _, err := os.Stat(statePath(prefix)); err == nil {
+		return true
+	}
+	nss, _ := Namespaces(prefix)
+	return len(nss) > 0
+}
+
 // Prefixes lists the prefixes of the testbeds that are up (a state file in RunDir): under other
 // prefixes than the default, those of a --prefix run, or of a test or run that was killed before
 // it could remove its own.
