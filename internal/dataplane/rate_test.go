@@ -1,9 +1,9 @@
 package dataplane
 
 import (
-	"math"
 	"net"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,7 +12,13 @@ import (
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-// TestLevelRateMatchesModel: a greedy UDP sender at level 5 gets f·P·8/E within 5% over 1 s.
+// TestLevelRateMatchesModel: a greedy UDP sender at level 5 gets f·P·8/E: over 1 s, its median
+// epoch carries the budget f·P to within one frame, and no more is sent than f·P per epoch.
+//
+// The median, not the mean, is the rate's test: a sender the host does not schedule for a whole
+// epoch leaves that epoch's budget unused, so on a busy host the mean falls below the model (94%
+// with six CPU spinners beside the test, 77% once) while every epoch the sender ran in is full.
+// A budget charged wrongly moves the median, whatever the host is doing.
 func TestLevelRateMatchesModel(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs()...)
@@ -27,20 +33,42 @@ func TestLevelRateMatchesModel(t *testing.T) {
 	if len(dgrams) == 0 {
 		t.Fatal("nothing arrived")
 	}
-	// One second, starting 100 ms in: whole epochs of a running flow.
-	from := dgrams[0].at.Add(100 * time.Millisecond)
-	to := from.Add(time.Second)
-	var bytes int
+	// One second of whole epochs, starting at least 100 ms in: a running flow.
+	first := realtimeToMonotonic(dgrams[0].at.Add(100*time.Millisecond))/uint64(testEpoch) + 1
+	const epochs = uint64(time.Second / testEpoch)
+	perEpoch := make([]int, epochs)
 	for _, d := range dgrams {
-		if !d.at.Before(from) && d.at.Before(to) {
-			bytes += d.frame
+		if e := realtimeToMonotonic(d.at) / uint64(testEpoch); e >= first && e < first+epochs {
+			perEpoch[e-first] += d.frame
 		}
 	}
-	rate := float64(bytes) * 8
-	t.Logf("level 5: %.3f Mb/s over 1 s, model f·P·8/E = %.3f Mb/s (%.2f%%)", rate/1e6, testRate/1e6, 100*rate/testRate)
-	if math.Abs(rate-testRate)/testRate > 0.05 {
-		t.Errorf("level 5 sent %.3f Mb/s, want %.3f Mb/s ±5%%", rate/1e6, testRate/1e6)
+	total := 0
+	for _, b := range perEpoch {
+		total += b
 	}
+	slices.Sort(perEpoch)
+	median := perEpoch[len(perEpoch)/2]
+	rate := float64(total) * 8
+	t.Logf("level 5: median epoch %d bytes of the budget f·P = %d; %.3f Mb/s over 1 s, model f·P·8/E = %.3f Mb/s (%.2f%%); "+
+		"%d of %d epochs carried less than half the budget", median, testBudget, rate/1e6, testRate/1e6, 100*rate/testRate,
+		countBelow(perEpoch, testBudget/2), epochs)
+	if frame := 1000; median < testBudget-frame || median > testBudget {
+		t.Errorf("the median epoch carried %d bytes, want the budget f·P = %d within one %d-byte frame", median, testBudget, frame)
+	}
+	if rate > 1.01*testRate {
+		t.Errorf("level 5 sent %.3f Mb/s, more than the model's f·P·8/E = %.3f Mb/s", rate/1e6, testRate/1e6)
+	}
+}
+
+// countBelow is how many of xs are below limit.
+func countBelow(xs []int, limit int) int {
+	n := 0
+	for _, x := range xs {
+		if x < limit {
+			n++
+		}
+	}
+	return n
 }
 
 // TestTwoCPUsNeverExceedBudget: two senders pinned to different CPUs race for one level's budget;
