@@ -52,8 +52,8 @@ func TestLevelRateMatchesModel(t *testing.T) {
 	t.Logf("level 5: median epoch %d bytes of the budget f·P = %d; %.3f Mb/s over 1 s, model f·P·8/E = %.3f Mb/s (%.2f%%); "+
 		"%d of %d epochs carried less than half the budget", median, testBudget, rate/1e6, testRate/1e6, 100*rate/testRate,
 		countBelow(perEpoch, testBudget/2), epochs)
-	if frame := 1000; median < testBudget-frame || median > testBudget {
-		t.Errorf("the median epoch carried %d bytes, want the budget f·P = %d within one %d-byte frame", median, testBudget, frame)
+	if frame := dgrams[0].frame; median < testBudget-frame || median > testBudget {
+		t.Errorf("the median epoch carried %d bytes, want the budget f·P = %d within one %d-byte frame on the wire", median, testBudget, frame)
 	}
 	if rate > 1.01*testRate {
 		t.Errorf("level 5 sent %.3f Mb/s, more than the model's f·P·8/E = %.3f Mb/s", rate/1e6, testRate/1e6)
