@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net"
 	"sync"
 	"syscall"
@@ -11,7 +12,9 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/hostnic"
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -56,7 +59,7 @@ func TestRootCapsAtR(t *testing.T) {
 		t.Run(c.mode, func(t *testing.T) {
 			h, ref := newHosts(t), newHosts(t)
 			h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", c.mode, "--hosts", "2", "--rate", "100M", "--factors", c.factors)
-			runAll(t, referenceHTB(ref.a, "eth0"))
+			runAll(t, referenceHTB(t, ref.a, "eth0"))
 			txs := make([]*net.UDPConn, 0, 4)
 			for _, p := range []*hosts{h, ref} {
 				_, _ = listenUDP(t, p.b, p.addrB, 5301), listenUDP(t, p.b, p.addrB, 5302)
@@ -93,14 +96,23 @@ func TestRootCapsAtR(t *testing.T) {
 	}
 }
 
-// referenceHTB is the kernel's own shaper at R with the root's burst (planEgress: two full frames
-// at 100 Mb/s), the commands that put it on dev in ns.
-func referenceHTB(ns, dev string) [][]string {
+// referenceHTB is the kernel's own shaper at R with the burst planEgress gives the root of a veth
+// at R (two full frames at 100 Mb/s), the commands that put it on dev in ns.
+func referenceHTB(t *testing.T, ns, dev string) [][]string {
+	t.Helper()
+	d := config.Default()
+	d.Model.Hosts, d.Model.Rate = 2, egressRate
+	p, err := planEgress(d, egressDevice{Name: dev, MTU: 1500, TxQueueLen: 1000, Speed: 10e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	burst := fmt.Sprintf("%db", p.RootBurst)
 	tc := []string{"ip", "netns", "exec", ns, "tc"}
 	return [][]string{
 		append(tc[:5:5], "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "1"),
 		append(tc[:5:5], "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-			"rate", "100mbit", "ceil", "100mbit", "burst", "3076b", "cburst", "3076b", "overhead", "24"),
+			"rate", fmt.Sprintf("%dbit", int64(egressRate)), "ceil", fmt.Sprintf("%dbit", int64(egressRate)),
+			"burst", burst, "cburst", burst, "overhead", fmt.Sprint(int(model.FrameOverhead))),
 	}
 }
 
