@@ -19,8 +19,11 @@ type Queue struct {
 	host   bool
 	link   Time     // the delay of the link behind the queue
 	free   Time     // when the link has sent everything accepted so far
-	starts timeRing // start of service of the packets still waiting, in order
-	stats  QueueStats
+	starts timeRing // start of service of the packets still waiting, in order, and maybe of some sent
+	// exactFrom: from this many starts in the ring on, an arrival needs the exact count of the
+	// packets waiting (min of MaxLen, limit and ecnK); below it, it cannot change any of them.
+	exactFrom int
+	stats     QueueStats
 }
 
 // NewQueue returns a FIFO of limit packets on a link of rate; ecnK > 0 marks at K packets. host
@@ -44,21 +47,18 @@ func (q *Queue) Receive(p *Packet) {
 	now := q.el.now
 	start := now
 	if q.free > now {
-		q.starts.dropUntil(now)
-		n := q.starts.len()
-		if n >= q.limit {
-			q.drop(p)
-			return
-		}
-		if q.ecnK > 0 && n >= q.ecnK {
-			p.CE = true
-			q.stats.Marks++
+		// The ring may still hold the starts of packets already sent, so its length bounds
+		// the packets waiting from above. Below the first count that matters (the longest
+		// queue so far, the buffer, the marking threshold), nothing depends on the exact
+		// count and the ring is pruned later: the prune's loop, whose length varies from
+		// packet to packet, was the hop's most mispredicted branch.
+		if n := q.starts.len(); n >= q.exactFrom {
+			if !q.count(now, p) {
+				return
+			}
 		}
 		start = q.free
 		q.starts.push(start)
-		if n+1 > q.stats.MaxLen {
-			q.stats.MaxLen = n + 1
-		}
 	}
 	q.free = start + q.ser.time(int(p.Size))
 	q.el.Hops++
@@ -68,6 +68,29 @@ func (q *Queue) Receive(p *Packet) {
 	if at := q.free + q.link; !q.el.SchedulePacketNear(at, p) {
 		q.el.SchedulePacket(at, p)
 	}
+}
+
+// count counts the packets waiting when p arrives at a busy link, drops p if the buffer is full
+// (false) and marks it at the threshold. p will be the count's next one.
+func (q *Queue) count(now Time, p *Packet) bool {
+	q.starts.dropUntil(now)
+	n := q.starts.len()
+	if n >= q.limit {
+		q.drop(p)
+		return false
+	}
+	if q.ecnK > 0 && n >= q.ecnK {
+		p.CE = true
+		q.stats.Marks++
+	}
+	if n+1 > q.stats.MaxLen {
+		q.stats.MaxLen = n + 1
+		q.exactFrom = min(q.stats.MaxLen, q.limit)
+		if q.ecnK > 0 {
+			q.exactFrom = min(q.exactFrom, q.ecnK)
+		}
+	}
+	return true
 }
 
 // drop discards p and counts it.

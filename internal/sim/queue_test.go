@@ -93,3 +93,84 @@ func TestQueueMatchesMD1(t *testing.T) {
 		}
 	}
 }
+
+// The queue counts the packets waiting only when the count can matter (queue.go, Receive); a
+// plain reference FIFO that counts at every arrival must agree with it on everything the count
+// decides: each packet's fate, CE mark and arrival time, and the drops, marks and longest queue.
+// Random bursts of data-sized and ACK-sized packets keep the queue's length going up and down
+// across the buffer and the marking threshold; with a buffer that never fills, the longest queue
+// is one the run reached once, not the buffer.
+func TestQueueCountsExactlyWhereItMatters(t *testing.T) {
+	for _, c := range []struct{ limit, ecnK int }{{12, 0}, {12, 5}, {1 << 20, 0}} {
+		limit, ecnK := c.limit, c.ecnK
+		el, pool := NewEventList(), &PacketPool{}
+		type seen struct {
+			at Time
+			ce bool
+		}
+		got := map[int32]seen{}
+		sink := sinkFunc(func(p *Packet) { got[p.Seq] = seen{el.Now(), p.CE}; pool.Put(p) })
+		q := NewQueue(el, pool, 10*Gbps, limit, ecnK, false)
+		ser, delay := newSerializer(10*Gbps), Time(0)
+		rng := rand.New(rand.NewPCG(7, uint64(limit+ecnK)))
+		var (
+			free             Time
+			starts           []Time // the reference: starts of the packets waiting, pruned every time
+			want             = map[int32]seen{}
+			drops, marks, mx int
+			at               Time
+		)
+		for seq := int32(0); seq < 20000; seq++ {
+			at += Time(rng.ExpFloat64() * float64(700*Nanosecond))
+			if rng.IntN(8) == 0 {
+				at += 20 * Microsecond // an idle spell now and then
+			}
+			size := int32(1500)
+			if rng.IntN(3) == 0 {
+				size = 64
+			}
+			inject(el, pool, at, Route{q, sink}, seq, size, 0, 0)
+			start, ce := at, false
+			if free > at {
+				for len(starts) > 0 && starts[0] <= at {
+					starts = starts[1:]
+				}
+				n := len(starts)
+				if n >= limit {
+					drops++
+					continue
+				}
+				if ecnK > 0 && n >= ecnK {
+					ce = true
+					marks++
+				}
+				mx = max(mx, n+1)
+				start = free
+				starts = append(starts, start)
+			}
+			free = start + ser.time(int(size))
+			want[seq] = seen{free + delay, ce}
+		}
+		el.Run(Never)
+		s := q.Stats()
+		t.Logf("limit %d, ecnK %d: %d drops, %d marks, longest %d", limit, ecnK, s.Drops, s.Marks, s.MaxLen)
+		if int(s.Drops) != drops || int(s.Marks) != marks || s.MaxLen != mx {
+			t.Fatalf("limit %d, ecnK %d: drops %d marks %d longest %d, the reference %d, %d and %d", limit, ecnK, s.Drops, s.Marks, s.MaxLen, drops, marks, mx)
+		}
+		filled := drops > 0 && mx == limit // the buffer overflowed
+		if limit == 1<<20 {
+			filled = drops == 0 && mx >= 16 // a long queue, never the buffer
+		}
+		if !filled || (ecnK > 0 && marks == 0) {
+			t.Fatalf("limit %d, ecnK %d: the load did not fill the queue as meant (drops %d, marks %d, longest %d)", limit, ecnK, drops, marks, mx)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("limit %d, ecnK %d: %d packets arrived, the reference %d", limit, ecnK, len(got), len(want))
+		}
+		for seq, w := range want {
+			if got[seq] != w {
+				t.Fatalf("limit %d, ecnK %d: packet %d arrived %+v, the reference %+v", limit, ecnK, seq, got[seq], w)
+			}
+		}
+	}
+}
