@@ -110,9 +110,10 @@ const minEpochsRan = 14
 
 // logGaps logs every pause of more than three epochs in the traffic between from and until,
 // with how much of it the stall monitor measured and how many epochs the sender's stamps moved on
-// across it, so that a failure says which held traffic: the machine (a stall), the sender (not
-// scheduled: its stamps jump as far as the pause) or the device (its stamps move on by less: the
-// datagrams were held). A pause at either end has no stamp on that side.
+// across it, so that a failure says what stopped traffic: the machine (a stall); the sender not
+// scheduled or the program dropping what it sent (the stamps jump as far as the pause; the status
+// logged on failure counts the drops); or the device holding the datagrams (the stamps move on by
+// less). A pause at either end has no stamp on that side.
 func logGaps(t *testing.T, from, until time.Time, arrivals []datagram, stalls machine.Timeline) {
 	t.Helper()
 	edges := append(append([]datagram{{at: from}}, arrivals...), datagram{at: until})

@@ -52,10 +52,8 @@ func (q *Queue) Receive(p *Packet) {
 		// queue so far, the buffer, the marking threshold), nothing depends on the exact
 		// count and the ring is pruned later: the prune's loop, whose length varies from
 		// packet to packet, was the hop's most mispredicted branch.
-		if n := q.starts.len(); n >= q.exactFrom {
-			if !q.count(now, p) {
-				return
-			}
+		if q.starts.len() >= q.exactFrom && !q.count(now, p) {
+			return
 		}
 		start = q.free
 		q.starts.push(start)
@@ -70,8 +68,9 @@ func (q *Queue) Receive(p *Packet) {
 	}
 }
 
-// count counts the packets waiting when p arrives at a busy link, drops p if the buffer is full
-// (false) and marks it at the threshold. p will be the count's next one.
+// count prunes the ring to the packets waiting when p arrives at a busy link and decides by their
+// number: it drops p if the buffer is full (false), marks it at the threshold and notes the
+// longest queue, p included.
 func (q *Queue) count(now Time, p *Packet) bool {
 	q.starts.dropUntil(now)
 	n := q.starts.len()
