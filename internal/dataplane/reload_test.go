@@ -73,7 +73,8 @@ func reloadUnderTraffic(t *testing.T, attach string) {
 	// ordinary threads on a shared host, so only a loose check of that is robust: packets were
 	// admitted in at least a third of the epochs of the run that the machine ran.
 	ran, carried, stalledEpochs := 0, 0, 0
-	for e := realtimeToMonotonic(from)/uint64(testEpoch) + 1; e < realtimeToMonotonic(until)/uint64(testEpoch); e++ {
+	firstWhole, end := realtimeToMonotonic(from)/uint64(testEpoch)+1, realtimeToMonotonic(until)/uint64(testEpoch)
+	for e := firstWhole; e < end; e++ {
 		start := monotonicToRealtime(e * uint64(testEpoch))
 		if stalls.Within(start, start+int64(testEpoch)) > int64(testEpoch)/2 {
 			stalledEpochs++
