@@ -184,18 +184,21 @@ func TestStrictPriorityOnSwitchPort(t *testing.T) {
 		return htbWireBytes(t, ns, port) > start+4<<20
 	})
 	top, topTail := probeLatency(t, tb, bin, dst, 0xe0)
-	_, bottomTail := probeLatency(t, tb, bin, dst, 0)
-	t.Logf("probe one-way p50: idle %.0fµs, level 7 under level-0 load %.0fµs; p99: level 7 %.0fµs, level 0 %.0fµs",
-		idle, top, topTail, bottomTail)
+	bottom, bottomTail := probeLatency(t, tb, bin, dst, 0)
+	t.Logf("probe one-way p50: idle %.0fµs, level 7 under level-0 load %.0fµs, level 0 %.0fµs; p99: level 7 %.0fµs, level 0 %.0fµs",
+		idle, top, bottom, topTail, bottomTail)
 	// Medians, not tails: a busy 2-core host delays any packet now and then by hundreds of µs,
-	// which says nothing about the switch. Unaffected means at most the frame in transmission
-	// and the one HTB released just before, plus scheduling slack.
+	// which says nothing about the switch (the tails are logged above). Unaffected means at most
+	// the frame in transmission and the one HTB released just before, plus scheduling slack.
 	frame := testbed.MaxFrame * 8 / float64(testbed.DefaultRate) * 1e6
 	if top > 1.5*idle+2*frame+200 {
 		t.Errorf("level 7 p50 %.0fµs under saturating level-0 traffic is far above idle %.0fµs", top, idle)
 	}
-	if bottomTail < 5*topTail {
-		t.Errorf("level 0 p99 %.0fµs should queue far behind level 7 (%.0fµs): is the port saturated?", bottomTail, topTail)
+	// The saturation check compares medians too: under a busy host level 7's tail grows by the
+	// host's stalls (1,193µs in one CI run beside a simulator on the other core), not the port's
+	// queue, while level 0's median sits behind the standing queue the bulk flow builds (2.5-11ms).
+	if bottom < 5*top {
+		t.Errorf("level 0 p50 %.0fµs should queue far behind level 7 (%.0fµs): is the port saturated?", bottom, top)
 	}
 }
 
