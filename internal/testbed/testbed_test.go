@@ -270,17 +270,7 @@ func probeLatency(t *testing.T, tb *testbed.Testbed, bin, dst string, tos int) (
 		}
 		v = append(v, ow/1e3)
 	}
-	return stats.Median(v), p99(v)
-}
-
-func p99(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	for i := range s { // insertion sort: 300 values
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s[(len(s)*99+99)/100-1]
+	return stats.Median(v), stats.Percentile(v, 99)
 }
 
 func TestConfigValidate(t *testing.T) {
