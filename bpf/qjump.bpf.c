@@ -501,7 +501,7 @@ static __always_inline void mark_dscp(struct __sk_buff *skb, const struct l3 *l3
 		 * out the same in either byte order, so the words stay as they are in memory.
 		 * The new word is built in a register and stored once: storing the TOS byte and
 		 * reading the word back made the CPU wait for the store (a load wider than the
-		 * store it overlaps cannot be forwarded from it), about 6 ns a packet here. */
+		 * store it overlaps cannot be forwarded from it), a few ns a packet here. */
 		old = *(__u16 *)ip;
 		new = old;
 		((__u8 *)&new)[1] = tos; /* TOS is the word's second byte in memory */
