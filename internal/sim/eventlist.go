@@ -122,6 +122,8 @@ type EventList struct {
 	// performance figures.
 	Hops uint64
 	stop bool
+	// peeked is where peek puts what it reads, so that the compiler keeps the reads.
+	peeked Sink
 }
 
 // NewEventList returns an empty event list at time 0, sized for a network of about 144 hosts.
@@ -294,6 +296,7 @@ func (e *EventList) advance() event {
 	if n.next == nil {
 		// One event, the common case with buckets this narrow: nothing to sort, no ready.
 		e.inWheel--
+		e.peek()
 		return event{n.at, n}
 	}
 	r := e.ready[:0]
@@ -305,6 +308,21 @@ func (e *EventList) advance() event {
 	last := len(r) - 1
 	e.ready = r[:last]
 	return r[last]
+}
+
+// peek reads the packet of the next occupied bucket and its route's next entry, so that their
+// cache lines, which are usually outside L2 by then, are on their way while this event runs. The
+// next bucket may still gain an earlier event; then the reads were wasted, never wrong. Measured
+// side by side (bench/sim/ab, both cores running simulators, as fig9's workers do): TCP median
+// 1.046 over 8 pairs and 1.072 over 14, DCTCP 1.040 over 10, pFabric 1.010 over 8.
+func (e *EventList) peek() {
+	if e.inWheel == 0 {
+		return
+	}
+	h := e.wheel[e.nextOccupied()&e.wheelMask]
+	if p, ok := h.src.(*Packet); ok && int(p.hop) < len(p.route) {
+		e.peeked = p.route[p.hop]
+	}
 }
 
 // file pushes n onto bucket b's list (b in the wheel's horizon).
