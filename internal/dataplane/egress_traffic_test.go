@@ -83,8 +83,11 @@ func TestRootCapsAtR(t *testing.T) {
 			<-done
 			t.Logf("%s: levels 0 and 5 saturated together: %.2f Mb/s on the wire at R = 100 Mb/s (up to %d B queued); "+
 				"a plain HTB at R beside it: %.2f Mb/s (%d B)", c.mode, got/1e6, backlog, want/1e6, refBacklog)
-			if backlog < 2*1538 || refBacklog < 2*1538 {
-				t.Fatalf("at most %d and %d B queued in the roots, want two full frames or more in each: the senders did not saturate R", backlog, refBacklog)
+			// Two of the senders' frames (a qdisc's backlog counts skb->len: UDP, IPv4 and
+			// Ethernet headers on the payload).
+			if twoFrames := uint32(2 * (o.payload + 8 + 20 + 14)); backlog < twoFrames || refBacklog < twoFrames {
+				t.Fatalf("at most %d and %d B queued in the roots, want two of the senders' frames (%d B) or more in each: the senders did not saturate R",
+					backlog, refBacklog, twoFrames)
 			}
 			if got > 1.02*egressRate {
 				t.Errorf("%.2f Mb/s left the device, want at most R = 100 Mb/s (within 2%%)", got/1e6)
