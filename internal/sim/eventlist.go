@@ -1,6 +1,9 @@
 package sim
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Source is anything that schedules events: it is called back at the time it asked for.
 type Source interface {
@@ -109,13 +112,18 @@ type EventList struct {
 	shift     uint    // a bucket spans 2^shift ps
 	wheelSize int64   // buckets
 	wheelMask int64
-	occupied  []uint64  // a bit per bucket of the wheel: it holds events
-	cur       int64     // absolute index of the bucket being dispatched: ready
-	ready     []event   // the current bucket's events, latest first: the next is the last
-	inWheel   int       // events in the wheel, ready excluded
-	far       eventHeap // events beyond the wheel's horizon
-	free      *node     // nodes for events that are not packets
-	scratch   []event   // for sorting a bucket
+	occupied  []uint64 // a bit per bucket of the wheel: it holds events
+	cur       int64    // absolute index of the bucket being dispatched: ready
+	horizon   int64    // cur + wheelSize: the first bucket beyond the wheel
+	// next is the first bucket after cur that holds events, as peek found it and filing since
+	// kept it, so that advance need not search again; 0 when not known (cur is never negative).
+	next     int64
+	ready    []event   // the current bucket's events, latest first: the next is the last
+	inWheel  int       // events in the wheel, ready excluded
+	far      eventHeap // events beyond the wheel's horizon
+	farFirst int64     // the bucket of the heap's earliest event; math.MaxInt64 if none
+	free     *node     // nodes for events that are not packets
+	scratch  []event   // for sorting a bucket
 
 	events uint64 // events dispatched
 	// Hops counts packets that left a queue onto a link (data and ACKs), the packet-hops of the
@@ -139,7 +147,8 @@ func NewEventListScaled(scale float64) *EventList {
 		shift--
 	}
 	n := int64(1) << (horizonShift - shift)
-	return &EventList{wheel: make([]*node, n), occupied: make([]uint64, n/64), shift: shift, wheelSize: n, wheelMask: n - 1}
+	return &EventList{wheel: make([]*node, n), occupied: make([]uint64, n/64), shift: shift, wheelSize: n, wheelMask: n - 1,
+		horizon: n, farFirst: math.MaxInt64}
 }
 
 // Now is the current simulated time.
@@ -176,15 +185,15 @@ func (e *EventList) SchedulePacket(at Time, p *Packet) {
 // SchedulePacketNear is SchedulePacket's common case, small enough to be inlined in the ports:
 // it files p when at falls in a later bucket of the wheel and reports false otherwise, when the
 // caller must call SchedulePacket. An event in a later bucket is never in the past, so the check
-// for that is left to the rare cases. Its inlining cost is 78 of the compiler's budget of 80, and
+// for that is left to the rare cases. Its inlining cost is 79 of the compiler's budget of 80, and
 // SchedulePacket, which adds the fallback call, costs 151: that is why each port writes the two
 // lines "near, else SchedulePacket" itself rather than calling one helper.
 func (e *EventList) SchedulePacketNear(at Time, p *Packet) bool {
 	b := int64(at) >> (e.shift & 63) // masked: no check for shifts of 64 and more
-	if b <= e.cur || b >= e.cur+e.wheelSize {
+	if b <= e.cur || b >= e.horizon {
 		return false
 	}
-	p.ev.at, p.ev.src = at, p
+	p.ev.at = at // p.ev.src is p since SetRoute
 	e.file(b, &p.ev)
 	return true
 }
@@ -192,7 +201,7 @@ func (e *EventList) SchedulePacketNear(at Time, p *Packet) bool {
 // insert files n, due at at, wherever it belongs.
 func (e *EventList) insert(at Time, n *node) {
 	b := int64(at) >> (e.shift & 63)
-	if b > e.cur && b < e.cur+e.wheelSize {
+	if b > e.cur && b < e.horizon {
 		n.at = at
 		e.file(b, n)
 		return
@@ -213,6 +222,7 @@ func (e *EventList) insertOutside(at Time, n *node) {
 	}
 	e.seq++
 	e.far.push(farEvent{at, e.seq, n})
+	e.farFirst = int64(e.far[0].at) >> (e.shift & 63)
 }
 
 func (e *EventList) newNode() *node {
@@ -275,18 +285,26 @@ func (e *EventList) Run(until Time) Time {
 // leaving the others sorted in ready; an event with a nil node if no event is left.
 func (e *EventList) advance() event {
 	switch {
+	case e.next != 0:
+		e.cur = e.next
 	case e.inWheel > 0:
 		e.cur = e.nextOccupied()
 	case len(e.far) > 0:
-		e.cur = int64(e.far[0].at) >> (e.shift & 63) // skip the empty stretch
+		e.cur = e.farFirst // skip the empty stretch
 	default:
 		return event{}
 	}
+	e.next = 0
+	e.horizon = e.cur + e.wheelSize
 	// Far events entering the horizon go first: they were scheduled before anything the wheel
 	// could hold for these buckets. None is due before cur: each was beyond the horizon of a
 	// bucket before cur, which the wheel's buckets are not.
-	for len(e.far) > 0 && int64(e.far[0].at)>>(e.shift&63) < e.cur+e.wheelSize {
+	for e.farFirst < e.horizon {
 		ev := e.far.pop()
+		e.farFirst = math.MaxInt64
+		if len(e.far) > 0 {
+			e.farFirst = int64(e.far[0].at) >> (e.shift & 63)
+		}
 		e.file(int64(ev.at)>>(e.shift&63), ev.n)
 	}
 	i := e.cur & e.wheelMask
@@ -319,7 +337,8 @@ func (e *EventList) peek() {
 	if e.inWheel == 0 {
 		return
 	}
-	h := e.wheel[e.nextOccupied()&e.wheelMask]
+	e.next = e.nextOccupied()
+	h := e.wheel[e.next&e.wheelMask]
 	if p, ok := h.src.(*Packet); ok && int(p.hop) < len(p.route) {
 		e.peeked = p.route[p.hop]
 	}
@@ -332,6 +351,9 @@ func (e *EventList) file(b int64, n *node) {
 	e.wheel[i] = n
 	e.occupied[i>>6] |= 1 << (i & 63)
 	e.inWheel++
+	if b < e.next {
+		e.next = b
+	}
 }
 
 // nextOccupied is the first bucket after cur that holds events (the wheel holds some): a word

@@ -138,3 +138,20 @@ func TestEventListFindsBucketBehindCurrent(t *testing.T) {
 		t.Fatalf("last event at %v, want after %v", last, 4*d)
 	}
 }
+
+// peek notes the next occupied bucket so that advance need not search for it again; an event
+// filed after that, due before it, must still run first.
+func TestEventListEventFiledAfterPeekRunsFirst(t *testing.T) {
+	el := NewEventList()
+	var got []string
+	el.Schedule(Microsecond, call(func() { got = append(got, "late") }))
+	el.Schedule(10*Nanosecond, call(func() {
+		got = append(got, "first")
+		el.Schedule(500*Nanosecond, call(func() { got = append(got, "filed after peek") }))
+	}))
+	el.Run(Never)
+	want := []string{"first", "filed after peek", "late"}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("order %q, want %q", got, want)
+	}
+}

@@ -39,8 +39,9 @@ type Packet struct {
 	next   *Packet // free list
 }
 
-// SetRoute sets p's route and puts it at its first hop.
-func (p *Packet) SetRoute(r Route) { p.route, p.hop = r, 0 }
+// SetRoute sets p's route and puts it at its first hop. It also makes p the source of its own
+// event node, once rather than on every hop (the ports' inlined scheduling relies on it).
+func (p *Packet) SetRoute(r Route) { p.route, p.hop, p.ev.src = r, 0, p }
 
 // Hop is the index of the next sink p will visit.
 func (p *Packet) Hop() int { return int(p.hop) }
