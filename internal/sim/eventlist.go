@@ -114,7 +114,9 @@ type EventList struct {
 	wheelMask int64
 	occupied  []uint64 // a bit per bucket of the wheel: it holds events
 	cur       int64    // absolute index of the bucket being dispatched: ready
-	horizon   int64    // cur + wheelSize: the first bucket beyond the wheel
+	// horizon is cur + wheelSize, the first bucket beyond the wheel, kept rather than added up
+	// so that SchedulePacketNear stays within the compiler's inlining budget.
+	horizon int64
 	// next is the first bucket after cur that holds events, as peek found it and filing since
 	// kept it, so that advance need not search again; 0 when not known (cur is never negative).
 	next     int64
@@ -222,7 +224,15 @@ func (e *EventList) insertOutside(at Time, n *node) {
 	}
 	e.seq++
 	e.far.push(farEvent{at, e.seq, n})
-	e.farFirst = int64(e.far[0].at) >> (e.shift & 63)
+	e.noteFarFirst()
+}
+
+// noteFarFirst sets farFirst after the far heap changed.
+func (e *EventList) noteFarFirst() {
+	e.farFirst = math.MaxInt64
+	if len(e.far) > 0 {
+		e.farFirst = int64(e.far[0].at) >> (e.shift & 63)
+	}
 }
 
 func (e *EventList) newNode() *node {
@@ -301,10 +311,7 @@ func (e *EventList) advance() event {
 	// bucket before cur, which the wheel's buckets are not.
 	for e.farFirst < e.horizon {
 		ev := e.far.pop()
-		e.farFirst = math.MaxInt64
-		if len(e.far) > 0 {
-			e.farFirst = int64(e.far[0].at) >> (e.shift & 63)
-		}
+		e.noteFarFirst()
 		e.file(int64(ev.at)>>(e.shift&63), ev.n)
 	}
 	i := e.cur & e.wheelMask
