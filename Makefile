@@ -13,7 +13,7 @@ PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-id
 # $(call preload_cc,OUT) compiles the shim to OUT: the one command both preload and preload-check use.
 preload_cc = clang $(PRELOAD_CFLAGS) -o $(1) preload/qjump_preload.c -ldl
 
-.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload bench-ns2 bench-sim-ab bench-barrier
+.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload bench-ns2 bench-sim-ab bench-sim-instructions bench-barrier
 
 all: build
 
@@ -47,6 +47,13 @@ bench-ns2:
 AB_ARGS ?= main WORKTREE
 bench-sim-ab:
 	bench/sim/ab $(AB_ARGS)
+
+# What a packet-hop of the simulator executes at each revision, counted by cachegrind: instructions,
+# L1 and L2 misses, mispredicted branches (docs/performance.md, "Eleventh round"); by default main
+# against the working tree. Installs valgrind with apt-get if it is missing; about 25 s a revision.
+INSTR_ARGS ?= main WORKTREE
+bench-sim-instructions:
+	bench/sim/instructions $(INSTR_ARGS)
 
 # Barrier's QJump arm built by hand, its rounds split into the wait for the last peer's start and
 # that peer's message (docs/reproducing.md, Fig. 3c). Options through BARRIER_ARGS, e.g.
