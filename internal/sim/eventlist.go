@@ -163,7 +163,8 @@ func (e *EventList) Events() uint64 { return e.events }
 func (e *EventList) Pending() int { return e.inWheel + len(e.ready) + len(e.far) }
 
 // Schedule asks for src.DoNextEvent at time at (not before now). A packet must not be scheduled
-// again before its event has run.
+// again before its event has run, nor before its route is set (SetRoute makes it its own event's
+// source).
 func (e *EventList) Schedule(at Time, src Source) {
 	if p, ok := src.(*Packet); ok {
 		e.SchedulePacket(at, p)
@@ -179,7 +180,6 @@ func (e *EventList) Schedule(at Time, src Source) {
 // SchedulePacketNear inlined instead.
 func (e *EventList) SchedulePacket(at Time, p *Packet) {
 	if !e.SchedulePacketNear(at, p) {
-		p.ev.src = p
 		e.insertOutside(at, &p.ev)
 	}
 }
