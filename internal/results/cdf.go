@@ -66,7 +66,7 @@ func plotCDF(path, title, xlabel string, curves []cdfCurve) error {
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "CDF"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = logTicks{}
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top = false
 	p.Legend.Left = false

@@ -69,7 +69,7 @@ func (p LinePlot) plot() (*plot.Plot, error) {
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
 	if p.LogY {
 		pl.Y.Scale = plot.LogScale{}
-		pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		pl.Y.Tick.Marker = logTicks{}
 	}
 	pl.Legend.Top = true
 	pl.Add(plotter.NewGrid())

@@ -47,11 +47,11 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
 	if p.LogY {
 		pl.Y.Scale = plot.LogScale{}
-		pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		pl.Y.Tick.Marker = logTicks{}
 	}
-	pl.Legend.Top, pl.Legend.Left = true, true
 	pl.Add(plotter.NewGrid())
 	drawn := 0
+	var drawnCurves []plotter.XYs
 	for i, name := range order {
 		xy := curves[name]
 		if len(xy) == 0 {
@@ -67,11 +67,14 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 		pl.Add(line, points)
 		pl.Legend.Add(name, line, points)
 		drawn++
+		drawnCurves = append(drawnCurves, xy)
 	}
 	if drawn == 0 {
 		return "", nil
 	}
-	if err := pl.Save(5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, p.File)); err != nil {
+	w, h := 5*vg.Inch, 3.5*vg.Inch
+	placeLegend(pl, w, h, drawnCurves)
+	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}
 	return p.File, nil

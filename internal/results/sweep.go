@@ -52,8 +52,7 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 	pl := plot.New()
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
 	pl.Y.Scale = plot.LogScale{}
-	pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	pl.Legend.Top, pl.Legend.Left = true, true
+	pl.Y.Tick.Marker = logTicks{}
 	pl.Add(plotter.NewGrid())
 	lines := []sweepLine{
 		{"p50", func(s Series) float64 { return s.P50US }},
@@ -61,35 +60,43 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 		{"max", func(s Series) float64 { return s.MaxUS }},
 		{p.BoundLabel, func(s Series) float64 { return p.Bound(s.Param) }},
 	}
+	var curves []plotter.XYs
 	for i, l := range lines {
-		if err := p.addLine(pl, pts, i, l, i == len(lines)-1); err != nil {
+		xy, err := p.addLine(pl, pts, i, l, i == len(lines)-1)
+		if err != nil {
 			return "", err
 		}
+		curves = append(curves, xy)
 	}
 	if p.FloorLabel != "" {
-		p.addFloor(pl, pts)
+		curves = append(curves, p.addFloor(pl, pts))
 	}
 	if x, ok := FirstOver(pts, p.Bound); ok {
-		if line, err := plotter.NewLine(plotter.XYs{{X: x, Y: 1}, {X: x, Y: pl.Y.Max}}); err == nil {
+		xy := plotter.XYs{{X: x, Y: 1}, {X: x, Y: pl.Y.Max}}
+		if line, err := plotter.NewLine(xy); err == nil {
 			line.Dashes = plotutil.Dashes(1)
 			pl.Add(line)
 			pl.Legend.Add(fmt.Sprintf("max first exceeds bound (%s=%g)", p.Param, x), line)
+			// Not among the curves the legend keeps clear of: it spans the axis's height.
 		}
 	}
-	if err := pl.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, p.File)); err != nil {
+	w, h := 7*vg.Inch, 4.5*vg.Inch
+	placeLegend(pl, w, h, curves)
+	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}
 	return p.File, nil
 }
 
-func (p SweepPlot) addLine(pl *plot.Plot, pts []Series, i int, l sweepLine, bound bool) error {
+// addLine draws l and returns its points.
+func (p SweepPlot) addLine(pl *plot.Plot, pts []Series, i int, l sweepLine, bound bool) (plotter.XYs, error) {
 	xy := make(plotter.XYs, len(pts))
 	for j, s := range pts {
 		xy[j] = plotter.XY{X: s.Param, Y: max(l.get(s), 1)}
 	}
 	line, points, err := plotter.NewLinePoints(xy)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
 	points.Shape = plotutil.Shape(i)
@@ -100,19 +107,22 @@ func (p SweepPlot) addLine(pl *plot.Plot, pts []Series, i int, l sweepLine, boun
 	}
 	pl.Add(line, points)
 	pl.Legend.Add(l.label, line, points)
-	return nil
+	return xy, nil
 }
 
-func (p SweepPlot) addFloor(pl *plot.Plot, pts []Series) {
+// addFloor draws the floor and returns its points (none if it could not be drawn).
+func (p SweepPlot) addFloor(pl *plot.Plot, pts []Series) plotter.XYs {
 	y := max(p.FloorUS, 1)
-	line, err := plotter.NewLine(plotter.XYs{{X: pts[0].Param, Y: y}, {X: pts[len(pts)-1].Param, Y: y}})
+	xy := plotter.XYs{{X: pts[0].Param, Y: y}, {X: pts[len(pts)-1].Param, Y: y}}
+	line, err := plotter.NewLine(xy)
 	if err != nil {
-		return
+		return nil
 	}
 	line.Color = plotutil.Color(5)
 	line.Dashes = plotutil.Dashes(3)
 	pl.Add(line)
 	pl.Legend.Add(p.FloorLabel, line)
+	return xy
 }
 
 // FirstOver is the smallest parameter among pts (sorted by Param) whose maximum exceeds bound.

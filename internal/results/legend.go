@@ -1,0 +1,111 @@
+package results
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// legendCorners are where a legend may go, in the order preferred when several are as clear.
+var legendCorners = []struct{ top, left bool }{{true, true}, {true, false}, {false, false}, {false, true}}
+
+// placeLegend puts pl's legend in the corner of the data area that the curves cross least, for a
+// plot saved at w by h: a fixed corner covered the highest curve of a rising figure (Fig. 9's
+// TCP, whose first points sat under the legend's first lines). When every corner is crossed, it
+// raises the y axis's top by a sixth of its range at a time, up to six times, until a corner is
+// clear (the corner crossed least is taken if none is). Call it once every plotter and legend entry is in, so that the axes' ranges and the
+// legend's size are final.
+func placeLegend(pl *plot.Plot, w, h vg.Length, curves []plotter.XYs) {
+	best, fewest := clearestCorner(pl, w, h, curves)
+	for raised := 0; fewest > 0 && raised < 6; raised++ {
+		raiseTop(pl)
+		best, fewest = clearestCorner(pl, w, h, curves)
+	}
+	pl.Legend.Top, pl.Legend.Left = legendCorners[best].top, legendCorners[best].left
+}
+
+// clearestCorner is the corner (an index of legendCorners) where the legend would cover the
+// fewest samples of the curves, and that number.
+func clearestCorner(pl *plot.Plot, w, h vg.Length, curves []plotter.XYs) (best, fewest int) {
+	full := draw.New(vgimg.New(w, h))
+	dc := pl.DataCanvas(full)
+	lc := legendCanvas(pl, full, dc)
+	box := pl.Legend.Rectangle(lc).Size()
+	fewest = -1
+	for i, c := range legendCorners {
+		r := cornerBox(lc, box, c.top, c.left)
+		n := 0
+		for _, xy := range curves {
+			n += samplesIn(pl, dc, r, xy)
+		}
+		if fewest < 0 || n < fewest {
+			best, fewest = i, n
+		}
+	}
+	return best, fewest
+}
+
+// legendCanvas is where plot.Draw draws the legend: the area right of the y axis and above the
+// x axis, up to the title, which is larger than the data area dc by the padding that keeps
+// points whole at its edges.
+func legendCanvas(pl *plot.Plot, full, dc draw.Canvas) draw.Canvas {
+	lc := full
+	lc.Min = dc.Min
+	if pl.Title.Text != "" {
+		lc.Max.Y -= pl.Title.TextStyle.Rectangle(pl.Title.Text).Size().Y + pl.Title.Padding
+	}
+	return lc
+}
+
+// raiseTop adds a sixth of the y axis's range above it, in the axis's own scale.
+func raiseTop(pl *plot.Plot) {
+	if _, log := pl.Y.Scale.(plot.LogScale); log && pl.Y.Min > 0 {
+		pl.Y.Max *= math.Pow(pl.Y.Max/pl.Y.Min, 1.0/6)
+		return
+	}
+	pl.Y.Max += (pl.Y.Max - pl.Y.Min) / 6
+}
+
+// cornerBox is a box of size s in a corner of c, with a margin of a tenth of s around it.
+func cornerBox(c draw.Canvas, s vg.Point, top, left bool) vg.Rectangle {
+	s = vg.Point{X: s.X * 1.1, Y: s.Y * 1.1}
+	r := vg.Rectangle{Min: c.Min, Max: vg.Point{X: c.Min.X + s.X, Y: c.Min.Y + s.Y}}
+	if !left {
+		r.Min.X, r.Max.X = c.Max.X-s.X, c.Max.X
+	}
+	if top {
+		r.Min.Y, r.Max.Y = c.Max.Y-s.Y, c.Max.Y
+	}
+	return r
+}
+
+// samplesIn counts the points along xy's segments, 32 to a segment, that fall in r. A segment is
+// drawn straight on the canvas, so it is sampled between its ends' normalised coordinates (on a
+// log axis, between their logarithms).
+func samplesIn(pl *plot.Plot, c draw.Canvas, r vg.Rectangle, xy plotter.XYs) int {
+	const steps = 32
+	n := 0
+	in := func(nx, ny float64) {
+		p := vg.Point{X: c.X(nx), Y: c.Y(ny)}
+		if p.X >= r.Min.X && p.X <= r.Max.X && p.Y >= r.Min.Y && p.Y <= r.Max.Y {
+			n++
+		}
+	}
+	for i := range xy {
+		bx, by := pl.X.Norm(xy[i].X), pl.Y.Norm(xy[i].Y)
+		if i == 0 {
+			in(bx, by)
+			continue
+		}
+		ax, ay := pl.X.Norm(xy[i-1].X), pl.Y.Norm(xy[i-1].Y)
+		for s := 1; s <= steps; s++ {
+			f := float64(s) / steps
+			in(ax+f*(bx-ax), ay+f*(by-ay))
+		}
+	}
+	return n
+}
