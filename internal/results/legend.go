@@ -14,24 +14,26 @@ import (
 var legendCorners = []struct{ top, left bool }{{true, true}, {true, false}, {false, false}, {false, true}}
 
 // placeLegend puts pl's legend in the corner of the data area that the curves cross least, for a
-// plot saved at w by h: a fixed corner covered the highest curve of a rising figure (Fig. 9's
-// TCP, whose first points sat under the legend's first lines). When every corner is crossed, it
-// raises the y axis's top by a sixth of its range at a time, up to six times, until a corner is
-// clear (the corner crossed least is taken if none is). Call it once every plotter and legend entry is in, so that the axes' ranges and the
-// legend's size are final.
-func placeLegend(pl *plot.Plot, w, h vg.Length, curves []plotter.XYs) {
-	best, fewest := clearestCorner(pl, w, h, curves)
-	for raised := 0; fewest > 0 && raised < 6; raised++ {
+// plot drawn on c: a fixed corner covered the highest curve of a rising figure (Fig. 9's TCP,
+// whose first points sat under the legend's first lines; Fig. 10's throughput). When every corner
+// is crossed and raise is set, it raises the y axis's top by a sixth of its range at a time, up to
+// six times, until a corner is clear (the corner crossed least is taken if none is). Call it once
+// every plotter and legend entry is in, so that the axes' ranges and the legend's size are final.
+func placeLegend(pl *plot.Plot, c draw.Canvas, curves []plotter.XYs, raise bool) {
+	best, fewest := clearestCorner(pl, c, curves)
+	for raised := 0; raise && fewest > 0 && raised < 6; raised++ {
 		raiseTop(pl)
-		best, fewest = clearestCorner(pl, w, h, curves)
+		best, fewest = clearestCorner(pl, c, curves)
 	}
 	pl.Legend.Top, pl.Legend.Left = legendCorners[best].top, legendCorners[best].left
 }
 
+// canvasOf is a canvas of w by h to place a legend on before the plot is saved at that size.
+func canvasOf(w, h vg.Length) draw.Canvas { return draw.New(vgimg.New(w, h)) }
+
 // clearestCorner is the corner (an index of legendCorners) where the legend would cover the
 // fewest samples of the curves, and that number.
-func clearestCorner(pl *plot.Plot, w, h vg.Length, curves []plotter.XYs) (best, fewest int) {
-	full := draw.New(vgimg.New(w, h))
+func clearestCorner(pl *plot.Plot, full draw.Canvas, curves []plotter.XYs) (best, fewest int) {
 	dc := pl.DataCanvas(full)
 	lc := legendCanvas(pl, full, dc)
 	box := pl.Legend.Rectangle(lc).Size()

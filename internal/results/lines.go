@@ -54,17 +54,21 @@ func (p LinePlot) Draw(dir, file string) (string, error) {
 	if p.empty() {
 		return "", nil
 	}
-	pl, err := p.plot()
+	pl, curves, err := p.plot()
 	if err != nil {
 		return "", err
 	}
-	if err := pl.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, file)); err != nil {
+	w, h := 7*vg.Inch, 4.5*vg.Inch
+	placeLegend(pl, canvasOf(w, h), curves, true)
+	if err := pl.Save(w, h, filepath.Join(dir, file)); err != nil {
 		return "", fmt.Errorf("save %s: %w", file, err)
 	}
 	return file, nil
 }
 
-func (p LinePlot) plot() (*plot.Plot, error) {
+// plot builds the plot and returns it with the points of its lines, which its legend keeps clear
+// of (not its marks: a phase boundary spans the axis's height).
+func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 	pl := plot.New()
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
 	if p.LogY {
@@ -73,19 +77,23 @@ func (p LinePlot) plot() (*plot.Plot, error) {
 	}
 	pl.Legend.Top = true
 	pl.Add(plotter.NewGrid())
+	var curves []plotter.XYs
 	for i, l := range p.Lines {
 		if len(l.Points) == 0 {
 			continue
 		}
-		if err := p.addLine(pl, i, l); err != nil {
-			return nil, err
+		xy, err := p.addLine(pl, i, l)
+		if err != nil {
+			return nil, nil, err
 		}
+		curves = append(curves, xy)
 	}
 	p.addMarks(pl)
-	return pl, nil
+	return pl, curves, nil
 }
 
-func (p LinePlot) addLine(pl *plot.Plot, i int, l Line) error {
+// addLine draws l and returns its points as drawn.
+func (p LinePlot) addLine(pl *plot.Plot, i int, l Line) (plotter.XYs, error) {
 	xy := make(plotter.XYs, len(l.Points))
 	for j, pt := range l.Points {
 		y := pt.Y
@@ -101,16 +109,16 @@ func (p LinePlot) addLine(pl *plot.Plot, i int, l Line) error {
 	if l.Dots {
 		s, err := plotter.NewScatter(xy)
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", l.Label, err)
+			return nil, fmt.Errorf("plot %s: %w", l.Label, err)
 		}
 		s.Color, s.Radius, s.Shape = c, vg.Points(1), draw.CircleGlyph{}
 		pl.Add(s)
 		pl.Legend.Add(l.Label, s)
-		return nil
+		return xy, nil
 	}
 	line, points, err := plotter.NewLinePoints(xy)
 	if err != nil {
-		return fmt.Errorf("plot %s: %w", l.Label, err)
+		return nil, fmt.Errorf("plot %s: %w", l.Label, err)
 	}
 	line.Color, points.Color, points.Shape = c, c, plotutil.Shape(i)
 	if l.Model {
@@ -118,7 +126,7 @@ func (p LinePlot) addLine(pl *plot.Plot, i int, l Line) error {
 	}
 	pl.Add(line, points)
 	pl.Legend.Add(l.Label, line, points)
-	return nil
+	return xy, nil
 }
 
 // addMarks draws each mark across the data's y range once the lines are in (so that range is
@@ -167,18 +175,21 @@ func (s Stack) Draw(dir string) (string, error) {
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(8)}
 	plots := make([][]*plot.Plot, len(panels))
+	curves := make([][]plotter.XYs, len(panels))
 	for i, p := range panels {
-		pl, err := p.plot()
+		pl, xy, err := p.plot()
 		if err != nil {
 			return "", err
 		}
-		plots[i] = []*plot.Plot{pl}
+		plots[i], curves[i] = []*plot.Plot{pl}, xy
 	}
 	if s.SameY {
 		sameY(plots)
 	}
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
+		// The axes are aligned already: the legend takes a corner but does not raise a top.
+		placeLegend(plots[i][0], canvases[i][0], curves[i], false)
 		plots[i][0].Draw(canvases[i][0])
 	}
 	if err := savePNG(img, filepath.Join(dir, s.File)); err != nil {
