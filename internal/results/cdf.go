@@ -68,9 +68,8 @@ func plotCDF(path, title, xlabel string, curves []cdfCurve) error {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = logTicks{}
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = false
-	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
+	var drawn []plotter.XYs
 	for i, c := range curves {
 		v := LatenciesUS(c.rows)
 		if len(v) == 0 {
@@ -89,8 +88,12 @@ func plotCDF(path, title, xlabel string, curves []cdfCurve) error {
 		line.Width = vg.Points(1.5)
 		p.Add(line)
 		p.Legend.Add(c.label, line)
+		drawn = append(drawn, pts)
 	}
-	if err := p.Save(7*vg.Inch, 4*vg.Inch, path); err != nil {
+	// A CDF's y axis ends at 1: room for the legend is made on the right.
+	w, h := 7*vg.Inch, 4*vg.Inch
+	placeLegend(p, canvasOf(w, h), drawn, widenRight)
+	if err := p.Save(w, h, path); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil

@@ -16,13 +16,13 @@ var legendCorners = []struct{ top, left bool }{{true, true}, {true, false}, {fal
 // placeLegend puts pl's legend in the corner of the data area that the curves cross least, for a
 // plot drawn on c: a fixed corner covered the highest curve of a rising figure (Fig. 9's TCP,
 // whose first points sat under the legend's first lines; Fig. 10's throughput). When every corner
-// is crossed and raise is set, it raises the y axis's top by a sixth of its range at a time, up to
-// six times, until a corner is clear (the corner crossed least is taken if none is). Call it once
-// every plotter and legend entry is in, so that the axes' ranges and the legend's size are final.
-func placeLegend(pl *plot.Plot, c draw.Canvas, curves []plotter.XYs, raise bool) {
+// is crossed, it makes room with grow (raiseTop, widenRight; nil: none), up to six times, until a
+// corner is clear (the corner crossed least is taken if none is). Call it once every plotter and
+// legend entry is in, so that the axes' ranges and the legend's size are final.
+func placeLegend(pl *plot.Plot, c draw.Canvas, curves []plotter.XYs, grow func(*plot.Plot)) {
 	best, fewest := clearestCorner(pl, c, curves)
-	for raised := 0; raise && fewest > 0 && raised < 6; raised++ {
-		raiseTop(pl)
+	for grown := 0; grow != nil && fewest > 0 && grown < 6; grown++ {
+		grow(pl)
 		best, fewest = clearestCorner(pl, c, curves)
 	}
 	pl.Legend.Top, pl.Legend.Left = legendCorners[best].top, legendCorners[best].left
@@ -64,12 +64,19 @@ func legendCanvas(pl *plot.Plot, full, dc draw.Canvas) draw.Canvas {
 }
 
 // raiseTop adds a sixth of the y axis's range above it, in the axis's own scale.
-func raiseTop(pl *plot.Plot) {
-	if _, log := pl.Y.Scale.(plot.LogScale); log && pl.Y.Min > 0 {
-		pl.Y.Max *= math.Pow(pl.Y.Max/pl.Y.Min, 1.0/6)
+func raiseTop(pl *plot.Plot) { extend(&pl.Y) }
+
+// widenRight adds a sixth of the x axis's range right of it: room for a CDF's legend, whose y axis
+// ends at 1.
+func widenRight(pl *plot.Plot) { extend(&pl.X) }
+
+// extend moves a's maximum out by a sixth of its range, in the axis's own scale.
+func extend(a *plot.Axis) {
+	if _, log := a.Scale.(plot.LogScale); log && a.Min > 0 {
+		a.Max *= math.Pow(a.Max/a.Min, 1.0/6)
 		return
 	}
-	pl.Y.Max += (pl.Y.Max - pl.Y.Min) / 6
+	a.Max += (a.Max - a.Min) / 6
 }
 
 // cornerBox is a box of size s in a corner of c, with a margin of a tenth of s around it.

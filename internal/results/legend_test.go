@@ -31,13 +31,13 @@ func TestLegendAvoidsTheCurves(t *testing.T) {
 	falling := plotter.XYs{{X: 0, Y: 100}, {X: 1, Y: 1}} // through top left and bottom right
 	pl := legendPlot(t, []plotter.XYs{falling})
 	max := pl.Y.Max
-	placeLegend(pl, canvasOf(5*vg.Inch, 3.5*vg.Inch), []plotter.XYs{falling}, true)
+	placeLegend(pl, canvasOf(5*vg.Inch, 3.5*vg.Inch), []plotter.XYs{falling}, raiseTop)
 	if !pl.Legend.Top || pl.Legend.Left || pl.Y.Max != max {
 		t.Fatalf("legend top %v left %v, y max %g (was %g): want top right, axis unchanged", pl.Legend.Top, pl.Legend.Left, pl.Y.Max, max)
 	}
 	rising := plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 100}} // through bottom left and top right
 	pl = legendPlot(t, []plotter.XYs{rising})
-	placeLegend(pl, canvasOf(5*vg.Inch, 3.5*vg.Inch), []plotter.XYs{rising}, true)
+	placeLegend(pl, canvasOf(5*vg.Inch, 3.5*vg.Inch), []plotter.XYs{rising}, raiseTop)
 	if !pl.Legend.Top || !pl.Legend.Left {
 		t.Fatalf("legend top %v left %v: want top left", pl.Legend.Top, pl.Legend.Left)
 	}
@@ -51,7 +51,7 @@ func TestLegendRaisesTheTopWhenEveryCornerIsCrossed(t *testing.T) {
 	}
 	pl := legendPlot(t, curves)
 	max := pl.Y.Max
-	placeLegend(pl, canvasOf(5*vg.Inch, 3.5*vg.Inch), curves, true)
+	placeLegend(pl, canvasOf(5*vg.Inch, 3.5*vg.Inch), curves, raiseTop)
 	if pl.Y.Max <= max || !pl.Legend.Top {
 		t.Fatalf("y max %g (was %g), legend top %v: want the top raised and the legend there", pl.Y.Max, max, pl.Legend.Top)
 	}

@@ -59,7 +59,7 @@ func (p LinePlot) Draw(dir, file string) (string, error) {
 		return "", err
 	}
 	w, h := 7*vg.Inch, 4.5*vg.Inch
-	placeLegend(pl, canvasOf(w, h), curves, true)
+	placeLegend(pl, canvasOf(w, h), curves, raiseTop)
 	if err := pl.Save(w, h, filepath.Join(dir, file)); err != nil {
 		return "", fmt.Errorf("save %s: %w", file, err)
 	}
@@ -188,8 +188,8 @@ func (s Stack) Draw(dir string) (string, error) {
 	}
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
-		// The axes are aligned already: the legend takes a corner but does not raise a top.
-		placeLegend(plots[i][0], canvases[i][0], curves[i], false)
+		// The axes are aligned already: the legend takes a corner but does not move an axis.
+		placeLegend(plots[i][0], canvases[i][0], curves[i], nil)
 		plots[i][0].Draw(canvases[i][0])
 	}
 	if err := savePNG(img, filepath.Join(dir, s.File)); err != nil {

@@ -73,7 +73,7 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 		return "", nil
 	}
 	w, h := 5*vg.Inch, 3.5*vg.Inch
-	placeLegend(pl, canvasOf(w, h), drawnCurves, true)
+	placeLegend(pl, canvasOf(w, h), drawnCurves, raiseTop)
 	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}

@@ -81,7 +81,7 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 		}
 	}
 	w, h := 7*vg.Inch, 4.5*vg.Inch
-	placeLegend(pl, canvasOf(w, h), curves, true)
+	placeLegend(pl, canvasOf(w, h), curves, raiseTop)
 	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}
