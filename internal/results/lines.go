@@ -60,14 +60,15 @@ func (p LinePlot) Draw(dir, file string) (string, error) {
 	}
 	w, h := 7*vg.Inch, 4.5*vg.Inch
 	placeLegend(pl, canvasOf(w, h), curves, raiseTop)
+	p.addMarks(pl) // across the y range as the legend left it
 	if err := pl.Save(w, h, filepath.Join(dir, file)); err != nil {
 		return "", fmt.Errorf("save %s: %w", file, err)
 	}
 	return file, nil
 }
 
-// plot builds the plot and returns it with the points of its lines, which its legend keeps clear
-// of (not its marks: a phase boundary spans the axis's height).
+// plot builds the plot without its marks and returns it with the points of its lines, which its
+// legend keeps clear of (the marks span the axis's height, so they are drawn once it is final).
 func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 	pl := plot.New()
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
@@ -75,7 +76,6 @@ func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
 	}
-	pl.Legend.Top = true
 	pl.Add(plotter.NewGrid())
 	var curves []plotter.XYs
 	for i, l := range p.Lines {
@@ -88,7 +88,6 @@ func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 		}
 		curves = append(curves, xy)
 	}
-	p.addMarks(pl)
 	return pl, curves, nil
 }
 
@@ -181,6 +180,7 @@ func (s Stack) Draw(dir string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		p.addMarks(pl)
 		plots[i], curves[i] = []*plot.Plot{pl}, xy
 	}
 	if s.SameY {

@@ -50,8 +50,7 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 		pl.Y.Tick.Marker = logTicks{}
 	}
 	pl.Add(plotter.NewGrid())
-	drawn := 0
-	var drawnCurves []plotter.XYs
+	var drawn []plotter.XYs
 	for i, name := range order {
 		xy := curves[name]
 		if len(xy) == 0 {
@@ -66,14 +65,13 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 		points.Shape = plotutil.Shape(i)
 		pl.Add(line, points)
 		pl.Legend.Add(name, line, points)
-		drawn++
-		drawnCurves = append(drawnCurves, xy)
+		drawn = append(drawn, xy)
 	}
-	if drawn == 0 {
+	if len(drawn) == 0 {
 		return "", nil
 	}
 	w, h := 5*vg.Inch, 3.5*vg.Inch
-	placeLegend(pl, canvasOf(w, h), drawnCurves, raiseTop)
+	placeLegend(pl, canvasOf(w, h), drawn, raiseTop)
 	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}

@@ -71,17 +71,22 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 	if p.FloorLabel != "" {
 		curves = append(curves, p.addFloor(pl, pts))
 	}
+	// The line where the maximum first exceeds the bound spans the axis's height: it is not among
+	// the curves the legend keeps clear of, and its top is set once the legend has placed the axis's.
+	var over *plotter.Line
 	if x, ok := FirstOver(pts, p.Bound); ok {
-		xy := plotter.XYs{{X: x, Y: 1}, {X: x, Y: pl.Y.Max}}
-		if line, err := plotter.NewLine(xy); err == nil {
+		if line, err := plotter.NewLine(plotter.XYs{{X: x, Y: 1}, {X: x, Y: pl.Y.Max}}); err == nil {
 			line.Dashes = plotutil.Dashes(1)
 			pl.Add(line)
 			pl.Legend.Add(fmt.Sprintf("max first exceeds bound (%s=%g)", p.Param, x), line)
-			// Not among the curves the legend keeps clear of: it spans the axis's height.
+			over = line
 		}
 	}
 	w, h := 7*vg.Inch, 4.5*vg.Inch
 	placeLegend(pl, canvasOf(w, h), curves, raiseTop)
+	if over != nil {
+		over.XYs[1].Y = pl.Y.Max
+	}
 	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}
