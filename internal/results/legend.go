@@ -79,7 +79,8 @@ func extend(a *plot.Axis) {
 	a.Max += (a.Max - a.Min) / 6
 }
 
-// cornerBox is a box of size s in a corner of c, with a margin of a tenth of s around it.
+// cornerBox is the box in a corner of c that a legend of size s covers, a tenth larger each way
+// so that a curve just outside it still counts.
 func cornerBox(c draw.Canvas, s vg.Point, top, left bool) vg.Rectangle {
 	s = vg.Point{X: s.X * 1.1, Y: s.Y * 1.1}
 	r := vg.Rectangle{Min: c.Min, Max: vg.Point{X: c.Min.X + s.X, Y: c.Min.Y + s.Y}}

@@ -72,7 +72,7 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 		curves = append(curves, p.addFloor(pl, pts))
 	}
 	// The line where the maximum first exceeds the bound spans the axis's height: it is not among
-	// the curves the legend keeps clear of, and its top is set once the legend has placed the axis's.
+	// the curves the legend keeps clear of, and it reaches the top the legend leaves (set below).
 	var over *plotter.Line
 	if x, ok := FirstOver(pts, p.Bound); ok {
 		if line, err := plotter.NewLine(plotter.XYs{{X: x, Y: 1}, {X: x, Y: pl.Y.Max}}); err == nil {

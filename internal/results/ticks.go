@@ -12,8 +12,8 @@ import (
 // from 20 to 90 µs) had no number on it. logTicks labels the powers of ten when the range spans
 // enough of them, and otherwise the first of these series of mantissas that puts at least
 // minLabels labels on the axis: 1-2-5, then 1-2-3-5, then 1-1.5-2-3-4-5-6-8, then with 1.2 and
-// 2.5 as well, then about every tenth of a decade; an axis narrower than that gets its two ends. Every other integer mantissa
-// gets an unlabelled (minor) tick.
+// 2.5 as well, then about every tenth of a decade; an axis narrower than that gets its two ends.
+// Every other integer mantissa gets an unlabelled (minor) tick.
 type logTicks struct{}
 
 // minLabels is how many labelled ticks an axis should carry to be read.
