@@ -148,6 +148,44 @@ func receive(c *net.UDPConn, stop <-chan struct{}) <-chan []datagram {
 	return out
 }
 
+// chargedPerEpoch sums, per epoch of the program's clock, the wire bytes of the datagrams whose
+// charge epoch is certain. The sender read its clock in epoch a before the write that the program
+// charged, and the receiver's kernel stamped the frame in epoch b after the charge; a datagram with
+// a == b was charged in that epoch. One with a < b could have been charged in either (the sender
+// preempted before its write, the frame held in the egress tree, or the CPU stopped after the
+// charge) and is counted in unsure, not in any epoch. So an epoch over its budget here is a breach
+// whatever the host did, and the test needs no excuse for a late stamp.
+func chargedPerEpoch(arrivals []datagram, epoch time.Duration) (charged map[uint64]int, unsure int) {
+	charged = map[uint64]int{}
+	for _, d := range arrivals {
+		if at := realtimeToMonotonic(d.at) / uint64(epoch); at == d.epoch {
+			charged[at] += d.frame
+		} else {
+			unsure++
+		}
+	}
+	return charged, unsure
+}
+
+// checkCharged fails t for every epoch whose certain charges exceed budget, and when more than a
+// tenth of the datagrams are unsure, too many to judge the rest by.
+func checkCharged(t *testing.T, arrivals []datagram, budget int) map[uint64]int {
+	t.Helper()
+	charged, unsure := chargedPerEpoch(arrivals, testEpoch)
+	for e, b := range charged {
+		if b > budget {
+			t.Errorf("epoch %d: the program let %d bytes through, more than the budget %d", e, b, budget)
+		}
+	}
+	t.Logf("%d datagrams, %d of them stamped by the sender in one epoch and by the receiver in a later one (charged in either)",
+		len(arrivals), unsure)
+	if unsure > len(arrivals)/10 {
+		t.Errorf("%d of %d datagrams crossed an epoch between send and arrival: too many to judge the budget by the rest",
+			unsure, len(arrivals))
+	}
+	return charged
+}
+
 // sendOptions shape a sender's load.
 type sendOptions struct {
 	id      uint8
