@@ -7,12 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
 type calcOptions struct {
 	model      *modelFlags
 	factorsSet bool
+	mode       string
 	json       bool
 }
 
@@ -25,11 +27,21 @@ func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
 
   network epoch     E   = m·n·P·8/R + ε
   level budget      B_i = f_i·P bytes per epoch, rate T_i = f_i·P·8/E
-  fan-in delay      D_i = n·P·8·Σ_{j≥i} f_j/R + ε, a guarantee while Σ_{j≥i} f_j ≤ m
+  fan-in delay      D_i = n·b·P·8·Σ_{j≥i} f_j/R + ε, a guarantee while Σ_{j≥i} f_j ≤ m
+
+b is how many budgets one host can send back to back. --mode police (up's default) gives every
+epoch a fresh budget, so a host can send one at the end of an epoch and the next at the start of
+the following one: b = 2, and at m = 2 the top level at factor 1 arrives within one epoch E, the
+paper's bound. --mode shape sends through token buckets of (m−1)·f·P: b = m−1, at least 1, so
+the same level's bound is half an epoch.
 
 P and every budget count wire bytes: a frame of len bytes takes max(len, 60) + 24 on the wire
 (FCS, preamble, inter-frame gap). --packet auto, the default, is one full frame: calc has no
 device and assumes an MTU of 1500, P = 1538B (up takes the MTU of its device).
+
+PORT BURST is n·b·P·Σ_{j≥i} f_j, the most a guaranteed level and those above it can queue at one
+switch port under full fan-in: the bound holds where the switches can buffer that much per port
+(a port with less drops the burst's tail instead).
 
 Level 7 is the highest priority. At factor 1 it has a guaranteed latency bound; a level whose
 levels-at-or-above sum past m is oversubscribed under full fan-in, and calc says by how much
@@ -54,6 +66,8 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
 		},
 	}
 	opts.model.register(cmd.Flags())
+	cmd.Flags().StringVar(&opts.mode, "mode", string(config.Police),
+		"how the hosts hold levels to their budgets, as up's --mode: police or shape (sets b in D_i)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of a table")
 	_ = cmd.MarkFlagRequired("hosts")
 	_ = cmd.MarkFlagRequired("rate")
@@ -64,6 +78,13 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 	cfg, err := opts.model.config(opts.factorsSet, model.DefaultMTU)
 	if err != nil {
 		return err
+	}
+	switch config.Mode(opts.mode) {
+	case config.Police:
+	case config.Shape:
+		cfg.Shaped = true
+	default:
+		return asFlagError(&model.FieldError{Field: "mode", Value: opts.mode, Allowed: "need police or shape"})
 	}
 	res, err := cfg.Solve()
 	if err != nil {
@@ -89,14 +110,27 @@ func printCalc(w io.Writer, res model.Result, packetAuto bool) error {
 	}
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s%s, ε=%s, m=%d (mesochronous compensation)\n",
 		c.Hosts, c.Rate, c.Packet, note, model.FormatDuration(c.Epsilon), c.Mesochronous)
+	budgets := "budgets"
+	if c.BurstBudgets() == 1 {
+		budgets = "budget"
+	}
+	fmt.Fprintf(w, "%s mode: a host can send b=%s %s of a level back to back\n", modeName(c), formatFactor(c.BurstBudgets()), budgets)
 	fmt.Fprintf(w, "network epoch E = m·n·P·8/R + ε = %s; line rate at factor %s\n\n",
 		model.FormatDuration(res.Epoch), formatFactor(res.LineRateFactor))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tWORST-CASE FAN-IN DELAY")
+	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tPORT BURST\tWORST-CASE FAN-IN DELAY")
 	for _, l := range res.Levels {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", l.Level, factorText(l.Factor), budgetText(l), l.Rate, delayText(l.FanIn))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Level, factorText(l.Factor), budgetText(l), l.Rate, burstText(l.FanIn), delayText(l.FanIn))
 	}
 	return tw.Flush()
+}
+
+// modeName is the dataplane mode the model's bound assumes.
+func modeName(c model.Config) config.Mode {
+	if c.Shaped {
+		return config.Shape
+	}
+	return config.Police
 }
 
 func budgetText(l model.LevelResult) string {
@@ -104,6 +138,14 @@ func budgetText(l model.LevelResult) string {
 		return "unlimited"
 	}
 	return l.Budget.String()
+}
+
+// burstText is what a guaranteed level's bound needs a switch port to queue, "-" elsewhere.
+func burstText(f model.FanIn) string {
+	if !f.Guaranteed {
+		return "-"
+	}
+	return f.Buffer.String()
 }
 
 func delayText(f model.FanIn) string {

@@ -28,9 +28,10 @@ func TestCalcTable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"m=2", "E = m·n·P·8/R + ε = 28.8µs", "line rate at factor 24",
-		"7      1          1500B         416.7Mb/s  14.4µs (guaranteed)",
-		"5      6          9000B         2.5Gb/s    oversubscribed ×3.5 under full fan-in",
-		"0      unlimited  unlimited     10Gb/s     no bound",
+		"police mode: a host can send b=2 budgets of a level back to back",
+		"7      1          1500B         416.7Mb/s  36000B      28.8µs (guaranteed)",
+		"5      6          9000B         2.5Gb/s    -           oversubscribed ×3.5 under full fan-in",
+		"0      unlimited  unlimited     10Gb/s     -           no bound",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -52,7 +53,7 @@ func TestCalcDefaultPacket(t *testing.T) {
 	for _, want := range []string{
 		"n=12 hosts, R=10Gb/s, P=1538B (one 1500-MTU frame on the wire), ε=0s, m=2",
 		"E = m·n·P·8/R + ε = 29.53µs",
-		"7      1          1538B         416.7Mb/s  14.765µs (guaranteed)",
+		"7      1          1538B         416.7Mb/s  36912B      29.53µs (guaranteed)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -168,15 +169,19 @@ func TestCalcJSONNullsWhatDoesNotExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"hosts", "rate_bps", "packet_bytes", "epsilon_ns", "mesochronous",
-		"epoch_ns", "epoch_text", "line_rate_factor", "levels", "warnings"} {
+		"mode", "burst_budgets", "epoch_ns", "epoch_text", "line_rate_factor", "levels", "warnings"} {
 		if _, ok := raw[key]; !ok {
 			t.Errorf("JSON lacks %q (docs/cli.md promises it)", key)
 		}
 	}
 	levels := raw["levels"].([]any)
 	top, over, unlimited := levels[0].(map[string]any), levels[1].(map[string]any), levels[2].(map[string]any)
-	// The default P is 1538 B: n·P·8/R = 14.7648 µs, rounded up.
-	if top["guaranteed"] != true || top["fan_in_delay_ns"] != 14765.0 || top["budget_bytes"] != 1538.0 {
+	// The default P is 1538 B and police mode's b = 2: 2·n·P·8/R = 29.5296 µs, rounded up.
+	if raw["mode"] != "police" || raw["burst_budgets"] != 2.0 {
+		t.Errorf("mode %v, burst_budgets %v; want police and 2", raw["mode"], raw["burst_budgets"])
+	}
+	if top["guaranteed"] != true || top["fan_in_delay_ns"] != 29530.0 || top["budget_bytes"] != 1538.0 ||
+		top["port_burst_bytes"] != 36912.0 {
 		t.Errorf("level 7: %v", top)
 	}
 	if over["guaranteed"] != false || over["fan_in_delay_ns"] != nil || over["oversubscription"] != 3.5 {
@@ -299,5 +304,26 @@ func TestCalcOptions(t *testing.T) {
 	}
 	if got := parseOptions(t, newCalcCommand, "--hosts", "2", "--rate", "1G", "--factors", "7=2", "--json"); !got.factorsSet || !got.json {
 		t.Errorf("--factors --json parsed as %+v", got)
+	}
+}
+
+// --mode shape counts one budget per host at m = 2 (token buckets of (m−1)·f·P), so the same level's
+// bound is half police mode's; a mode that does not exist is refused, naming the two that do.
+func TestCalcMode(t *testing.T) {
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--mode", "shape")
+	if status != 0 || errOut != "" {
+		t.Fatalf("status %d, stderr %q", status, errOut)
+	}
+	for _, want := range []string{
+		"shape mode: a host can send b=1 budget of a level back to back",
+		"7      1          1538B         416.7Mb/s  18456B      14.765µs (guaranteed)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	_, errOut, status = run(t, "calc", "--hosts", "12", "--rate", "10G", "--mode", "drop")
+	if status != 2 || !strings.Contains(errOut, `invalid --mode "drop": need police or shape`) {
+		t.Errorf("--mode drop: status %d, stderr %q; want 2 and what is allowed", status, errOut)
 	}
 }

@@ -17,6 +17,8 @@ type calcJSON struct {
 	PacketAuto     bool           `json:"packet_auto"`
 	EpsilonNs      int64          `json:"epsilon_ns"`
 	Mesochronous   int            `json:"mesochronous"`
+	Mode           string         `json:"mode"`
+	BurstBudgets   float64        `json:"burst_budgets"`
 	EpochNs        int64          `json:"epoch_ns"`
 	EpochText      string         `json:"epoch_text"`
 	LineRateFactor float64        `json:"line_rate_factor"`
@@ -34,6 +36,7 @@ type calcLevelOut struct {
 	FanInFactorSum   *float64 `json:"fan_in_factor_sum"`
 	Guaranteed       bool     `json:"guaranteed"`
 	FanInDelayNs     *int64   `json:"fan_in_delay_ns"`
+	PortBurstBytes   *int64   `json:"port_burst_bytes"`
 	Oversubscription *float64 `json:"oversubscription"`
 }
 
@@ -42,6 +45,7 @@ func newCalcJSON(res model.Result, packetAuto bool) calcJSON {
 	out := calcJSON{
 		Hosts: c.Hosts, RateBps: float64(c.Rate), PacketBytes: int64(c.Packet), PacketAuto: packetAuto,
 		EpsilonNs: c.Epsilon.Nanoseconds(), Mesochronous: c.Mesochronous,
+		Mode: string(modeName(c)), BurstBudgets: c.BurstBudgets(),
 		EpochNs: res.Epoch.Nanoseconds(), EpochText: model.FormatDuration(res.Epoch),
 		LineRateFactor: res.LineRateFactor, Levels: []calcLevelOut{}, Warnings: res.Warnings,
 	}
@@ -71,6 +75,7 @@ func newCalcLevelOut(l model.LevelResult) calcLevelOut {
 	}
 	if l.FanIn.Guaranteed {
 		o.FanInDelayNs = ptr(l.FanIn.Delay.Nanoseconds())
+		o.PortBurstBytes = ptr(int64(l.FanIn.Buffer))
 	}
 	return o
 }

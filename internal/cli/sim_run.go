@@ -120,11 +120,13 @@ func runSimFanIn(opts *simRunOptions, out string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	var c experiment.FanInConfig
 	for _, h := range opts.hosts {
-		for _, aligned := range []bool{false, true} {
+		// Random phases (what m is for), aligned epochs (every host's budget at once) and aligned
+		// epochs with two budgets back to back (the police-mode burst the bound counts).
+		for _, sweep := range []struct{ aligned, straddle bool }{{false, false}, {true, false}, {true, true}} {
 			c = experiment.DefaultFanIn(h, opts.quick)
-			c.Workers, c.Seed, c.Aligned = opts.workers, opts.seed, aligned
+			c.Workers, c.Seed, c.Aligned, c.Straddle = opts.workers, opts.seed, sweep.aligned, sweep.straddle
 			res, err := experiment.RunFanIn(c, func(p experiment.FanInPoint) {
-				fmt.Fprintf(stderr, "%d hosts aligned %v f7 %.2f: %s\n", h, aligned, p.F7, experiment.PerfLine(p.Perf))
+				fmt.Fprintf(stderr, "%d hosts aligned %v straddled %v f7 %.2f: %s\n", h, sweep.aligned, sweep.straddle, p.F7, experiment.PerfLine(p.Perf))
 			})
 			if err != nil {
 				return asFlagError(err)

@@ -8,17 +8,40 @@ import (
 // slack absorbs floating-point error when comparing a factor sum with m (1+1 must equal 2).
 const slack = 1e-9
 
-// FanIn describes level i under full fan-in: all n hosts send their whole budgets of every level
-// j ≥ i to one destination at once.
+// FanIn describes level i under full fan-in: all n hosts send, to one destination at once, as
+// many budgets of every level j ≥ i as they can put on the wire back to back (BurstBudgets).
 type FanIn struct {
 	// Sum is Σ_{j≥i} f_j over the configured levels; +Inf if any of them is unlimited.
 	Sum float64
-	// Guaranteed is Sum ≤ m: the worst case drains within the epoch, so Delay is a bound.
+	// Guaranteed is Sum ≤ m: the levels at or above i offer at most R in the long run, so the
+	// destination's queue drains and Delay is a bound.
 	Guaranteed bool
-	// Delay is D_i = n·P·8·Sum/R + ε, meaningful only when Guaranteed.
+	// Delay is D_i = n·b·P·8·Sum/R + ε with b = BurstBudgets: a bound only when Guaranteed (beyond,
+	// the formula's value, which plots continue; 0 when Sum is infinite or D_i beyond MaxEpoch).
 	Delay time.Duration
 	// Oversubscription is Sum/m: how many epochs' worth of traffic arrive per epoch (×k).
 	Oversubscription float64
+	// Buffer is n·b·P·Sum, the burst the destination's switch port must be able to queue for Delay
+	// to hold (at most that: some of it leaves while the rest arrives); 0 when Sum is infinite.
+	// A port with less drops the burst's tail instead of delaying it.
+	Buffer Bytes
+}
+
+// BurstBudgets is b, how many budgets of a level one host can put on the wire back to back: what
+// every host adds to the destination's queue in the worst case of a fan-in.
+//
+// Policing (the dataplane's police mode, the default) gives each epoch of the host's clock a fresh
+// budget, so a host can send one budget at the very end of an epoch and the next at the start of
+// the following one: two, whatever m. That is what m = 2 pays for: with E = 2·n·P·8/R + ε, the
+// top level at factor 1 is delivered within one epoch, the paper's bound (§3.1). Shaping (shape
+// mode) sends each level through a token bucket of (m−1)·f·P filled at f·P per epoch, so a host's
+// burst is m−1 budgets, and at least one (the bucket then holds one frame): at m = 2, half of
+// policing's.
+func (c Config) BurstBudgets() float64 {
+	if c.Shaped {
+		return max(float64(c.Mesochronous-1), 1)
+	}
+	return 2
 }
 
 // FanIn computes the worst-case fan-in of level l given the configured factors.
@@ -36,9 +59,12 @@ func (c Config) FanIn(l Level) FanIn {
 	}
 	fi := FanIn{Sum: sum, Oversubscription: sum / float64(c.Mesochronous)}
 	fi.Guaranteed = sum <= float64(c.Mesochronous)+slack
-	if fi.Guaranteed {
-		bits := float64(c.Hosts) * float64(c.Packet) * 8 * sum
-		ns := math.Ceil(math.Round(bits*1e12/float64(c.Rate)) / 1000)
+	burst := float64(c.Hosts) * c.BurstBudgets() * float64(c.Packet) * sum
+	if burst < math.MaxInt64/2 {
+		fi.Buffer = Bytes(math.Ceil(burst))
+	}
+	bits := burst * 8
+	if ns := math.Ceil(math.Round(bits*1e12/float64(c.Rate)) / 1000); ns < float64(MaxEpoch) {
 		fi.Delay = time.Duration(ns) + c.Epsilon
 	}
 	return fi

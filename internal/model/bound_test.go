@@ -7,10 +7,12 @@ import (
 	"time"
 )
 
+// Police mode (the default) counts two budgets per host, shape mode m−1 (at least one).
 func TestFanIn(t *testing.T) {
 	base := Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 2}
 	tests := []struct {
 		name           string
+		shaped         bool
 		factors        Factors
 		level          Level
 		wantSum        float64
@@ -18,18 +20,21 @@ func TestFanIn(t *testing.T) {
 		wantDelay      time.Duration
 		wantOver       float64
 	}{
-		{"top level at factor 1", Factors{7: Limited(1)}, 7, 1, true, 14400 * time.Nanosecond, 0.5},
-		{"exactly at the boundary Σf = m", Factors{7: Limited(1), 6: Limited(1)}, 6, 2, true, 28800 * time.Nanosecond, 1},
-		{"just past the boundary", Factors{7: Limited(1), 6: Limited(1.01)}, 6, 2.01, false, 0, 1.005},
-		{"levels below do not count", Factors{7: Limited(1), 0: Limited(24)}, 7, 1, true, 14400 * time.Nanosecond, 0.5},
-		{"levels above do count", Factors{7: Limited(1), 5: Limited(6)}, 5, 7, false, 0, 3.5},
-		{"unconfigured levels carry nothing", Factors{7: Limited(0.5), 3: Limited(1)}, 3, 1.5, true, 21600 * time.Nanosecond, 0.75},
-		{"unlimited level above removes every bound", Factors{7: Unlimited(), 0: Limited(1)}, 0, math.Inf(1), false, 0, math.Inf(1)},
+		{"top level at factor 1: one epoch", false, Factors{7: Limited(1)}, 7, 1, true, 28800 * time.Nanosecond, 0.5},
+		{"exactly at the boundary Σf = m", false, Factors{7: Limited(1), 6: Limited(1)}, 6, 2, true, 57600 * time.Nanosecond, 1},
+		{"just past the boundary: the formula, no bound", false, Factors{7: Limited(1), 6: Limited(1.01)}, 6, 2.01, false, 57888 * time.Nanosecond, 1.005},
+		{"levels below do not count", false, Factors{7: Limited(1), 0: Limited(24)}, 7, 1, true, 28800 * time.Nanosecond, 0.5},
+		{"levels above do count", false, Factors{7: Limited(1), 5: Limited(6)}, 5, 7, false, 201600 * time.Nanosecond, 3.5},
+		{"unconfigured levels carry nothing", false, Factors{7: Limited(0.5), 3: Limited(1)}, 3, 1.5, true, 43200 * time.Nanosecond, 0.75},
+		{"unlimited level above removes every bound", false, Factors{7: Unlimited(), 0: Limited(1)}, 0, math.Inf(1), false, 0, math.Inf(1)},
+		{"shaped: top level at factor 1, half an epoch", true, Factors{7: Limited(1)}, 7, 1, true, 14400 * time.Nanosecond, 0.5},
+		{"shaped: at the boundary", true, Factors{7: Limited(1), 6: Limited(1)}, 6, 2, true, 28800 * time.Nanosecond, 1},
+		{"shaped: past the boundary", true, Factors{7: Limited(1), 6: Limited(1.01)}, 6, 2.01, false, 28944 * time.Nanosecond, 1.005},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := base
-			cfg.Factors = tt.factors
+			cfg.Factors, cfg.Shaped = tt.factors, tt.shaped
 			got := cfg.FanIn(tt.level)
 			if got.Sum != tt.wantSum && math.Abs(got.Sum-tt.wantSum) > 1e-9 {
 				t.Errorf("Sum = %v, want %v", got.Sum, tt.wantSum)
@@ -47,20 +52,40 @@ func TestFanIn(t *testing.T) {
 	}
 }
 
-func TestFanInBoundNeverExceedsEpochWhenGuaranteed(t *testing.T) {
-	// The guaranteed level's bound is at most E: D = n·P·8·Σf/R + ε ≤ m·n·P·8/R + ε while Σf ≤ m.
-	for _, m := range []int{1, 2, 3} {
-		for _, f := range []float64{0.25, 0.5, 1, 1.5, 2, 3} {
-			cfg := Config{Hosts: 60, Rate: 1.6e9, Packet: 1500, Mesochronous: m, Epsilon: time.Microsecond,
-				Factors: Factors{7: Limited(f)}}
-			fi := cfg.FanIn(7)
-			if fi.Guaranteed != (f <= float64(m)) {
-				t.Fatalf("m=%d f=%v: Guaranteed = %v", m, f, fi.Guaranteed)
-			}
-			if fi.Guaranteed && fi.Delay > cfg.Epoch() {
-				t.Errorf("m=%d f=%v: bound %v exceeds epoch %v", m, f, fi.Delay, cfg.Epoch())
+// The bound is the drain time of every host's burst of b budgets: D − ε = b·Σf/m·(E − ε). So
+// under police (b = 2) the top level at factor 1 is delivered within one epoch at m = 2, the
+// paper's bound, and within two at m = 1; shaped (b = max(m−1, 1)), within half an epoch at m = 2.
+func TestFanInBoundIsTheBurstsDrainTime(t *testing.T) {
+	for _, shaped := range []bool{false, true} {
+		for _, m := range []int{1, 2, 3} {
+			for _, f := range []float64{0.25, 0.5, 1, 1.5, 2, 3} {
+				cfg := Config{Hosts: 60, Rate: 1.6e9, Packet: 1500, Mesochronous: m, Epsilon: time.Microsecond,
+					Factors: Factors{7: Limited(f)}, Shaped: shaped}
+				fi := cfg.FanIn(7)
+				if fi.Guaranteed != (f <= float64(m)) {
+					t.Fatalf("shaped %v m=%d f=%v: Guaranteed = %v", shaped, m, f, fi.Guaranteed)
+				}
+				if !fi.Guaranteed {
+					continue
+				}
+				b := 2.0
+				if shaped {
+					b = max(float64(m-1), 1)
+				}
+				if burst := Bytes(math.Ceil(60 * b * 1500 * f)); fi.Buffer != burst {
+					t.Errorf("shaped %v m=%d f=%v: Buffer = %v, want n·b·P·f = %v", shaped, m, f, fi.Buffer, burst)
+				}
+				want := b * f / float64(m) * float64(cfg.Epoch()-cfg.Epsilon)
+				if got := float64(fi.Delay - cfg.Epsilon); math.Abs(got-want) > 2 {
+					t.Errorf("shaped %v m=%d f=%v: D − ε = %vns, want b·f/m·(E − ε) = %.0fns", shaped, m, f, got, want)
+				}
 			}
 		}
+	}
+	paper := Config{Hosts: 12, Rate: 10e9, Packet: 1538, Mesochronous: 2, Epsilon: 4 * time.Microsecond,
+		Factors: Factors{7: Limited(1)}}
+	if d, e := paper.FanIn(7).Delay, paper.Epoch(); d > e || e-d > time.Nanosecond {
+		t.Errorf("police, m = 2, f7 = 1: bound %v, want the epoch %v", d, e)
 	}
 }
 

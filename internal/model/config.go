@@ -25,6 +25,10 @@ type Config struct {
 	// MaxFrame is the wire size of the largest frame the device sends (FullFrameWire of its MTU),
 	// which Warnings compares budgets with; 0 means DefaultPacket, a 1500-byte MTU untagged.
 	MaxFrame Bytes
+	// Shaped says that limited levels leave the host through token buckets (the dataplane's shape
+	// mode) rather than a budget per epoch (police mode, the default): the fan-in bound counts
+	// fewer budgets per host (BurstBudgets).
+	Shaped bool
 }
 
 // DefaultFactors gives the guaranteed level (7) factor 1 and lets bulk (0) run unlimited: the

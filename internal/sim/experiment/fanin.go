@@ -30,8 +30,14 @@ type FanInConfig struct {
 	// burst: the worst case the bound is about. Otherwise each host's clock has a random offset
 	// (mesochronous hosts), the case m compensates for.
 	Aligned bool
-	Seed    uint64
-	Workers int
+	// Straddle times each host's probes across an epoch boundary: one budget at the very end of an
+	// epoch, the next at the start of the following one, then nothing until the end of the epoch
+	// after that. Budgets per epoch of the host's clock let a host send two budgets back to back
+	// that way (model.Config.BurstBudgets), which probes sent only at the start of each epoch
+	// never do; with Aligned, every host's two budgets meet at the destination at once.
+	Straddle bool
+	Seed     uint64
+	Workers  int
 }
 
 // DefaultFanIn is the experiment at hosts hosts; quick shortens it for CI.
@@ -102,9 +108,10 @@ type FanInPoint struct {
 
 // FanInResult is the sweep.
 type FanInResult struct {
-	Hosts   int          `json:"hosts"`
-	Aligned bool         `json:"aligned_epochs"`
-	Points  []FanInPoint `json:"points"`
+	Hosts    int          `json:"hosts"`
+	Aligned  bool         `json:"aligned_epochs"`
+	Straddle bool         `json:"straddled"`
+	Points   []FanInPoint `json:"points"`
 }
 
 // RunFanIn runs every f7 on Workers goroutines.
@@ -112,7 +119,7 @@ func RunFanIn(c FanInConfig, progress func(FanInPoint)) (*FanInResult, error) {
 	if c.Hosts < 2 || c.Hosts%c.HostsPerRack != 0 {
 		return nil, &model.FieldError{Field: "hosts", Value: fmt.Sprint(c.Hosts), Allowed: fmt.Sprintf("need at least 2 hosts in whole racks of %d", c.HostsPerRack)}
 	}
-	res := &FanInResult{Hosts: c.Hosts, Aligned: c.Aligned, Points: make([]FanInPoint, len(c.Factors))}
+	res := &FanInResult{Hosts: c.Hosts, Aligned: c.Aligned, Straddle: c.Straddle, Points: make([]FanInPoint, len(c.Factors))}
 	parallel(len(c.Factors), c.Workers, func(i int) {
 		res.Points[i] = runFanInPoint(c, c.Factors[i])
 	}, func(i int) {
@@ -136,6 +143,10 @@ type fanIn struct {
 	bulk    []sim.Route
 	size    int32
 	perHost int // probes per epoch
+	// lead is how long before an epoch's end a straddling prober sends: its budget and one bulk
+	// frame ahead of it at the host's link, with a margin, so every probe starts in that epoch.
+	lead    sim.Time
+	epoch   sim.Time
 	latency []float64
 	want    int
 }
@@ -174,6 +185,8 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 	if x.perHost == 0 {
 		return pt
 	}
+	x.epoch = sim.Time(x.lims[0].EpochNs()) * sim.Nanosecond
+	x.lead = fab.EdgeRate.Serialization(int(int64(x.perHost)*int64(c.ProbeSize))+1500) + 100*sim.Nanosecond
 	probeSink := sim.Sink(sinkFunc(x.probeArrived))
 	bulkSink := sim.Sink(sinkFunc(func(p *sim.Packet) { x.pool.Put(p) }))
 	for h := 0; h < c.Hosts; h++ {
@@ -182,7 +195,8 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 		x.idle = append(x.idle, topology.IdealFCT(fab.Path(h, 0), func(int32) int32 { return c.ProbeSize }, 1))
 	}
 	for h := 1; h < c.Hosts; h++ {
-		x.el.Schedule(x.nextEpoch(h), &prober{x: x, host: h})
+		pr := &prober{x: x, host: h, straddle: c.Straddle}
+		x.el.Schedule(pr.first(), pr)
 		gap := sim.Time(float64(fab.EdgeRate.Serialization(1500)) * float64(c.Hosts-1) / c.BulkLoad)
 		x.el.Schedule(sim.Time(phases.Int64N(int64(gap))), &bulker{x: x, host: h, gap: gap})
 	}
@@ -226,11 +240,27 @@ func (x *fanIn) probeArrived(p *sim.Packet) {
 	}
 }
 
-// prober is a host's coordination service: at the start of each of its epochs it sends its
-// whole level-7 budget as probes, the worst burst the limiter allows.
+// prober is a host's coordination service. It sends its whole level-7 budget as probes at the
+// start of each of its epochs, or, straddling, at the end of one epoch and the start of the next
+// (two budgets back to back, the worst burst the limiter allows), every second epoch.
 type prober struct {
-	x    *fanIn
-	host int
+	x        *fanIn
+	host     int
+	straddle bool
+	late     bool // straddling: the event pending is the one at an epoch's end
+}
+
+// first is when the prober first sends.
+func (p *prober) first() sim.Time {
+	next := p.x.nextEpoch(p.host)
+	if !p.straddle {
+		return next
+	}
+	p.late = true
+	if next-p.x.lead < p.x.el.Now() {
+		next += p.x.epoch
+	}
+	return next - p.x.lead
 }
 
 func (p *prober) DoNextEvent() {
@@ -241,7 +271,16 @@ func (p *prober) DoNextEvent() {
 		pk.SetRoute(x.routes[p.host])
 		pk.SendOn()
 	}
-	x.el.Schedule(x.nextEpoch(p.host), p)
+	next := x.nextEpoch(p.host)
+	switch {
+	case !p.straddle:
+	case p.late: // the next budget at the start of the epoch that follows
+		p.late = false
+	default: // now the start of an epoch: next, the end of the one after it
+		p.late = true
+		next += x.epoch - x.lead
+	}
+	x.el.Schedule(next, p)
 }
 
 // bulker sends full frames at level 0 at a fixed pace: together the hosts offer BulkLoad times

@@ -7,8 +7,9 @@ import (
 
 // HostPort is a host's NIC under QJump: one FIFO per level, served in strict priority (the paper
 // prioritises in the end host too, §4), each packet sent only when its level's budget for the
-// current epoch has room. A packet that does not fit waits for the next epoch, as the
-// dataplane's shape mode holds it in the level's HTB class; nothing is dropped at the host.
+// current epoch has room. A packet that does not fit waits for the next epoch (nothing is
+// dropped at the host, as in the dataplane's shape mode, whose token bucket, though, never sends
+// two budgets back to back as these epoch budgets can).
 //
 // The host's clock is the simulator's plus a fixed offset: hosts' epochs are not aligned
 // (mesochronous), which is what the model's m compensates for.

@@ -1,7 +1,9 @@
 // Package qjump is QJump's host side in the simulator: the per-level byte budget per network
 // epoch, computed with internal/model and charged exactly as the dataplane's eBPF program does
 // (bpf/qjump.bpf.c: charge and rollover), and a host NIC that serves levels in strict priority
-// and holds a packet until its level's budget allows it (the dataplane's shape mode).
+// and holds a packet until its level's budget allows it. It holds rather than drops, as shape
+// mode does, but its budgets are police mode's: a fresh one each epoch of the host's clock, so a
+// host can send two back to back across an epoch's end (model.Config.BurstBudgets).
 package qjump
 
 import "github.com/qjump-net/qjump/internal/model"

@@ -16,7 +16,8 @@ import (
 
 // fan-in is the paper's Fig. 11: every host but h1 sends level-7 probes of nearly P bytes at f7
 // packets per epoch to h1 while also sending bulk at level 0 to h1, for f7 from 0.5 to 4. The
-// model bounds a level-7 packet's delay by D7 = n·P·8·f7/R + ε (model.Config.FanIn), at least the
+// model bounds a level-7 packet's delay by D7 = n·P·8·f7/R + ε (model.Config.FanIn in shape mode,
+// which the testbed runs: one budget per host back to back, b = 1 at m = 2), at least the
 // f7 = 1 value for whole frames (faninbound.go), and guarantees it while f7 ≤ m; the issue's
 // region A, where no sample may exceed it, is f7 ≤ 1 (with m = 2).
 // The experiment measures one-way latency with kernel timestamps against that bound.
