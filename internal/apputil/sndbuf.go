@@ -10,7 +10,7 @@ import (
 )
 
 // ErrUnlimitedLevel says that a level has no budget, so no send buffer follows from it.
-var ErrUnlimitedLevel = errors.New("level is unlimited: it has no budget to size a send buffer from")
+var ErrUnlimitedLevel = errors.New("unlimited: it has no budget to size a send buffer from")
 
 // AutoSndBuf sizes a send buffer for level l: two epochs of the level's budget, 2·f_l·P bytes.
 //
@@ -29,7 +29,12 @@ func AutoSndBuf(cfg model.Config, l model.Level) (int, error) {
 	}
 	budget, ok := cfg.Budget(cfg.Factors[carrier])
 	if !ok {
-		return 0, fmt.Errorf("size send buffer for level %d: %w", l, ErrUnlimitedLevel)
+		// Name the level whose factor is unlimited: a level without a factor of its own is not
+		// unlimited itself, it is sent at its carrier, and the user has to see which one that is.
+		if carrier != l {
+			return 0, fmt.Errorf("size send buffer for level %d: it is carried by level %d, which is %w", l, carrier, ErrUnlimitedLevel)
+		}
+		return 0, fmt.Errorf("size send buffer for level %d: the level is %w", l, ErrUnlimitedLevel)
 	}
 	const maxSndBuf = 1 << 30 // SO_SNDBUF takes an int, and the kernel doubles it
 	return int(min(2*int64(budget), maxSndBuf)), nil

@@ -61,8 +61,9 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
   # an untrusted job on level 2 that can never take a level above 3
   sudo qjump run --mode cgroup --level 2 --max-level 3 -- ./job
 
-  # bulk transfer at level 0 with a send buffer sized from the cluster's configuration
-  qjump run --level 4 --sndbuf auto --dev eth0 -- iperf3 -c 10.0.0.2
+  # a transfer on level 5, limited to 5G by qjump up ... --target-rate 5=5G on eth0, with a
+  # send buffer of two epochs of level 5's budget (an unlimited level has no budget to size from)
+  qjump run --level 5 --sndbuf auto --dev eth0 -- iperf3 -c 10.0.0.2
 
   # see what the shim does
   QJUMP_VERBOSE=1 qjump run --level 4 -- curl -s http://10.0.0.2/`,

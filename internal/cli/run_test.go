@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,28 @@ func TestRunOptions(t *testing.T) {
 	got = parseOptions(t, newRunCommand, "--level", "1", "ping", "--level", "9")
 	if got.level != 1 || strings.Join(got.command, " ") != "ping --level 9" || got.mode != "preload" {
 		t.Errorf("parsed %+v, want level 1 and the command ping --level 9 in preload mode", got)
+	}
+}
+
+// --sndbuf auto sizes from a limited level's budget, and for a level carried by an unlimited
+// one it names the carrier instead of calling the level itself unlimited.
+func TestSndBufAutoFromConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "qjump.yaml")
+	yaml := "hosts: 12\nrate: 10G\nfactors:\n  7: 1\n  0: unlimited\ntarget_rate:\n  5: 5G\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := budgetSource{config: path}
+	// Level 5 at 5G: budget 18456B per epoch (docs: README's calc example), two of them.
+	if n, err := sndBufFlag("auto", src, 5); err != nil || n != 2*18456 {
+		t.Errorf("--sndbuf auto at level 5 = %d, %v; want %d", n, err, 2*18456)
+	}
+	_, err := sndBufFlag("auto", src, 4)
+	if err == nil || !strings.Contains(err.Error(), "carried by level 0, which is unlimited") {
+		t.Errorf("--sndbuf auto at level 4: %v; want it to say level 0 carries it and is unlimited", err)
+	}
+	_, err = sndBufFlag("auto", src, 0)
+	if err == nil || !strings.Contains(err.Error(), "level 0: the level is unlimited") {
+		t.Errorf("--sndbuf auto at level 0: %v; want it to say the level is unlimited", err)
 	}
 }
