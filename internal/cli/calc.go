@@ -120,7 +120,7 @@ func printCalc(w io.Writer, res model.Result, packetAuto bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tPORT BURST\tWORST-CASE FAN-IN DELAY")
 	for _, l := range res.Levels {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Level, factorText(l.Factor), budgetText(l), l.Rate, burstText(l.FanIn), delayText(l.FanIn))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Level, factorText(l.Factor), budgetText(l), rateText(l), burstText(l.FanIn), delayText(l.FanIn))
 	}
 	return tw.Flush()
 }
@@ -138,6 +138,15 @@ func budgetText(l model.LevelResult) string {
 		return "unlimited"
 	}
 	return l.Budget.String()
+}
+
+// rateText is the level's rate; a budget that allows more than the link is shown at R and marked,
+// since the link, not the budget, is what limits it (the warning gives the budget's own rate).
+func rateText(l model.LevelResult) string {
+	if l.Capped {
+		return l.Rate.String() + " (capped at R)"
+	}
+	return l.Rate.String()
 }
 
 // burstText is what a guaranteed level's bound needs a switch port to queue, "-" elsewhere.

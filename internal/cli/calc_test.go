@@ -262,6 +262,30 @@ func TestCalcWarnsOnSmallPacket(t *testing.T) {
 	}
 }
 
+// A factor above the line-rate factor is allowed (tests make budgets large with it), but calc
+// shows the rate the link allows and warns, rather than print a rate faster than the link.
+func TestCalcCapsRateAtLink(t *testing.T) {
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--factors", "7=30,0=unlimited")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, errOut)
+	}
+	if strings.Contains(out, "12.5Gb/s") || !strings.Contains(out, "10Gb/s (capped at R)") {
+		t.Errorf("table:\n%s\nwant level 7's rate as 10Gb/s (capped at R), never 12.5Gb/s", out)
+	}
+	if !strings.Contains(errOut, "warning: level 7: factor 30 gives 12.5Gb/s") || !strings.Contains(errOut, "R=10Gb/s") ||
+		!strings.Contains(errOut, "link caps") {
+		t.Errorf("stderr %q: want a warning naming level 7, 12.5Gb/s and R", errOut)
+	}
+	out, _, _ = run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--factors", "7=30,0=unlimited")
+	var got calcJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if l := got.Levels[0]; l.RateBps != 10e9 || !l.RateCapped || len(got.Warnings) != 1 {
+		t.Errorf("JSON level 7: rate %v capped %v, warnings %q; want 10e9, true and one warning", l.RateBps, l.RateCapped, got.Warnings)
+	}
+}
+
 func TestCalcTargetRateReplacesDefaultFactor(t *testing.T) {
 	// Without --factors the defaults (7=1, 0=unlimited) apply; a target rate for level 7 replaces
 	// the default rather than clashing with it.

@@ -33,6 +33,7 @@ type calcLevelOut struct {
 	BudgetBytes      *int64   `json:"budget_bytes"`
 	RateBps          float64  `json:"rate_bps"`
 	RateText         string   `json:"rate_text"`
+	RateCapped       bool     `json:"rate_capped"`
 	FanInFactorSum   *float64 `json:"fan_in_factor_sum"`
 	Guaranteed       bool     `json:"guaranteed"`
 	FanInDelayNs     *int64   `json:"fan_in_delay_ns"`
@@ -61,7 +62,7 @@ func newCalcJSON(res model.Result, packetAuto bool) calcJSON {
 func newCalcLevelOut(l model.LevelResult) calcLevelOut {
 	o := calcLevelOut{
 		Level: int(l.Level), Unlimited: l.Factor.Unlimited, RateBps: float64(l.Rate),
-		RateText: l.Rate.String(), Guaranteed: l.FanIn.Guaranteed,
+		RateText: l.Rate.String(), RateCapped: l.Capped, Guaranteed: l.FanIn.Guaranteed,
 	}
 	if !l.Factor.Unlimited {
 		o.Factor = ptr(l.Factor.Value)

@@ -162,10 +162,15 @@ func TestWarnings(t *testing.T) {
 			[]string{"level 7: budget 1538B per epoch (f·P = 1·1538B) is smaller than the device's largest frame, 9038B",
 				"level 3: budget 8920B per epoch (f·P = 5.8·1538B) is smaller than the device's largest frame, 9038B"}},
 		{"unlimited levels have no budget to warn about", 100, 0, Factors{0: Unlimited()}, nil},
+		// n=12, m=2: line rate at factor 24. A larger factor is valid (tests make budgets large
+		// with it) but its rate is the link's.
+		{"a factor above line rate", DefaultPacket, 0, Factors{7: Limited(30)},
+			[]string{"level 7: factor 30 gives 1.25Gb/s (f·P·8/E), above the link rate R=1Gb/s: the link caps the level at 1Gb/s"}},
+		{"factor at exactly line rate", DefaultPacket, 0, Factors{7: Limited(24)}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{Hosts: 2, Rate: 1e9, Packet: tt.packet, Mesochronous: 2, Factors: tt.factors, MaxFrame: tt.maxFrame}
+			cfg := Config{Hosts: 12, Rate: 1e9, Packet: tt.packet, Mesochronous: 2, Factors: tt.factors, MaxFrame: tt.maxFrame}
 			got := cfg.Warnings()
 			if len(got) != len(tt.want) {
 				t.Fatalf("warnings %q, want %d", got, len(tt.want))
@@ -176,6 +181,34 @@ func TestWarnings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A level's rate never exceeds the link's: a budget that allows more is capped at R and marked.
+func TestLevelRateCappedAtLinkRate(t *testing.T) {
+	cfg := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2,
+		Factors: Factors{7: Limited(30), 5: Limited(12), 0: Unlimited()}}
+	if r := cfg.BudgetRate(Limited(30)); r < 12.4e9 || r > 12.6e9 {
+		t.Errorf("BudgetRate(30) = %v, want about 12.5G", r)
+	}
+	res, err := cfg.Solve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[Level]struct {
+		capped bool
+		rate   Rate
+	}{7: {true, 10e9}, 5: {false, 5e9}, 0: {false, 10e9}}
+	for _, l := range res.Levels {
+		w := want[l.Level]
+		if l.Capped != w.capped || math.Abs(float64(l.Rate-w.rate)) > 0.001*float64(w.rate) {
+			t.Errorf("level %d: rate %v, capped %v; want %v, capped %v", l.Level, l.Rate, l.Capped, w.rate, w.capped)
+		}
+	}
+	// A target rate of exactly R is solved to the line-rate factor and must not count as above it.
+	at := cfg.WithTargetRates(map[Level]Rate{5: 10e9})
+	if at.AboveLineRate(at.Factors[5]) {
+		t.Errorf("--target-rate 5=R counts as above line rate")
 	}
 }
 

@@ -68,7 +68,9 @@ func (c Config) Validate() error {
 // Warnings lists inputs that are valid but probably not what the user meant: a limited level
 // whose budget is smaller than the device's largest frame can never send a full-size frame. That
 // is a warning, not an error: a level for small messages may want it (the paper's Fig. 11 runs
-// f7 = 0.5 with small frames).
+// f7 = 0.5 with small frames). A level whose factor allows more than R is also a warning, not an
+// error: tests use such factors to make a budget large, but a reader of its rate should know the
+// link caps it.
 func (c Config) Warnings() []string {
 	frame := c.MaxFrame
 	if frame <= 0 {
@@ -81,6 +83,11 @@ func (c Config) Warnings() []string {
 			w = append(w, fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the "+
 				"device's largest frame, %s on the wire: the level can never send a full-size frame",
 				l, b, f, c.Packet, frame))
+		}
+		if c.AboveLineRate(f) {
+			w = append(w, fmt.Sprintf("level %d: factor %s gives %s (f·P·8/E), above the link rate R=%s: "+
+				"the link caps the level at %s (line rate is factor %.6g)",
+				l, f, c.BudgetRate(f), c.Rate, c.Rate, c.LineRateFactor()))
 		}
 	}
 	return w

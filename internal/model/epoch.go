@@ -28,12 +28,25 @@ func (c Config) Budget(f Factor) (b Bytes, ok bool) {
 	return Bytes(math.Floor(f.Value * float64(c.Packet))), true
 }
 
-// LevelRate is T = f·P·8/E; an unlimited level may send at line rate.
+// LevelRate is T = f·P·8/E capped at R: an unlimited level sends at line rate, and so does a level
+// whose factor is above LineRateFactor, because its budget allows more than the link can carry
+// (tests use such factors to make a budget large; the link, not the budget, then limits).
 func (c Config) LevelRate(f Factor) Rate {
 	if f.Unlimited {
 		return c.Rate
 	}
+	return min(c.BudgetRate(f), c.Rate)
+}
+
+// BudgetRate is T = f·P·8/E for a limited factor, uncapped: what the budget alone would allow.
+func (c Config) BudgetRate(f Factor) Rate {
 	return Rate(f.Value * float64(c.Packet) * 8 / c.Epoch().Seconds())
+}
+
+// AboveLineRate says that f's budget allows more than R. The margin keeps a factor solved for
+// exactly R (--target-rate L=R) from counting as above it through rounding.
+func (c Config) AboveLineRate(f Factor) bool {
+	return !f.Unlimited && float64(c.BudgetRate(f)) > float64(c.Rate)*(1+1e-9)
 }
 
 // FactorForRate solves T = f·P·8/E for f: f = T·E/(8·P).

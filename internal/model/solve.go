@@ -8,7 +8,8 @@ type LevelResult struct {
 	Factor    Factor
 	Budget    Bytes // f·P per epoch; 0 when the factor is unlimited
 	HasBudget bool  // false for an unlimited level
-	Rate      Rate  // f·P·8/E, or R when unlimited
+	Rate      Rate  // f·P·8/E capped at R; R when unlimited
+	Capped    bool  // f·P·8/E is above R, so Rate is the link's, not the budget's
 	FanIn     FanIn
 }
 
@@ -31,7 +32,8 @@ func (c Config) Solve() (Result, error) {
 		f := c.Factors[l]
 		budget, ok := c.Budget(f)
 		r.Levels = append(r.Levels, LevelResult{
-			Level: l, Factor: f, Budget: budget, HasBudget: ok, Rate: c.LevelRate(f), FanIn: c.FanIn(l),
+			Level: l, Factor: f, Budget: budget, HasBudget: ok, Rate: c.LevelRate(f), Capped: c.AboveLineRate(f),
+			FanIn: c.FanIn(l),
 		})
 	}
 	return r, nil
