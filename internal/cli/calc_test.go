@@ -207,9 +207,9 @@ func TestCalcBadInput(t *testing.T) {
 		{"negative rate", []string{"calc", "--hosts", "12", "--rate", "-10G"}, []string{"--rate", "-10G", "bits per second"}},
 		{"rate in bytes", []string{"calc", "--hosts", "12", "--rate", "10GB/s"}, []string{"--rate", "10GB/s", "10Gb/s"}},
 		{"malformed rate", []string{"calc", "--hosts", "12", "--rate", "fast"}, []string{"--rate", "fast"}},
-		{"zero packet", append(base, "--packet", "0"), []string{"--packet", "0B", "84B"}},
+		{"zero packet", append(base, "--packet", "0"), []string{`--packet "0"`, "84B"}},
 		{"negative packet", append(base, "--packet", "-1500"), []string{"--packet", "-1500", "bytes"}},
-		{"packet below one minimum frame on the wire", append(base, "--packet", "83"), []string{"--packet", "83B", "84B"}},
+		{"packet below one minimum frame on the wire", append(base, "--packet", "83"), []string{`--packet "83"`, "84B"}},
 		{"packet neither auto nor a size", append(base, "--packet", "full"), []string{"--packet", "full", "auto"}},
 		{"fractional packet", append(base, "--packet", "1.5"), []string{"--packet", "1.5", "whole number"}},
 		{"level out of range", append(base, "--factors", "8=1"), []string{"--factors", "8=1", "0 (lowest) to 7"}},
@@ -221,6 +221,9 @@ func TestCalcBadInput(t *testing.T) {
 		{"level in factors and target rate", append(base, "--factors", "5=2", "--target-rate", "5=5G"), []string{"level 5", "both"}},
 		{"malformed epsilon", append(base, "--epsilon", "4"), []string{"--epsilon", `"4"`, "unit"}},
 		{"zero mesochronous", append(base, "--mesochronous", "0"), []string{"--mesochronous", "at least 1"}},
+		{"fractional mesochronous", append(base, "--mesochronous", "1.5"), []string{`invalid --mesochronous "1.5": need a whole number, at least 1`}},
+		{"fractional hosts", []string{"calc", "--rate", "10G", "--hosts", "12.5"}, []string{`invalid --hosts "12.5": need a whole number of hosts, at least 1`}},
+		{"hosts not a number", []string{"calc", "--rate", "10G", "--hosts", "abc"}, []string{`invalid --hosts "abc": need a whole number of hosts`}},
 		{"unknown flag", append(base, "--hostz", "3"), []string{"unknown flag", "--hostz"}},
 		{"missing hosts", []string{"calc", "--rate", "10G"}, []string{"hosts"}},
 		{"stray argument", append(base, "extra"), []string{"extra"}},
@@ -349,5 +352,26 @@ func TestCalcMode(t *testing.T) {
 	_, errOut, status = run(t, "calc", "--hosts", "12", "--rate", "10G", "--mode", "drop")
 	if status != 2 || !strings.Contains(errOut, `invalid --mode "drop": need police or shape`) {
 		t.Errorf("--mode drop: status %d, stderr %q; want 2 and what is allowed", status, errOut)
+	}
+}
+
+// Every flag's bad value is one line in the house style, `invalid --FLAG "VALUE": what is
+// allowed`, never pflag's "invalid argument" nor strconv's "invalid syntax".
+func TestFlagValueErrorsNameFlagAndValue(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"up", "--dev", "eth0", "--vlan-id", "x"}, `invalid --vlan-id "x": need a whole number`},
+		{[]string{"sim", "fct", "--flows", "1e3"}, `invalid --flows "1e3": need a whole number`},
+		{[]string{"probe", "client", "--interval", "4"}, `invalid --interval "4": need a duration with a unit`},
+		{[]string{"probe", "memcached", "--get-ratio", "most"}, `invalid --get-ratio "most": need a number`},
+		{[]string{"calc", "--hosts", "12", "--rate", "10G", "--json=maybe"}, `invalid --json "maybe": need true or false`},
+	} {
+		_, errOut, _ := run(t, c.args...)
+		if strings.Contains(errOut, "strconv") || strings.Contains(errOut, "invalid argument") {
+			t.Errorf("qjump %s: %q leaks the parser's error", strings.Join(c.args, " "), errOut)
+		}
+		wantUsageError(t, c.args, c.want)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -27,7 +28,8 @@ func newModelFlags() *modelFlags {
 }
 
 func (m *modelFlags) register(fs *pflag.FlagSet) {
-	fs.IntVar(&m.cfg.Hosts, "hosts", 0, "n: hosts that may send to one destination at once, e.g. 12")
+	fs.Var(&wholeValue{&m.cfg.Hosts, 1, "need a whole number of hosts, at least 1"}, "hosts",
+		"n: hosts that may send to one destination at once, e.g. 12")
 	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, model.ParseRate}, "rate",
 		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
 	fs.Var(&packetValue{&m.cfg.Packet, &m.packetAuto}, "packet",
@@ -35,7 +37,7 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 			"device on the wire, MTU + 14 (+ 4 when PCP marking pushes a tag) + 24: 1538B for MTU 1500")
 	fs.Var(&unitValue[time.Duration]{&m.cfg.Epsilon, model.ParseDuration}, "epsilon",
 		"ε: cumulative switch processing delay on the longest path, e.g. 4us, 1.05ms")
-	fs.IntVar(&m.cfg.Mesochronous, "mesochronous", m.cfg.Mesochronous,
+	fs.Var(&wholeValue{&m.cfg.Mesochronous, 1, "need a whole number, at least 1"}, "mesochronous",
 		"m: epoch misalignment compensation; 2 is safe for unsynchronised hosts, 1 is the paper's nP/R")
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
 		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
@@ -114,6 +116,33 @@ func (v *packetValue) String() string {
 }
 
 func (v *packetValue) Type() string { return "value" }
+
+// wholeValue is an int flag that says what it counts when the input is not a whole number at
+// least min: pflag's IntVar would pass on strconv's `parsing "12.5": invalid syntax`, which
+// names neither.
+type wholeValue struct {
+	p       *int
+	min     int
+	allowed string // e.g. "need a whole number of hosts, at least 1"
+}
+
+func (w *wholeValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < w.min {
+		return errors.New(w.allowed)
+	}
+	*w.p = n
+	return nil
+}
+
+func (w *wholeValue) String() string {
+	if w.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*w.p)
+}
+
+func (w *wholeValue) Type() string { return "int" }
 
 // unitValue adapts a model parser to a pflag.Value, so a malformed unit is reported by pflag with
 // the flag's name and the value given.

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/model"
 )
@@ -32,6 +34,36 @@ func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
+// flagValueError rewrites pflag's `invalid argument "x" for "--f" flag: cause` into the one-line
+// form every other bad input takes, `invalid --f "x": what is allowed`. A cause from strconv or
+// time (pflag's own int, float, bool and duration flags) says only "invalid syntax", so it is
+// replaced by what the flag's type needs; the flag's help says the rest.
+func flagValueError(err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return err
+	}
+	allowed := ive.Unwrap().Error()
+	var num *strconv.NumError
+	switch {
+	case ive.GetFlag().Value.Type() == "duration":
+		allowed = "need a duration with a unit, e.g. 500ms, 2s, 1m"
+	case errors.As(ive.Unwrap(), &num):
+		switch ive.GetFlag().Value.Type() {
+		case "bool":
+			allowed = "need true or false"
+		case "float32", "float64":
+			allowed = "need a number"
+		default:
+			allowed = "need a whole number"
+		}
+		if errors.Is(num.Err, strconv.ErrRange) {
+			allowed += " in range"
+		}
+	}
+	return fmt.Errorf("invalid --%s %q: %s", ive.GetFlag().Name, ive.GetValue(), allowed)
+}
+
 // NewRootCommand builds the qjump command tree writing to stdout and stderr.
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -47,7 +79,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: flagValueError(err)} })
 	root.AddCommand(newCalcCommand(nil))
 	root.AddCommand(newUpCommand(nil), newStatusCommand(nil), newReloadCommand(nil), newDownCommand(nil), newBenchCommand())
 	root.AddCommand(newRunCommand(nil), newAssignCommand(nil), newUnassignCommand(nil))

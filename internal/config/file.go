@@ -172,8 +172,13 @@ func ParsePacket(s string) (p model.Bytes, auto bool, err error) {
 	if strings.EqualFold(strings.TrimSpace(s), "auto") {
 		return 0, true, nil
 	}
+	// Below one minimum frame is refused here rather than by model.Validate so the message
+	// quotes what was typed ("83"), not the parsed size ("83B").
 	if p, err = model.ParseBytes(s); err != nil {
 		return 0, false, errors.New(packetAllowed)
+	}
+	if p < model.MinPacket {
+		return 0, false, errors.New(model.MinPacketAllowed)
 	}
 	return p, false, nil
 }

@@ -14,6 +14,9 @@ const DefaultMesochronous = 2
 // MinPacket is the smallest P that makes sense: one minimum Ethernet frame on the wire.
 const MinPacket = MinWireFrame
 
+// MinPacketAllowed is what a P below MinPacket is told.
+const MinPacketAllowed = "need at least 84B, one minimum Ethernet frame on the wire (60B, FCS, preamble and inter-frame gap)"
+
 // Config holds the model's inputs.
 type Config struct {
 	Hosts        int           // n: hosts that can send to one destination at once
@@ -47,8 +50,7 @@ func (c Config) Validate() error {
 	case !(c.Rate > 0) || math.IsInf(float64(c.Rate), 0):
 		return fieldError("rate", c.Rate.String(), rateAllowed)
 	case c.Packet < MinPacket:
-		return fieldError("packet", c.Packet.String(),
-			"need at least 84B, one minimum Ethernet frame on the wire (60B, FCS, preamble and inter-frame gap)")
+		return fieldError("packet", c.Packet.String(), MinPacketAllowed)
 	case c.Epsilon < 0:
 		return fieldError("epsilon", c.Epsilon.String(), durationAllowed)
 	case c.Mesochronous < 1:
