@@ -16,17 +16,22 @@ type Rate float64
 // Bytes is a size in bytes: a packet, a budget.
 type Bytes int64
 
-// Units people write. Rates are always bits: "10G", "10Gbit", "10Gb/s", "10Gbps", "100M".
+// Units people write. Rates are always bits: "10G", "10Gbit", "10Gb/s", "10Gbps", "100M", and
+// tc's lowercase "10gbit", "100mbit".
 // Sizes are bytes, decimal (k, M, G) or binary (KiB, MiB, GiB): "1500", "1500B", "9k", "9KiB".
 // Durations are Go durations with µ, μ or u for micro: "4us", "4µs", "1.05ms"; "0" is allowed.
 
 const (
-	rateAllowed     = "need a number of bits per second, at least 1, e.g. 10G, 10Gbit, 10Gb/s, 100M, 2.5Gbps"
+	rateAllowed     = "need a number of bits per second, at least 1, e.g. 10G, 10Gbit, 10gbit, 10Gb/s, 100M, 100mbit, 2.5Gbps (bits, never B for bytes)"
 	bytesAllowed    = "need a whole number of bytes, e.g. 1500, 1500B, 9k, 9KiB, 64KB"
 	durationAllowed = "need a duration with a unit, e.g. 0, 500ns, 4us, 4µs, 1.05ms"
 )
 
 var decimalPrefix = map[string]float64{"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+// ratePrefix adds the lowercase prefixes tc writes ("10gbit", "100mbit") to decimalPrefix. A
+// lowercase m is mega, not milli, as in tc: a thousandth of a bit per second is no link rate.
+var ratePrefix = map[string]float64{"": 1, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9, "t": 1e12, "T": 1e12}
 
 var binaryPrefix = map[string]float64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
 
@@ -48,7 +53,8 @@ func splitNumber(s string) (float64, string, error) {
 }
 
 // ParseRate reads a rate in bits per second. A capital B (bytes) is refused rather than silently
-// multiplied by 8: network people write bits.
+// multiplied by 8: network people write bits. ("bps" is bits here, as in "10Gbps"; tc alone reads
+// it as bytes, and tc's own spelling of bits, "10gbit", is accepted.)
 func ParseRate(s string) (Rate, error) {
 	v, unit, err := splitNumber(strings.TrimSpace(s))
 	if err != nil {
@@ -58,7 +64,7 @@ func ParseRate(s string) (Rate, error) {
 	if !ok {
 		return 0, errors.New(rateAllowed)
 	}
-	mul, ok := decimalPrefix[prefix]
+	mul, ok := ratePrefix[prefix]
 	if !ok {
 		return 0, errors.New(rateAllowed)
 	}

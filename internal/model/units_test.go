@@ -11,6 +11,8 @@ func TestParseRate(t *testing.T) {
 		"10G": 10e9, "10Gbit": 10e9, "10Gb/s": 10e9, "10Gbps": 10e9, "10Gbit/s": 10e9,
 		"100M": 100e6, "100Mbit": 100e6, "2.5G": 2.5e9, "1000": 1000, "1000bps": 1000,
 		"9.6k": 9600, "9.6kbit": 9600, "1T": 1e12, " 10G ": 10e9,
+		// tc's lowercase spellings
+		"10gbit": 10e9, "1gbit": 1e9, "100mbit": 100e6, "100kbit": 100e3, "1tbit": 1e12, "10g": 10e9, "10gbit/s": 10e9,
 	}
 	for in, want := range good {
 		got, err := ParseRate(in)
@@ -18,7 +20,7 @@ func TestParseRate(t *testing.T) {
 			t.Errorf("ParseRate(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "0G", "-1G", "G", "10GB/s", "10GB", "10X", "10Gib", "1e9", "10 G b", "ten", ".", "10G/m"} {
+	for _, in := range []string{"", "0", "0G", "-1G", "G", "10GB/s", "10GB", "10gB", "10MB", "10X", "10Gib", "1e9", "10 G b", "ten", ".", "10G/m"} {
 		if got, err := ParseRate(in); err == nil {
 			t.Errorf("ParseRate(%q) = %v, want an error", in, got)
 		}
