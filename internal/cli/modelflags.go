@@ -42,7 +42,8 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
 		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
 	fs.Var(&unitValue[map[model.Level]model.Rate]{&m.targetRates, parseTargetRates}, "target-rate",
-		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G (overrides nothing in --factors)")
+		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G; replaces the level's default factor (for up, or\n"+
+			"the --config file's), but a level also given in --factors is refused")
 }
 
 func parseTargetRates(s string) (map[model.Level]model.Rate, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/config"
@@ -96,6 +97,38 @@ func TestUpFlagsOverrideFile(t *testing.T) {
 	}
 	if r := d.Model.LevelRate(d.Model.Factors[3]); r < 0.999e9 || r > 1.001e9 {
 		t.Errorf("--target-rate 3=1G solved to %v", r)
+	}
+}
+
+// The rules docs/configuration.md ("Factors and target rates") states: in a file a target rate
+// replaces the level's factor; on the command line a level in both flags is refused; a file's
+// target rate still applies over --factors; --target-rate replaces a file's factor.
+func TestUpFactorsAndTargetRates(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	body := "hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 3, 3: 2, 0: unlimited}\ntarget_rate: {5: 5G}\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	is5G := func(d config.Dataplane, l model.Level) bool {
+		r := d.Model.LevelRate(d.Model.Factors[l])
+		return r > 4.999e9 && r < 5.001e9
+	}
+	d, err := upOptionsFrom(t, []string{"--dev", "eth0", "--config", file})
+	if err != nil || !is5G(d, 5) {
+		t.Errorf("file with 5 in factors and target_rate: %v, factors %v; want level 5 at 5G", err, d.Model.Factors)
+	}
+	d, err = upOptionsFrom(t, []string{"--dev", "eth0", "--config", file, "--factors", "7=1,5=2,0=unlimited"})
+	if err != nil || !is5G(d, 5) {
+		t.Errorf("--factors 5=2 over a file's target_rate 5: %v, factors %v; want the file's 5G", err, d.Model.Factors)
+	}
+	d, err = upOptionsFrom(t, []string{"--dev", "eth0", "--config", file, "--target-rate", "3=5G"})
+	if err != nil || !is5G(d, 3) {
+		t.Errorf("--target-rate 3=5G over the file's factor 3: %v, factors %v; want 5G", err, d.Model.Factors)
+	}
+	_, err = upOptionsFrom(t, []string{"--dev", "eth0", "--config", file, "--factors", "7=1,3=2", "--target-rate", "3=5G"})
+	var usage *UsageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "both --factors and --target-rate") {
+		t.Errorf("level 3 in --factors and --target-rate: %v, want it refused", err)
 	}
 }
 
