@@ -78,7 +78,7 @@ left as it is unless --replace.`,
 	fs.BoolVar(&opts.autoclass, "autoclass", def.Autoclass, "police: demote over-budget packets to the highest lower level with budget")
 	fs.StringVar(&opts.mark, "mark", string(def.Mark), "how packets carry their level: dscp, pcp, both or none")
 	fs.IntVar(&opts.vlanID, "vlan-id", def.VLANID, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag")
-	fs.IntVar(&opts.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15)")
+	fs.IntVar(&opts.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15), and any above 15")
 	fs.StringVar(&opts.attach, "attach", string(dataplane.AttachAuto), "egress hook: auto (TCX if the kernel has it), tcx or clsact")
 	fs.BoolVar(&opts.replace, "replace", false, "if the interface is already up, take it down and start over")
 	_ = cmd.MarkFlagRequired("dev")
