@@ -67,7 +67,13 @@ A CMD that does not exist exits 127, one that cannot be executed 126, as in a sh
 
   # see what the shim does
   QJUMP_VERBOSE=1 qjump run --level 4 -- curl -s http://10.0.0.2/`,
-		Args: cobra.MinimumNArgs(1),
+		// cobra's own "requires at least 1 arg(s)" does not say that the argument is the program.
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("run needs a command to run after the flags, e.g. qjump run --level 5 -- memcached -U 0")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.command = args
 			if runF != nil {
