@@ -59,7 +59,7 @@ var (
 	infoDesc       = prometheus.NewDesc("qjump_config_info", "The configuration the interface runs: its hash (equal on every host of one cluster config) and mode.", []string{"interface", "hash", "mode"}, nil)
 	epochDesc      = prometheus.NewDesc("qjump_epoch_seconds", "Network epoch E = m·n·P·8/R + ε.", []string{"interface"}, nil)
 	budgetDesc     = prometheus.NewDesc("qjump_level_budget_bytes", "Bytes the level may send per epoch, f·P (limited levels only).", ifaceLevel, nil)
-	rateDesc       = prometheus.NewDesc("qjump_level_rate_bytes_per_second", "Rate the level may send at, f·P/E; R for an unlimited level.", ifaceLevel, nil)
+	rateDesc       = prometheus.NewDesc("qjump_level_rate_bytes_per_second", "Rate the level may send at in bytes/s, f·P/E capped at the link's R/8; R/8 for an unlimited level.", ifaceLevel, nil)
 	readDesc       = prometheus.NewDesc("qjump_dataplane_read_success", "1 if this scrape read the dataplane's state, 0 if it failed (see the agent's log).", nil, nil)
 )
 
