@@ -52,8 +52,11 @@ naming the interfaces (names or patterns such as eth*), the listen address and c
     configuration) on --listen.
 
 SIGTERM or SIGINT stops it and leaves QJump attached, so traffic stays limited while the agent
-restarts; --down-on-exit removes everything instead. Needs root (CAP_BPF, CAP_NET_ADMIN,
-CAP_SYS_ADMIN).`,
+restarts; --down-on-exit removes everything instead.
+
+Needs root with these capabilities, the ones deploy/systemd and deploy/kubernetes grant: CAP_BPF
+and CAP_PERFMON (programs and maps), CAP_NET_ADMIN (TCX/clsact, qdiscs), CAP_SYS_ADMIN (bpffs
+pins, cgroup ids and cgroup program links) and CAP_SYS_RESOURCE (memlock, on kernels before 5.11).`,
 		Example: `  sudo qjump agent --config /etc/qjump/cluster.yaml
 
   # in a DaemonSet: pods of this node by annotation, node name from the downward API
