@@ -14,8 +14,10 @@ func newTestbedCommand() *cobra.Command {
 		Short: "Emulate a QJump cluster in network namespaces and reproduce the paper's experiments",
 		Long: `testbed builds N hosts and one switch on this machine, each a network namespace, joined by
 veth pairs. The switch is a Linux bridge whose egress ports have eight strict-priority queues of B
-packets, classified on DSCP; every link is shaped to the emulated rate R. Hosts start without
-QJump (one FIFO); --qjump enables it with the real 'qjump up' inside each host.
+packets, classified on DSCP (--classify pcp: on the 802.1Q priority); every link is shaped to the
+emulated rate R. Hosts start without QJump, as a server's NIC under the kernel's defaults
+(--host-nic realistic: 4 TX queues, pfifo_fast each; --host-nic simple: one FIFO); --qjump enables
+it with the real 'qjump up' inside each host.
 
 Everything is named with the prefix (default qjtb: namespaces qjtb-h1..qjtb-hN, qjtb-sw) and
 removed by 'qjump testbed down', also what a crashed run left behind. Needs root.`,

@@ -85,6 +85,11 @@ programs are put on levels with 'qjump run'.`,
 	}
 	opts.flags.register(cmd.Flags())
 	f := cmd.Flags()
+	// Without --rate each experiment runs at its own default, not at testbed up's 100M: say so
+	// rather than let pflag print "(default 100Mb/s)" for every experiment.
+	rate := f.Lookup("rate")
+	rate.DefValue = ""
+	rate.Usage += "\n(default: the experiment's own, 100M; 10M for fan-in and ping-iperf)"
 	f.BoolVar(&opts.quick, "quick", false, "fewer samples and a shorter sweep (for CI and make demo)")
 	f.StringVar(&opts.out, "out", "", "output directory (default: results/NAME-TIME)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows: cubic, reno or bbr")

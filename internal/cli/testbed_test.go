@@ -137,3 +137,18 @@ func TestTestbedReportFailsOnAllLostArm(t *testing.T) {
 		t.Errorf("table of a faulty run:\n%s", stdout.String())
 	}
 }
+
+// testbed run's --rate has no single default: each experiment picks its own, and the help must
+// not claim testbed up's 100M for all of them.
+func TestTestbedRunRateHelp(t *testing.T) {
+	out, _, status := run(t, "testbed", "run", "--help")
+	if status != 0 || strings.Contains(out, "(default 100Mb/s)") || !strings.Contains(out, "10M for fan-in and ping-iperf") {
+		t.Errorf("testbed run --help (status %d) says of --rate:\n%s", status, out)
+	}
+	out, _, _ = run(t, "testbed", "--help")
+	for _, want := range []string{"--classify pcp", "--host-nic realistic: 4 TX queues"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("testbed --help lacks %q", want)
+		}
+	}
+}
