@@ -93,7 +93,7 @@ func plotCDF(path, title, xlabel string, curves []cdfCurve) error {
 	// A CDF's y axis ends at 1: room for the legend is made on the right.
 	w, h := 7*vg.Inch, 4*vg.Inch
 	placeLegend(p, canvasOf(w, h), drawn, widenRight)
-	if err := p.Save(w, h, path); err != nil {
+	if err := savePlot(p, w, h, path); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil

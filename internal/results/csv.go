@@ -11,17 +11,9 @@ import (
 // RowHeader is samples.csv's header line.
 var RowHeader = []string{"arm", "tool", "metric", "sender", "seq", "send_ns", "latency_ns", "lost", "param"}
 
-// WriteRowsFile writes rows to path as samples.csv.
+// WriteRowsFile writes rows to path as samples.csv, atomically (WriteFileAtomic).
 func WriteRowsFile(path string, rows []Row) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create samples: %w", err)
-	}
-	if err := WriteRows(f, rows); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return WriteFileAtomic(path, func(w io.Writer) error { return WriteRows(w, rows) })
 }
 
 // WriteRows writes the header and rows in samples.csv's format.

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -62,16 +63,17 @@ func (o *Outcome) Lookup(k Key) (Series, bool) {
 	return Series{}, false
 }
 
-// WriteJSON writes v, indented, to path.
+// WriteJSON writes v, indented, to path, atomically (WriteFileAtomic): an interrupted run never
+// leaves a results.json that does not parse.
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ReadJSON reads path into v.

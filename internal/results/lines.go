@@ -2,7 +2,7 @@ package results
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -61,7 +61,7 @@ func (p LinePlot) Draw(dir, file string) (string, error) {
 	w, h := 7*vg.Inch, 4.5*vg.Inch
 	placeLegend(pl, canvasOf(w, h), curves, raiseTop)
 	p.addMarks(pl) // across the y range as the legend left it
-	if err := pl.Save(w, h, filepath.Join(dir, file)); err != nil {
+	if err := savePlot(pl, w, h, filepath.Join(dir, file)); err != nil {
 		return "", fmt.Errorf("save %s: %w", file, err)
 	}
 	return file, nil
@@ -229,7 +229,7 @@ func (b Bars) Draw(dir string) (string, error) {
 	if l, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: text}); err == nil {
 		pl.Add(l)
 	}
-	if err := pl.Save(6*vg.Inch, 4*vg.Inch, filepath.Join(dir, b.File)); err != nil {
+	if err := savePlot(pl, 6*vg.Inch, 4*vg.Inch, filepath.Join(dir, b.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", b.File, err)
 	}
 	return b.File, nil
@@ -246,13 +246,8 @@ func sameY(plots [][]*plot.Plot) {
 }
 
 func savePNG(img *vgimg.Canvas, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return f.Close()
+	return WriteFileAtomic(path, func(f io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f)
+		return err
+	})
 }

@@ -72,7 +72,7 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 	}
 	w, h := 5*vg.Inch, 3.5*vg.Inch
 	placeLegend(pl, canvasOf(w, h), drawn, raiseTop)
-	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
+	if err := savePlot(pl, w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}
 	return p.File, nil

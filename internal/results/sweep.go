@@ -87,7 +87,7 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 	if over != nil {
 		over.XYs[1].Y = pl.Y.Max
 	}
-	if err := pl.Save(w, h, filepath.Join(dir, p.File)); err != nil {
+	if err := savePlot(pl, w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}
 	return p.File, nil

@@ -8,6 +8,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -260,11 +261,10 @@ func (d *FCTDocument) redraw(dir string) error {
 }
 
 func writeSummary(dir string, v results.View) error {
-	path := filepath.Join(dir, "summary.md")
-	if err := os.WriteFile(path, []byte(v.Markdown()), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return results.WriteFileAtomic(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
+		_, err := io.WriteString(w, v.Markdown())
+		return err
+	})
 }
 
 // ReportFCT rebuilds an fct or fig9 directory's series, faults, plots and summary.md from its

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/qjump-net/qjump/internal/results"
 )
 
 // flowsHeader is flows.csv's header: one row per flow, issue 10's columns (size, start, FCT,
@@ -33,17 +35,10 @@ func WriteFlowsCSV(w io.Writer, r *FCTResult) error {
 
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
-// writeFlowsFile writes r's flows to path.
+// writeFlowsFile writes r's flows to path, atomically: an interrupted run leaves whole flows
+// files or none.
 func writeFlowsFile(path string, r *FCTResult) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create flows: %w", err)
-	}
-	if err := WriteFlowsCSV(f, r); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	return results.WriteFileAtomic(path, func(w io.Writer) error { return WriteFlowsCSV(w, r) })
 }
 
 // ReadFlowsFile reads a flows.csv back.
