@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,4 +77,27 @@ func (f *fabricFlags) config() (topology.Config, error) {
 		return c, usageErrorf("invalid --buffer %d: need 0 (the scheme's) or a number of packets", f.buffer)
 	}
 	return c, nil
+}
+
+// makeOutDir makes --out before anything is simulated and checks that a file can be written in
+// it, so a path that cannot hold the results is refused at once rather than after minutes of
+// simulation. The returned function removes the directory again if makeOutDir made it and it is
+// still empty: a run interrupted before its first point finished leaves nothing behind.
+func makeOutDir(out string) (removeIfEmpty func(), err error) {
+	_, statErr := os.Stat(out)
+	made := errors.Is(statErr, fs.ErrNotExist)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, usageErrorf("invalid --out %q: cannot make the directory: %v", out, errors.Unwrap(err))
+	}
+	probe, err := os.CreateTemp(out, ".qjump-out-*")
+	if err != nil {
+		return nil, usageErrorf("invalid --out %q: cannot write in it: %v", out, errors.Unwrap(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return func() {
+		if made {
+			os.Remove(out) // fails, as it should, if anything was written
+		}
+	}, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -44,7 +45,7 @@ summary.md, in the results format the testbed uses; qjump sim report DIR redraws
   qjump sim fct --scheme tcp --workload my-cdf.csv --load 0.3 --flows 1000 --racks 2 --hosts-per-rack 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runSimFCT(opts, cmd.OutOrStdout())
+			return runSimFCT(cmd.Context(), opts, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -59,7 +60,27 @@ summary.md, in the results format the testbed uses; qjump sim report DIR redraws
 	return cmd
 }
 
-func runSimFCT(opts *simFCTOptions, stdout io.Writer) error {
+// runFCTInterruptible runs one point until ctx is done. A single simulation cannot stop half-way
+// with anything worth keeping, so on Ctrl-C it is abandoned and nothing is written.
+func runFCTInterruptible(ctx context.Context, c experiment.FCTConfig) (*experiment.FCTResult, error) {
+	type outcome struct {
+		res *experiment.FCTResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := experiment.RunFCT(c)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, asFlagError(o.err)
+	case <-ctx.Done():
+		return nil, interruptedError(ctx, "the point had not finished; nothing written")
+	}
+}
+
+func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout io.Writer) error {
 	scheme, err := experiment.ParseScheme(opts.scheme)
 	if err != nil {
 		return usageErrorf("invalid --scheme %q: %v", opts.scheme, err)
@@ -72,12 +93,24 @@ func runSimFCT(opts *simFCTOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	res, err := experiment.RunFCT(experiment.FCTConfig{
-		Scheme: scheme, Workload: cdf, Load: opts.load, Flows: opts.flows, Seed: opts.seed, Fabric: fab,
-	})
-	if err != nil {
+	cfg := experiment.FCTConfig{Scheme: scheme, Workload: cdf, Load: opts.load, Flows: opts.flows, Seed: opts.seed, Fabric: fab}
+	if err := cfg.Validate(); err != nil {
 		return asFlagError(err)
+	}
+	// Every flag is checked before anything is made or simulated.
+	removeIfEmpty := func() {}
+	if opts.out != "" {
+		if removeIfEmpty, err = makeOutDir(opts.out); err != nil {
+			return err
+		}
+	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	start := time.Now()
+	res, err := runFCTInterruptible(ctx, cfg)
+	if err != nil {
+		removeIfEmpty()
+		return err
 	}
 	points := []*experiment.FCTResult{res}
 	doc := experiment.NewFCTDocument(results.Header{

@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -49,7 +49,7 @@ qjump sim report DIR redraws the plots, summary.md and table from the files.`,
   qjump sim run fan-in --out results/fanin`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSimRun(opts, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runSimRun(cmd.Context(), opts, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -63,7 +63,7 @@ qjump sim report DIR redraws the plots, summary.md and table from the files.`,
 	return cmd
 }
 
-func runSimRun(opts *simRunOptions, name string, stdout, stderr io.Writer) error {
+func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, stderr io.Writer) error {
 	if name != "fig9" && name != "fan-in" {
 		return usageErrorf("unknown experiment %q: need fig9 or fan-in", name)
 	}
@@ -74,16 +74,36 @@ func runSimRun(opts *simRunOptions, name string, stdout, stderr io.Writer) error
 	if out == "" {
 		out = filepath.Join("results", "sim-"+name+"-"+time.Now().Format("20060102-150405"))
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", out, err)
+	removeIfEmpty, err := makeOutDir(out)
+	if err != nil {
+		return err
 	}
+	// Ctrl-C stops the sweep: the points that finished are written down as a partial run.
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if name == "fig9" {
-		return runSimFig9(opts, out, stdout, stderr)
+		err = runSimFig9(ctx, opts, out, stdout, stderr)
+	} else {
+		err = runSimFanIn(ctx, opts, out, stdout, stderr)
 	}
-	return runSimFanIn(opts, out, stdout, stderr)
+	removeIfEmpty()
+	return err
 }
 
-func runSimFig9(opts *simRunOptions, out string, stdout, stderr io.Writer) error {
+// interruptedText is results.Header.Interrupted of a sweep stopped after kept of planned points.
+func interruptedText(ctx context.Context, kept, planned int) string {
+	return fmt.Sprintf("%v after %d of %d points; the other %d were not run", context.Cause(ctx), kept, planned, planned-kept)
+}
+
+// keptError is what an interrupted sweep exits with: what it kept and where.
+func keptError(ctx context.Context, kept, planned int, out string) error {
+	if kept == 0 {
+		return interruptedError(ctx, "no point had finished; nothing written")
+	}
+	return interruptedError(ctx, "kept the %d of %d points that finished in %s (results.json and summary.md say the run is partial)", kept, planned, out)
+}
+
+func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, stderr io.Writer) error {
 	c := experiment.DefaultFig9(opts.quick)
 	c.Workers, c.Seed = opts.workers, opts.seed
 	if opts.flows > 0 {
@@ -92,61 +112,102 @@ func runSimFig9(opts *simRunOptions, out string, stdout, stderr io.Writer) error
 		}
 	}
 	start := time.Now()
-	res, err := experiment.RunFig9(c, func(r *experiment.FCTResult) {
-		fmt.Fprintf(stderr, "%s load %.1f %s: %s\n", r.Workload, r.Load, r.Scheme, experiment.PerfLine(r.Perf))
+	res, err := experiment.RunFig9Context(ctx, c, func(r *experiment.FCTResult) {
+		fmt.Fprintf(stderr, "%s load %g %s: %s\n", r.Workload, r.Load, r.Scheme, experiment.PerfLine(r.Perf))
 	})
 	if err != nil {
 		return err
 	}
-	doc := experiment.NewFCTDocument(results.Header{
+	if len(res.Points) == 0 {
+		return keptError(ctx, 0, res.Planned, out)
+	}
+	h := results.Header{
 		Experiment: experiment.ExperimentFig9, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(),
 		Title: "Fig. 9: flow completion times of TCP, DCTCP, pFabric and QJump on the 144-host fabric",
-	}, c, res.Points)
+	}
+	if res.Interrupted() {
+		h.Interrupted = interruptedText(ctx, len(res.Points), res.Planned)
+	}
+	doc := experiment.NewFCTDocument(h, c, res.Points)
 	if err := experiment.WriteFCT(out, doc, res.Points); err != nil {
 		return err
 	}
-	if opts.json {
-		return printJSON(stdout, doc)
-	}
-	if err := doc.View().Table(stdout); err != nil {
+	if err := printSimRun(stdout, doc, doc.View(), opts.json); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d points in %.1fs on %d workers; results in %s\n", len(res.Points), time.Since(start).Seconds(), c.Workers, out)
+	if res.Interrupted() {
+		return keptError(ctx, len(res.Points), res.Planned, out)
+	}
+	if !opts.json {
+		fmt.Fprintf(stdout, "%d points in %.1fs on %s; results in %s\n", len(res.Points), time.Since(start).Seconds(), workersText(c.Workers), out)
+	}
 	return nil
 }
 
-func runSimFanIn(opts *simRunOptions, out string, stdout, stderr io.Writer) error {
+// printSimRun prints a run's results.json (--json) or its table.
+func printSimRun(stdout io.Writer, doc any, v results.View, json bool) error {
+	if json {
+		return printJSON(stdout, doc)
+	}
+	return v.Table(stdout)
+}
+
+func workersText(n int) string {
+	if n == 1 {
+		return "1 worker"
+	}
+	return fmt.Sprintf("%d workers", n)
+}
+
+func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, stderr io.Writer) error {
 	var all []*experiment.FanInResult
 	start := time.Now()
-	var c experiment.FanInConfig
+	c := experiment.DefaultFanIn(opts.hosts[0], opts.quick)
+	// Random phases (what m is for), aligned epochs (every host's budget at once) and aligned
+	// epochs with two budgets back to back (the police-mode burst the bound counts).
+	sweeps := []struct{ aligned, straddle bool }{{false, false}, {true, false}, {true, true}}
+	planned, kept := len(opts.hosts)*len(sweeps)*len(c.Factors), 0
 	for _, h := range opts.hosts {
-		// Random phases (what m is for), aligned epochs (every host's budget at once) and aligned
-		// epochs with two budgets back to back (the police-mode burst the bound counts).
-		for _, sweep := range []struct{ aligned, straddle bool }{{false, false}, {true, false}, {true, true}} {
+		for _, sweep := range sweeps {
+			if ctx.Err() != nil {
+				break
+			}
 			c = experiment.DefaultFanIn(h, opts.quick)
 			c.Workers, c.Seed, c.Aligned, c.Straddle = opts.workers, opts.seed, sweep.aligned, sweep.straddle
-			res, err := experiment.RunFanIn(c, func(p experiment.FanInPoint) {
+			res, err := experiment.RunFanInContext(ctx, c, func(p experiment.FanInPoint) {
 				fmt.Fprintf(stderr, "%d hosts aligned %v straddled %v f7 %.2f: %s\n", h, sweep.aligned, sweep.straddle, p.F7, experiment.PerfLine(p.Perf))
 			})
 			if err != nil {
 				return asFlagError(err)
 			}
-			all = append(all, res)
+			if len(res.Points) > 0 {
+				all = append(all, res)
+				kept += len(res.Points)
+			}
 		}
 	}
-	doc := experiment.NewFanInDocument(results.Header{
+	if kept == 0 {
+		return keptError(ctx, 0, planned, out)
+	}
+	hd := results.Header{
 		Experiment: experiment.ExperimentFanIn, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(),
 		Title: "Fig. 11 at scale: level-7 latency under fan-in against the model's bound",
-	}, c, all)
+	}
+	if kept < planned {
+		hd.Interrupted = interruptedText(ctx, kept, planned)
+	}
+	doc := experiment.NewFanInDocument(hd, c, all)
 	if err := experiment.WriteFanIn(out, doc); err != nil {
 		return err
 	}
-	if opts.json {
-		return printJSON(stdout, doc)
-	}
-	if err := doc.View().Table(stdout); err != nil {
+	if err := printSimRun(stdout, doc, doc.View(), opts.json); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "bound: model.FanIn(7) with m=%d; done in %.1fs; results in %s\n", model.DefaultMesochronous, time.Since(start).Seconds(), out)
+	if kept < planned {
+		return keptError(ctx, kept, planned, out)
+	}
+	if !opts.json {
+		fmt.Fprintf(stdout, "bound: model.FanIn(7) with m=%d; done in %.1fs; results in %s\n", model.DefaultMesochronous, time.Since(start).Seconds(), out)
+	}
 	return nil
 }

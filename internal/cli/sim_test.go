@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,5 +58,28 @@ func TestSimRejectsBadInput(t *testing.T) {
 		if status != exitUsage || errOut == "" {
 			t.Errorf("%v: status %d, stderr %q; want 2 and a message", args, status, errOut)
 		}
+	}
+}
+
+// A run interrupted before any point finished exits 130, says so, and leaves no directory behind.
+func TestSimInterruptedBeforeAnyPoint(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt signal received"))
+	out := filepath.Join(t.TempDir(), "run")
+	var stdout, stderr bytes.Buffer
+	err := runSimRun(ctx, &simRunOptions{quick: true, out: out, workers: 1, hosts: []int{144}, seed: 1}, "fig9", &stdout, &stderr)
+	if exitStatus(err) != exitInterrupted || err == nil || !strings.Contains(err.Error(), "nothing written") {
+		t.Errorf("error %v (status %d), want status %d saying nothing was written", err, exitStatus(err), exitInterrupted)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was left behind", out)
+	}
+	opts := &simFCTOptions{fabric: newFabricFlags(), scheme: "tcp", workload: "websearch", load: 0.5, flows: 100, seed: 1, out: out}
+	err = runSimFCT(ctx, opts, &stdout)
+	if exitStatus(err) != exitInterrupted {
+		t.Errorf("fct: error %v (status %d), want status %d", err, exitStatus(err), exitInterrupted)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("fct: %s was left behind", out)
 	}
 }

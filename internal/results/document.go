@@ -15,6 +15,10 @@ type Header struct {
 	Quick      bool      `json:"quick"`
 	Started    time.Time `json:"started"`
 	DurationS  float64   `json:"duration_s"`
+	// Interrupted, set on a run stopped before it finished (Ctrl-C), says so and what was kept,
+	// e.g. "interrupted (interrupt signal received) after 5 of 24 points; the other 19 were not
+	// run": the figures are those of the points kept, not of the whole experiment.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Outcome closes a results document: the arms that ran, the statistics of their series, the

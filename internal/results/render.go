@@ -123,6 +123,9 @@ func (v View) titles(upper bool) []string {
 	return t
 }
 
+// interruptedTitle opens the line that says a run was stopped before it finished.
+const interruptedTitle = "INTERRUPTED, PARTIAL RESULTS"
+
 // faultsTitle opens the list of faults, in both renderings.
 const faultsTitle = "MEASUREMENT FAULTS: these results are not a measurement of the network"
 
@@ -130,6 +133,9 @@ const faultsTitle = "MEASUREMENT FAULTS: these results are not a measurement of 
 // targets.
 func (v View) Table(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\n", v.Header.Experiment, v.Headline)
+	if v.Header.Interrupted != "" {
+		fmt.Fprintf(w, "%s: %s\n", interruptedTitle, v.Header.Interrupted)
+	}
 	if len(v.Outcome.Faults) > 0 {
 		fmt.Fprintf(w, "%s:\n", faultsTitle)
 		for _, f := range v.Outcome.Faults {
@@ -164,6 +170,9 @@ func (v View) Markdown() string {
 	h := v.Header
 	fmt.Fprintf(&b, "# %s\n\n%s.\n\n", h.Title, v.Headline)
 	fmt.Fprintf(&b, "Started %s, took %.0f s%s. %s\n\n", h.Started.Format("2006-01-02 15:04 MST"), h.DurationS, quickText(h.Quick), v.Method)
+	if h.Interrupted != "" {
+		fmt.Fprintf(&b, "**%s: %s.**\n\n", interruptedTitle, h.Interrupted)
+	}
 	if len(v.Outcome.Faults) > 0 {
 		fmt.Fprintf(&b, "**%s:**\n\n", faultsTitle)
 		for _, f := range v.Outcome.Faults {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -106,7 +107,7 @@ type FanInPoint struct {
 	Latency results.Stats `json:"-"`
 }
 
-// FanInResult is the sweep.
+// FanInResult is the sweep: every f7 that finished, all of Factors unless interrupted.
 type FanInResult struct {
 	Hosts    int          `json:"hosts"`
 	Aligned  bool         `json:"aligned_epochs"`
@@ -114,19 +115,30 @@ type FanInResult struct {
 	Points   []FanInPoint `json:"points"`
 }
 
-// RunFanIn runs every f7 on Workers goroutines.
+// RunFanIn runs every f7 on Workers goroutines (see parallel).
 func RunFanIn(c FanInConfig, progress func(FanInPoint)) (*FanInResult, error) {
+	return RunFanInContext(context.Background(), c, progress)
+}
+
+// RunFanInContext is RunFanIn until ctx is done: then it returns the points that finished.
+func RunFanInContext(ctx context.Context, c FanInConfig, progress func(FanInPoint)) (*FanInResult, error) {
 	if c.Hosts < 2 || c.Hosts%c.HostsPerRack != 0 {
 		return nil, &model.FieldError{Field: "hosts", Value: fmt.Sprint(c.Hosts), Allowed: fmt.Sprintf("need at least 2 hosts in whole racks of %d", c.HostsPerRack)}
 	}
-	res := &FanInResult{Hosts: c.Hosts, Aligned: c.Aligned, Straddle: c.Straddle, Points: make([]FanInPoint, len(c.Factors))}
-	parallel(len(c.Factors), c.Workers, func(i int) {
-		res.Points[i] = runFanInPoint(c, c.Factors[i])
+	points := make([]FanInPoint, len(c.Factors))
+	finished := parallel(ctx, len(c.Factors), c.Workers, func(i int) {
+		points[i] = runFanInPoint(c, c.Factors[i])
 	}, func(i int) {
 		if progress != nil {
-			progress(res.Points[i])
+			progress(points[i])
 		}
 	})
+	res := &FanInResult{Hosts: c.Hosts, Aligned: c.Aligned, Straddle: c.Straddle, Points: []FanInPoint{}}
+	for i, ok := range finished {
+		if ok {
+			res.Points = append(res.Points, points[i])
+		}
+	}
 	return res, nil
 }
 

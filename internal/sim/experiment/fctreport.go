@@ -123,19 +123,28 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 				Bulk:        strings.Join(c.Workloads, ", ") + " flows"})
 		}
 	}
+	ran := map[string]bool{}
 	for _, p := range points {
 		arm := ArmName(p.Scheme, p.Load)
+		ran[arm] = true
 		doc.Points = append(doc.Points, PointSummary{Workload: p.Workload, Load: p.Load, Scheme: p.Scheme, Arm: arm,
-			FlowsFile: flowsFile(p, len(points)), Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, Perf: p.Perf})
+			FlowsFile: flowsFile(p, c.Planned()), Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, Perf: p.Perf})
+	}
+	// Only an interrupted run has an arm without a point: say so beside the arm.
+	for i, a := range doc.Arms {
+		if !ran[a.Name] {
+			doc.Arms[i].Skipped = "not run: the run was interrupted first"
+		}
 	}
 	doc.Targets = []results.Target{}
 	doc.Files = []string{}
 	return doc
 }
 
-// flowsFile is where a point's flows go: flows.csv for a single point, flows/W-L-S.csv in a sweep.
-func flowsFile(p *FCTResult, points int) string {
-	if points == 1 {
+// flowsFile is where a point's flows go: flows.csv for a single point, flows/W-L-S.csv in a sweep
+// of planned points (even if it was interrupted after one).
+func flowsFile(p *FCTResult, planned int) string {
+	if planned == 1 {
 		return "flows.csv"
 	}
 	return filepath.Join("flows", fmt.Sprintf("%s-%.1f-%s.csv", p.Workload, p.Load, p.Scheme))

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -40,14 +41,27 @@ func DefaultFig9(quick bool) Fig9Config {
 	return c
 }
 
-// Fig9Result holds every point, in the order workload, load, scheme.
+// Fig9Result holds every point that finished, in the order workload, load, scheme: all Planned
+// of them unless the run was interrupted.
 type Fig9Result struct {
-	Config Fig9Config   `json:"-"`
-	Points []*FCTResult `json:"points"`
+	Config  Fig9Config   `json:"-"`
+	Points  []*FCTResult `json:"points"`
+	Planned int          `json:"-"`
 }
 
-// RunFig9 runs the points on Workers goroutines (see parallel).
+// Interrupted says whether some planned point did not finish.
+func (r *Fig9Result) Interrupted() bool { return len(r.Points) < r.Planned }
+
+// Planned is the number of points of the sweep.
+func (c Fig9Config) Planned() int { return len(c.Workloads) * len(c.Loads) * len(c.Schemes) }
+
+// RunFig9 runs every point on Workers goroutines (see parallel).
 func RunFig9(c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
+	return RunFig9Context(context.Background(), c, progress)
+}
+
+// RunFig9Context is RunFig9 until ctx is done: then it returns the points that finished.
+func RunFig9Context(ctx context.Context, c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
 	var cfgs []FCTConfig
 	for _, w := range c.Workloads {
 		cdf, err := workload.Load(w)
@@ -60,19 +74,24 @@ func RunFig9(c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
 			}
 		}
 	}
-	res := &Fig9Result{Config: c, Points: make([]*FCTResult, len(cfgs))}
+	points := make([]*FCTResult, len(cfgs))
 	errs := make([]error, len(cfgs))
-	parallel(len(cfgs), c.Workers, func(i int) {
-		res.Points[i], errs[i] = RunFCT(cfgs[i])
+	finished := parallel(ctx, len(cfgs), c.Workers, func(i int) {
+		points[i], errs[i] = RunFCT(cfgs[i])
 	}, func(i int) {
 		if progress != nil && errs[i] == nil {
-			progress(res.Points[i])
+			progress(points[i])
 		}
 	})
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("point %s %s load %.1f: %w", cfgs[i].Scheme, cfgs[i].Workload.Name, cfgs[i].Load, err)
+	res := &Fig9Result{Config: c, Planned: len(cfgs)}
+	for i, ok := range finished {
+		if !ok {
+			continue
 		}
+		if errs[i] != nil {
+			return nil, fmt.Errorf("point %s %s load %g: %w", cfgs[i].Scheme, cfgs[i].Workload.Name, cfgs[i].Load, errs[i])
+		}
+		res.Points = append(res.Points, points[i])
 	}
 	return res, nil
 }

@@ -1,0 +1,74 @@
+package experiment
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/sim/topology"
+)
+
+// A sweep whose context ends after its first point returns that point alone, and its document
+// keeps the point in the sweep's flows/ layout and marks the arms that never ran.
+func TestRunFig9ContextKeepsFinishedPoints(t *testing.T) {
+	fab := topology.PaperFabric()
+	fab.Racks, fab.HostsPerRack, fab.Spines = 2, 4, 2
+	c := Fig9Config{Workloads: []string{"websearch"}, Loads: []float64{0.3, 0.6}, Schemes: []Scheme{TCP, QJump},
+		Flows: map[string]int{"websearch": 40}, Seed: 3, Workers: 1, Fabric: fab}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := RunFig9Context(ctx, c, func(*FCTResult) { cancel() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 1 || res.Planned != 4 || !res.Interrupted() {
+		t.Fatalf("%d of %d points kept, interrupted %v; want the first of 4, interrupted", len(res.Points), res.Planned, res.Interrupted())
+	}
+	dir := t.TempDir()
+	doc := NewFCTDocument(results.Header{Experiment: ExperimentFig9, Started: time.Unix(0, 0), Interrupted: "stopped"}, c, res.Points)
+	if err := WriteFCT(dir, doc, res.Points); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "flows", "websearch-0.3-tcp.csv")); err != nil {
+		t.Errorf("the kept point's flows file: %v", err)
+	}
+	skipped := 0
+	for _, a := range doc.Arms {
+		if a.Skipped != "" {
+			skipped++
+		}
+	}
+	if skipped != 3 {
+		t.Errorf("%d arms marked skipped, want the 3 that never ran", skipped)
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(summary), "INTERRUPTED, PARTIAL RESULTS: stopped") {
+		t.Errorf("summary.md does not say the run was interrupted:\n%s", summary)
+	}
+}
+
+// A complete sweep is not interrupted, whatever its context did afterwards.
+func TestRunFanInContextComplete(t *testing.T) {
+	c := DefaultFanIn(24, true)
+	c.Factors, c.Probes = []float64{0.5, 1}, 1000
+	res, err := RunFanInContext(context.Background(), c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 2 {
+		t.Fatalf("%d points, want 2", len(res.Points))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = RunFanInContext(ctx, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 0 {
+		t.Errorf("%d points from a sweep cancelled before it began, want none", len(res.Points))
+	}
+}
