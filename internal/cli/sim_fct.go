@@ -115,7 +115,7 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout io.Writer) error
 	points := []*experiment.FCTResult{res}
 	doc := experiment.NewFCTDocument(results.Header{
 		Experiment: experiment.ExperimentFCT, Started: start, DurationS: time.Since(start).Seconds(),
-		Title: fmt.Sprintf("Flow completion times: %s, %s at load %.1f", scheme, cdf.Name, opts.load),
+		Title: fmt.Sprintf("Flow completion times: %s, %s at load %g", scheme, cdf.Name, opts.load),
 	}, experiment.Fig9Config{Workloads: []string{cdf.Name}, Loads: []float64{opts.load}, Schemes: []experiment.Scheme{scheme},
 		Flows: map[string]int{cdf.Name: opts.flows}, Seed: opts.seed, Fabric: fab}, points)
 	if opts.out != "" {

@@ -83,3 +83,19 @@ func TestSimInterruptedBeforeAnyPoint(t *testing.T) {
 		t.Errorf("fct: %s was left behind", out)
 	}
 }
+
+// A load of 0.25 is named 0.25 in the arm and the title, not rounded to 0.2.
+func TestSimFCTNamesTheLoadInFull(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, status := run(t, "sim", "fct", "--load", "0.25", "--flows", "20", "--racks", "2", "--hosts-per-rack", "4", "--spines", "2", "--out", dir)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	if !strings.Contains(out, "qjump-0.25 ") {
+		t.Errorf("table lacks the arm qjump-0.25:\n%s", out)
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(summary), "at load 0.25") {
+		t.Errorf("summary.md's title does not say load 0.25:\n%s", summary)
+	}
+}

@@ -55,8 +55,9 @@ type PointSummary struct {
 	Perf       Perf    `json:"perf"`
 }
 
-// ArmName is the arm of a scheme at a load: "qjump-0.5".
-func ArmName(s Scheme, load float64) string { return fmt.Sprintf("%s-%.1f", s, load) }
+// ArmName is the arm of a scheme at a load: "qjump-0.5", "qjump-0.25". The load is written in
+// full (%g), not rounded: loads 0.2 and 0.25 are different arms.
+func ArmName(s Scheme, load float64) string { return fmt.Sprintf("%s-%g", s, load) }
 
 // schemeOf is the scheme of an arm.
 func schemeOf(arm string) string {
@@ -119,7 +120,7 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 			}
 			seen[arm] = true
 			doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: s == QJump, Param: l,
-				Description: fmt.Sprintf("%s; Poisson flow arrivals at load %.1f", schemeText[s], l),
+				Description: fmt.Sprintf("%s; Poisson flow arrivals at load %g", schemeText[s], l),
 				Bulk:        strings.Join(c.Workloads, ", ") + " flows"})
 		}
 	}
@@ -147,7 +148,7 @@ func flowsFile(p *FCTResult, planned int) string {
 	if planned == 1 {
 		return "flows.csv"
 	}
-	return filepath.Join("flows", fmt.Sprintf("%s-%.1f-%s.csv", p.Workload, p.Load, p.Scheme))
+	return filepath.Join("flows", fmt.Sprintf("%s-%g-%s.csv", p.Workload, p.Load, p.Scheme))
 }
 
 // fillOutcome computes the series and faults from each point's flows.
@@ -156,7 +157,7 @@ func (d *FCTDocument) fillOutcome(flows [][]FlowRow) {
 	for i, p := range d.Points {
 		d.Series = append(d.Series, fctSeries(p.Arm, p.Workload, p.Load, flows[i])...)
 		if p.Unfinished > 0 {
-			d.Faults = append(d.Faults, fmt.Sprintf("%s load %.1f %s: %d of %d flows unfinished at the horizon; its statistics leave them out",
+			d.Faults = append(d.Faults, fmt.Sprintf("%s load %g %s: %d of %d flows unfinished at the horizon; its statistics leave them out",
 				p.Workload, p.Load, p.Scheme, p.Unfinished, p.Flows))
 		}
 	}

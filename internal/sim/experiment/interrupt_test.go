@@ -72,3 +72,17 @@ func TestRunFanInContextComplete(t *testing.T) {
 		t.Errorf("%d points from a sweep cancelled before it began, want none", len(res.Points))
 	}
 }
+
+// Arms name the load in full: 0.25 is not 0.2, 0.04 is not 0.0, and Fig. 9's loads keep the
+// names of the committed results (docs/results/sim-fig9).
+func TestArmNameKeepsTheLoad(t *testing.T) {
+	for load, want := range map[float64]string{0.25: "qjump-0.25", 0.04: "qjump-0.04", 0.1: "qjump-0.1", 0.8: "qjump-0.8", 0.5: "qjump-0.5"} {
+		if got := ArmName(QJump, load); got != want {
+			t.Errorf("ArmName(qjump, %v) = %q, want %q", load, got, want)
+		}
+	}
+	p := &FCTResult{Workload: "websearch", Load: 0.25, Scheme: TCP}
+	if got := flowsFile(p, 2); got != filepath.Join("flows", "websearch-0.25-tcp.csv") {
+		t.Errorf("flows file %q, want flows/websearch-0.25-tcp.csv", got)
+	}
+}
