@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +24,9 @@ type simRunOptions struct {
 	hosts   []int
 	seed    uint64
 	json    bool
+	// flowsSet and hostsSet say whether the user gave --flows and --hosts, each of which only
+	// one experiment takes.
+	flowsSet, hostsSet bool
 }
 
 func newSimRunCommand() *cobra.Command {
@@ -47,8 +52,14 @@ qjump sim report DIR redraws the plots, summary.md and table from the files.`,
 		Example: `  qjump sim run fig9 --quick --out results/fig9-quick
   qjump sim run fig9 --out results/fig9
   qjump sim run fan-in --out results/fanin`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("need one experiment to run, fig9 or fan-in, e.g. qjump sim run fig9 --quick (got %d arguments)", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.flowsSet, opts.hostsSet = cmd.Flags().Changed("flows"), cmd.Flags().Changed("hosts")
 			return runSimRun(cmd.Context(), opts, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -57,18 +68,62 @@ qjump sim report DIR redraws the plots, summary.md and table from the files.`,
 	f.StringVar(&opts.out, "out", "", "output directory (default: results/sim-NAME-TIME)")
 	f.IntVar(&opts.workers, "workers", 2, "points simulated at once (one core each)")
 	f.IntVar(&opts.flows, "flows", 0, "fig9: flows per point for both workloads (0: 10000 web search and 3000 data mining; 1000 and 500 with --quick)")
-	f.IntSliceVar(&opts.hosts, "hosts", []int{144, 60}, "fan-in: host counts to run")
+	f.IntSliceVar(&opts.hosts, "hosts", []int{144, 60}, "fan-in: host counts to run, each whole racks: a multiple of 16, or of 12")
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
 	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
 	return cmd
 }
 
-func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, stderr io.Writer) error {
-	if name != "fig9" && name != "fan-in" {
+// check refuses any flag that is wrong for experiment name, before anything is made or simulated.
+func (opts *simRunOptions) check(name string) error {
+	switch {
+	case name != "fig9" && name != "fan-in":
 		return usageErrorf("unknown experiment %q: need fig9 or fan-in", name)
-	}
-	if opts.workers < 1 {
+	case opts.workers < 1:
 		return usageErrorf("invalid --workers %d: need at least 1", opts.workers)
+	case name == "fig9" && opts.hostsSet:
+		return usageErrorf("--hosts is for fan-in, not fig9: fig9 runs the paper's 144-host fabric")
+	case name == "fan-in" && opts.flowsSet:
+		return usageErrorf("--flows is for fig9, not fan-in: fan-in sends probes, --quick makes it shorter")
+	case opts.flows < 0:
+		return usageErrorf("invalid --flows %d: need a number of flows per point, or 0 for the default", opts.flows)
+	}
+	if name == "fan-in" {
+		return checkFanInHosts(opts.hosts)
+	}
+	return nil
+}
+
+// checkFanInHosts refuses an empty list, a host count that is not whole racks, and a count given
+// twice (it would run the same sweeps twice and draw them over each other).
+func checkFanInHosts(hosts []int) error {
+	if len(hosts) == 0 {
+		return usageErrorf("invalid --hosts: need at least one host count, e.g. 144,60")
+	}
+	seen := map[int]bool{}
+	for _, h := range hosts {
+		if err := experiment.CheckFanInHosts(h); err != nil {
+			return asFlagError(err)
+		}
+		if seen[h] {
+			return usageErrorf("invalid --hosts %s: %d is given twice; give each host count once", joinInts(hosts), h)
+		}
+		seen[h] = true
+	}
+	return nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, stderr io.Writer) error {
+	if err := opts.check(name); err != nil {
+		return err
 	}
 	out := opts.out
 	if out == "" {

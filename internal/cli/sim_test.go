@@ -99,3 +99,43 @@ func TestSimFCTNamesTheLoadInFull(t *testing.T) {
 		t.Errorf("summary.md's title does not say load 0.25:\n%s", summary)
 	}
 }
+
+// Every flag is checked before anything is made or simulated: bad input exits 2 with a message
+// naming the flag and leaves no --out directory behind.
+func TestSimRunChecksFlagsFirst(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "run"}, "fig9 or fan-in"},
+		{[]string{"sim", "run", "fan-in", "--quick", "--hosts", "0"}, "--hosts"},
+		{[]string{"sim", "run", "fan-in", "--quick", "--hosts", "17"}, "multiple of 16"},
+		{[]string{"sim", "run", "fan-in", "--quick", "--hosts", "144,17"}, `--hosts "17"`},
+		{[]string{"sim", "run", "fan-in", "--quick", "--hosts", "48,48"}, "given twice"},
+		{[]string{"sim", "run", "fan-in", "--quick", "--flows", "10"}, "--flows is for fig9"},
+		{[]string{"sim", "run", "fig9", "--quick", "--hosts", "16"}, "--hosts is for fan-in"},
+		{[]string{"sim", "run", "fig9", "--quick", "--flows", "-1"}, "--flows -1"},
+		{[]string{"sim", "fct", "--load", "2"}, "--load"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		_, errOut, status := run(t, append(c.args, "--out", out)...)
+		if status != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: status %d, stderr %q; want 2 and a message with %q", c.args, status, errOut, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: left %s behind", c.args, out)
+		}
+	}
+}
+
+// --out is checked before simulating: a path that cannot be a directory is refused at once.
+func TestSimFCTChecksOutFirst(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, status := run(t, "sim", "fct", "--out", filepath.Join(file, "dir"))
+	if status != exitUsage || !strings.Contains(errOut, "--out") {
+		t.Errorf("status %d, stderr %q; want 2 and a message naming --out", status, errOut)
+	}
+}

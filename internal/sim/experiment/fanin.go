@@ -60,6 +60,16 @@ func DefaultFanIn(hosts int, quick bool) FanInConfig {
 	return c
 }
 
+// CheckFanInHosts checks a host count for DefaultFanIn, which builds whole racks: of 16 hosts when
+// the count is a multiple of 16, else of 12.
+func CheckFanInHosts(hosts int) error {
+	if hosts >= 12 && hosts <= MaxHosts && (hosts%16 == 0 || hosts%12 == 0) {
+		return nil
+	}
+	return &model.FieldError{Field: "hosts", Value: fmt.Sprint(hosts), Allowed: fmt.Sprintf(
+		"need whole racks, a multiple of 16 (racks of 16 hosts) or of 12 (racks of 12), at most %d: e.g. 144, 60, 48, 24 or 12", MaxHosts)}
+}
+
 // Model is the QJump configuration of one point: n hosts at 10 Gb/s, P, m, f7 and an unlimited
 // level 0. ε is what a level-7 packet can wait behind lower-level packets already being sent:
 // one full frame at each of the four hops of the longest path (switches do not preempt).
