@@ -11,6 +11,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/sim"
+	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/sim/topology"
 )
 
@@ -69,10 +70,16 @@ func (f *fabricFlags) config() (topology.Config, error) {
 		return c, usageErrorf("invalid --racks %d: need at least 1", f.racks)
 	case f.hostsPerRack < 1:
 		return c, usageErrorf("invalid --hosts-per-rack %d: need at least 1", f.hostsPerRack)
-	case f.racks*f.hostsPerRack < 2:
-		return c, usageErrorf("invalid --racks/--hosts-per-rack: need at least 2 hosts")
 	case f.spines < 1:
 		return c, usageErrorf("invalid --spines %d: need at least 1", f.spines)
+	case !productWithin(f.racks, f.hostsPerRack, experiment.MaxHosts):
+		return c, usageErrorf("invalid --racks %d --hosts-per-rack %d: need at most %d hosts in all (each simulated host takes about 1.5 kB before any traffic)",
+			f.racks, f.hostsPerRack, experiment.MaxHosts)
+	case f.racks*f.hostsPerRack < 2:
+		return c, usageErrorf("invalid --racks %d --hosts-per-rack %d: need at least 2 hosts in all", f.racks, f.hostsPerRack)
+	case !productWithin(f.racks, f.spines, experiment.MaxCoreLinks):
+		return c, usageErrorf("invalid --racks %d --spines %d: need at most %d ToR-spine links (racks × spines), each a pair of simulated switch ports",
+			f.racks, f.spines, experiment.MaxCoreLinks)
 	case f.buffer < 0:
 		return c, usageErrorf("invalid --buffer %d: need 0 (the scheme's) or a number of packets", f.buffer)
 	}
@@ -100,4 +107,10 @@ func makeOutDir(out string) (removeIfEmpty func(), err error) {
 			os.Remove(out) // fails, as it should, if anything was written
 		}
 	}, nil
+}
+
+// productWithin says whether a×b ≤ limit for positive a and b. It divides rather than multiplies,
+// so --racks 4294967296 --hosts-per-rack 4294967296 cannot overflow into a small product.
+func productWithin(a, b, limit int) bool {
+	return a <= limit/b
 }
