@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +28,7 @@ type simFCTOptions struct {
 }
 
 func newSimFCTCommand() *cobra.Command {
-	opts := &simFCTOptions{fabric: newFabricFlags()}
+	opts := &simFCTOptions{fabric: newFabricFlags(), load: 0.5}
 	cmd := &cobra.Command{
 		Use:   "fct --scheme S --workload W --load L --flows N [--seed S] [--out DIR]",
 		Short: "Simulate one flow-completion-time point: a scheme, a workload, a load",
@@ -51,7 +54,7 @@ summary.md, in the results format the testbed uses; qjump sim report DIR redraws
 	f := cmd.Flags()
 	f.StringVar(&opts.scheme, "scheme", "qjump", "tcp, dctcp, pfabric or qjump")
 	f.StringVar(&opts.workload, "workload", "websearch", "websearch, datamining or a CDF file")
-	f.Float64Var(&opts.load, "load", 0.5, "offered load, a fraction of the edge capacity (0 < L < 1)")
+	f.Var(loadValue{&opts.load}, "load", "offered load, a fraction of the edge capacity (0 < L < 1)")
 	f.IntVar(&opts.flows, "flows", 5000, "flows to simulate")
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
 	f.StringVar(&opts.out, "out", "", "directory for flows.csv and results.json")
@@ -134,3 +137,25 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout io.Writer) error
 	fmt.Fprintln(stdout, experiment.PerfLine(res.Perf))
 	return nil
 }
+
+// loadValue is --load: a number that is not one is refused with what --load takes, not with
+// strconv's parse error.
+type loadValue struct{ p *float64 }
+
+func (v loadValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return errors.New("need a fraction of the edge capacity, 0 < L < 1, e.g. 0.5")
+	}
+	*v.p = f
+	return nil
+}
+
+func (v loadValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (v loadValue) Type() string { return "float" }

@@ -230,7 +230,7 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 			c = experiment.DefaultFanIn(h, opts.quick)
 			c.Workers, c.Seed, c.Aligned, c.Straddle = opts.workers, opts.seed, sweep.aligned, sweep.straddle
 			res, err := experiment.RunFanInContext(ctx, c, func(p experiment.FanInPoint) {
-				fmt.Fprintf(stderr, "%d hosts aligned %v straddled %v f7 %.2f: %s\n", h, sweep.aligned, sweep.straddle, p.F7, experiment.PerfLine(p.Perf))
+				fmt.Fprintf(stderr, "%d hosts, %s, f7 %g: %s\n", h, experiment.EpochsText(sweep.aligned, sweep.straddle), p.F7, experiment.PerfLine(p.Perf))
 			})
 			if err != nil {
 				return asFlagError(err)

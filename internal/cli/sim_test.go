@@ -142,3 +142,24 @@ func TestSimFCTChecksOutFirst(t *testing.T) {
 		t.Errorf("status %d, stderr %q; want 2 and a message naming --out", status, errOut)
 	}
 }
+
+// Bad values are explained in words: the sign of a duration, what --load takes, and one rack or
+// spine is not "1 racks".
+func TestSimWording(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"sim", "fct", "--host-delay", "-1us"}, "negative", "with a unit"},
+		{[]string{"sim", "fct", "--load", "abc"}, "0 < L < 1", "strconv"},
+	} {
+		_, errOut, status := run(t, c.args...)
+		if status != exitUsage || !strings.Contains(errOut, c.want) || strings.Contains(errOut, c.not) {
+			t.Errorf("%v: status %d, stderr %q; want 2, %q and not %q", c.args, status, errOut, c.want, c.not)
+		}
+	}
+	out, errOut, status := run(t, "sim", "fct", "--flows", "5", "--racks", "1", "--hosts-per-rack", "3", "--spines", "1")
+	if status != 0 || !strings.Contains(out, "(1 rack of 3, 1 spine,") {
+		t.Errorf("status %d (%s), headline:\n%s\nwant one rack and one spine in the singular", status, errOut, out)
+	}
+}

@@ -152,8 +152,11 @@ func (b Bytes) String() string {
 // ParseDuration reads a duration; Go's syntax already accepts "us", "µs" and "μs".
 func ParseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil || d < 0 {
+	if err != nil {
 		return 0, errors.New(durationAllowed)
+	}
+	if d < 0 { // a unit was there: the sign is what is wrong
+		return 0, errors.New("need 0 or more, not a negative duration, e.g. 0, 500ns, 4us")
 	}
 	return d, nil
 }

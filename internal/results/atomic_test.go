@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,17 @@ func TestWriteFileAtomicKeepsOldFileOnFailure(t *testing.T) {
 	st, _ := os.Stat(path)
 	if string(b) != "new\n" || st.Mode().Perm() != 0o644 {
 		t.Errorf("after a write: %q, mode %v; want \"new\\n\", 0644", b, st.Mode().Perm())
+	}
+}
+
+// A run judged against no target has no empty Targets section in summary.md.
+func TestMarkdownLeavesOutEmptyTargets(t *testing.T) {
+	md := View{Header: Header{Title: "t"}}.Markdown()
+	if strings.Contains(md, "## Targets") {
+		t.Errorf("summary.md of a run with no targets has a Targets heading:\n%s", md)
+	}
+	md = View{Header: Header{Title: "t"}, Outcome: Outcome{Targets: []Target{{Name: "a", Criterion: "c"}}}}.Markdown()
+	if !strings.Contains(md, "## Targets") {
+		t.Errorf("summary.md of a run with a target lacks the Targets heading:\n%s", md)
 	}
 }

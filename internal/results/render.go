@@ -197,7 +197,10 @@ func (v View) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s (bulk: %s) | %s |\n", a.Name, desc, a.Bulk, onOff(a.QJump))
 	}
-	b.WriteString("\n## Targets\n\n")
+	// A run judged against no target (the simulator's Fig. 9) gets no empty Targets section.
+	if len(v.Outcome.Targets) > 0 {
+		b.WriteString("\n## Targets\n\n")
+	}
 	for _, t := range v.Outcome.Targets {
 		fmt.Fprintf(&b, "- **%s** — %s: %s\n", t.Name, t.Criterion, t.Verdict())
 		for _, e := range t.Worst {

@@ -59,6 +59,10 @@ var sweepPlot = map[string]struct{ suffix, title string }{
 	"random-straddled":  {"-random-straddled", "random epoch phases, two budgets back to back"},
 }
 
+// EpochsText says in words how a sweep's probes meet, for progress lines: "aligned epochs, two
+// budgets back to back".
+func EpochsText(aligned, straddle bool) string { return sweepPlot[epochsTool(aligned, straddle)].title }
+
 func faninArm(hosts int, f7 float64) string { return fmt.Sprintf("n%d-f7=%g", hosts, f7) }
 
 // NewFanInDocument writes the sweeps down.

@@ -214,8 +214,9 @@ func (d *FCTDocument) View() results.View {
 	}
 	return results.View{
 		Header: d.Header, Outcome: d.Outcome,
-		Headline: fmt.Sprintf("%d hosts (%d racks of %d, %d spines, %s/%s links), loads %v, %s flows per point, seed %d",
-			f.Hosts(), f.Racks, f.HostsPerRack, f.Spines, rateText(f.EdgeRate), rateText(f.CoreRate), d.Loads, strings.Join(flows, " and "), d.Seed),
+		Headline: fmt.Sprintf("%s (%s of %d, %s, %s/%s links), loads %v, %s flows per point, seed %d",
+			countText(f.Hosts(), "host"), countText(f.Racks, "rack"), f.HostsPerRack, countText(f.Spines, "spine"),
+			rateText(f.EdgeRate), rateText(f.CoreRate), d.Loads, strings.Join(flows, " and "), d.Seed),
 		Method: "Simulated (qjump sim); every figure is a flow's completion time over its ideal on the idle fabric, " +
 			"fct-small (0, 100 kB], fct-large (10 MB, ∞), fct-all; lost counts flows unfinished at the horizon.",
 		Figures: []results.Figure{results.MeanFigure, results.LatencyFigures[0], results.LatencyFigures[2], results.LatencyFigures[4]},
@@ -297,3 +298,11 @@ func ReportFCT(dir string, doc *FCTDocument) error {
 }
 
 func rateText(r sim.Rate) string { return fmt.Sprintf("%g Gb/s", float64(r)/float64(sim.Gbps)) }
+
+// countText is "1 rack", "9 racks".
+func countText(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
