@@ -48,7 +48,8 @@ not depend on how many), and writes into DIR:
           results.json, summary.md. At least 10^6 probes per point
           (10^5 with --quick).
 results.json and summary.md are the testbed's results format (internal/results);
-qjump sim report DIR redraws the plots, summary.md and table from the files.`,
+qjump sim report DIR redraws the plots, summary.md and table from the files. Ctrl-C stops the
+run: the points that finished are written as above, marked partial, and run exits 130.`,
 		Example: `  qjump sim run fig9 --quick --out results/fig9-quick
   qjump sim run fig9 --out results/fig9
   qjump sim run fan-in --out results/fanin`,
