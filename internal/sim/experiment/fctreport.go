@@ -279,18 +279,36 @@ func writeSummary(dir string, v results.View) error {
 }
 
 // ReportFCT rebuilds an fct or fig9 directory's series, faults, plots and summary.md from its
-// results.json and flows files. Where the flows files are absent (the committed full sweep leaves
-// out its 40 MB of them) it redraws from the series results.json holds.
+// results.json and flows files. Where every flows file is absent (the committed full sweep leaves
+// out its 40 MB of them) it redraws from the series results.json holds. Some present and some
+// absent, or a file with other than its point's number of flows, is refused: the statistics would
+// silently describe a truncated file or another run's, and results.json would be overwritten
+// with them.
 func ReportFCT(dir string, doc *FCTDocument) error {
+	var missing []string
+	for _, p := range doc.Points {
+		if _, err := os.Stat(filepath.Join(dir, p.FlowsFile)); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, p.FlowsFile)
+		}
+	}
+	switch {
+	case len(missing) == len(doc.Points):
+		return doc.redraw(dir)
+	case len(missing) > 0:
+		return fmt.Errorf("%s: %d of the %d flows files results.json names are missing (%s): "+
+			"restore them, or remove every flows file to redraw from results.json alone",
+			dir, len(missing), len(doc.Points), strings.Join(missing, ", "))
+	}
 	flows := make([][]FlowRow, len(doc.Points))
 	for i, p := range doc.Points {
 		path := filepath.Join(dir, p.FlowsFile)
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return doc.redraw(dir)
-		}
 		rows, err := ReadFlowsFile(path)
 		if err != nil {
 			return err
+		}
+		if len(rows) != p.Flows {
+			return fmt.Errorf("%s has %d flows, but results.json says its point simulated %d: "+
+				"the file is truncated or from another run", path, len(rows), p.Flows)
 		}
 		flows[i] = rows
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,28 @@ func TestReportRebuildsFig9(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}
+	}
+	// A truncated flows file, or some missing, is refused and results.json left as it was.
+	flowsFile := filepath.Join(dir, "flows/websearch-0.3-qjump.csv")
+	whole, err := os.ReadFile(flowsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	if err := os.WriteFile(flowsFile, bytes.Join(lines[:len(lines)/2], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Report(dir); err == nil || !strings.Contains(err.Error(), "truncated or from another run") {
+		t.Errorf("report of a truncated flows file: %v, want it refused", err)
+	}
+	if err := os.Remove(flowsFile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Report(dir); err == nil || !strings.Contains(err.Error(), "1 of the 4 flows files") {
+		t.Errorf("report with one flows file missing: %v, want it refused", err)
+	}
+	if again := readAll(t, dir, "results.json"); !bytes.Equal(again[0], before[0]) {
+		t.Errorf("a refused report changed results.json")
 	}
 	// Without the flows files the report redraws from results.json's series.
 	if err := os.RemoveAll(filepath.Join(dir, "flows")); err != nil {
