@@ -33,8 +33,9 @@ func newSimFCTCommand() *cobra.Command {
 		Use:   "fct --scheme S --workload W --load L --flows N [--seed S] [--out DIR]",
 		Short: "Simulate one flow-completion-time point: a scheme, a workload, a load",
 		Long: `fct runs Poisson flow arrivals at an offered load (a fraction of the hosts' edge capacity)
-with sizes from a workload CDF between random distinct hosts, until every flow has completed, and
-prints the paper's statistics of FCT normalised to the ideal FCT on the idle fabric: small flows
+with sizes from a workload CDF between random distinct hosts, until every flow has completed (at
+most 10 simulated seconds after the last arrival: a flow not done by then is counted unfinished,
+which the output reports as a measurement fault), and prints the paper's statistics of FCT normalised to the ideal FCT on the idle fabric: small flows
 (0, 100kB] average and 99th percentile, large flows (10MB, ∞) average, and all flows.
 
 Schemes: tcp (NewReno, drop-tail, 150-packet buffers, min RTO 200µs), dctcp (K=65, g=1/16),
