@@ -26,7 +26,17 @@ func placeLegend(pl *plot.Plot, c draw.Canvas, curves []plotter.XYs, grow func(*
 		best, fewest = clearestCorner(pl, c, curves)
 	}
 	pl.Legend.Top, pl.Legend.Left = legendCorners[best].top, legendCorners[best].left
+	// gonum aligns a right-hand legend's thumbnails with the canvas's edge, where half of each
+	// marker is cut off; a small inset keeps them whole.
+	pl.Legend.XOffs = 0
+	if !pl.Legend.Left {
+		pl.Legend.XOffs = -legendInset
+	}
 }
+
+// legendInset is how far a right-hand legend stays in from the canvas's edge: half a marker and
+// a little air.
+const legendInset = vg.Length(6)
 
 // canvasOf is a canvas of w by h to place a legend on before the plot is saved at that size.
 func canvasOf(w, h vg.Length) draw.Canvas { return draw.New(vgimg.New(w, h)) }

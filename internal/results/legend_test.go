@@ -35,11 +35,17 @@ func TestLegendAvoidsTheCurves(t *testing.T) {
 	if !pl.Legend.Top || pl.Legend.Left || pl.Y.Max != max {
 		t.Fatalf("legend top %v left %v, y max %g (was %g): want top right, axis unchanged", pl.Legend.Top, pl.Legend.Left, pl.Y.Max, max)
 	}
+	if pl.Legend.XOffs != -legendInset {
+		t.Errorf("right-hand legend offset %v, want %v: its markers would be cut at the canvas's edge", pl.Legend.XOffs, -legendInset)
+	}
 	rising := plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 100}} // through bottom left and top right
 	pl = legendPlot(t, []plotter.XYs{rising})
 	placeLegend(pl, canvasOf(5*vg.Inch, 3.5*vg.Inch), []plotter.XYs{rising}, raiseTop)
 	if !pl.Legend.Top || !pl.Legend.Left {
 		t.Fatalf("legend top %v left %v: want top left", pl.Legend.Top, pl.Legend.Left)
+	}
+	if pl.Legend.XOffs != 0 {
+		t.Errorf("left-hand legend offset %v, want 0", pl.Legend.XOffs)
 	}
 }
 

@@ -24,6 +24,9 @@ type ParamPlot struct {
 	Points []Series
 	Curve  func(Series) string // the curve a series belongs to; curves are drawn in order of first appearance
 	Value  func(Stats) float64 // the figure drawn
+	// Floor, when positive, is a value the y axis always reaches down to, so that curves near it
+	// can be read against a label: a normalised FCT is at least 1, the ideal.
+	Floor float64
 }
 
 // Draw writes the plot into dir and returns its file name, or "" when no series has a figure. An
@@ -69,6 +72,9 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 	}
 	if len(drawn) == 0 {
 		return "", nil
+	}
+	if p.Floor > 0 {
+		pl.Y.Min = min(pl.Y.Min, p.Floor)
 	}
 	w, h := 5*vg.Inch, 3.5*vg.Inch
 	placeLegend(pl, canvasOf(w, h), drawn, raiseTop)

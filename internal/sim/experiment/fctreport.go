@@ -194,7 +194,7 @@ func (d *FCTDocument) plots(dir string) ([]string, error) {
 			}
 		}
 		f, err := results.ParamPlot{File: panel.name + ".png", Title: panel.title, XLabel: "load", YLabel: "normalised FCT",
-			LogY: true, Points: pts, Curve: func(s results.Series) string { return schemeOf(s.Arm) }, Value: panel.value}.Draw(dir)
+			LogY: true, Floor: 1, Points: pts, Curve: func(s results.Series) string { return schemeOf(s.Arm) }, Value: panel.value}.Draw(dir)
 		if err != nil {
 			return nil, err
 		}
