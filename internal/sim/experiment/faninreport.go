@@ -95,8 +95,11 @@ func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *F
 		t := results.Target{Name: fmt.Sprintf("region-A-n%d-%s", r.Hosts, epochsTool(r.Aligned, r.Straddle)),
 			Criterion: "no level-7 probe over the model's bound, or lost to a full switch buffer, where f7 ≤ 1 (region A): the simulator has no noise",
 			Value:     float64(over), Limit: 0, Unit: "probes", Evaluated: evaluated, Met: evaluated && over == 0}
-		if !evaluated {
+		switch {
+		case !evaluated:
 			t.Note = "no point in region A"
+		case len(r.Points) < len(c.Factors):
+			t.Note = fmt.Sprintf("judged on the %d of %d points that finished before the run was interrupted", len(r.Points), len(c.Factors))
 		}
 		doc.Targets = append(doc.Targets, t)
 	}

@@ -86,3 +86,25 @@ func TestArmNameKeepsTheLoad(t *testing.T) {
 		t.Errorf("flows file %q, want flows/websearch-0.25-tcp.csv", got)
 	}
 }
+
+// A sweep cut short by an interrupt has its region-A target judged on the points that finished,
+// and the target says so rather than reading as a verdict on the whole sweep.
+func TestFanInTargetOfAnInterruptedSweepSaysSo(t *testing.T) {
+	c := DefaultFanIn(24, true)
+	c.Factors, c.Probes = []float64{0.5, 1, 2}, 1000
+	whole, err := RunFanIn(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := *whole
+	cut.Points = whole.Points[:2] // f7 = 2 did not finish
+	for _, tc := range []struct {
+		sweep *FanInResult
+		note  string
+	}{{whole, ""}, {&cut, "judged on the 2 of 3 points that finished before the run was interrupted"}} {
+		doc := NewFanInDocument(results.Header{Experiment: ExperimentFanIn}, c, []*FanInResult{tc.sweep})
+		if got := doc.Targets[0].Note; got != tc.note {
+			t.Errorf("%d of 3 points: target note %q, want %q", len(tc.sweep.Points), got, tc.note)
+		}
+	}
+}
