@@ -28,7 +28,7 @@ func newModelFlags() *modelFlags {
 }
 
 func (m *modelFlags) register(fs *pflag.FlagSet) {
-	fs.Var(&wholeValue{&m.cfg.Hosts, 1, "need a whole number of hosts, at least 1"}, "hosts",
+	fs.Var(&unitValue[int]{&m.cfg.Hosts, parseWhole(1, "need a whole number of hosts, at least 1")}, "hosts",
 		"n: hosts that may send to one destination at once, e.g. 12")
 	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, model.ParseRate}, "rate",
 		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
@@ -37,7 +37,7 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 			"device on the wire, MTU + 14 (+ 4 when PCP marking pushes a tag) + 24: 1538B for MTU 1500")
 	fs.Var(&unitValue[time.Duration]{&m.cfg.Epsilon, model.ParseDuration}, "epsilon",
 		"ε: cumulative switch processing delay on the longest path, e.g. 4us, 1.05ms")
-	fs.Var(&wholeValue{&m.cfg.Mesochronous, 1, "need a whole number, at least 1"}, "mesochronous",
+	fs.Var(&unitValue[int]{&m.cfg.Mesochronous, parseWhole(1, "need a whole number, at least 1")}, "mesochronous",
 		"m: epoch misalignment compensation; 2 is safe for unsynchronised hosts, 1 is the paper's nP/R")
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
 		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
@@ -118,32 +118,17 @@ func (v *packetValue) String() string {
 
 func (v *packetValue) Type() string { return "value" }
 
-// wholeValue is an int flag that says what it counts when the input is not a whole number at
-// least min: pflag's IntVar would pass on strconv's `parsing "12.5": invalid syntax`, which
-// names neither.
-type wholeValue struct {
-	p       *int
-	min     int
-	allowed string // e.g. "need a whole number of hosts, at least 1"
-}
-
-func (w *wholeValue) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < w.min {
-		return errors.New(w.allowed)
+// parseWhole reads a whole number of at least min for unitValue, answering allowed otherwise:
+// pflag's IntVar would pass on strconv's `parsing "12.5": invalid syntax`, which names neither.
+func parseWhole(min int, allowed string) func(string) (int, error) {
+	return func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < min {
+			return 0, errors.New(allowed)
+		}
+		return n, nil
 	}
-	*w.p = n
-	return nil
 }
-
-func (w *wholeValue) String() string {
-	if w.p == nil {
-		return "0"
-	}
-	return strconv.Itoa(*w.p)
-}
-
-func (w *wholeValue) Type() string { return "int" }
 
 // unitValue adapts a model parser to a pflag.Value, so a malformed unit is reported by pflag with
 // the flag's name and the value given.
@@ -171,4 +156,14 @@ func (u *unitValue[T]) String() string {
 	return fmt.Sprint(*u.p)
 }
 
-func (u *unitValue[T]) Type() string { return "value" }
+// Type is what --help shows after the flag's name: the plain type for numbers, "value" for units.
+func (u *unitValue[T]) Type() string {
+	var zero T
+	switch any(zero).(type) {
+	case int:
+		return "int"
+	case float64:
+		return "float"
+	}
+	return "value"
+}

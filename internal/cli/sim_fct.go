@@ -55,7 +55,7 @@ summary.md, in the results format the testbed uses; qjump sim report DIR redraws
 	f := cmd.Flags()
 	f.StringVar(&opts.scheme, "scheme", "qjump", "tcp, dctcp, pfabric or qjump")
 	f.StringVar(&opts.workload, "workload", "websearch", "websearch, datamining or a CDF file")
-	f.Var(loadValue{&opts.load}, "load", "offered load, a fraction of the edge capacity (0 < L < 1)")
+	f.Var(&unitValue[float64]{&opts.load, parseLoad}, "load", "offered load, a fraction of the edge capacity (0 < L < 1)")
 	f.IntVar(&opts.flows, "flows", 5000, "flows to simulate")
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
 	f.StringVar(&opts.out, "out", "", "directory for flows.csv and results.json")
@@ -139,24 +139,12 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout io.Writer) error
 	return nil
 }
 
-// loadValue is --load: a number that is not one is refused with what --load takes, not with
-// strconv's parse error.
-type loadValue struct{ p *float64 }
-
-func (v loadValue) Set(s string) error {
+// parseLoad reads --load for unitValue: a value that is no number is refused with what --load
+// takes, not with strconv's parse error (the range is checked with the other flags).
+func parseLoad(s string) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil {
-		return errors.New("need a fraction of the edge capacity, 0 < L < 1, e.g. 0.5")
+		return 0, errors.New("need a fraction of the edge capacity, 0 < L < 1, e.g. 0.5")
 	}
-	*v.p = f
-	return nil
+	return f, nil
 }
-
-func (v loadValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
-
-func (v loadValue) Type() string { return "float" }

@@ -44,11 +44,8 @@ type FanInConfig struct {
 // DefaultFanIn is the experiment at hosts hosts; quick shortens it for CI.
 func DefaultFanIn(hosts int, quick bool) FanInConfig {
 	c := FanInConfig{
-		Hosts: hosts, HostsPerRack: 16, Probes: 1_000_000, ProbeSize: 256, Packet: 1500,
+		Hosts: hosts, HostsPerRack: fanInRack(hosts), Probes: 1_000_000, ProbeSize: 256, Packet: 1500,
 		Mesochronous: model.DefaultMesochronous, BulkLoad: 1.2, Seed: 1, Workers: 2,
-	}
-	if hosts%16 != 0 {
-		c.HostsPerRack = 12
 	}
 	for f := 0.5; f <= 4.0001; f += 0.25 {
 		c.Factors = append(c.Factors, math.Round(f*100)/100)
@@ -60,10 +57,18 @@ func DefaultFanIn(hosts int, quick bool) FanInConfig {
 	return c
 }
 
-// CheckFanInHosts checks a host count for DefaultFanIn, which builds whole racks: of 16 hosts when
-// the count is a multiple of 16, else of 12.
+// fanInRack is the rack DefaultFanIn builds hosts of: 16 hosts when the count is a multiple of
+// 16, else 12.
+func fanInRack(hosts int) int {
+	if hosts%16 == 0 {
+		return 16
+	}
+	return 12
+}
+
+// CheckFanInHosts checks a host count for DefaultFanIn: whole racks (fanInRack), at least one.
 func CheckFanInHosts(hosts int) error {
-	if hosts >= 12 && hosts <= MaxHosts && (hosts%16 == 0 || hosts%12 == 0) {
+	if hosts >= 12 && hosts <= MaxHosts && hosts%fanInRack(hosts) == 0 {
 		return nil
 	}
 	return &model.FieldError{Field: "hosts", Value: fmt.Sprint(hosts), Allowed: fmt.Sprintf(

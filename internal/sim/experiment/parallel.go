@@ -58,14 +58,3 @@ func parallel(ctx context.Context, n, workers int, point, done func(i int)) (fin
 	abandoned = true
 	return append([]bool(nil), finished...)
 }
-
-// count is how many of finished are true.
-func count(finished []bool) int {
-	n := 0
-	for _, f := range finished {
-		if f {
-			n++
-		}
-	}
-	return n
-}
