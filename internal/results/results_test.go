@@ -82,8 +82,8 @@ func TestSeriesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"arm":"idle","tool":"probe","metric":"oneway","samples":4,"lost":1,"mean_us":20,"p50_us":20,"p90_us":30,"p99_us":30,"p999_us":30,"max_us":30,"rms_us":21.602,"per_sec":0},` +
-		`{"arm":"f7=0.5","tool":"probe","metric":"oneway","param":0.5,"samples":4,"lost":4,"mean_us":null,"p50_us":null,"p90_us":null,"p99_us":null,"p999_us":null,"max_us":null,"rms_us":null,"per_sec":0}]`
+	want := `[{"arm":"idle","tool":"probe","metric":"oneway","samples":4,"lost":1,"mean_us":20,"p50_us":20,"p90_us":30,"p99_us":30,"p999_us":30,"max_us":30,"rms_us":21.602,"per_sec":null},` +
+		`{"arm":"f7=0.5","tool":"probe","metric":"oneway","param":0.5,"samples":4,"lost":4,"mean_us":null,"p50_us":null,"p90_us":null,"p99_us":null,"p999_us":null,"max_us":null,"rms_us":null,"per_sec":null}]`
 	if string(b) != want {
 		t.Errorf("series JSON:\n%s\nwant:\n%s", b, want)
 	}
@@ -93,6 +93,30 @@ func TestSeriesJSON(t *testing.T) {
 	}
 	if len(back) != 2 || back[0] != series[0] || back[1] != series[1] {
 		t.Errorf("round trip: %+v, want %+v", back, series)
+	}
+}
+
+// A series with a unit of its own (a ratio) names its figures without `_us`, so that no reader
+// takes them for microseconds, and still reads a file written before it did.
+func TestUnitSeriesJSON(t *testing.T) {
+	s := Series{Arm: "tcp", Tool: "sim", Metric: "fct", Unit: "x ideal", Stats: Stats{Samples: 3, MeanUS: 2.5, P50US: 2, P90US: 3, P99US: 3,
+		P999US: 3, MaxUS: 3, RMSUS: 2.6, PerSec: 12}}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"arm":"tcp","tool":"sim","metric":"fct","unit":"x ideal","samples":3,"lost":0,"mean":2.5,"p50":2,"p90":3,"p99":3,"p999":3,"max":3,"rms":2.6,"per_sec":12}`
+	if string(b) != want {
+		t.Errorf("unit series JSON:\n%s\nwant:\n%s", b, want)
+	}
+	var back Series
+	if err := json.Unmarshal(b, &back); err != nil || back != s {
+		t.Errorf("round trip: %+v, %v; want %+v", back, err, s)
+	}
+	old := `{"arm":"tcp","tool":"sim","metric":"fct","unit":"x ideal","samples":3,"lost":0,"mean_us":2.5,"p50_us":2,"p90_us":3,"p99_us":3,"p999_us":3,"max_us":3,"rms_us":2.6,"per_sec":12}`
+	back = Series{}
+	if err := json.Unmarshal([]byte(old), &back); err != nil || back != s {
+		t.Errorf("old-format unit series: %+v, %v; want %+v", back, err, s)
 	}
 }
 

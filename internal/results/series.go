@@ -1,6 +1,9 @@
 package results
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Series is the statistics of one arm's samples from one tool and metric.
 type Series struct {
@@ -36,8 +39,11 @@ func SeriesOf(rows []Row) []Series {
 	return out
 }
 
-// seriesJSON is a series in results.json: the figures of a series without a delivered sample are
-// null, so that no reader takes them for 0 µs.
+// seriesJSON is a series as results.json holds it, for reading. A figure's name carries its unit:
+// `mean_us` for the µs of a latency series, plain `mean` for a series with a Unit of its own (the
+// simulator's normalised FCT, a ratio, which a `_us` name would misreport). The figures of a
+// series without a delivered sample are null, so that no reader takes them for 0, and so is
+// per_sec when the tool gives no send times.
 type seriesJSON struct {
 	Arm     string   `json:"arm"`
 	Tool    string   `json:"tool"`
@@ -53,17 +59,79 @@ type seriesJSON struct {
 	P999US  *float64 `json:"p999_us"`
 	MaxUS   *float64 `json:"max_us"`
 	RMSUS   *float64 `json:"rms_us"`
-	PerSec  float64  `json:"per_sec"`
+	Mean    *float64 `json:"mean"`
+	P50     *float64 `json:"p50"`
+	P90     *float64 `json:"p90"`
+	P99     *float64 `json:"p99"`
+	P999    *float64 `json:"p999"`
+	Max     *float64 `json:"max"`
+	RMS     *float64 `json:"rms"`
+	PerSec  *float64 `json:"per_sec"`
 }
 
-// MarshalJSON writes s with null figures when it has no delivered sample.
-func (s Series) MarshalJSON() ([]byte, error) {
-	j := seriesJSON{Arm: s.Arm, Tool: s.Tool, Metric: s.Metric, Param: s.Param, Unit: s.Unit, Samples: s.Samples, Lost: s.Lost, PerSec: s.PerSec}
-	if !s.Empty() {
-		j.MeanUS, j.P50US, j.P90US, j.P99US, j.P999US, j.MaxUS = &s.MeanUS, &s.P50US, &s.P90US, &s.P99US, &s.P999US, &s.MaxUS
-		j.RMSUS = &s.RMSUS
+// figures are the places of a series' seven figures in seriesJSON under one naming.
+func (j *seriesJSON) figures(unit string) [7]**float64 {
+	if unit == "" {
+		return [7]**float64{&j.MeanUS, &j.P50US, &j.P90US, &j.P99US, &j.P999US, &j.MaxUS, &j.RMSUS}
 	}
-	return json.Marshal(j)
+	return [7]**float64{&j.Mean, &j.P50, &j.P90, &j.P99, &j.P999, &j.Max, &j.RMS}
+}
+
+// figures are the series' seven figures in seriesJSON's order.
+func (s *Series) figures() [7]*float64 {
+	return [7]*float64{&s.MeanUS, &s.P50US, &s.P90US, &s.P99US, &s.P999US, &s.MaxUS, &s.RMSUS}
+}
+
+// MarshalJSON writes s under the names of its unit, its fields in a fixed order.
+func (s Series) MarshalJSON() ([]byte, error) {
+	fields := []field{{"arm", s.Arm}, {"tool", s.Tool}, {"metric", s.Metric}}
+	if s.Param != 0 {
+		fields = append(fields, field{"param", s.Param})
+	}
+	suffix := "_us"
+	if s.Unit != "" {
+		fields = append(fields, field{"unit", s.Unit})
+		suffix = ""
+	}
+	fields = append(fields, field{"samples", s.Samples}, field{"lost", s.Lost})
+	for i, v := range s.figures() {
+		var f any // null in an empty series
+		if !s.Empty() {
+			f = *v
+		}
+		fields = append(fields, field{figureNames[i] + suffix, f})
+	}
+	var perSec any // null: the tool gives no send times
+	if s.PerSec != 0 {
+		perSec = s.PerSec
+	}
+	return marshalObject(append(fields, field{"per_sec", perSec}))
+}
+
+// figureNames are the figures' names without their unit, in the order of Series.figures.
+var figureNames = [7]string{"mean", "p50", "p90", "p99", "p999", "max", "rms"}
+
+// field is one name and value of a JSON object written in order.
+type field struct {
+	name  string
+	value any
+}
+
+// marshalObject writes fields as one JSON object, in their order.
+func marshalObject(fields []field) ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return nil, err
+		}
+		b = strconv.AppendQuote(b, f.name)
+		b = append(append(b, ':'), v...)
+	}
+	return append(b, '}'), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; a null figure is absent (0 in an Empty series).
@@ -72,14 +140,19 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	val := func(p *float64) float64 {
-		if p == nil {
-			return 0
-		}
-		return *p
+	*s = Series{Arm: j.Arm, Tool: j.Tool, Metric: j.Metric, Param: j.Param, Unit: j.Unit, Stats: Stats{Samples: j.Samples, Lost: j.Lost}}
+	if j.PerSec != nil {
+		s.PerSec = *j.PerSec
 	}
-	*s = Series{Arm: j.Arm, Tool: j.Tool, Metric: j.Metric, Param: j.Param, Unit: j.Unit, Stats: Stats{Samples: j.Samples, Lost: j.Lost,
-		MeanUS: val(j.MeanUS), P50US: val(j.P50US), P90US: val(j.P90US), P99US: val(j.P99US), P999US: val(j.P999US), MaxUS: val(j.MaxUS),
-		RMSUS: val(j.RMSUS), PerSec: j.PerSec}}
+	// Files written before unit series had names of their own put every figure under `_us`.
+	from := j.figures(j.Unit)
+	if j.Unit != "" && j.Mean == nil && j.MeanUS != nil {
+		from = j.figures("")
+	}
+	for i, v := range s.figures() {
+		if p := *from[i]; p != nil {
+			*v = *p
+		}
+	}
 	return nil
 }

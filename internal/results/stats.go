@@ -24,7 +24,7 @@ type Stats struct {
 	RMSUS float64
 	// PerSec is delivered samples per second over the series' span, from its first send to its
 	// last send plus latency: a closed-loop tool's throughput. 0 when the tool gives no send
-	// times or the span is empty.
+	// times or the span is empty, which results.json writes as null.
 	PerSec float64
 }
 
@@ -57,13 +57,18 @@ func Summarise(rows []Row) Stats {
 	s.MeanUS = Round3(stats.Mean(v))
 	s.P50US, s.P90US, s.P99US, s.P999US = q(0.5), q(0.9), q(0.99), q(0.999)
 	s.MaxUS = Round3(v[len(v)-1])
+	s.RMSUS = Round3(RMS(v))
+	s.PerSec = Round3(perSec(rows, len(v)))
+	return s
+}
+
+// RMS is the root mean square of v (not empty).
+func RMS(v []float64) float64 {
 	sq := 0.0
 	for _, x := range v {
 		sq += x * x
 	}
-	s.RMSUS = Round3(math.Sqrt(sq / float64(len(v))))
-	s.PerSec = Round3(perSec(rows, len(v)))
-	return s
+	return math.Sqrt(sq / float64(len(v)))
 }
 
 // perSec is delivered samples per second over the span of rows with send times.

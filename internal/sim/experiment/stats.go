@@ -79,6 +79,7 @@ func sortedStats(v []float64, lost int) results.Stats {
 	st.MeanUS = results.Round3(mean(v))
 	st.P50US, st.P90US, st.P99US, st.P999US = rank(0.5), rank(0.9), rank(0.99), rank(0.999)
 	st.MaxUS = results.Round3(v[len(v)-1])
+	st.RMSUS = results.Round3(results.RMS(v))
 	return st
 }
 
