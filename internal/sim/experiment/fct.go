@@ -36,7 +36,7 @@ func (c *FCTConfig) Validate() error {
 		return &model.FieldError{Field: "flows", Value: fmt.Sprint(c.Flows), Allowed: "need at least 1 flow"}
 	}
 	if err := c.fabric().Validate(); err != nil {
-		return &model.FieldError{Field: "topology", Value: fmt.Sprintf("%+v", c.Fabric), Allowed: err.Error()}
+		return &model.FieldError{Field: "fabric", Value: c.Fabric.String(), Allowed: err.Error()}
 	}
 	if c.Scheme == QJump {
 		if err := c.qjump().Validate(); err != nil {
