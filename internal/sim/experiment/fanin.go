@@ -105,19 +105,21 @@ func Region(f7 float64, m int) string {
 
 // FanInPoint is one f7.
 type FanInPoint struct {
-	F7         float64 `json:"f7"`
-	Region     string  `json:"region"`
-	Guaranteed bool    `json:"guaranteed"`
-	BoundUs    float64 `json:"bound_us"`   // model FanIn(7).Delay; 0 when not guaranteed
-	FormulaUs  float64 `json:"formula_us"` // the same formula, also where it is not guaranteed
-	Probes     int     `json:"probes"`
-	P50Us      float64 `json:"p50_us"` // queueing latency: latency minus the idle path's
-	P99Us      float64 `json:"p99_us"`
-	MaxUs      float64 `json:"max_us"`
-	OverBound  int     `json:"over_bound"`
-	Lost       int     `json:"lost"` // probes dropped by a full switch buffer (region C)
-	Held       uint64  `json:"limiter_holds"`
-	Perf       Perf    `json:"perf"`
+	F7         float64  `json:"f7"`
+	Region     string   `json:"region"`
+	Guaranteed bool     `json:"guaranteed"`
+	BoundUs    *float64 `json:"bound_us"`   // model FanIn(7).Delay; nil (null) when not guaranteed
+	FormulaUs  float64  `json:"formula_us"` // the same formula, also where it is not guaranteed
+	Probes     int      `json:"probes"`     // delivered
+	// Queueing latency of the delivered probes (latency minus the idle path's); nil (null) when
+	// none was delivered: the level's budget holds no probe.
+	P50Us     *float64 `json:"p50_us"`
+	P99Us     *float64 `json:"p99_us"`
+	MaxUs     *float64 `json:"max_us"`
+	OverBound int      `json:"over_bound"`
+	Lost      int      `json:"lost"` // probes dropped by a full switch buffer (region C)
+	Held      uint64   `json:"limiter_holds"`
+	Perf      Perf     `json:"perf"`
 	// Latency is the statistics of the probes' queueing latency (µs), lost probes counted.
 	Latency results.Stats `json:"-"`
 }
@@ -190,7 +192,8 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 	pt := FanInPoint{F7: f7, Region: Region(f7, c.Mesochronous), Guaranteed: fi.Guaranteed}
 	pt.FormulaUs = float64(fi.Delay.Nanoseconds()) / 1000
 	if fi.Guaranteed {
-		pt.BoundUs = pt.FormulaUs
+		bound := pt.FormulaUs
+		pt.BoundUs = &bound
 	}
 	x := &fanIn{el: sim.NewEventList(), pool: &sim.PacketPool{}, size: c.ProbeSize, want: c.Probes}
 	phases := rand.New(rand.NewPCG(c.Seed, uint64(math.Round(f7*1000))))
@@ -231,10 +234,12 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 	pt.Probes = len(x.latency)
 	sort.Float64s(x.latency)
 	if n := len(x.latency); n > 0 {
-		pt.P50Us, pt.P99Us, pt.MaxUs = x.latency[n/2], x.latency[int(math.Ceil(0.99*float64(n)))-1], x.latency[n-1]
+		// Copies, not pointers into x.latency: a point keeps three numbers, not its million probes.
+		p50, p99, worst := x.latency[n/2], x.latency[int(math.Ceil(0.99*float64(n)))-1], x.latency[n-1]
+		pt.P50Us, pt.P99Us, pt.MaxUs = &p50, &p99, &worst
 	}
 	for _, l := range x.latency {
-		if fi.Guaranteed && l > pt.BoundUs {
+		if fi.Guaranteed && l > pt.FormulaUs {
 			pt.OverBound++
 		}
 	}

@@ -107,6 +107,16 @@ func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *F
 	return doc
 }
 
+// dropZeroBounds reads files written when a point without a guaranteed bound had bound_us 0:
+// such a point has no bound (null).
+func (d *FanInDocument) dropZeroBounds() {
+	for i := range d.Points {
+		if !d.Points[i].Guaranteed {
+			d.Points[i].BoundUs = nil
+		}
+	}
+}
+
 // bound is the model's bound (µs) of arm hosts at f7, the formula continued where not guaranteed.
 func (d *FanInDocument) bound(hosts int) func(float64) float64 {
 	return func(f7 float64) float64 {

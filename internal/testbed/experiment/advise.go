@@ -50,15 +50,15 @@ func (t AdviseTarget) String() string {
 
 // AdvicePoint is one factor's measurement with bulk traffic, and the model's figures at it.
 type AdvicePoint struct {
-	Factor       float64 `json:"factor"`
-	LevelRateBPS float64 `json:"level_rate_bps"`    // T5 = f·P·8/E
-	CapPerSec    float64 `json:"model_cap_per_sec"` // T5 over the bytes a request costs
-	BoundUS      float64 `json:"bound_us"`          // D5, when Guaranteed
-	Guaranteed   bool    `json:"bound_guaranteed"`
-	PerSec       float64 `json:"per_sec"`
-	P50US        float64 `json:"p50_us"`
-	P99US        float64 `json:"p99_us"`
-	Met          bool    `json:"met"`
+	Factor       float64  `json:"factor"`
+	LevelRateBPS float64  `json:"level_rate_bps"`    // T5 = f·P·8/E
+	CapPerSec    float64  `json:"model_cap_per_sec"` // T5 over the bytes a request costs
+	BoundUS      *float64 `json:"bound_us"`          // D5; nil (null) when not Guaranteed
+	Guaranteed   bool     `json:"bound_guaranteed"`
+	PerSec       float64  `json:"per_sec"`
+	P50US        float64  `json:"p50_us"`
+	P99US        float64  `json:"p99_us"`
+	Met          bool     `json:"met"`
 }
 
 // Advice is what `qjump advise` prints.
@@ -123,7 +123,8 @@ func advicePoints(r *Results, t AdviseTarget) []AdvicePoint {
 			LevelRateBPS: float64(r.Model.config(model.Factors{kvLevel: model.Limited(p.f5)}).LevelRate(model.Limited(p.f5))),
 			PerSec:       p.PerSec, P50US: p.P50US, P99US: p.P99US}
 		if fi.Guaranteed {
-			ap.BoundUS = float64(fi.Delay) / 1e3
+			bound := float64(fi.Delay) / 1e3
+			ap.BoundUS = &bound
 		}
 		ap.Met = (t.P99 == 0 || p.P99US*1e3 <= float64(t.P99)) && (t.Throughput == 0 || p.PerSec >= t.Throughput)
 		out = append(out, ap)
@@ -168,10 +169,10 @@ func (a *Advice) Table(w io.Writer) error {
 }
 
 func (p AdvicePoint) bound() string {
-	if !p.Guaranteed {
+	if p.BoundUS == nil {
 		return "none (f > m)"
 	}
-	return model.FormatDuration(time.Duration(p.BoundUS * 1e3))
+	return model.FormatDuration(time.Duration(*p.BoundUS * 1e3))
 }
 
 func yesNo(b bool) string {

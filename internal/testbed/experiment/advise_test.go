@@ -1,8 +1,11 @@
 package experiment
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/results"
 )
 
 // The advice says when a smaller factor met the target in the sweep and missed it on its second
@@ -36,5 +39,36 @@ func TestAdviceTableReportsMissedReruns(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "f5 = 2 met the target in the sweep") || !strings.Contains(b.String(), "MISSES the target") {
 		t.Errorf("a last rerun that missed is reported once, as the confirmation:\n%s", b.String())
+	}
+}
+
+// A factor above m has no bound: --json writes null there, never a bound of 0 µs, and the table
+// says so.
+func TestAdvicePointsBoundOnlyWhereGuaranteed(t *testing.T) {
+	r := &Results{Model: ModelInfo{Hosts: 4, RateBPS: 100e6, PacketBytes: 1538, EpsilonNS: 100_000, Mesochronous: 2}}
+	for _, f5 := range []float64{1, 8} {
+		r.Series = append(r.Series, results.Series{Arm: sweepArm(f5, true), Tool: toolMemcached, Metric: metricRequest, Param: f5,
+			Stats: results.Stats{Samples: 10, MeanUS: 500, P50US: 400, P99US: 900, MaxUS: 900, PerSec: 1000}})
+	}
+	pts := advicePoints(r, AdviseTarget{Throughput: 500})
+	if len(pts) != 2 {
+		t.Fatalf("points: %+v", pts)
+	}
+	b, err := json.Marshal(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if bound, ok := back[0]["bound_us"].(float64); !ok || bound <= 0 || back[0]["bound_guaranteed"] != true {
+		t.Errorf("f5 = 1: bound_us %v, guaranteed %v; want the model's D5", back[0]["bound_us"], back[0]["bound_guaranteed"])
+	}
+	if bound, ok := back[1]["bound_us"]; !ok || bound != nil || back[1]["bound_guaranteed"] != false {
+		t.Errorf("f5 = 8 > m: bound_us %v (present %v); want null", bound, ok)
+	}
+	if got := pts[1].bound(); got != "none (f > m)" {
+		t.Errorf("f5 = 8 bound in the table: %q", got)
 	}
 }
