@@ -42,7 +42,7 @@ table the run printed.`,
 func runSimReport(opts *simReportOptions, stdout io.Writer) error {
 	v, err := experiment.Report(opts.dir)
 	if err != nil {
-		return err
+		return missingIsUsage(err)
 	}
 	if opts.json {
 		b, err := os.ReadFile(filepath.Join(opts.dir, "results.json"))

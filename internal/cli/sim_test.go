@@ -53,6 +53,8 @@ func TestSimRejectsBadInput(t *testing.T) {
 		{"sim", "run", "fig9", "--workers", "0"},
 		{"sim", "typo"},
 		{"sim", "report"},
+		{"sim", "report", "/nonexistent/run"},
+		{"testbed", "report", "/nonexistent/run"},
 	} {
 		_, errOut, status := run(t, args...)
 		if status != exitUsage || errOut == "" {

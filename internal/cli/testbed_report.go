@@ -38,7 +38,7 @@ func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Comm
 func runTestbedReport(opts *testbedReportOptions, stdout io.Writer) error {
 	res, err := experiment.Report(opts.dir)
 	if err != nil && !errors.Is(err, experiment.ErrFaults) {
-		return err
+		return missingIsUsage(err)
 	}
 	if perr := printResults(stdout, res, opts.dir, opts.json); perr != nil {
 		return perr

@@ -2,9 +2,12 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -83,6 +86,10 @@ func WriteJSON(path string, v any) error {
 // ReadJSON reads path into v.
 func ReadJSON(path string, v any) error {
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no %s in %s: need a directory that a run wrote (qjump testbed run, qjump sim run or qjump sim fct --out): %w",
+			filepath.Base(path), filepath.Dir(path), err)
+	}
 	if err != nil {
 		return fmt.Errorf("read results: %w", err)
 	}
