@@ -43,13 +43,15 @@ pfabric (remaining-size priorities, 24-packet buffers, RTO 45µs), qjump (the pa
 configuration: P=9kB, n=hosts, f0..f7=144,100,20,10,5,3,2,1; flows on the highest level whose
 budget per epoch holds them). Workloads: websearch, datamining (embedded) or a CSV file of
 size_bytes,cdf rows. With --out, DIR gets flows.csv (one row per flow), results.json and
-summary.md, in the results format the testbed uses; qjump sim report DIR redraws them.`,
+summary.md, in the results format the testbed uses; qjump sim report DIR redraws them. A point
+still running after 10 s says how far it is on stderr every 10 s; Ctrl-C abandons it (exit 130)
+and writes nothing.`,
 		Example: `  qjump sim fct --scheme qjump --workload websearch --load 0.5 --flows 5000
   qjump sim fct --scheme pfabric --workload datamining --load 0.8 --flows 2000 --out results/pf
   qjump sim fct --scheme tcp --workload my-cdf.csv --load 0.3 --flows 1000 --racks 2 --hosts-per-rack 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runSimFCT(cmd.Context(), opts, cmd.OutOrStdout())
+			return runSimFCT(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -64,27 +66,42 @@ summary.md, in the results format the testbed uses; qjump sim report DIR redraws
 	return cmd
 }
 
-// runFCTInterruptible runs one point until ctx is done. A single simulation cannot stop half-way
-// with anything worth keeping, so on Ctrl-C it is abandoned and nothing is written.
-func runFCTInterruptible(ctx context.Context, c experiment.FCTConfig) (*experiment.FCTResult, error) {
+// progressEvery is how often sim fct says how far a point is: a point of the paper's size takes
+// seconds and prints nothing, one of a hundred thousand flows takes many minutes.
+const progressEvery = 10 * time.Second
+
+// runFCTInterruptible runs one point until ctx is done, with a progress line on stderr every
+// every. A single simulation cannot stop half-way with anything worth keeping, so on Ctrl-C it is
+// abandoned and nothing is written.
+func runFCTInterruptible(ctx context.Context, c experiment.FCTConfig, stderr io.Writer, every time.Duration) (*experiment.FCTResult, error) {
 	type outcome struct {
 		res *experiment.FCTResult
 		err error
 	}
+	c.Progress = &experiment.Progress{}
 	done := make(chan outcome, 1)
+	start := time.Now()
 	go func() {
 		res, err := experiment.RunFCT(c)
 		done <- outcome{res, err}
 	}()
-	select {
-	case o := <-done:
-		return o.res, asFlagError(o.err)
-	case <-ctx.Done():
-		return nil, interruptedError(ctx, "the point had not finished; nothing written")
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case o := <-done:
+			return o.res, asFlagError(o.err)
+		case <-tick.C:
+			fmt.Fprintf(stderr, "%s load %g %s: %s, %.0f s wall\n", c.Workload.Name, c.Load, c.Scheme, c.Progress.Line(c.Flows),
+				time.Since(start).Seconds())
+		case <-ctx.Done():
+			started, finished := c.Progress.Flows()
+			return nil, interruptedError(ctx, "the point had not finished (%d of %d flows completed, %d started); nothing written", finished, c.Flows, started)
+		}
 	}
 }
 
-func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout io.Writer) error {
+func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Writer) error {
 	scheme, err := experiment.ParseScheme(opts.scheme)
 	if err != nil {
 		return usageErrorf("invalid --scheme %q: %v", opts.scheme, err)
@@ -111,7 +128,7 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout io.Writer) error
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	start := time.Now()
-	res, err := runFCTInterruptible(ctx, cfg)
+	res, err := runFCTInterruptible(ctx, cfg, stderr, progressEvery)
 	if err != nil {
 		removeIfEmpty()
 		return err

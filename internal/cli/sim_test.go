@@ -8,6 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/sim/experiment"
+	"github.com/qjump-net/qjump/internal/sim/topology"
+	"github.com/qjump-net/qjump/internal/sim/workload"
 )
 
 func TestSimFCTWritesFlowsAndResults(t *testing.T) {
@@ -77,7 +82,7 @@ func TestSimInterruptedBeforeAnyPoint(t *testing.T) {
 		t.Errorf("%s was left behind", out)
 	}
 	opts := &simFCTOptions{fabric: newFabricFlags(), scheme: "tcp", workload: "websearch", load: 0.5, flows: 100, seed: 1, out: out}
-	err = runSimFCT(ctx, opts, &stdout)
+	err = runSimFCT(ctx, opts, &stdout, &stderr)
 	if exitStatus(err) != exitInterrupted {
 		t.Errorf("fct: error %v (status %d), want status %d", err, exitStatus(err), exitInterrupted)
 	}
@@ -163,5 +168,30 @@ func TestSimWording(t *testing.T) {
 	out, errOut, status := run(t, "sim", "fct", "--flows", "5", "--racks", "1", "--hosts-per-rack", "3", "--spines", "1")
 	if status != 0 || !strings.Contains(out, "(1 rack of 3, 1 spine,") {
 		t.Errorf("status %d (%s), headline:\n%s\nwant one rack and one spine in the singular", status, errOut, out)
+	}
+}
+
+// sim fct says how far a long point is while it runs, on stderr, and the result does not depend
+// on it.
+func TestSimFCTReportsProgress(t *testing.T) {
+	cdf, err := workload.Load("websearch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := experiment.FCTConfig{Scheme: experiment.TCP, Workload: cdf, Load: 0.5, Flows: 1000, Seed: 1, Fabric: topology.PaperFabric()}
+	var stderr bytes.Buffer
+	res, err := runFCTInterruptible(context.Background(), c, &stderr, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "websearch load 0.5 tcp: ") || !strings.Contains(stderr.String(), " of 1000 flows completed (") {
+		t.Errorf("no progress line:\n%s", stderr.String())
+	}
+	quiet, err := experiment.RunFCT(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats != quiet.Stats || res.Perf.Events != quiet.Perf.Events {
+		t.Errorf("with progress %+v (%d events), without %+v (%d events)", res.Stats, res.Perf.Events, quiet.Stats, quiet.Perf.Events)
 	}
 }

@@ -25,6 +25,8 @@ type FCTConfig struct {
 	// Horizon bounds simulated time after the last arrival; flows not done by then are reported
 	// as unfinished. 0: 10 s.
 	Horizon sim.Time
+	// Progress, when set, is kept up to date while the point runs.
+	Progress *Progress
 }
 
 // Validate checks what a user can get wrong.
@@ -176,6 +178,9 @@ func (pt *point) startFlow(spec workload.FlowSpec) {
 		f.Level = LevelForSize(pt.qj, spec.Size)
 	}
 	pt.flows = append(pt.flows, f)
+	if pt.cfg.Progress != nil {
+		pt.cfg.Progress.flowStarted(pt.el.Now())
+	}
 	salt := pt.cfg.Seed
 	// The receiver's ACK route ends at the sender, which does not exist yet: set it after.
 	rcv := tcp.NewReceiver(pt.el, pt.pool, f, nil, pt.flowDone)
@@ -187,6 +192,9 @@ func (pt *point) startFlow(spec workload.FlowSpec) {
 
 func (pt *point) flowDone(*tcp.Flow) {
 	pt.done++
+	if pt.cfg.Progress != nil {
+		pt.cfg.Progress.flowDone(pt.el.Now())
+	}
 	if pt.done == pt.cfg.Flows {
 		pt.el.Stop()
 	}
