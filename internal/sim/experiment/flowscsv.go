@@ -14,18 +14,19 @@ import (
 // ideal FCT, scheme, level) with the flow's hosts, its normalised FCT and its timeouts.
 var flowsHeader = []string{"id", "src", "dst", "size_bytes", "start_us", "fct_us", "ideal_us", "normalised", "scheme", "level", "timeouts"}
 
-// WriteFlowsCSV writes one row per flow. An unfinished flow has FCT 0 and no normalised FCT.
+// WriteFlowsCSV writes one row per flow. An unfinished flow's fct_us and normalised are empty,
+// not 0, so that no reader averages it in as a flow that took no time.
 func WriteFlowsCSV(w io.Writer, r *FCTResult) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(flowsHeader)
 	for _, f := range r.Flows {
-		norm := ""
+		fct, norm := "", ""
 		if f.FCTUs > 0 {
-			norm = ff(f.Normalised())
+			fct, norm = ff(f.FCTUs), ff(f.Normalised())
 		}
 		_ = cw.Write([]string{
 			strconv.Itoa(int(f.ID)), strconv.Itoa(f.Src), strconv.Itoa(f.Dst), strconv.FormatInt(f.Size, 10),
-			ff(f.StartUs), ff(f.FCTUs), ff(f.IdealUs), norm, string(r.Scheme), strconv.Itoa(int(f.Level)),
+			ff(f.StartUs), fct, ff(f.IdealUs), norm, string(r.Scheme), strconv.Itoa(int(f.Level)),
 			strconv.Itoa(int(f.Timeouts)),
 		})
 	}
@@ -78,7 +79,9 @@ func parseFlow(rec []string) (FlowRow, error) {
 	r.Dst, errs[2] = strconv.Atoi(rec[2])
 	r.Size, errs[3] = strconv.ParseInt(rec[3], 10, 64)
 	r.StartUs, errs[4] = strconv.ParseFloat(rec[4], 64)
-	r.FCTUs, errs[5] = strconv.ParseFloat(rec[5], 64)
+	if rec[5] != "" { // empty: unfinished (files written before say 0.000, which reads the same)
+		r.FCTUs, errs[5] = strconv.ParseFloat(rec[5], 64)
+	}
 	r.IdealUs, errs[6] = strconv.ParseFloat(rec[6], 64)
 	level, errs[7] = strconv.Atoi(rec[9])
 	timeouts, errs[8] = strconv.Atoi(rec[10])
