@@ -370,3 +370,25 @@ func TestParamPlot(t *testing.T) {
 		t.Errorf("a log plot of zeros drew %q, %v", f, err)
 	}
 }
+
+// A target that was not evaluated has no value: null, not 0.
+func TestTargetJSONValueNullUnlessEvaluated(t *testing.T) {
+	for _, c := range []struct {
+		t    Target
+		want string
+	}{
+		{Target{Name: "a", Criterion: "c", Value: 3, Limit: 5, Unit: "µs", Evaluated: true, Met: true},
+			`{"name":"a","criterion":"c","value":3,"limit":5,"unit":"µs","evaluated":true,"met":true}`},
+		{Target{Name: "b", Criterion: "c", Limit: 5, Unit: "µs", Note: "no point in region A"},
+			`{"name":"b","criterion":"c","value":null,"limit":5,"unit":"µs","evaluated":false,"met":false,"note":"no point in region A"}`},
+	} {
+		b, err := json.Marshal(c.t)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%s: %v\nwant %s", b, err, c.want)
+		}
+		var back Target
+		if err := json.Unmarshal(b, &back); err != nil || back.Name != c.t.Name || back.Value != c.t.Value || back.Note != c.t.Note {
+			t.Errorf("round trip of %s: %+v, %v", b, back, err)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package results
+
+import "encoding/json"
+
+// targetJSON is a Target in results.json: the value of a target that was not evaluated is null,
+// so that no reader takes it for a measured 0.
+type targetJSON struct {
+	Name      string     `json:"name"`
+	Criterion string     `json:"criterion"`
+	Value     *float64   `json:"value"`
+	Limit     float64    `json:"limit"`
+	Unit      string     `json:"unit"`
+	Evaluated bool       `json:"evaluated"`
+	Met       bool       `json:"met"`
+	Note      string     `json:"note,omitempty"`
+	Over      int        `json:"over,omitempty"`
+	Worst     []Evidence `json:"worst,omitempty"`
+}
+
+// MarshalJSON writes t as targetJSON.
+func (t Target) MarshalJSON() ([]byte, error) {
+	j := targetJSON{Name: t.Name, Criterion: t.Criterion, Limit: t.Limit, Unit: t.Unit, Evaluated: t.Evaluated, Met: t.Met,
+		Note: t.Note, Over: t.Over, Worst: t.Worst}
+	if t.Evaluated {
+		j.Value = &t.Value
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, and the 0 that files written before it held.
+func (t *Target) UnmarshalJSON(b []byte) error {
+	var j targetJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*t = Target{Name: j.Name, Criterion: j.Criterion, Limit: j.Limit, Unit: j.Unit, Evaluated: j.Evaluated, Met: j.Met,
+		Note: j.Note, Over: j.Over, Worst: j.Worst}
+	if j.Value != nil {
+		t.Value = *j.Value
+	}
+	return nil
+}
