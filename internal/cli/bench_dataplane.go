@@ -104,8 +104,8 @@ func printBenchDataplane(w io.Writer, out benchDataplaneJSON) error {
 	fmt.Fprintf(tw, "clock only\t%.0f\n", p.ClockNs)
 	fmt.Fprintf(tw, "qjump\t%.0f\n", p.QJumpNs)
 	fmt.Fprintf(tw, "qjump, shape mode (no charge)\t%.0f\n", p.ShapeNs)
-	if p.CeilingNs > 0 {
-		fmt.Fprintf(tw, "qjump, a cgroup ceiling set\t%.0f\n", p.CeilingNs)
+	if p.CeilingNs != nil {
+		fmt.Fprintf(tw, "qjump, a cgroup ceiling set\t%.0f\n", *p.CeilingNs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

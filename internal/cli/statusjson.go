@@ -22,12 +22,12 @@ type deviceJSON struct {
 }
 
 type levelJSON struct {
-	Level       int     `json:"level"`
-	Configured  bool    `json:"configured"`
-	Carrier     int     `json:"carrier"`
-	Unlimited   bool    `json:"unlimited"`
-	BudgetBytes *int64  `json:"budget_bytes"`
-	RateBps     float64 `json:"rate_bps"`
+	Level       int      `json:"level"`
+	Configured  bool     `json:"configured"`
+	Carrier     int      `json:"carrier"`
+	Unlimited   bool     `json:"unlimited"`
+	BudgetBytes *int64   `json:"budget_bytes"`
+	RateBps     *float64 `json:"rate_bps"` // null for a level not configured, as budget_bytes
 	dataplane.Counters
 }
 
@@ -41,7 +41,7 @@ func newStatusJSON(all []dataplane.Status) statusJSON {
 			carrier, _ := st.Config.Model.Factors.Carrier(model.Level(l))
 			lj := levelJSON{Level: l, Configured: ok, Carrier: int(carrier), Counters: st.Levels[l]}
 			if ok {
-				lj.Unlimited, lj.RateBps = f.Unlimited, float64(st.Config.Model.LevelRate(f))
+				lj.Unlimited, lj.RateBps = f.Unlimited, ptr(float64(st.Config.Model.LevelRate(f)))
 			}
 			if b, limited := st.Config.Model.Budget(f); ok && limited {
 				lj.BudgetBytes = ptr(int64(b))

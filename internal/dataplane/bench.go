@@ -22,11 +22,11 @@ type ProgramCost struct {
 	// The same packet in shape mode, where the program charges no budget (the shaper does).
 	ShapeNs float64 `json:"qjump_shape_ns"`
 	// Police mode with a cgroup ceiling set (above the packet's level), so the program walks the
-	// socket's cgroup ancestors; 0 when this process's cgroup depth is unknown.
-	CeilingNs float64 `json:"qjump_ceiling_ns"`
-	Ratio     float64 `json:"ratio_to_clock"` // QJumpNs / ClockNs
-	Packets   int     `json:"packets"`        // per program per round, each its own BPF_PROG_TEST_RUN
-	Rounds    int     `json:"rounds"`
+	// socket's cgroup ancestors; nil (null) when this process's cgroup depth is unknown.
+	CeilingNs *float64 `json:"qjump_ceiling_ns"`
+	Ratio     float64  `json:"ratio_to_clock"` // QJumpNs / ClockNs
+	Packets   int      `json:"packets"`        // per program per round, each its own BPF_PROG_TEST_RUN
+	Rounds    int      `json:"rounds"`
 }
 
 // BenchProgram measures QJump's per-packet cost beside its two floors. Every packet is its own
@@ -73,7 +73,7 @@ func BenchProgram(packets, rounds int) (ProgramCost, error) {
 	}
 	res.EmptyNs, res.ClockNs, res.QJumpNs, res.ShapeNs = medians[0], medians[1], medians[2], medians[3]
 	if len(medians) > 4 {
-		res.CeilingNs = medians[4]
+		res.CeilingNs = &medians[4]
 	}
 	res.Ratio = res.QJumpNs / res.ClockNs
 	return res, nil
