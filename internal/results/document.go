@@ -36,18 +36,20 @@ type Outcome struct {
 	Files   []string `json:"files"`
 }
 
-// Arm is one condition of a run: what traffic shared the network, and whether QJump was on.
+// Arm is one condition of a run: what traffic shared the network, and whether QJump was on. Its
+// JSON is armJSON.
 type Arm struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	QJump       bool    `json:"qjump"`
-	Bulk        string  `json:"bulk"`
-	Param       float64 `json:"param,omitempty"`
-	Skipped     string  `json:"skipped,omitempty"`
+	Name        string
+	Description string
+	QJump       bool
+	Bulk        string
+	Param       float64
+	Skipped     string
 	// Bound is the model's latency bound for the arm's probes (fan-in: D7 at f7), and whether the
-	// model guarantees it (f7 ≤ m) or it is the same formula continued past where it holds.
-	BoundUS         float64 `json:"bound_us,omitempty"`
-	BoundGuaranteed bool    `json:"bound_guaranteed,omitempty"`
+	// model guarantees it (f7 ≤ m) or it is the same formula continued past where it holds;
+	// results.json writes the two apart (armJSON). 0: the arm has no bound.
+	BoundUS         float64
+	BoundGuaranteed bool
 }
 
 // Arm is the arm called name, if it ran or was skipped.

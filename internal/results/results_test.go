@@ -392,3 +392,32 @@ func TestTargetJSONValueNullUnlessEvaluated(t *testing.T) {
 		}
 	}
 }
+
+// An arm's bound_us is null where the model guarantees no bound; formula_us keeps the formula
+// the plots draw; files that held the formula in bound_us still read.
+func TestArmJSONBound(t *testing.T) {
+	for _, c := range []struct {
+		arm  Arm
+		want string
+	}{
+		{Arm{Name: "idle", Description: "d", Bulk: "none"}, `{"name":"idle","description":"d","qjump":false,"bulk":"none"}`},
+		{Arm{Name: "f7=1", Description: "d", QJump: true, Bulk: "b", Param: 1, BoundUS: 646, BoundGuaranteed: true},
+			`{"name":"f7=1","description":"d","qjump":true,"bulk":"b","param":1,"bound_us":646,"formula_us":646,"bound_guaranteed":true}`},
+		{Arm{Name: "f7=3", Description: "d", QJump: true, Bulk: "b", Param: 3, BoundUS: 1039.8},
+			`{"name":"f7=3","description":"d","qjump":true,"bulk":"b","param":3,"bound_us":null,"formula_us":1039.8,"bound_guaranteed":false}`},
+	} {
+		b, err := json.Marshal(c.arm)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%s, %v\nwant %s", b, err, c.want)
+		}
+		var back Arm
+		if err := json.Unmarshal(b, &back); err != nil || back != c.arm {
+			t.Errorf("round trip of %s: %+v, %v", b, back, err)
+		}
+	}
+	var old Arm
+	if err := json.Unmarshal([]byte(`{"name":"f7=3","description":"d","qjump":true,"bulk":"b","param":3,"bound_us":1039.8}`), &old); err != nil ||
+		old.BoundUS != 1039.8 || old.BoundGuaranteed {
+		t.Errorf("old form: %+v, %v", old, err)
+	}
+}

@@ -116,8 +116,8 @@ type FanInPoint struct {
 	P50Us     *float64 `json:"p50_us"`
 	P99Us     *float64 `json:"p99_us"`
 	MaxUs     *float64 `json:"max_us"`
-	OverBound int      `json:"over_bound"`
-	Lost      int      `json:"lost"` // probes dropped by a full switch buffer (region C)
+	OverBound *int     `json:"over_bound"` // delivered probes over the bound; nil (null) without one
+	Lost      int      `json:"lost"`       // probes dropped by a full switch buffer (region C)
 	Held      uint64   `json:"limiter_holds"`
 	Perf      Perf     `json:"perf"`
 	// Latency is the statistics of the probes' queueing latency (µs), lost probes counted.
@@ -238,10 +238,14 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 		p50, p99, worst := x.latency[n/2], x.latency[int(math.Ceil(0.99*float64(n)))-1], x.latency[n-1]
 		pt.P50Us, pt.P99Us, pt.MaxUs = &p50, &p99, &worst
 	}
-	for _, l := range x.latency {
-		if fi.Guaranteed && l > pt.FormulaUs {
-			pt.OverBound++
+	if fi.Guaranteed {
+		over := 0
+		for _, l := range x.latency {
+			if l > pt.FormulaUs {
+				over++
+			}
 		}
+		pt.OverBound = &over
 	}
 	for _, p := range x.ports {
 		pt.Held += p.Held()

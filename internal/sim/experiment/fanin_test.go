@@ -35,13 +35,13 @@ func checkFanIn(t *testing.T, c FanInConfig, r *FanInResult) {
 		worst := *p.MaxUs
 		t.Logf("aligned %v straddled %v f7 %.1f region %s bound %.1fµs max %.1fµs p99 %.1fµs lost %d",
 			r.Aligned, r.Straddle, p.F7, p.Region, p.FormulaUs, worst, *p.P99Us, p.Lost)
-		if (p.BoundUs != nil) != p.Guaranteed {
-			t.Errorf("f7 %.1f: bound %v with guaranteed %v: the bound is written only where it holds", p.F7, p.BoundUs, p.Guaranteed)
+		if (p.BoundUs != nil) != p.Guaranteed || (p.OverBound != nil) != p.Guaranteed {
+			t.Errorf("f7 %.1f: bound %v, over it %v, with guaranteed %v: both are written only where the bound holds", p.F7, p.BoundUs, p.OverBound, p.Guaranteed)
 		}
 		switch p.Region {
 		case "A", "B":
-			if !p.Guaranteed || p.OverBound != 0 || worst > p.FormulaUs {
-				t.Errorf("f7 %.1f: %d probes over the %.1fµs bound (max %.1fµs)", p.F7, p.OverBound, p.FormulaUs, worst)
+			if !p.Guaranteed || p.OverBound == nil || *p.OverBound != 0 || worst > p.FormulaUs {
+				t.Errorf("f7 %.1f: %v probes over the %.1fµs bound (max %.1fµs)", p.F7, p.OverBound, p.FormulaUs, worst)
 			}
 			budgets := 1
 			if r.Straddle {

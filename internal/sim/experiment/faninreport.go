@@ -88,7 +88,10 @@ func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *F
 			}
 			doc.Series = append(doc.Series, results.Series{Arm: arm, Tool: epochsTool(r.Aligned, r.Straddle), Metric: MetricLevel7, Param: p.F7, Stats: p.Latency})
 			if p.Region == "A" {
-				over += p.OverBound + p.Lost // a probe a full buffer dropped never arrived in time
+				over += p.Lost // a probe a full buffer dropped never arrived in time
+				if p.OverBound != nil {
+					over += *p.OverBound
+				}
 				evaluated = true
 			}
 		}
@@ -107,12 +110,12 @@ func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *F
 	return doc
 }
 
-// dropZeroBounds reads files written when a point without a guaranteed bound had bound_us 0:
-// such a point has no bound (null).
+// dropZeroBounds reads files written when a point without a guaranteed bound had bound_us and
+// over_bound 0: such a point has no bound (null) and nothing over it.
 func (d *FanInDocument) dropZeroBounds() {
 	for i := range d.Points {
 		if !d.Points[i].Guaranteed {
-			d.Points[i].BoundUs = nil
+			d.Points[i].BoundUs, d.Points[i].OverBound = nil, nil
 		}
 	}
 }
