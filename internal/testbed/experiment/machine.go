@@ -16,16 +16,20 @@ const stallsFile = "stalls.csv"
 // MachineInfo is what the run knew of the machine under the emulation (docs/testbed.md,
 // "Machine stalls"): whether its CPUs were kept from halting, and the stalls measured.
 type MachineInfo struct {
-	CPUs             string          `json:"cpus"`
-	StallMonitor     string          `json:"stall_monitor"`
-	StallThresholdUS float64         `json:"stall_threshold_us"`
-	Stalls           machine.Summary `json:"stalls"`
+	CPUs             string  `json:"cpus"`
+	StallMonitor     string  `json:"stall_monitor"`
+	StallThresholdUS float64 `json:"stall_threshold_us"`
+	// Stalls is nil (null) when the stalls were not measured: not a machine without stalls.
+	Stalls *machine.Summary `json:"stalls"`
 }
 
 // Method is the machine in one sentence, for summary.md.
 func (m MachineInfo) Method() string {
 	if m.StallMonitor != "on" {
 		return fmt.Sprintf("Machine: CPUs %s; stalls not measured (%s).", m.CPUs, m.StallMonitor)
+	}
+	if m.Stalls == nil {
+		return fmt.Sprintf("Machine: CPUs %s; the stall monitor ran but left no %s.", m.CPUs, stallsFile)
 	}
 	return fmt.Sprintf("Machine: CPUs %s; %d stalls of the machine measured (a CPU not running for over %.0f µs), %.1f ms in all, the longest %.1f ms.",
 		m.CPUs, m.Stalls.Count, m.StallThresholdUS, m.Stalls.TotalMS, m.Stalls.WorstMS)
@@ -87,6 +91,7 @@ func loadStalls(r *Results, dir string) error {
 		return err
 	}
 	tl := machine.NewTimeline(stalls)
-	r.stalls, r.Machine.Stalls = &tl, machine.Summarize(stalls)
+	summary := machine.Summarize(stalls)
+	r.stalls, r.Machine.Stalls = &tl, &summary
 	return nil
 }

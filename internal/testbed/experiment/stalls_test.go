@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/machine"
@@ -51,7 +53,7 @@ func TestFanInTakesMeasuredStallsOut(t *testing.T) {
 		if !c.met && (len(a.Worst) != 1 || a.Worst[0].StalledUS == nil || *a.Worst[0].StalledUS != c.stalled || a.Worst[0].LatencyUS != 5000) {
 			t.Errorf("stall %v: evidence %v, want the 5000 µs probe with %.0f µs stalled", c.stall, a.Worst, c.stalled)
 		}
-		if r.Machine.Stalls.Count != 1 || len(r.Files) < 4 || r.Files[3] != stallsFile {
+		if r.Machine.Stalls == nil || r.Machine.Stalls.Count != 1 || len(r.Files) < 4 || r.Files[3] != stallsFile {
 			t.Errorf("stall %v: machine %+v, files %v; want one stall and %s listed", c.stall, r.Machine.Stalls, r.Files, stallsFile)
 		}
 		again, err := Report(dir)
@@ -101,5 +103,20 @@ func TestPingIperfTakesMeasuredStallsOut(t *testing.T) {
 		if _, ok := got.series("qjump", toolProbe, metricOneWay+lessStallsSuffix); ok != measured {
 			t.Errorf("stall measured %v: oneway-less-stalls series present %v", measured, ok)
 		}
+	}
+}
+
+// A run without stalls.csv did not measure stalls: results.json says null, not 0 stalls.
+func TestStallsNotMeasuredAreNull(t *testing.T) {
+	r := &Results{Machine: MachineInfo{CPUs: "polling", StallMonitor: "on", StallThresholdUS: 200}}
+	if err := loadStalls(r, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r.Machine)
+	if err != nil || !strings.Contains(string(b), `"stalls":null`) {
+		t.Errorf("machine without stalls.csv: %s, %v; want stalls null", b, err)
+	}
+	if m := r.Machine.Method(); !strings.Contains(m, "left no stalls.csv") {
+		t.Errorf("method: %q", m)
 	}
 }
