@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -193,5 +194,27 @@ func TestSimFCTReportsProgress(t *testing.T) {
 	}
 	if res.Stats != quiet.Stats || res.Perf.Events != quiet.Perf.Events {
 		t.Errorf("with progress %+v (%d events), without %+v (%d events)", res.Stats, res.Perf.Events, quiet.Stats, quiet.Perf.Events)
+	}
+}
+
+// sim fct --json without --out writes no file, and its document says so: flows_file null.
+func TestSimFCTJSONWithoutOutNamesNoFile(t *testing.T) {
+	out, errOut, status := run(t, "sim", "fct", "--scheme", "tcp", "--flows", "20", "--racks", "2", "--hosts-per-rack", "4",
+		"--spines", "2", "--json")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	var doc struct {
+		Points []map[string]any `json:"points"`
+		Files  []string         `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(doc.Points) != 1 || len(doc.Files) != 0 {
+		t.Fatalf("points %v, files %v", doc.Points, doc.Files)
+	}
+	if f, ok := doc.Points[0]["flows_file"]; !ok || f != nil {
+		t.Errorf("flows_file %v (present %v), want null", f, ok)
 	}
 }

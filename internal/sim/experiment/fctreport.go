@@ -6,6 +6,7 @@ package experiment
 // from results.json and the flows files.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,15 +45,15 @@ type FCTDocument struct {
 
 // PointSummary is one simulated point: where its flows are and how fast it ran.
 type PointSummary struct {
-	Workload   string  `json:"workload"`
-	Load       float64 `json:"load"`
-	Scheme     Scheme  `json:"scheme"`
-	Arm        string  `json:"arm"`
-	FlowsFile  string  `json:"flows_file"`
-	Flows      int     `json:"flows"`
-	Unfinished int     `json:"unfinished"`
-	Drops      uint64  `json:"drops"`
-	Perf       Perf    `json:"perf"`
+	Workload   string   `json:"workload"`
+	Load       float64  `json:"load"`
+	Scheme     Scheme   `json:"scheme"`
+	Arm        string   `json:"arm"`
+	FlowsFile  fileName `json:"flows_file"`
+	Flows      int      `json:"flows"`
+	Unfinished int      `json:"unfinished"`
+	Drops      uint64   `json:"drops"`
+	Perf       Perf     `json:"perf"`
 }
 
 // ArmName is the arm of a scheme at a load: "qjump-0.5", "qjump-0.25". The load is written in
@@ -144,11 +145,23 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 
 // flowsFile is where a point's flows go: flows.csv for a single point, flows/W-L-S.csv in a sweep
 // of planned points (even if it was interrupted after one).
-func flowsFile(p *FCTResult, planned int) string {
+func flowsFile(p *FCTResult, planned int) fileName {
 	if planned == 1 {
 		return "flows.csv"
 	}
-	return filepath.Join("flows", fmt.Sprintf("%s-%g-%s.csv", p.Workload, p.Load, p.Scheme))
+	return fileName(filepath.Join("flows", fmt.Sprintf("%s-%g-%s.csv", p.Workload, p.Load, p.Scheme)))
+}
+
+// fileName is a file in the run's directory; "" when the run wrote none, which results.json
+// writes as null (and reads back from null).
+type fileName string
+
+// MarshalJSON writes "" as null.
+func (f fileName) MarshalJSON() ([]byte, error) {
+	if f == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(f))
 }
 
 // fillOutcome computes the series and faults from each point's flows.
@@ -224,11 +237,13 @@ func (d *FCTDocument) View() results.View {
 	}
 }
 
-// Fill computes the series and faults of the document's points from their flows.
+// Fill computes the series and faults of the document's points from their flows, for a run that
+// writes no files: no point has a flows file.
 func (d *FCTDocument) Fill(points []*FCTResult) {
 	flows := make([][]FlowRow, len(points))
 	for i, p := range points {
 		flows[i] = p.Flows
+		d.Points[i].FlowsFile = ""
 	}
 	d.fillOutcome(flows)
 }
@@ -237,7 +252,7 @@ func (d *FCTDocument) Fill(points []*FCTResult) {
 func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
 	flows := make([][]FlowRow, len(points))
 	for i, p := range points {
-		path := filepath.Join(dir, doc.Points[i].FlowsFile)
+		path := filepath.Join(dir, string(doc.Points[i].FlowsFile))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 		}
@@ -263,7 +278,7 @@ func (d *FCTDocument) redraw(dir string) error {
 	}
 	d.Files = append([]string{"results.json", "summary.md"}, files...)
 	for _, p := range d.Points {
-		d.Files = append(d.Files, p.FlowsFile)
+		d.Files = append(d.Files, string(p.FlowsFile))
 	}
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), d); err != nil {
 		return err
@@ -287,8 +302,8 @@ func writeSummary(dir string, v results.View) error {
 func ReportFCT(dir string, doc *FCTDocument) error {
 	var missing []string
 	for _, p := range doc.Points {
-		if _, err := os.Stat(filepath.Join(dir, p.FlowsFile)); errors.Is(err, fs.ErrNotExist) {
-			missing = append(missing, p.FlowsFile)
+		if _, err := os.Stat(filepath.Join(dir, string(p.FlowsFile))); p.FlowsFile == "" || errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, string(p.FlowsFile))
 		}
 	}
 	switch {
@@ -301,7 +316,7 @@ func ReportFCT(dir string, doc *FCTDocument) error {
 	}
 	flows := make([][]FlowRow, len(doc.Points))
 	for i, p := range doc.Points {
-		path := filepath.Join(dir, p.FlowsFile)
+		path := filepath.Join(dir, string(p.FlowsFile))
 		rows, err := ReadFlowsFile(path)
 		if err != nil {
 			return err

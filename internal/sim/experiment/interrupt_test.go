@@ -82,7 +82,7 @@ func TestArmNameKeepsTheLoad(t *testing.T) {
 		}
 	}
 	p := &FCTResult{Workload: "websearch", Load: 0.25, Scheme: TCP}
-	if got := flowsFile(p, 2); got != filepath.Join("flows", "websearch-0.25-tcp.csv") {
+	if got := flowsFile(p, 2); got != fileName(filepath.Join("flows", "websearch-0.25-tcp.csv")) {
 		t.Errorf("flows file %q, want flows/websearch-0.25-tcp.csv", got)
 	}
 }
