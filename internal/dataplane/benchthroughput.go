@@ -26,7 +26,7 @@ type ThroughputOptions struct {
 // ThroughputCost is the A/B iperf3 comparison of `qjump bench dataplane`.
 type ThroughputCost struct {
 	Rounds           int       `json:"rounds"`
-	Seconds          int       `json:"seconds"`
+	Seconds          int       `json:"run_s"` // seconds of iperf3 per measurement
 	WithoutBps       []float64 `json:"without_bps"`
 	WithBps          []float64 `json:"with_bps"`
 	MedianWithoutBps float64   `json:"median_without_bps"`
