@@ -12,7 +12,7 @@ type Series struct {
 	Metric string
 	Param  float64 // the arm's swept parameter (fan-in: f7), 0 elsewhere
 	// Unit is what the figures count when they are not µs (the simulator's normalised flow
-	// completion time: "x ideal"); results.json keeps them under the same names.
+	// completion time: "x ideal"); results.json then names them without `_us` (MarshalJSON).
 	Unit string
 	Stats
 }

@@ -38,7 +38,7 @@ func (c *FCTConfig) Validate() error {
 		return &model.FieldError{Field: "flows", Value: fmt.Sprint(c.Flows), Allowed: "need at least 1 flow"}
 	}
 	if err := c.fabric().Validate(); err != nil {
-		return &model.FieldError{Field: "fabric", Value: c.Fabric.String(), Allowed: err.Error()}
+		return fmt.Errorf("fabric (%s): %w", c.Fabric, err)
 	}
 	if c.Scheme == QJump {
 		if err := c.qjump().Validate(); err != nil {

@@ -278,7 +278,9 @@ func (d *FCTDocument) redraw(dir string) error {
 	}
 	d.Files = append([]string{"results.json", "summary.md"}, files...)
 	for _, p := range d.Points {
-		d.Files = append(d.Files, string(p.FlowsFile))
+		if p.FlowsFile != "" {
+			d.Files = append(d.Files, string(p.FlowsFile))
+		}
 	}
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), d); err != nil {
 		return err
