@@ -2,7 +2,8 @@ package results
 
 import "encoding/json"
 
-// armJSON is an Arm as results.json holds it. An arm with a model bound (fan-in) has three
+// armJSON is an Arm as results.json holds it, for reading (MarshalJSON writes the fields in order
+// itself). An arm with a model bound (fan-in) has three
 // figures: bound_us, the bound where the model guarantees it and null where it does not;
 // formula_us, the same formula continued, which the plots draw for comparison; and
 // bound_guaranteed. Files written before formula_us held the formula in bound_us.
@@ -11,11 +12,11 @@ type armJSON struct {
 	Description     string   `json:"description"`
 	QJump           bool     `json:"qjump"`
 	Bulk            string   `json:"bulk"`
-	Param           float64  `json:"param,omitempty"`
-	Skipped         string   `json:"skipped,omitempty"`
-	BoundUS         *float64 `json:"bound_us,omitempty"`
-	FormulaUS       *float64 `json:"formula_us,omitempty"`
-	BoundGuaranteed bool     `json:"bound_guaranteed,omitempty"`
+	Param           float64  `json:"param"`
+	Skipped         string   `json:"skipped"`
+	BoundUS         *float64 `json:"bound_us"`
+	FormulaUS       *float64 `json:"formula_us"`
+	BoundGuaranteed bool     `json:"bound_guaranteed"`
 }
 
 // MarshalJSON writes a as armJSON, in its fields' order.

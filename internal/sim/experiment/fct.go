@@ -178,9 +178,7 @@ func (pt *point) startFlow(spec workload.FlowSpec) {
 		f.Level = LevelForSize(pt.qj, spec.Size)
 	}
 	pt.flows = append(pt.flows, f)
-	if pt.cfg.Progress != nil {
-		pt.cfg.Progress.flowStarted(pt.el.Now())
-	}
+	pt.cfg.Progress.flowStarted(pt.el.Now())
 	salt := pt.cfg.Seed
 	// The receiver's ACK route ends at the sender, which does not exist yet: set it after.
 	rcv := tcp.NewReceiver(pt.el, pt.pool, f, nil, pt.flowDone)
@@ -192,9 +190,7 @@ func (pt *point) startFlow(spec workload.FlowSpec) {
 
 func (pt *point) flowDone(*tcp.Flow) {
 	pt.done++
-	if pt.cfg.Progress != nil {
-		pt.cfg.Progress.flowDone(pt.el.Now())
-	}
+	pt.cfg.Progress.flowDone(pt.el.Now())
 	if pt.done == pt.cfg.Flows {
 		pt.el.Stop()
 	}

@@ -130,7 +130,7 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 		arm := ArmName(p.Scheme, p.Load)
 		ran[arm] = true
 		doc.Points = append(doc.Points, PointSummary{Workload: p.Workload, Load: p.Load, Scheme: p.Scheme, Arm: arm,
-			FlowsFile: flowsFile(p, c.Planned()), Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, Perf: p.Perf})
+			Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, Perf: p.Perf})
 	}
 	// Only an interrupted run has an arm without a point: say so beside the arm.
 	for i, a := range doc.Arms {
@@ -243,15 +243,17 @@ func (d *FCTDocument) Fill(points []*FCTResult) {
 	flows := make([][]FlowRow, len(points))
 	for i, p := range points {
 		flows[i] = p.Flows
-		d.Points[i].FlowsFile = ""
 	}
 	d.fillOutcome(flows)
 }
 
-// WriteFCT writes an FCT run into dir: the flows files, the plots, results.json and summary.md.
+// WriteFCT writes an FCT run into dir: the flows files (which the points then name), the plots,
+// results.json and summary.md.
 func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
+	planned := Fig9Config{Workloads: doc.Workloads, Loads: doc.Loads, Schemes: doc.Schemes}.Planned()
 	flows := make([][]FlowRow, len(points))
 	for i, p := range points {
+		doc.Points[i].FlowsFile = flowsFile(p, planned)
 		path := filepath.Join(dir, string(doc.Points[i].FlowsFile))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
