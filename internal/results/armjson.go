@@ -12,7 +12,7 @@ type armJSON struct {
 	Description     string   `json:"description"`
 	QJump           bool     `json:"qjump"`
 	Bulk            string   `json:"bulk"`
-	Param           float64  `json:"param"`
+	Param           *float64 `json:"param"`
 	Skipped         string   `json:"skipped"`
 	BoundUS         *float64 `json:"bound_us"`
 	FormulaUS       *float64 `json:"formula_us"`
@@ -22,7 +22,7 @@ type armJSON struct {
 // MarshalJSON writes a as armJSON, in its fields' order.
 func (a Arm) MarshalJSON() ([]byte, error) {
 	fields := []field{{"name", a.Name}, {"description", a.Description}, {"qjump", a.QJump}, {"bulk", a.Bulk}}
-	if a.Param != 0 {
+	if a.HasParam {
 		fields = append(fields, field{"param", a.Param})
 	}
 	if a.Skipped != "" {
@@ -44,8 +44,11 @@ func (a *Arm) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*a = Arm{Name: j.Name, Description: j.Description, QJump: j.QJump, Bulk: j.Bulk, Param: j.Param, Skipped: j.Skipped,
+	*a = Arm{Name: j.Name, Description: j.Description, QJump: j.QJump, Bulk: j.Bulk, Skipped: j.Skipped,
 		BoundGuaranteed: j.BoundGuaranteed}
+	if j.Param != nil {
+		a.Param, a.HasParam = *j.Param, true
+	}
 	switch {
 	case j.FormulaUS != nil:
 		a.BoundUS = *j.FormulaUS

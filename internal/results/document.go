@@ -43,13 +43,28 @@ type Arm struct {
 	Description string
 	QJump       bool
 	Bulk        string
-	Param       float64
-	Skipped     string
+	// Param is the arm's value of the experiment's swept parameter where HasParam says the arm
+	// is a point of the sweep (0 included: 2pc's ratio 0); results.json writes it only then.
+	Param    float64
+	HasParam bool
+	Skipped  string
 	// Bound is the model's latency bound for the arm's probes (fan-in: D7 at f7), and whether the
 	// model guarantees it (f7 ≤ m) or it is the same formula continued past where it holds;
 	// results.json writes the two apart (armJSON). 0: the arm has no bound.
 	BoundUS         float64
 	BoundGuaranteed bool
+}
+
+// ParamsFromArms gives each series its arm's swept parameter. Rows (samples.csv) cannot say
+// whether a series is a point of the sweep, since their param is 0 both without a parameter and
+// at the value 0, so SeriesOf takes 0 for none; a series whose arm is not listed keeps that.
+func (o *Outcome) ParamsFromArms() {
+	for i := range o.Series {
+		s := &o.Series[i]
+		if a, ok := o.Arm(s.Arm); ok {
+			s.Param, s.HasParam = a.Param, a.HasParam
+		}
+	}
 }
 
 // Arm is the arm called name, if it ran or was skipped.

@@ -321,7 +321,7 @@ func TestFaultsAndEvidenceJSON(t *testing.T) {
 
 // A view with its own figures, unit and decimals and no paper column: the simulator's.
 func TestTableFiguresAndUnit(t *testing.T) {
-	s := Series{Arm: "qjump-0.5", Tool: "websearch", Metric: "fct-small", Param: 0.5, Unit: "x ideal",
+	s := Series{Arm: "qjump-0.5", Tool: "websearch", Metric: "fct-small", Param: 0.5, HasParam: true, Unit: "x ideal",
 		Stats: Stats{Samples: 3, MeanUS: 1.234, P99US: 2.5}}
 	v := View{Header: Header{Experiment: "sim-fct"}, Outcome: Outcome{Series: []Series{s}}, Headline: "8 hosts",
 		Figures: []Figure{MeanFigure, LatencyFigures[2]}, Unit: "x ideal", Digits: 2, NoPaper: true}
@@ -371,7 +371,8 @@ func TestParamPlot(t *testing.T) {
 	}
 }
 
-// A target that was not evaluated has no value: null, not 0.
+// A target that was not evaluated has no value: null, not 0; nor a limit where the run's own
+// figures would have given it (a fixed limit stays).
 func TestTargetJSONValueNullUnlessEvaluated(t *testing.T) {
 	for _, c := range []struct {
 		t    Target
@@ -381,13 +382,18 @@ func TestTargetJSONValueNullUnlessEvaluated(t *testing.T) {
 			`{"name":"a","criterion":"c","value":3,"limit":5,"unit":"µs","evaluated":true,"met":true}`},
 		{Target{Name: "b", Criterion: "c", Limit: 5, Unit: "µs", Note: "no point in region A"},
 			`{"name":"b","criterion":"c","value":null,"limit":5,"unit":"µs","evaluated":false,"met":false,"note":"no point in region A"}`},
+		{Target{Name: "c", Criterion: "c", Limit: 7, LimitFromRun: true, Unit: "µs", Value: 3, Evaluated: true, Met: true},
+			`{"name":"c","criterion":"c","value":3,"limit":7,"unit":"µs","evaluated":true,"met":true}`},
+		{Target{Name: "d", Criterion: "c", LimitFromRun: true, Unit: "µs", Note: "no QJump samples"},
+			`{"name":"d","criterion":"c","value":null,"limit":null,"unit":"µs","evaluated":false,"met":false,"note":"no QJump samples"}`},
 	} {
 		b, err := json.Marshal(c.t)
 		if err != nil || string(b) != c.want {
 			t.Errorf("%s: %v\nwant %s", b, err, c.want)
 		}
 		var back Target
-		if err := json.Unmarshal(b, &back); err != nil || back.Name != c.t.Name || back.Value != c.t.Value || back.Note != c.t.Note {
+		if err := json.Unmarshal(b, &back); err != nil || back.Name != c.t.Name || back.Value != c.t.Value || back.Note != c.t.Note ||
+			back.Limit != c.t.Limit || back.LimitFromRun != (c.t.LimitFromRun && !c.t.Evaluated) {
 			t.Errorf("round trip of %s: %+v, %v", b, back, err)
 		}
 	}
@@ -401,9 +407,9 @@ func TestArmJSONBound(t *testing.T) {
 		want string
 	}{
 		{Arm{Name: "idle", Description: "d", Bulk: "none"}, `{"name":"idle","description":"d","qjump":false,"bulk":"none"}`},
-		{Arm{Name: "f7=1", Description: "d", QJump: true, Bulk: "b", Param: 1, BoundUS: 646, BoundGuaranteed: true},
+		{Arm{Name: "f7=1", Description: "d", QJump: true, Bulk: "b", Param: 1, HasParam: true, BoundUS: 646, BoundGuaranteed: true},
 			`{"name":"f7=1","description":"d","qjump":true,"bulk":"b","param":1,"bound_us":646,"formula_us":646,"bound_guaranteed":true}`},
-		{Arm{Name: "f7=3", Description: "d", QJump: true, Bulk: "b", Param: 3, BoundUS: 1039.8},
+		{Arm{Name: "f7=3", Description: "d", QJump: true, Bulk: "b", Param: 3, HasParam: true, BoundUS: 1039.8},
 			`{"name":"f7=3","description":"d","qjump":true,"bulk":"b","param":3,"bound_us":null,"formula_us":1039.8,"bound_guaranteed":false}`},
 	} {
 		b, err := json.Marshal(c.arm)
@@ -419,5 +425,48 @@ func TestArmJSONBound(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"name":"f7=3","description":"d","qjump":true,"bulk":"b","param":3,"bound_us":1039.8}`), &old); err != nil ||
 		old.BoundUS != 1039.8 || old.BoundGuaranteed {
 		t.Errorf("old form: %+v, %v", old, err)
+	}
+}
+
+// A swept parameter of 0 is a value (2pc's ratio 0, no interference), not the absence of one:
+// results.json writes it for an arm and its series, and leaves param out only where the arm is
+// no point of the sweep; files written before, without param for 0, still read.
+func TestParamZeroIsWritten(t *testing.T) {
+	o := Outcome{
+		Arms: []Arm{{Name: "tcp idle", Bulk: "none", HasParam: true}, {Name: "tcp machine-load", Bulk: "b"}},
+		Series: SeriesOf(append(rowsOf("tcp idle", 0, 0, 10), append(rowsOf("tcp machine-load", 0, 0, 10),
+			rowsOf("other", 2, 0, 10)...)...)),
+	}
+	o.ParamsFromArms()
+	want := []bool{true, false, true} // "other" has no arm: its rows' param 2 stands
+	for i, s := range o.Series {
+		if s.HasParam != want[i] {
+			t.Errorf("series %s: HasParam %v, want %v", s.Arm, s.HasParam, want[i])
+		}
+	}
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{o.Arms[0], `"param":0`},
+		{o.Series[0], `"param":0`},
+		{o.Series[2], `"param":2`},
+	} {
+		if b, err := json.Marshal(c.v); err != nil || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s, %v: want %s", b, err, c.want)
+		}
+	}
+	for _, v := range []any{o.Arms[1], o.Series[1]} {
+		if b, err := json.Marshal(v); err != nil || strings.Contains(string(b), `"param"`) {
+			t.Errorf("%s, %v: want no param", b, err)
+		}
+	}
+	var arm Arm
+	var series Series
+	if err := json.Unmarshal([]byte(`{"name":"tcp idle","description":"","qjump":false,"bulk":"none","param":0}`), &arm); err != nil || !arm.HasParam {
+		t.Errorf("read back: %+v, %v", arm, err)
+	}
+	if err := json.Unmarshal([]byte(`{"arm":"tcp idle","tool":"probe","metric":"oneway","samples":1,"lost":0}`), &series); err != nil || series.HasParam {
+		t.Errorf("old form: %+v, %v", series, err)
 	}
 }

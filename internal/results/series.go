@@ -10,7 +10,11 @@ type Series struct {
 	Arm    string
 	Tool   string
 	Metric string
-	Param  float64 // the arm's swept parameter (fan-in: f7), 0 elsewhere
+	// Param is the arm's value of the experiment's swept parameter (fan-in: f7), where HasParam
+	// says the arm is a point of the sweep; results.json writes it only then, and 0 is a value
+	// like any other (2pc's ratio 0: no interference).
+	Param    float64
+	HasParam bool
 	// Unit is what the figures count when they are not µs (the simulator's normalised flow
 	// completion time: "x ideal"); results.json then names them without `_us` (MarshalJSON).
 	Unit string
@@ -34,7 +38,8 @@ func SeriesOf(rows []Row) []Series {
 	var out []Series
 	for _, k := range order {
 		g := groups[k]
-		out = append(out, Series{Arm: k.Arm, Tool: k.Tool, Metric: k.Metric, Param: g[0].Param, Stats: Summarise(g)})
+		out = append(out, Series{Arm: k.Arm, Tool: k.Tool, Metric: k.Metric, Param: g[0].Param, HasParam: g[0].Param != 0,
+			Stats: Summarise(g)})
 	}
 	return out
 }
@@ -48,7 +53,7 @@ type seriesJSON struct {
 	Arm     string   `json:"arm"`
 	Tool    string   `json:"tool"`
 	Metric  string   `json:"metric"`
-	Param   float64  `json:"param,omitempty"`
+	Param   *float64 `json:"param"`
 	Unit    string   `json:"unit,omitempty"`
 	Samples int      `json:"samples"`
 	Lost    int      `json:"lost"`
@@ -85,7 +90,7 @@ func (s *Series) figures() [7]*float64 {
 // MarshalJSON writes s under the names of its unit, its fields in a fixed order.
 func (s Series) MarshalJSON() ([]byte, error) {
 	fields := []field{{"arm", s.Arm}, {"tool", s.Tool}, {"metric", s.Metric}}
-	if s.Param != 0 {
+	if s.HasParam {
 		fields = append(fields, field{"param", s.Param})
 	}
 	suffix := "_us"
@@ -140,7 +145,10 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*s = Series{Arm: j.Arm, Tool: j.Tool, Metric: j.Metric, Param: j.Param, Unit: j.Unit, Stats: Stats{Samples: j.Samples, Lost: j.Lost}}
+	*s = Series{Arm: j.Arm, Tool: j.Tool, Metric: j.Metric, Unit: j.Unit, Stats: Stats{Samples: j.Samples, Lost: j.Lost}}
+	if j.Param != nil {
+		s.Param, s.HasParam = *j.Param, true
+	}
 	if j.PerSec != nil {
 		s.PerSec = *j.PerSec
 	}

@@ -8,10 +8,13 @@ type Target struct {
 	Criterion string  `json:"criterion"`
 	Value     float64 `json:"value"`
 	Limit     float64 `json:"limit"`
-	Unit      string  `json:"unit"`
-	Evaluated bool    `json:"evaluated"`
-	Met       bool    `json:"met"`
-	Note      string  `json:"note,omitempty"`
+	// LimitFromRun says the limit is computed from the run's own figures (1.5 × the idle arm's
+	// p99), so a target that was not evaluated has none: results.json writes it null, not 0.
+	LimitFromRun bool   `json:"-"`
+	Unit         string `json:"unit"`
+	Evaluated    bool   `json:"evaluated"`
+	Met          bool   `json:"met"`
+	Note         string `json:"note,omitempty"`
 	// Over is how many samples were beyond the limit, where the producer counts them.
 	Over int `json:"over,omitempty"`
 	// Worst are the samples furthest beyond the limit of a missed target, worst first, so that a

@@ -3,12 +3,13 @@ package results
 import "encoding/json"
 
 // targetJSON is a Target in results.json: the value of a target that was not evaluated is null,
-// so that no reader takes it for a measured 0.
+// so that no reader takes it for a measured 0, and so is its limit where the run's own figures
+// would have given it (LimitFromRun).
 type targetJSON struct {
 	Name      string     `json:"name"`
 	Criterion string     `json:"criterion"`
 	Value     *float64   `json:"value"`
-	Limit     float64    `json:"limit"`
+	Limit     *float64   `json:"limit"`
 	Unit      string     `json:"unit"`
 	Evaluated bool       `json:"evaluated"`
 	Met       bool       `json:"met"`
@@ -19,10 +20,13 @@ type targetJSON struct {
 
 // MarshalJSON writes t as targetJSON.
 func (t Target) MarshalJSON() ([]byte, error) {
-	j := targetJSON{Name: t.Name, Criterion: t.Criterion, Limit: t.Limit, Unit: t.Unit, Evaluated: t.Evaluated, Met: t.Met,
+	j := targetJSON{Name: t.Name, Criterion: t.Criterion, Unit: t.Unit, Evaluated: t.Evaluated, Met: t.Met,
 		Note: t.Note, Over: t.Over, Worst: t.Worst}
 	if t.Evaluated {
 		j.Value = &t.Value
+	}
+	if t.Evaluated || !t.LimitFromRun {
+		j.Limit = &t.Limit
 	}
 	return json.Marshal(j)
 }
@@ -33,8 +37,11 @@ func (t *Target) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*t = Target{Name: j.Name, Criterion: j.Criterion, Limit: j.Limit, Unit: j.Unit, Evaluated: j.Evaluated, Met: j.Met,
-		Note: j.Note, Over: j.Over, Worst: j.Worst}
+	*t = Target{Name: j.Name, Criterion: j.Criterion, Unit: j.Unit, Evaluated: j.Evaluated, Met: j.Met,
+		Note: j.Note, Over: j.Over, Worst: j.Worst, LimitFromRun: j.Limit == nil}
+	if j.Limit != nil {
+		t.Limit = *j.Limit
+	}
 	if j.Value != nil {
 		t.Value = *j.Value
 	}

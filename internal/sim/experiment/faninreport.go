@@ -81,12 +81,12 @@ func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *F
 			arm := faninArm(r.Hosts, p.F7)
 			if !seen[arm] {
 				seen[arm] = true
-				doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: true, Param: p.F7,
+				doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: true, Param: p.F7, HasParam: true,
 					Description: fmt.Sprintf("%d hosts send level-7 probes of %d B to one host, f7 = %g (region %s)", r.Hosts, c.ProbeSize, p.F7, p.Region),
 					Bulk:        fmt.Sprintf("level 0 at %.1f× the destination's link", c.BulkLoad),
 					BoundUS:     p.FormulaUs, BoundGuaranteed: p.Guaranteed})
 			}
-			doc.Series = append(doc.Series, results.Series{Arm: arm, Tool: epochsTool(r.Aligned, r.Straddle), Metric: MetricLevel7, Param: p.F7, Stats: p.Latency})
+			doc.Series = append(doc.Series, results.Series{Arm: arm, Tool: epochsTool(r.Aligned, r.Straddle), Metric: MetricLevel7, Param: p.F7, HasParam: true, Stats: p.Latency})
 			if p.Region == "A" {
 				over += p.Lost // a probe a full buffer dropped never arrived in time
 				if p.OverBound != nil {

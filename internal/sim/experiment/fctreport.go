@@ -102,7 +102,7 @@ func fctSeries(arm, workload string, load float64, flows []FlowRow) []results.Se
 	mk := func(metric string, v []float64, lost int) results.Series {
 		s := append([]float64(nil), v...)
 		sortFloats(s)
-		return results.Series{Arm: arm, Tool: workload, Metric: metric, Param: load, Unit: NormalisedUnit, Stats: sortedStats(s, lost)}
+		return results.Series{Arm: arm, Tool: workload, Metric: metric, Param: load, HasParam: true, Unit: NormalisedUnit, Stats: sortedStats(s, lost)}
 	}
 	return []results.Series{mk(MetricSmall, small, lostSmall), mk(MetricLarge, large, lostLarge), mk(MetricAll, all, lostAll)}
 }
@@ -120,7 +120,7 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 				continue
 			}
 			seen[arm] = true
-			doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: s == QJump, Param: l,
+			doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: s == QJump, Param: l, HasParam: true,
 				Description: fmt.Sprintf("%s; Poisson flow arrivals at load %g", schemeText[s], l),
 				Bulk:        strings.Join(c.Workloads, ", ") + " flows"})
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/apps/twopc"
@@ -63,6 +64,17 @@ func TestTwoPCQuick(t *testing.T) {
 	// qjump commits several times what tcp does.
 	if tTop, _ := twoPCRate(res, twopc.TCP, top); qTop < 3*tTop {
 		t.Errorf("at ratio %g qjump commits %.0f/s, tcp %.0f/s (qjump idle %.0f/s)", top, qTop, tTop, qIdle)
+	}
+	// The arms without interference are the sweep's points at ratio 0, and say so (results.json
+	// writes their param 0); the machine-load and failure arms are no points of it.
+	for _, a := range res.Arms {
+		onAxis := a.Name == twoPCArm(twopc.Transport(strings.Fields(a.Name)[0]), a.Param)
+		if a.HasParam != onAxis {
+			t.Errorf("arm %q: HasParam %v, want %v", a.Name, a.HasParam, onAxis)
+		}
+	}
+	if s, ok := res.series(twoPCArm(twopc.QJump, 0), toolTwoPC, metricTxn); !ok || !s.HasParam || s.Param != 0 {
+		t.Errorf("qjump idle txn series: %+v, %v; want param 0", s, ok)
 	}
 	// Failure detection: tcp waits its 150 ms timeout, qjump a few epochs.
 	tcp, okT := res.series("tcp failure", toolTwoPC, metricDetect)

@@ -172,7 +172,7 @@ func barrierPaper(_ *Results, s results.Series) string {
 func barrierTargets(r *Results) []results.Target {
 	ts := jumpTargets(r, figP99, toolBarrier, metricRound, "idle", "contended", "qjump", 10)
 	qj, okQ := r.series("qjump", toolBarrier, metricRound)
-	t3 := results.Target{Name: "qjump-near-machine-load", Unit: "µs",
+	t3 := results.Target{Name: "qjump-near-machine-load", Unit: "µs", LimitFromRun: true,
 		Criterion: "QJump p99 ≤ 1.5 × the machine-load arm's p99 + one frame time: QJump removes what the network adds, not what the shared CPUs do"}
 	if ml, ok := r.series("machine-load", toolBarrier, metricRound); ok && okQ {
 		t3.Value, t3.Limit, t3.Evaluated = qj.P99US, results.Round3(1.5*ml.P99US+wireFrameUS(r)), true

@@ -179,6 +179,7 @@ func finish(r *Results, rows []results.Row, dir string) error {
 		rows = append(rows[:len(rows):len(rows)], e.derive(r, rows)...)
 	}
 	r.Series = results.SeriesOf(rows)
+	r.ParamsFromArms()
 	var allowed func(results.Series) (float64, bool)
 	if e.lossAllowed != nil {
 		allowed = func(s results.Series) (float64, bool) { return e.lossAllowed(r, s) }

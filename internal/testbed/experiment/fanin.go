@@ -69,21 +69,21 @@ func runFanIn(ctx context.Context, env *Env) error {
 	}
 	n := env.tb.Config.Hosts
 	env.logf("[noise] idle network, no QJump: every sender probes h1 at f7=1, no bulk")
-	if err := runFanInArm(ctx, env, results.Arm{Name: "noise", Description: "idle network, no QJump, probes at f7=1", Bulk: "none", Param: 1}, per(true), false); err != nil {
+	if err := runFanInArm(ctx, env, results.Arm{Name: "noise", Description: "idle network, no QJump, probes at f7=1", Bulk: "none", Param: 1, HasParam: true}, per(true), false); err != nil {
 		return err
 	}
 	if err := env.probeRR(ctx, probeSpec{arm: "idle-probe", from: 2, to: 1, count: 300, interval: 2 * time.Millisecond, size: 64}); err != nil {
 		return err
 	}
 	env.measureEpsilon("idle-probe")
-	contended := results.Arm{Name: "contended", Description: "probes at f7=1 and bulk from every sender, no QJump", Bulk: fanInBulkText(n), Param: 1}
+	contended := results.Arm{Name: "contended", Description: "probes at f7=1 and bulk from every sender, no QJump", Bulk: fanInBulkText(n), Param: 1, HasParam: true}
 	env.logf("[contended] %s", contended.Description)
 	if err := runFanInArm(ctx, env, contended, per(false), true); err != nil {
 		return err
 	}
 	for i, f7 := range fanInSweep(env.opts.Quick) {
 		arm := results.Arm{Name: fanInArm(f7), Description: "QJump on: probes at level 7 with factor f7, bulk at level 0",
-			Bulk: fanInBulkText(n), QJump: true, Param: f7}
+			Bulk: fanInBulkText(n), QJump: true, Param: f7, HasParam: true}
 		bound, guaranteed := fanInBound(env.res.Model, f7)
 		arm.BoundUS, arm.BoundGuaranteed = results.Round3(float64(bound)/1e3), guaranteed
 		_ = env.qjumpDown(ctx)

@@ -67,7 +67,7 @@ func fanInPaper(r *Results, s results.Series) string {
 }
 
 func fanInTargets(r *Results) []results.Target {
-	t := results.Target{Name: "region-a-bound", Unit: "µs",
+	t := results.Target{Name: "region-a-bound", Unit: "µs", LimitFromRun: true,
 		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp), less the time the machine was measured stalled during it, exceeds the model's bound n·P·8·max(f7, 1)/R + ε (probes are whole frames: below f7 = 1 a host still sends one per epoch)"}
 	judged := judged(r, metricNetwork)
 	worst, lost := -1.0, 0
@@ -91,7 +91,7 @@ func fanInTargets(r *Results) []results.Target {
 	default:
 		t.Met = worst <= 0
 	}
-	noise := results.Target{Name: "noise-floor", Unit: "µs",
+	noise := results.Target{Name: "noise-floor", Unit: "µs", LimitFromRun: true,
 		Criterion: "the idle network's own max network latency, less the machine's measured stalls, is within the f7=1 bound (else the strict form cannot hold)"}
 	if s, ok := r.series("noise", toolProbe, judged); ok {
 		noise.Value, noise.Limit, noise.Evaluated = s.MaxUS, results.Round3(fanInBoundUS(r, 1)), true

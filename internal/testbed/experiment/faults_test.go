@@ -18,7 +18,7 @@ func fanInFixture(t *testing.T) (*Results, []results.Row) {
 	r := &Results{Header: results.Header{Experiment: "fan-in", Title: "fan-in", Quick: true}, Testbed: testbed.DefaultConfig(5)}
 	env := &Env{opts: Options{Testbed: r.Testbed}, res: r}
 	env.setEpsilon(50_000)
-	r.Arms = []results.Arm{{Name: "noise", Bulk: "none", Param: 1}}
+	r.Arms = []results.Arm{{Name: "noise", Bulk: "none", Param: 1, HasParam: true}}
 	var rows []results.Row
 	add := func(arm string, f7 float64, sender int, seq uint64, txNS, latNS int64, lost bool) {
 		rows = append(rows, results.Row{Arm: arm, Tool: toolProbe, Metric: metricNetwork, Sender: sender, Seq: seq,
@@ -29,7 +29,7 @@ func fanInFixture(t *testing.T) (*Results, []results.Row) {
 	}
 	for _, f7 := range []float64{0.5, 1} {
 		bound, guaranteed := fanInBound(r.Model, f7)
-		r.Arms = append(r.Arms, results.Arm{Name: fanInArm(f7), Bulk: "h2..h5→h1", QJump: true, Param: f7,
+		r.Arms = append(r.Arms, results.Arm{Name: fanInArm(f7), Bulk: "h2..h5→h1", QJump: true, Param: f7, HasParam: true,
 			BoundUS: float64(bound) / 1e3, BoundGuaranteed: guaranteed})
 	}
 	for i := range 100 {

@@ -182,7 +182,7 @@ func pingIperfTargets(r *Results) []results.Target {
 	idle, okI := r.series("idle", toolProbe, m)
 	cont, okC := r.series("switch-queue", toolProbe, m)
 	qj, okQ := r.series("qjump", toolProbe, m)
-	t1 := results.Target{Name: "qjump-near-idle", Unit: "µs",
+	t1 := results.Target{Name: "qjump-near-idle", Unit: "µs", LimitFromRun: true,
 		Criterion: "QJump p99 ≤ 1.5 × idle p99 + one maximum frame time at R (probe, one-way, less the machine's measured stalls)"}
 	t2 := results.Target{Name: "contended-vs-qjump", Unit: "×",
 		Criterion: "contended p99 ≥ 50 × QJump p99 (probe, one-way, less the machine's measured stalls, shared switch queue)", Limit: 50}

@@ -192,7 +192,7 @@ func jumpTargets(r *Results, fig figure, tool, metric, ideal, contended, qjump s
 	id, okI := r.series(ideal, tool, metric)
 	co, okC := r.series(contended, tool, metric)
 	qj, okQ := r.series(qjump, tool, metric)
-	t1 := results.Target{Name: "qjump-near-idle", Unit: "µs",
+	t1 := results.Target{Name: "qjump-near-idle", Unit: "µs", LimitFromRun: true,
 		Criterion: fmt.Sprintf("QJump %s %s ≤ 1.5 × %s %s + one maximum frame time at R (%.0f µs)", fig.name, metric, ideal, fig.name, frameUS)}
 	t2 := results.Target{Name: "contended-vs-qjump", Unit: "×", Limit: ratio,
 		Criterion: fmt.Sprintf("contended %s %s ≥ %g × QJump's", fig.name, metric, ratio)}

@@ -72,7 +72,7 @@ func TestPingIperfTakesMeasuredStallsOut(t *testing.T) {
 	var rows []results.Row
 	lat := map[string]int64{"idle": 100_000, "switch-queue": 100_000_000, "qjump": 200_000}
 	for a, arm := range []string{"idle", "switch-queue", "qjump"} {
-		r.Arms = append(r.Arms, results.Arm{Name: arm, QJump: arm == "qjump", Param: 1})
+		r.Arms = append(r.Arms, results.Arm{Name: arm, QJump: arm == "qjump", Param: 1, HasParam: true})
 		for i := range 100 {
 			send, l := int64(a+1)*1e9+int64(i)*1e6, lat[arm]
 			if arm == "qjump" && i >= 50 && i < 55 {

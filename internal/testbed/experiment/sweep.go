@@ -83,7 +83,7 @@ func runSweep(ctx context.Context, env *Env) error {
 		}
 		env.logf("[%d/%d] f5=%g: T5 = %s", i+1, len(factors), f5, cfg.LevelRate(model.Limited(f5)))
 		for _, b := range []bool{false, true} {
-			arm := results.Arm{Name: sweepArm(f5, b), QJump: true, Param: f5, Bulk: "none",
+			arm := results.Arm{Name: sweepArm(f5, b), QJump: true, Param: f5, HasParam: true, Bulk: "none",
 				Description: fmt.Sprintf("memcached at level 5 with f5 = %g, bulk at level 0", f5)}
 			var flows [][2]int
 			if b {
@@ -225,7 +225,7 @@ func sweepPaper(_ *Results, s results.Series) string {
 func sweepTargets(r *Results) []results.Target {
 	t1 := results.Target{Name: "throughput-capped", Unit: "×",
 		Criterion: "where the model's cap T5/(8·B per request) is below memcached's own idle rate, measured throughput / cap is within 0.75..1.25 (worst point shown)"}
-	t2 := results.Target{Name: "latency-flat", Unit: "µs",
+	t2 := results.Target{Name: "latency-flat", Unit: "µs", LimitFromRun: true,
 		Criterion: "with the factor at line rate, p99 latency without bulk ≤ 1.5 × the idle arm's p99 (no QJump)"}
 	idle, okI := r.series("idle", toolMemcached, metricRequest)
 	worst := -1.0

@@ -207,14 +207,14 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 	var during func([]*proc, int)
 	var ierr error
 	probed := make(chan error, 1)
-	arm := results.Arm{Name: name, QJump: t == twopc.QJump, Param: ratio, Bulk: "none",
+	arm := results.Arm{Name: name, QJump: t == twopc.QJump, Param: ratio, HasParam: true, Bulk: "none",
 		Description: fmt.Sprintf("%s, %d servers, no interference", t, len(c.lay.servers))}
 	if ratio > 0 {
 		n, _ := burstGen(ratio, env.tb.Config.Buffer, env.tb.Config.Rate)
 		to, toB := 1, 1
 		if elsewhere {
 			name, to, toB = string(t)+" machine-load", c.lay.bursting, c.lay.constant
-			arm.Name, arm.Param = name, 0
+			arm.Name, arm.Param, arm.HasParam = name, 0, false
 		}
 		arm.Bulk = fmt.Sprintf("UDP h%d→h%d at R; UDP h%d→h%d bursts of %d packets, 25 ms pause", c.lay.constant, to, c.lay.bursting, toB, n)
 		arm.Description = fmt.Sprintf("%s, %d servers, interference ratio %g (burst / switch queue)", t, len(c.lay.servers), ratio)
