@@ -18,7 +18,10 @@ const MetricLevel7 = "level7-queueing"
 // FanInDocument is results.json of fan-in.
 type FanInDocument struct {
 	results.Header
-	Hosts        []int             `json:"hosts"`
+	HostCounts []int `json:"host_counts"` // the sweeps' fabric sizes, in the order run
+	// OldHosts is host_counts as files written before it called them, "hosts": a name each
+	// point uses for its own count. Only read (readOldForms); never written.
+	OldHosts     []int             `json:"hosts,omitempty"`
 	Probes       int               `json:"probes_per_point"`
 	ProbeSize    int32             `json:"probe_bytes"`
 	Packet       int64             `json:"packet_bytes"`
@@ -72,7 +75,7 @@ func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *F
 	seen := map[string]bool{}
 	for _, r := range sweeps {
 		if !seen[fmt.Sprint(r.Hosts)] {
-			doc.Hosts = append(doc.Hosts, r.Hosts)
+			doc.HostCounts = append(doc.HostCounts, r.Hosts)
 			seen[fmt.Sprint(r.Hosts)] = true
 		}
 		over, evaluated := 0, false
@@ -110,9 +113,14 @@ func NewFanInDocument(h results.Header, c FanInConfig, sweeps []*FanInResult) *F
 	return doc
 }
 
-// dropZeroBounds reads files written when a point without a guaranteed bound had bound_us and
-// over_bound 0: such a point has no bound (null) and nothing over it.
-func (d *FanInDocument) dropZeroBounds() {
+// readOldForms reads files written before host_counts had its name, and when a point without a
+// guaranteed bound had bound_us and over_bound 0: such a point has no bound (null) and nothing
+// over it.
+func (d *FanInDocument) readOldForms() {
+	if d.HostCounts == nil {
+		d.HostCounts = d.OldHosts
+	}
+	d.OldHosts = nil
 	for i := range d.Points {
 		if !d.Points[i].Guaranteed {
 			d.Points[i].BoundUs, d.Points[i].OverBound = nil, nil
@@ -133,7 +141,7 @@ func (d *FanInDocument) bound(hosts int) func(float64) float64 {
 // plots draws one results.SweepPlot per host count and sweep (epochsTool), in the order run.
 func (d *FanInDocument) plots(dir string) ([]string, error) {
 	var files []string
-	for _, h := range d.Hosts {
+	for _, h := range d.HostCounts {
 		var tools []string
 		byTool := map[string][]results.Series{}
 		for _, s := range d.Series {
@@ -173,7 +181,7 @@ func hostsOf(arm string) int {
 func (d *FanInDocument) View() results.View {
 	return results.View{Header: d.Header, Outcome: d.Outcome,
 		Headline: fmt.Sprintf("hosts %v, %d-byte level-7 probes, P = %d B, m = %d, bulk at %.1f×, at least %d probes per point, seed %d",
-			d.Hosts, d.ProbeSize, d.Packet, d.Mesochronous, d.BulkLoad, d.Probes, d.Seed),
+			d.HostCounts, d.ProbeSize, d.Packet, d.Mesochronous, d.BulkLoad, d.Probes, d.Seed),
 		Method: "Simulated (qjump sim): every host's QJump limiter as the dataplane's; figures are queueing latency over the idle path, " +
 			"lost counts level-7 probes dropped by a full switch buffer.",
 		Figures: append([]results.Figure{results.MeanFigure}, results.LatencyFigures...), Digits: 2, NoPaper: true}

@@ -38,7 +38,7 @@ func Report(dir string) (results.View, error) {
 		if err := results.ReadJSON(path, &d); err != nil {
 			return results.View{}, err
 		}
-		d.dropZeroBounds()
+		d.readOldForms()
 		if err := WriteFanIn(dir, &d); err != nil {
 			return results.View{}, err
 		}

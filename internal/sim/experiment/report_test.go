@@ -92,3 +92,41 @@ func readAll(t *testing.T, dir string, names ...string) [][]byte {
 	}
 	return out
 }
+
+// A fan-in run's report rewrites its results.json as it was, and reads the forms of files
+// written before: the sweeps' host counts under "hosts" (now host_counts, "hosts" being each
+// point's own count), and a point beyond the guarantee with bound_us and over_bound 0.
+func TestReportReadsFanInAndItsOldForms(t *testing.T) {
+	c := DefaultFanIn(24, true)
+	c.Factors, c.Probes = []float64{1, 3}, 1000 // m = 2: f7 = 3 has no guaranteed bound
+	res, err := RunFanIn(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	doc := NewFanInDocument(results.Header{Experiment: ExperimentFanIn, Title: "t"}, c, []*FanInResult{res})
+	if err := WriteFanIn(dir, doc); err != nil {
+		t.Fatal(err)
+	}
+	written := readAll(t, dir, "results.json")[0]
+	if !bytes.Contains(written, []byte(`"host_counts": [`)) || bytes.Contains(written, []byte(`"hosts": [`)) {
+		t.Fatalf("results.json should name the sweeps' host counts host_counts:\n%s", written)
+	}
+	old := bytes.Replace(written, []byte(`"host_counts": [`), []byte(`"hosts": [`), 1)
+	old = bytes.Replace(old, []byte(`"bound_us": null,`), []byte(`"bound_us": 0,`), 1)
+	old = bytes.Replace(old, []byte(`"over_bound": null`), []byte(`"over_bound": 0`), 1)
+	if bytes.Equal(old, written) || bytes.Contains(old, []byte("host_counts")) {
+		t.Fatal("the old form was not made")
+	}
+	for _, file := range [][]byte{written, old} {
+		if err := os.WriteFile(filepath.Join(dir, "results.json"), file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Report(dir); err != nil {
+			t.Fatal(err)
+		}
+		if again := readAll(t, dir, "results.json")[0]; !bytes.Equal(again, written) {
+			t.Errorf("report of\n%s\nwrote\n%s\nwant\n%s", file, again, written)
+		}
+	}
+}
