@@ -41,7 +41,10 @@ which the output reports as a measurement fault), and prints the paper's statist
 Schemes: tcp (NewReno, drop-tail, 150-packet buffers, min RTO 200µs), dctcp (K=65, g=1/16),
 pfabric (remaining-size priorities, 24-packet buffers, RTO 45µs), qjump (the paper's Fig. 9
 configuration: P=9kB, n=hosts, f0..f7=144,100,20,10,5,3,2,1; flows on the highest level whose
-budget per epoch holds them). Workloads: websearch, datamining (embedded) or a CSV file of
+budget per epoch holds them; each host's levels share one budget, held to the epoch like the
+dataplane's shape mode), and qjump-ns2, not a Fig. 9 scheme: QJump limited as the paper's own ns-2
+simulation did, a budget per flow refilled every 1.05 ms from the flow's start and dropping what
+does not fit, with the authors' levels and budgets (see docs/reproducing.md). Workloads: websearch, datamining (embedded) or a CSV file of
 size_bytes,cdf rows. With --out, DIR gets flows.csv (one row per flow), results.json and
 summary.md, in the results format the testbed uses; qjump sim report DIR redraws them. A point
 still running after 10 s says how far it is on stderr every 10 s; Ctrl-C abandons it (exit 130)
@@ -55,7 +58,7 @@ and writes nothing.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.scheme, "scheme", "qjump", "tcp, dctcp, pfabric or qjump")
+	f.StringVar(&opts.scheme, "scheme", "qjump", "tcp, dctcp, pfabric, qjump, or qjump-ns2 (the paper's ns-2 limiter)")
 	f.StringVar(&opts.workload, "workload", "websearch", "websearch, datamining or a CDF file")
 	f.Var(&unitValue[float64]{&opts.load, parseLoad}, "load", "offered load, a fraction of the edge capacity (0 < L < 1)")
 	f.IntVar(&opts.flows, "flows", 5000, "flows to simulate")

@@ -8,6 +8,7 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim"
+	"github.com/qjump-net/qjump/internal/sim/qjump"
 	"github.com/qjump-net/qjump/internal/sim/tcp"
 	"github.com/qjump-net/qjump/internal/sim/topology"
 	"github.com/qjump-net/qjump/internal/sim/workload"
@@ -123,8 +124,10 @@ type point struct {
 	gen   *workload.Generator
 	tcfg  tcp.Config
 	flows []*tcp.Flow
-	done  int
-	next  workload.FlowSpec
+	// policers are qjump-ns2's limiters, one per flow, whose drops count with the ports'.
+	policers []*qjump.FlowPolicer
+	done     int
+	next     workload.FlowSpec
 }
 
 // RunFCT simulates one point.
@@ -174,16 +177,23 @@ func (pt *point) DoNextEvent() {
 func (pt *point) startFlow(spec workload.FlowSpec) {
 	f := &tcp.Flow{ID: int32(len(pt.flows)), Src: spec.Src, Dst: spec.Dst, Size: spec.Size,
 		Packets: tcp.PacketsFor(spec.Size), Start: pt.el.Now()}
-	if pt.cfg.Scheme == QJump {
-		f.Level = LevelForSize(pt.qj, spec.Size)
-	}
 	pt.flows = append(pt.flows, f)
 	pt.cfg.Progress.flowStarted(pt.el.Now())
 	salt := pt.cfg.Seed
 	// The receiver's ACK route ends at the sender, which does not exist yet: set it after.
 	rcv := tcp.NewReceiver(pt.el, pt.pool, f, nil, pt.flowDone)
-	snd := tcp.NewSender(pt.el, pt.pool, &pt.tcfg, pt.cfg.Scheme.control(), f,
-		pt.net.Route(f.Src, f.Dst, pt.net.ECMP(f.ID, false, salt), rcv))
+	route := pt.net.Route(f.Src, f.Dst, pt.net.ECMP(f.ID, false, salt), rcv)
+	switch pt.cfg.Scheme {
+	case QJump:
+		f.Level = LevelForSize(pt.qj, spec.Size)
+	case QJumpNS2:
+		var budget int64
+		f.Level, budget = NS2Level(spec.Size)
+		p := qjump.NewFlowPolicer(pt.el, pt.pool, budget, NS2Interval)
+		pt.policers = append(pt.policers, p)
+		route = append(sim.Route{p}, route...)
+	}
+	snd := tcp.NewSender(pt.el, pt.pool, &pt.tcfg, pt.cfg.Scheme.control(), f, route)
 	rcv.SetRoute(pt.net.Route(f.Dst, f.Src, pt.net.ECMP(f.ID, true, salt), snd))
 	snd.Start()
 }
@@ -223,6 +233,9 @@ func (pt *point) result() *FCTResult {
 		if q, ok := p.(interface{ Stats() sim.QueueStats }); ok {
 			res.Drops += q.Stats().Drops
 		}
+	}
+	for _, p := range pt.policers {
+		res.Drops += p.Dropped()
 	}
 	res.Stats = ComputeStats(res.Flows)
 	return res

@@ -71,6 +71,8 @@ var schemeText = map[Scheme]string{
 	DCTCP:   "DCTCP, ECN marking at K = 65 packets, g = 1/16",
 	PFabric: "pFabric, remaining-size priorities in 24-packet ports, fixed RTO 45 µs",
 	QJump:   "QJump, P = 9 kB, f0..f7 = 144, 100, 20, 10, 5, 3, 2, 1, levels served in strict priority, flows on levels by size",
+	QJumpNS2: "QJump limited as the paper's ns-2 simulation did: a budget per flow that holds the whole flow, " +
+		"refilled every 1.05 ms from its start, dropping what does not fit; levels served in strict priority",
 }
 
 // fctSeries are a point's three series: small, large and all flows, normalised FCT.
@@ -120,7 +122,7 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 				continue
 			}
 			seen[arm] = true
-			doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: s == QJump, Param: l, HasParam: true,
+			doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: s == QJump || s == QJumpNS2, Param: l, HasParam: true,
 				Description: fmt.Sprintf("%s; Poisson flow arrivals at load %g", schemeText[s], l),
 				Bulk:        strings.Join(c.Workloads, ", ") + " flows"})
 		}

@@ -5,6 +5,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/qjump-net/qjump/internal/model"
@@ -25,17 +26,26 @@ const (
 	QJump   Scheme = "qjump"
 )
 
+// QJumpNS2 is not one of Fig. 9's schemes but QJump as the paper's own simulation limited it, to
+// compare with ours (docs/reproducing.md): a limiter per flow that drops what its interval cannot
+// hold (qjump.FlowPolicer), the authors' levels and budgets (NS2Level), strict-priority ports at
+// the hosts as at the switches. Everything else is our qjump scheme's.
+const QJumpNS2 Scheme = "qjump-ns2"
+
 // Schemes lists them in the order the figures draw them.
 var Schemes = []Scheme{TCP, DCTCP, PFabric, QJump}
 
+// Variants are the schemes that sim fct runs beside Fig. 9's and sim run fig9 does not.
+var Variants = []Scheme{QJumpNS2}
+
 // ParseScheme reads a scheme name.
 func ParseScheme(s string) (Scheme, error) {
-	for _, sc := range Schemes {
+	for _, sc := range append(Schemes[:len(Schemes):len(Schemes)], Variants...) {
 		if string(sc) == s {
 			return sc, nil
 		}
 	}
-	return "", fmt.Errorf("need one of tcp, dctcp, pfabric, qjump")
+	return "", fmt.Errorf("need one of tcp, dctcp, pfabric, qjump (Fig. 9's) or qjump-ns2 (QJump limited as the paper's ns-2 simulation did)")
 }
 
 // Parameters of the baselines, from the pFabric paper (Alizadeh et al., SIGCOMM 2013, §5.1–5.2)
@@ -104,6 +114,8 @@ func (s Scheme) ports(el *sim.EventList, pool *sim.PacketPool, qj model.Config, 
 				return qjump.NewHostPort(el, rate, lim, phases.Int64N(lim.EpochNs()))
 			}
 			return sim.NewPrioQueue(el, pool, rate, limit, false)
+		case QJumpNS2:
+			return sim.NewPrioQueue(el, pool, rate, limit, isHost)
 		}
 		return sim.NewQueue(el, pool, rate, limit, 0, isHost)
 	}
@@ -137,4 +149,33 @@ func LevelForSize(c model.Config, size int64) uint8 {
 		}
 	}
 	return uint8(lowest)
+}
+
+// NS2Interval is the authors' ns-2 limiter's interval (tcp-common-opt.tcl: activate-fid's 1050000
+// ns), close to our n·P/R = 1.037 ms.
+const NS2Interval = 1050 * sim.Microsecond
+
+// ns2Levels are the authors' ns-2 levels (github.com/camsas/qjump-ns2, tcp-common-opt.tcl,
+// TCP_pair start): a flow of up to maxBytes of payload goes to level, whose limiter allows the
+// flow budgetBits per NS2Interval. Each budget is its size limit in wire bytes (1500 per 1460 of
+// payload), so a flow's whole first transmission fits; they are not f·P with §6.4's factors (the
+// level 6 budget is 19.5 kB where f6 · P is 18 kB, level 0's 1.31 MB where it is 1.30 MB).
+var ns2Levels = []struct {
+	maxBytes   int64
+	level      uint8
+	budgetBits int64
+}{
+	{8_760, 7, 72_000}, {18_980, 6, 156_000}, {27_740, 5, 228_000}, {48_180, 4, 396_000},
+	{77_380, 3, 636_000}, {194_180, 2, 1_596_000}, {973_820, 1, 8_004_000}, {math.MaxInt64, 0, 10_500_000},
+}
+
+// NS2Level is the level and the budget per NS2Interval, in bits, of a flow of size bytes in the
+// authors' ns-2 scripts.
+func NS2Level(size int64) (level uint8, budgetBits int64) {
+	for _, l := range ns2Levels {
+		if size <= l.maxBytes {
+			return l.level, l.budgetBits
+		}
+	}
+	panic("unreachable: the last level takes every size")
 }

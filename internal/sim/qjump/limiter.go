@@ -3,7 +3,8 @@
 // (bpf/qjump.bpf.c: charge and rollover), and a host NIC that serves levels in strict priority
 // and holds a packet until its level's budget allows it. It holds rather than drops, as shape
 // mode does, but its budgets are police mode's: a fresh one each epoch of the host's clock, so a
-// host can send two back to back across an epoch's end (model.Config.BurstBudgets).
+// host can send two back to back across an epoch's end (model.Config.BurstBudgets). For
+// comparison only, FlowPolicer is the per-flow limiter of the paper's own ns-2 simulation.
 package qjump
 
 import "github.com/qjump-net/qjump/internal/model"
