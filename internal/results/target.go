@@ -2,24 +2,24 @@ package results
 
 import "fmt"
 
-// Target is one pass criterion, evaluated on the measured figures.
+// Target is one pass criterion, evaluated on the measured figures. Its JSON is targetJSON.
 type Target struct {
-	Name      string  `json:"name"`
-	Criterion string  `json:"criterion"`
-	Value     float64 `json:"value"`
-	Limit     float64 `json:"limit"`
+	Name      string
+	Criterion string
+	Value     float64
+	Limit     float64
 	// LimitFromRun says the limit is computed from the run's own figures (1.5 × the idle arm's
 	// p99), so a target that was not evaluated has none: results.json writes it null, not 0.
-	LimitFromRun bool   `json:"-"`
-	Unit         string `json:"unit"`
-	Evaluated    bool   `json:"evaluated"`
-	Met          bool   `json:"met"`
-	Note         string `json:"note,omitempty"`
+	LimitFromRun bool
+	Unit         string
+	Evaluated    bool
+	Met          bool
+	Note         string
 	// Over is how many samples were beyond the limit, where the producer counts them.
-	Over int `json:"over,omitempty"`
+	Over int
 	// Worst are the samples furthest beyond the limit of a missed target, worst first, so that a
 	// reader can tell what caused them.
-	Worst []Evidence `json:"worst,omitempty"`
+	Worst []Evidence
 }
 
 // Evidence is one sample behind a target's verdict, with its stamps and what the network's own

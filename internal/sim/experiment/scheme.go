@@ -38,9 +38,12 @@ var Schemes = []Scheme{TCP, DCTCP, PFabric, QJump}
 // Variants are the schemes that sim fct runs beside Fig. 9's and sim run fig9 does not.
 var Variants = []Scheme{QJumpNS2}
 
+// allSchemes are Fig. 9's schemes and the variants.
+func allSchemes() []Scheme { return append(Schemes[:len(Schemes):len(Schemes)], Variants...) }
+
 // ParseScheme reads a scheme name.
 func ParseScheme(s string) (Scheme, error) {
-	for _, sc := range append(Schemes[:len(Schemes):len(Schemes)], Variants...) {
+	for _, sc := range allSchemes() {
 		if string(sc) == s {
 			return sc, nil
 		}

@@ -87,7 +87,7 @@ func csvOf(t *testing.T, r *FCTResult) []byte {
 // Golden output: every scheme on a small fabric, the variants too, flows CSV byte for byte. Run
 // with -update after a deliberate change of behaviour and review the diff.
 func TestGoldenFlows(t *testing.T) {
-	for _, s := range append(Schemes[:len(Schemes):len(Schemes)], Variants...) {
+	for _, s := range allSchemes() {
 		got := csvOf(t, runSmall(t, s, 7))
 		file := filepath.Join("testdata", "golden-"+string(s)+".csv")
 		if *update {
