@@ -35,8 +35,9 @@ func newSimFCTCommand() *cobra.Command {
 		Long: `fct runs Poisson flow arrivals at an offered load (a fraction of the hosts' edge capacity)
 with sizes from a workload CDF between random distinct hosts, until every flow has completed (at
 most 10 simulated seconds after the last arrival: a flow not done by then is counted unfinished,
-which the output reports as a measurement fault), and prints the paper's statistics of FCT normalised to the ideal FCT on the idle fabric: small flows
-(0, 100kB] average and 99th percentile, large flows (10MB, ∞) average, and all flows.
+which the output reports as a measurement fault), and prints the paper's statistics of FCT
+normalised to the ideal FCT on the idle fabric: small flows (0, 100kB] average and 99th
+percentile, large flows (10MB, ∞) average, and all flows.
 
 Schemes: tcp (NewReno, drop-tail, 150-packet buffers, min RTO 200µs), dctcp (K=65, g=1/16),
 pfabric (remaining-size priorities, 24-packet buffers, RTO 45µs), qjump (the paper's Fig. 9
@@ -75,8 +76,8 @@ Ctrl-C abandons it (exit 130) and writes nothing.`,
 const progressEvery = 10 * time.Second
 
 // runFCTInterruptible runs one point until ctx is done, with a progress line on stderr at each
-// interval of every. A single simulation cannot stop half-way with anything worth keeping, so on Ctrl-C it is
-// abandoned and nothing is written.
+// interval of every. A single simulation cannot stop half-way with anything worth keeping, so on
+// Ctrl-C it is abandoned and nothing is written.
 func runFCTInterruptible(ctx context.Context, c experiment.FCTConfig, stderr io.Writer, every time.Duration) (*experiment.FCTResult, error) {
 	type outcome struct {
 		res *experiment.FCTResult

@@ -308,7 +308,12 @@ func writeSummary(dir string, v results.View) error {
 func ReportFCT(dir string, doc *FCTDocument) error {
 	var missing []string
 	for _, p := range doc.Points {
-		if _, err := os.Stat(filepath.Join(dir, string(p.FlowsFile))); p.FlowsFile == "" || errors.Is(err, fs.ErrNotExist) {
+		if p.FlowsFile == "" {
+			// A results.json written or edited by hand: say which point has no file named.
+			missing = append(missing, fmt.Sprintf("none named for %s %s", p.Workload, p.Arm))
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, string(p.FlowsFile))); errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, string(p.FlowsFile))
 		}
 	}

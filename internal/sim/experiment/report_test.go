@@ -69,6 +69,13 @@ func TestReportRebuildsFig9(t *testing.T) {
 	if again := readAll(t, dir, "results.json"); !bytes.Equal(again[0], before[0]) {
 		t.Errorf("a refused report changed results.json")
 	}
+	// A point whose flows file is not named at all (a hand-edited results.json) is named itself.
+	unnamed := *doc
+	unnamed.Points = append([]PointSummary(nil), doc.Points...)
+	unnamed.Points[1].FlowsFile = ""
+	if err := ReportFCT(dir, &unnamed); err == nil || !strings.Contains(err.Error(), "none named for websearch "+unnamed.Points[1].Arm) {
+		t.Errorf("report with a point naming no flows file: %v, want the point named", err)
+	}
 	// Without the flows files the report redraws from results.json's series.
 	if err := os.RemoveAll(filepath.Join(dir, "flows")); err != nil {
 		t.Fatal(err)
