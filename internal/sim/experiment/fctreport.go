@@ -69,7 +69,7 @@ func schemeOf(arm string) string {
 var schemeText = map[Scheme]string{
 	TCP:     "TCP NewReno, drop-tail switch ports of 150 packets, minimum RTO 200 µs",
 	DCTCP:   "DCTCP, ECN marking at K = 65 packets, g = 1/16",
-	PFabric: "pFabric, remaining-size priorities in 24-packet ports, fixed RTO 45 µs",
+	PFabric: "pFabric, remaining-size priorities in 24-packet ports, fixed RTO 45 µs, SACK, windows of at most 23 packets",
 	QJump:   "QJump, P = 9 kB, f0..f7 = 144, 100, 20, 10, 5, 3, 2, 1, levels served in strict priority, flows on levels by size",
 	QJumpNS2: "QJump limited as the paper's ns-2 simulation did: a budget per flow that holds the whole flow, " +
 		"refilled every 1.05 ms from its start, dropping what does not fit; levels served in strict priority",

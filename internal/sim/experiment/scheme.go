@@ -56,7 +56,9 @@ func ParseScheme(s string) (Scheme, error) {
 //   - TCP and DCTCP: 225 kB of buffer per port (150 packets of 1500 B), minimum RTO 200 µs;
 //   - DCTCP: marking threshold K = 65 packets (the QJump paper's [65, 65], §6.3), g = 1/16;
 //   - pFabric: 36 kB per port (24 packets, 2×BDP), initial window 12 packets (one BDP of the
-//     14.6 µs fabric), fixed RTO 45 µs (about 3 RTTs).
+//     14.6 µs fabric), fixed RTO 45 µs (about 3 RTTs), SACK, and a window of at most 23
+//     packets (the QJump authors' pFabric runs, run_pfabric.sh and qjump.tcl: maxcwnd_ is the
+//     queue size less one).
 //
 // The reference material here has no copy of the pFabric paper, so these values are as we read
 // that paper; the pFabric-derived ns-2 parameter files in public repositories agree on what they
@@ -85,7 +87,8 @@ func (s Scheme) DefaultBuffer() int {
 // transport is the scheme's TCP configuration.
 func (s Scheme) transport() tcp.Config {
 	if s == PFabric {
-		return tcp.Config{InitCwnd: InitCwnd, MinRTO: PFabricRTO, MaxRTO: PFabricRTO, FixedRTO: true}
+		return tcp.Config{InitCwnd: InitCwnd, MinRTO: PFabricRTO, MaxRTO: PFabricRTO, FixedRTO: true,
+			SACK: true, MaxCwnd: PFabricBuffer - 1}
 	}
 	return tcp.Config{InitCwnd: InitCwnd, MinRTO: TCPMinRTO, MaxRTO: MaxRTO, FastRetransmit: true}
 }

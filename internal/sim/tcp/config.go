@@ -9,6 +9,14 @@ type Config struct {
 	MaxRTO         sim.Time // upper bound after exponential backoff
 	FixedRTO       bool     // pFabric: the timeout never adapts or backs off
 	FastRetransmit bool     // three duplicate ACKs trigger a retransmission (NewReno)
+	// SACK: the sender learns from every ACK which packet the receiver got (a selective
+	// acknowledgement of the packet the ACK answers) and keeps that scoreboard over timeouts, so
+	// that it never sends again what the receiver holds (pFabric's hosts: ns-2's
+	// SackFullTcp with clear_on_timeout_ false).
+	SACK bool
+	// MaxCwnd caps the window in packets; 0: no cap (pFabric's scripts: one packet under the
+	// port's buffer, maxcwnd_).
+	MaxCwnd int32
 }
 
 // Control is a congestion control: TCP's (Reno) and the variants that override parts of it.

@@ -26,6 +26,11 @@ type Sender struct {
 	inHost            int32    // packets of this flow not yet accepted or dropped by the host's NIC
 	hostClear         sim.Time // when the last packet the NIC accepted leaves it
 	done              bool
+
+	// With Config.SACK: the packets the receiver is known to hold beyond una (a bit each, by
+	// sequence number; made at the first out-of-order ACK) and how many they are.
+	sacked      []uint64
+	sackedAbove int32
 }
 
 // NewSender prepares the sending end of flow over route (which ends at the receiver).
@@ -63,21 +68,28 @@ func (s *Sender) SetCwnd(w float64) {
 	s.cwnd, s.ssthresh = w, w
 }
 
-// grow is TCP's window increase for acked packets.
+// grow is TCP's window increase for acked packets, up to the cap.
 func (s *Sender) grow(acked int32) {
 	if s.cwnd < s.ssthresh {
 		s.cwnd += float64(acked)
 	} else {
 		s.cwnd += float64(acked) / s.cwnd
 	}
+	if s.cfg.MaxCwnd > 0 && s.cwnd > float64(s.cfg.MaxCwnd) {
+		s.cwnd = float64(s.cfg.MaxCwnd)
+	}
 }
 
 func (s *Sender) flight() int32 { return s.nxt - s.una }
 
-// send fills the window with new (or, after a timeout, resent) packets.
+// send fills the window with new (or, after a timeout, resent) packets. A packet the receiver is
+// known to hold (SACK) takes its place in the window but is not sent again, as in ns-2's SACK
+// agents without pipe control.
 func (s *Sender) send() {
 	for s.nxt < s.flow.Packets && float64(s.flight()) < s.cwnd {
-		s.transmit(s.nxt)
+		if !s.isSacked(s.nxt) {
+			s.transmit(s.nxt)
+		}
 		s.nxt++
 		if s.nxt > s.high {
 			s.high = s.nxt
@@ -106,10 +118,13 @@ func (s *Sender) atHome() bool { return s.inHost > 0 || s.el.Now() < s.hostClear
 
 // Receive takes an ACK.
 func (s *Sender) Receive(p *sim.Packet) {
-	ackno, ece, sent := p.AckNo, p.ECE, p.SentAt
+	ackno, ece, sent, seq := p.AckNo, p.ECE, p.SentAt, p.Seq
 	s.pool.Put(p)
 	if s.done {
 		return
+	}
+	if s.cfg.SACK && seq >= ackno {
+		s.sack(seq)
 	}
 	if ackno > s.una {
 		s.newAck(ackno, ece, sent)
@@ -124,6 +139,7 @@ func (s *Sender) Receive(p *sim.Packet) {
 
 func (s *Sender) newAck(ackno int32, ece bool, sent sim.Time) {
 	acked := ackno - s.una
+	s.forgetSacked(s.una, ackno)
 	s.una = ackno
 	if s.nxt < s.una {
 		s.nxt = s.una
@@ -227,4 +243,40 @@ func (s *Sender) timeout() {
 	s.send()
 	s.timerAt = s.el.Now() + s.rto
 	s.armTimer()
+}
+
+// sack notes that the receiver holds packet seq beyond the cumulative ACK.
+func (s *Sender) sack(seq int32) {
+	if s.sacked == nil {
+		s.sacked = make([]uint64, (s.flow.Packets+63)/64)
+	}
+	w, bit := seq>>6, uint64(1)<<(seq&63)
+	if s.sacked[w]&bit == 0 {
+		s.sacked[w] |= bit
+		s.sackedAbove++
+	}
+}
+
+// isSacked says whether the receiver is known to hold packet seq.
+func (s *Sender) isSacked(seq int32) bool {
+	return s.sacked != nil && s.sacked[seq>>6]&(1<<(seq&63)) != 0
+}
+
+// forgetSacked stops counting the SACKed packets in [from, to), which the cumulative ACK now
+// covers.
+func (s *Sender) forgetSacked(from, to int32) {
+	if s.sackedAbove == 0 {
+		return
+	}
+	for seq := from; seq < to; seq++ {
+		if s.isSacked(seq) {
+			s.sackedAbove--
+		}
+	}
+}
+
+// Outstanding is the payload the receiver is not known to hold: below una nothing, above it
+// every packet not SACKed (each counted as a full one).
+func (s *Sender) Outstanding() int64 {
+	return s.flow.Size - int64(s.una+s.sackedAbove)*MSS
 }
