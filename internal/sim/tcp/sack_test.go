@@ -65,7 +65,7 @@ func TestSACKResendsOnlyTheHoles(t *testing.T) {
 // hold: the hole and what was not sent yet.
 func TestPFabricPriorityLeavesOutSACKed(t *testing.T) {
 	f := &Flow{ID: 1, Size: 10 * MSS, Packets: 10}
-	s := &Sender{flow: f, cfg: &Config{SACK: true}}
+	s := &Sender{flow: f, cfg: &Config{SACK: true}, useSACK: true}
 	s.una = 2
 	for _, seq := range []int32{3, 4, 4, 6} { // a duplicate SACK counts once
 		s.sack(seq)

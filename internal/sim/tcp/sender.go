@@ -15,29 +15,36 @@ type Sender struct {
 	route sim.Route
 
 	una, nxt, high int32 // first unacknowledged, next to send, one past the highest sent
-	cwnd, ssthresh float64
 	dupacks        int32
-	recovering     bool
+	cwnd, ssthresh float64
 	recover        int32
+	// sackedAbove counts the packets beyond una the receiver is known to hold (Config.SACK).
+	sackedAbove int32
+	maxCwnd     int32 // Config.MaxCwnd, copied beside what every ACK reads; 0: no cap
+	inHost      int32 // packets of this flow not yet accepted or dropped by the host's NIC
+	recovering  bool
+	done        bool
+	useSACK     bool // Config.SACK, copied likewise
 
 	srtt, rttvar, rto sim.Time
 	timerAt           sim.Time // the retransmission deadline; Never when off
 	timerQueued       sim.Time // the time of the timer event in the event list; 0: none
-	inHost            int32    // packets of this flow not yet accepted or dropped by the host's NIC
 	hostClear         sim.Time // when the last packet the NIC accepted leaves it
-	done              bool
-
-	// With Config.SACK: the packets the receiver is known to hold beyond una (a bit each, by
-	// sequence number; made at the first out-of-order ACK) and how many they are.
-	sacked      []uint64
-	sackedAbove int32
+	// sacked holds, with SACK, a bit for each packet the receiver is known to hold, by sequence
+	// number; nil until the first out-of-order ACK. A pointer, so that a sender stays within 192
+	// bytes, three cache lines: at 224 the TCP point counted 0.15 more L1 misses a hop.
+	sacked *sackBoard
 }
+
+// sackBoard is a sender's SACK scoreboard.
+type sackBoard struct{ bits []uint64 }
 
 // NewSender prepares the sending end of flow over route (which ends at the receiver).
 func NewSender(el *sim.EventList, pool *sim.PacketPool, cfg *Config, cc Control, flow *Flow, route sim.Route) *Sender {
 	return &Sender{
 		el: el, pool: pool, cfg: cfg, cc: cc, flow: flow, route: route,
 		cwnd: float64(cfg.InitCwnd), ssthresh: 1 << 30, rto: cfg.MinRTO, timerAt: sim.Never,
+		useSACK: cfg.SACK, maxCwnd: cfg.MaxCwnd,
 	}
 }
 
@@ -75,8 +82,8 @@ func (s *Sender) grow(acked int32) {
 	} else {
 		s.cwnd += float64(acked) / s.cwnd
 	}
-	if s.cfg.MaxCwnd > 0 && s.cwnd > float64(s.cfg.MaxCwnd) {
-		s.cwnd = float64(s.cfg.MaxCwnd)
+	if s.maxCwnd > 0 && s.cwnd > float64(s.maxCwnd) {
+		s.cwnd = float64(s.maxCwnd)
 	}
 }
 
@@ -123,7 +130,7 @@ func (s *Sender) Receive(p *sim.Packet) {
 	if s.done {
 		return
 	}
-	if s.cfg.SACK && seq >= ackno {
+	if s.useSACK && seq >= ackno {
 		s.sack(seq)
 	}
 	if ackno > s.una {
@@ -248,18 +255,19 @@ func (s *Sender) timeout() {
 // sack notes that the receiver holds packet seq beyond the cumulative ACK.
 func (s *Sender) sack(seq int32) {
 	if s.sacked == nil {
-		s.sacked = make([]uint64, (s.flow.Packets+63)/64)
+		s.sacked = &sackBoard{make([]uint64, (s.flow.Packets+63)/64)}
 	}
 	w, bit := seq>>6, uint64(1)<<(seq&63)
-	if s.sacked[w]&bit == 0 {
-		s.sacked[w] |= bit
+	if s.sacked.bits[w]&bit == 0 {
+		s.sacked.bits[w] |= bit
 		s.sackedAbove++
 	}
 }
 
 // isSacked says whether the receiver is known to hold packet seq.
 func (s *Sender) isSacked(seq int32) bool {
-	return s.sacked != nil && s.sacked[seq>>6]&(1<<(seq&63)) != 0
+	// Only packets at or beyond una are asked about, so none is SACKed while none is counted.
+	return s.sackedAbove > 0 && s.sacked.bits[seq>>6]&(1<<(seq&63)) != 0
 }
 
 // forgetSacked stops counting the SACKed packets in [from, to), which the cumulative ACK now
