@@ -192,6 +192,7 @@ func (pt *point) startFlow(spec workload.FlowSpec) {
 		p := qjump.NewFlowPolicer(pt.el, pt.pool, budget, NS2Interval)
 		pt.policers = append(pt.policers, p)
 		route = append(sim.Route{p}, route...)
+		rcv.SetAckLevel(NS2AckLevel)
 	}
 	snd := tcp.NewSender(pt.el, pt.pool, &pt.tcfg, pt.cfg.Scheme.control(), f, route)
 	rcv.SetRoute(pt.net.Route(f.Dst, f.Src, pt.net.ECMP(f.ID, true, salt), snd))

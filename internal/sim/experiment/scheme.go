@@ -157,6 +157,14 @@ func LevelForSize(c model.Config, size int64) uint8 {
 	return uint8(lowest)
 }
 
+// NS2AckLevel is the level of every ACK in the authors' ns-2 QJump runs. Their ACKs pass no
+// limiter and carry no priority of their own: pfabric.patch sets a packet's priority in
+// FullTcpAgent::sendpacket only when it carries data, so an ACK keeps what ns-2's
+// Agent::initpkt gave it, the agent's prio_, 0 by default; and priority 0 is what the QJUMP
+// connector gives level 7 (tcp-common-opt.tcl: activate-fid's last argument, 0 for level 7 up
+// to 7 for level 0; the ports serve the lowest first, deque_prio_).
+const NS2AckLevel = 7
+
 // NS2Interval is the authors' ns-2 limiter's interval (tcp-common-opt.tcl: activate-fid's 1050000
 // ns), close to our n·P/R = 1.037 ms.
 const NS2Interval = 1050 * sim.Microsecond

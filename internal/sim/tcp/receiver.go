@@ -12,15 +12,20 @@ type Receiver struct {
 	flow   *Flow
 	route  sim.Route
 	expect int32
-	got    []uint64 // bitmap of packets received at or beyond expect
-	done   func(*Flow)
+	// ackLevel is the QJump level of the ACKs, or -1: the level of the packet each answers.
+	ackLevel int16
+	got      []uint64 // bitmap of packets received at or beyond expect
+	done     func(*Flow)
 }
 
 // NewReceiver prepares the receiving end of flow; ACKs go over route (which ends at the sender)
 // and done is called once, when every byte has arrived.
 func NewReceiver(el *sim.EventList, pool *sim.PacketPool, flow *Flow, route sim.Route, done func(*Flow)) *Receiver {
-	return &Receiver{el: el, pool: pool, flow: flow, route: route, done: done}
+	return &Receiver{el: el, pool: pool, flow: flow, route: route, done: done, ackLevel: -1}
 }
+
+// SetAckLevel sends every ACK at level instead of its data packet's level.
+func (r *Receiver) SetAckLevel(level uint8) { r.ackLevel = int16(level) }
 
 // Receive takes a data packet and answers with an ACK.
 func (r *Receiver) Receive(p *sim.Packet) {
@@ -36,6 +41,9 @@ func (r *Receiver) Receive(p *sim.Packet) {
 	a := r.pool.Get()
 	a.IsAck, a.Flow, a.Seq, a.AckNo, a.Size = true, p.Flow, seq, r.expect, AckSize
 	a.ECE, a.SentAt, a.Level = p.CE, p.SentAt, p.Level
+	if r.ackLevel >= 0 {
+		a.Level = uint8(r.ackLevel)
+	}
 	r.pool.Put(p)
 	a.SetRoute(r.route)
 	if r.expect == r.flow.Packets && !r.flow.Done() {
