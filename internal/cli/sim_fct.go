@@ -46,8 +46,8 @@ highest level whose budget per epoch holds them; each level of a host has one bu
 host's flows and ACKs at that level share, held to the next epoch like the dataplane's shape
 mode), and qjump-ns2, not a Fig. 9 scheme: QJump limited as the paper's own ns-2 simulation
 did, a budget per flow refilled every 1.05 ms from the flow's start and dropping what does not
-fit, with the authors' levels and budgets, ACKs unlimited at the top level (see
-docs/reproducing.md). Workloads: websearch, datamining (embedded) or a CSV file of
+fit, with the authors' levels and budgets, ACKs unlimited at the top level and the authors'
+TCP: SACK, no fast retransmit, window ≤ 152 (see docs/reproducing.md). Workloads: websearch, datamining (embedded) or a CSV file of
 size_bytes,cdf rows. With --out, DIR gets flows.csv (one row per flow), results.json and
 summary.md, in the results format the testbed uses; qjump sim report DIR redraws them. A point
 still running after 10 s says how far it is on stderr every 10 s; Ctrl-C abandons it (exit 130)

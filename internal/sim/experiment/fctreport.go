@@ -72,7 +72,8 @@ var schemeText = map[Scheme]string{
 	PFabric: "pFabric, remaining-size priorities in 24-packet ports, fixed RTO 45 µs, SACK, windows of at most 23 packets",
 	QJump:   "QJump, P = 9 kB, f0..f7 = 144, 100, 20, 10, 5, 3, 2, 1, levels served in strict priority, flows on levels by size",
 	QJumpNS2: "QJump limited as the paper's ns-2 simulation did: a budget per flow that holds the whole flow, " +
-		"refilled every 1.05 ms from its start, dropping what does not fit; ACKs unlimited on level 7; levels served in strict priority",
+		"refilled every 1.05 ms from its start, dropping what does not fit; ACKs unlimited on level 7; levels served in strict priority; " +
+		"the authors' TCP (SACK, no fast retransmit, windows of at most 152 packets)",
 }
 
 // fctSeries are a point's three series: small, large and all flows, normalised FCT.

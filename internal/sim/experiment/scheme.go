@@ -90,8 +90,18 @@ func (s Scheme) transport() tcp.Config {
 		return tcp.Config{InitCwnd: InitCwnd, MinRTO: PFabricRTO, MaxRTO: PFabricRTO, FixedRTO: true,
 			SACK: true, MaxCwnd: PFabricBuffer - 1}
 	}
+	if s == QJumpNS2 {
+		return NS2Transport
+	}
 	return tcp.Config{InitCwnd: InitCwnd, MinRTO: TCPMinRTO, MaxRTO: MaxRTO, FastRetransmit: true}
 }
+
+// NS2Transport is the TCP of the authors' ns-2 QJump runs (github.com/camsas/qjump-ns2,
+// qjump.tcl and run_qjump.sh): a SACK agent that keeps its scoreboard over timeouts
+// (Agent/TCP/FullTcp/Sack, clear_on_timeout_ false), no retransmission on duplicate ACKs
+// (dynamic_dupack_ 1000000 makes the threshold a million windows), the window capped at the
+// queue size less one (maxcwnd_, 153 − 1), a 12-packet initial window and a 200 µs minimum RTO.
+var NS2Transport = tcp.Config{InitCwnd: InitCwnd, MinRTO: TCPMinRTO, MaxRTO: MaxRTO, SACK: true, MaxCwnd: 152}
 
 // control is a new congestion control for one flow.
 func (s Scheme) control() tcp.Control {
