@@ -13,5 +13,5 @@ type PFabric struct{ Reno }
 // Priority is the flow's remaining bytes: what the receiver is not known to hold, neither
 // acknowledged nor SACKed (prio_scheme_ 2: maxseq − highest_ack − the scoreboard's total).
 func (PFabric) Priority(s *Sender) int64 {
-	return max(s.Outstanding(), 1)
+	return max(s.outstanding(), 1)
 }

@@ -55,9 +55,9 @@ func TestSACKResendsOnlyTheHoles(t *testing.T) {
 	if r := count(sacked); !done || len(r) != 2 || r[0] != 2 || r[1] != 5 {
 		t.Fatalf("with SACK: done %v, resent %v; want packets 2 and 5 alone", done, r)
 	}
-	if snd.sackedAbove != 0 || snd.Outstanding() > 0 {
+	if snd.sackedAbove != 0 || snd.outstanding() > 0 {
 		t.Errorf("after the flow: %d packets counted as SACKed above una, %d bytes outstanding; want 0 and ≤ 0",
-			snd.sackedAbove, snd.Outstanding())
+			snd.sackedAbove, snd.outstanding())
 	}
 }
 

@@ -20,11 +20,13 @@ type Sender struct {
 	recover        int32
 	// sackedAbove counts the packets beyond una the receiver is known to hold (Config.SACK).
 	sackedAbove int32
-	maxCwnd     int32 // Config.MaxCwnd, copied beside what every ACK reads; 0: no cap
-	inHost      int32 // packets of this flow not yet accepted or dropped by the host's NIC
-	recovering  bool
-	done        bool
-	useSACK     bool // Config.SACK, copied likewise
+	// Config.MaxCwnd and Config.SACK, copied beside what every ACK reads: reading them from the
+	// shared Config instead counted 0.09 more L1 misses a hop at the TCP point.
+	maxCwnd    int32 // 0: no cap
+	inHost     int32 // packets of this flow not yet accepted or dropped by the host's NIC
+	recovering bool
+	done       bool
+	useSACK    bool // Config.SACK, copied likewise
 
 	srtt, rttvar, rto sim.Time
 	timerAt           sim.Time // the retransmission deadline; Never when off
@@ -283,8 +285,8 @@ func (s *Sender) forgetSacked(from, to int32) {
 	}
 }
 
-// Outstanding is the payload the receiver is not known to hold: below una nothing, above it
+// outstanding is the payload the receiver is not known to hold: below una nothing, above it
 // every packet not SACKed (each counted as a full one).
-func (s *Sender) Outstanding() int64 {
+func (s *Sender) outstanding() int64 {
 	return s.flow.Size - int64(s.una+s.sackedAbove)*MSS
 }
