@@ -142,12 +142,20 @@ func NewEventList() *EventList { return NewEventListScaled(1) }
 // NewEventListScaled returns an event list for a network scale times as busy as 144 hosts at 10
 // Gb/s (about 250 events per simulated µs at load 0.5): buckets are narrower by the power of two
 // nearest to scale, so that each still holds about as many events, down to 1 ns (a 2 MB wheel):
-// narrower, the wheel outgrows the cache (measured at 576 and 2,304 hosts).
+// narrower, the wheel outgrows the cache (measured at 576 and 2,304 hosts). On a host with less
+// L2 than the 2 MB those widths were measured with, buckets are wider by as many powers of two,
+// so that the wheel keeps the same share of the cache (see l2Halvings).
 func NewEventListScaled(scale float64) *EventList {
+	return newEventList(scale, l2Halvings())
+}
+
+// newEventList is NewEventListScaled with buckets 2^wider times as wide.
+func newEventList(scale float64, wider uint) *EventList {
 	shift := uint(defaultShift)
 	for s := scale; s >= 1.5 && shift > 10; s /= 2 {
 		shift--
 	}
+	shift += wider
 	n := int64(1) << (horizonShift - shift)
 	return &EventList{wheel: make([]*node, n), occupied: make([]uint64, n/64), shift: shift, wheelSize: n, wheelMask: n - 1,
 		horizon: n, farFirst: math.MaxInt64}
