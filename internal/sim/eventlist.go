@@ -289,6 +289,12 @@ func (e *EventList) Run(until Time) Time {
 		n := ev.n
 		// Most events are packets reaching a hop: call them directly, not through the interface.
 		if p, ok := n.src.(*Packet); ok {
+			if p.wakePrev {
+				// The port that sent p has packets waiting and chooses the next one now, as it
+				// would have when its link freed (port.waitOn): one event for two.
+				p.wakePrev = false
+				wakePort(p.route[p.hop-1])
+			}
 			p.SendOn()
 			continue
 		}

@@ -21,17 +21,20 @@ type Origin interface {
 type Packet struct {
 	ev node // its place in the event list: a packet is its own event
 	// What every hop reads comes first.
-	route  Route
-	hop    int32
-	Size   int32  // wire bytes
-	Origin Origin // nil: nobody to tell when it leaves the host
-	Flow   int32  // flow id
-	Seq    int32  // data: packet number within the flow; ACK: the packet it acknowledges
-	AckNo  int32  // ACK: cumulative, the next packet expected
-	IsAck  bool
-	CE     bool  // ECN congestion experienced, set by a marking queue
-	ECE    bool  // ACK: echoes CE of the data packet it acknowledges
-	Level  uint8 // QJump level, 0..7 (7 highest)
+	route Route
+	hop   int16
+	// wakePrev: the port that sent p (route[hop-1]) waits for p's arrival at the next hop to
+	// choose its next packet (port.waitOn), instead of an event of its own.
+	wakePrev bool
+	Size     int32  // wire bytes
+	Origin   Origin // nil: nobody to tell when it leaves the host
+	Flow     int32  // flow id
+	Seq      int32  // data: packet number within the flow; ACK: the packet it acknowledges
+	AckNo    int32  // ACK: cumulative, the next packet expected
+	IsAck    bool
+	CE       bool  // ECN congestion experienced, set by a marking queue
+	ECE      bool  // ACK: echoes CE of the data packet it acknowledges
+	Level    uint8 // QJump level, 0..7 (7 highest)
 
 	Prio   int64   // pFabric priority: remaining flow bytes; lower is served first
 	SentAt Time    // when the sender sent it; an ACK echoes its data packet's

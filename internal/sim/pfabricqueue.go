@@ -22,17 +22,30 @@ func (q *PFabricQueue) Len() int { return len(q.waiting) }
 // Receive enqueues p, dropping the worst packet if the buffer is full, or sends it if the link
 // is idle.
 func (q *PFabricQueue) Receive(p *Packet) {
-	if q.idle() && len(q.waiting) > 0 {
-		// The link freed at this very picosecond and its event has not run yet: departures at a
-		// time come before arrivals at that time, as in Queue.
-		q.sendNext()
-	}
+	// Departures due by now come first, those at this very picosecond too, as in Queue.
+	q.catchUp()
 	if q.idle() {
 		q.send(p)
 		return
 	}
 	q.enqueue(p)
-	q.wakeWhenFree(q)
+	if len(q.waiting) > 0 {
+		q.waitOn(q)
+	}
+}
+
+// catchUp starts, at each moment the link freed since the port last chose, the packet it would
+// have chosen then, and waits on the last one if packets are still waiting.
+func (q *PFabricQueue) catchUp() {
+	if len(q.waiting) == 0 {
+		return
+	}
+	for len(q.waiting) > 0 && q.free <= q.el.now {
+		q.sendAt(q.free, q.remove(q.next()))
+	}
+	if len(q.waiting) > 0 {
+		q.waitOn(q)
+	}
 }
 
 func (q *PFabricQueue) enqueue(p *Packet) {
@@ -98,6 +111,6 @@ func (q *PFabricQueue) sendNext() {
 		q.send(q.remove(q.next()))
 	}
 	if len(q.waiting) > 0 {
-		q.wakeWhenFree(q)
+		q.waitOn(q)
 	}
 }

@@ -21,7 +21,13 @@ type port struct {
 	link  Time // the delay of the link behind the port
 	free  Time // when the packet being sent is out
 	wake  Time // the time of the port's pending event; Never: none
-	stats QueueStats
+	// sending is the packet that started last; while packets wait, the port chooses the next one
+	// when sending reaches the next hop (Run calls wakePort), a link's delay after the link
+	// freed: a packet's event that the port shares instead of one of its own. The choice is the
+	// one the port would have made when the link freed: every arrival since then made it first
+	// (catchUp), so the packets it chooses among are those that were waiting then.
+	sending *Packet
+	stats   QueueStats
 }
 
 func newPort(el *EventList, pool *PacketPool, rate Rate, limit int, host bool) port {
@@ -38,8 +44,12 @@ func (q *port) Stats() QueueStats { return q.stats }
 func (q *port) idle() bool { return q.free <= q.el.now }
 
 // send starts sending p now.
-func (q *port) send(p *Packet) {
-	q.free = q.el.now + q.ser.time(int(p.Size))
+func (q *port) send(p *Packet) { q.sendAt(q.el.now, p) }
+
+// sendAt starts sending p at start, now or the earlier moment the link freed (catchUp).
+func (q *port) sendAt(start Time, p *Packet) {
+	q.free = start + q.ser.time(int(p.Size))
+	q.sending = p
 	q.el.Hops++
 	if q.host && p.Origin != nil {
 		p.Origin.LeftHost(p, q.free)
@@ -54,6 +64,27 @@ func (q *port) wakeWhenFree(src Source) {
 	if q.wake != q.free {
 		q.wake = q.free
 		q.el.Schedule(q.free, src)
+	}
+}
+
+// waitOn arranges for the port to choose its next packet when the link frees: through the
+// packet being sent, or, at a host, with an event at that moment, so that a sender learns when
+// each packet leaves (LeftHost) when it happens.
+func (q *port) waitOn(src Source) {
+	if q.host || q.link == 0 {
+		q.wakeWhenFree(src)
+		return
+	}
+	q.sending.wakePrev = true
+}
+
+// wakePort is Run's call to the port that sent a packet marked wakePrev.
+func wakePort(s Sink) {
+	switch q := s.(type) {
+	case *PrioQueue:
+		q.catchUp()
+	case *PFabricQueue:
+		q.catchUp()
 	}
 }
 

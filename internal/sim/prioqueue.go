@@ -32,11 +32,8 @@ func (q *PrioQueue) LevelLen(l int) int { return q.level[l].Len() }
 
 // Receive enqueues p at its level, or sends it if the link is idle.
 func (q *PrioQueue) Receive(p *Packet) {
-	if q.idle() && q.waiting > 0 {
-		// The link freed at this very picosecond and its event has not run yet: departures at a
-		// time come before arrivals at that time, as in Queue.
-		q.sendNext()
-	}
+	// Departures due by now come first, those at this very picosecond too, as in Queue.
+	q.catchUp()
 	if q.idle() {
 		q.send(p)
 		return
@@ -49,7 +46,21 @@ func (q *PrioQueue) Receive(p *Packet) {
 	q.level[p.Level&(Levels-1)].Push(p)
 	q.waiting++
 	q.noteLen(q.waiting)
-	q.wakeWhenFree(q)
+	q.waitOn(q)
+}
+
+// catchUp starts, at each moment the link freed since the port last chose, the packet it would
+// have chosen then, and waits on the last one if packets are still waiting.
+func (q *PrioQueue) catchUp() {
+	if q.waiting == 0 {
+		return
+	}
+	for q.waiting > 0 && q.free <= q.el.now {
+		q.sendNextAt(q.free)
+	}
+	if q.waiting > 0 {
+		q.waitOn(q)
+	}
 }
 
 // pushOut drops the newest packet of the lowest non-empty level below l.
@@ -74,14 +85,19 @@ func (q *PrioQueue) DoNextEvent() {
 
 func (q *PrioQueue) sendNext() {
 	q.wake = Never
+	q.sendNextAt(q.el.now)
+	if q.waiting > 0 {
+		q.waitOn(q)
+	}
+}
+
+// sendNextAt starts the highest-level waiting packet at start.
+func (q *PrioQueue) sendNextAt(start Time) {
 	for l := Levels - 1; l >= 0; l-- {
 		if q.level[l].Len() > 0 {
 			q.waiting--
-			q.send(q.level[l].Pop())
-			break
+			q.sendAt(start, q.level[l].Pop())
+			return
 		}
-	}
-	if q.waiting > 0 {
-		q.wakeWhenFree(q)
 	}
 }
