@@ -151,3 +151,16 @@ func TestReadL2(t *testing.T) {
 		}
 	}
 }
+
+func TestBucketWidthWidensWithHalvings(t *testing.T) {
+	base := newEventList(1, 0).BucketWidth()
+	if base != 1<<defaultShift {
+		t.Fatalf("144 hosts: bucket of %d ps, want %d", base, 1<<defaultShift)
+	}
+	if got := newEventList(1, 1).BucketWidth(); got != 2*base {
+		t.Fatalf("one halving of L2: bucket of %d ps, want %d", got, 2*base)
+	}
+	if got := newEventList(4, 0).BucketWidth(); got != base/2 {
+		t.Fatalf("576 hosts: bucket of %d ps, want %d", got, base/2)
+	}
+}

@@ -164,6 +164,10 @@ func newEventList(scale float64, wider uint) *EventList {
 // Now is the current simulated time.
 func (e *EventList) Now() Time { return e.now }
 
+// BucketWidth is the time a bucket of the calendar spans: set by the network's scale and the
+// host's L2 (NewEventListScaled), a matter of speed only, which a run's figures should name.
+func (e *EventList) BucketWidth() Time { return 1 << e.shift }
+
 // Events is the number of events dispatched so far.
 func (e *EventList) Events() uint64 { return e.events }
 

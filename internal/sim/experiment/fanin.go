@@ -257,7 +257,8 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 	}
 	pt.Latency = sortedStats(x.latency, pt.Lost)
 	pt.Perf = Perf{WallSeconds: time.Since(start).Seconds(), SimulatedSeconds: x.el.Now().Seconds(),
-		Events: x.el.Events(), PacketHops: x.el.Hops, Packets: x.pool.Allocated()}
+		Events: x.el.Events(), PacketHops: x.el.Hops, Packets: x.pool.Allocated(),
+		BucketPs: int64(x.el.BucketWidth())}
 	return pt
 }
 

@@ -92,6 +92,9 @@ type Perf struct {
 	Events           uint64  `json:"events"`
 	PacketHops       uint64  `json:"packet_hops"`
 	Packets          int     `json:"packets_allocated"`
+	// BucketPs is the event list's bucket width, which the fabric's size and the host's L2 set:
+	// it changes the speed, never the results (sim.NewEventListScaled).
+	BucketPs int64 `json:"bucket_ps"`
 }
 
 // EventsPerSecond is events per wall second.
@@ -150,6 +153,7 @@ func RunFCT(cfg FCTConfig) (*FCTResult, error) {
 	res.Perf = Perf{
 		WallSeconds: time.Since(start).Seconds(), SimulatedSeconds: pt.el.Now().Seconds(),
 		Events: pt.el.Events(), PacketHops: pt.el.Hops, Packets: pt.pool.Allocated(),
+		BucketPs: int64(pt.el.BucketWidth()),
 	}
 	return res, nil
 }
