@@ -93,7 +93,8 @@ func insertionSort(b []event) {
 // further away. A bit per bucket says whether it holds events, so that narrow buckets cost
 // nothing to skip: most hold one event and need no sorting, whose data-dependent branches were
 // the price of wide ones. Measured at 144 hosts (5,000 web-search flows, load 0.5), 11 was 3-5%
-// faster than 14 to 12 and than 14 without the bits, and 9 was 10-20% slower (a 4 MB wheel).
+// faster than 14 to 12 and than 14 without the bits, and 9 was 10-20% slower (a 4 MB wheel), on
+// hosts with 2 MB of L2; with less L2 the buckets widen (l2Halvings), 12 on a 1 MB L2.
 const (
 	defaultShift = 11
 	horizonShift = 28
