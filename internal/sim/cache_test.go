@@ -19,7 +19,7 @@ func TestEventOrderDoesNotDependOnBucketWidth(t *testing.T) {
 		wider uint
 	}{{4, 0}, {1, 1}, {1, 2}, {1, 3}, {4, 2}} {
 		got := traceNetwork(newEventList(c.scale, c.wider))
-		if i := firstDifference(got, want); i >= 0 {
+		if i := firstDiff(got, want); i >= 0 {
 			t.Fatalf("scale %v, buckets 2^%d wider: event %d is %v, with the default width %v",
 				c.scale, c.wider, i, at(got, i), at(want, i))
 		}
@@ -36,18 +36,6 @@ func at(tr []traced, i int) any {
 		return tr[i]
 	}
 	return "none"
-}
-
-func firstDifference(a, b []traced) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	if len(a) != len(b) {
-		return min(len(a), len(b))
-	}
-	return -1
 }
 
 // traceNetwork runs packets of random sizes through two FIFOs in series (a 10 Gb/s host link into

@@ -28,3 +28,17 @@ func inject(el *EventList, pool *PacketPool, at Time, route Route, seq int32, si
 		p.SendOn()
 	}))
 }
+
+// firstDiff is the index of the first element where a and b differ (the shorter's length if one
+// is a prefix of the other), or -1 if they are equal.
+func firstDiff[T comparable](a, b []T) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}

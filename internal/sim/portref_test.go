@@ -18,7 +18,7 @@ func TestSchedulingPortsMatchTheReference(t *testing.T) {
 			arrivals := randomArrivals(seed, 400)
 			want, wantDrops := referencePort(kind, arrivals, 6, 10*Gbps, 200*Nanosecond)
 			got, gotDrops := runPort(kind, arrivals, 6, 10*Gbps, 200*Nanosecond)
-			if i := firstDelivery(got, want); i >= 0 || gotDrops != wantDrops {
+			if i := firstDiff(got, want); i >= 0 || gotDrops != wantDrops {
 				t.Fatalf("%s, seed %d: delivery %d is %s, the reference's %s; drops %d, the reference's %d",
 					kind, seed, i, delivery(got, i), delivery(want, i), gotDrops, wantDrops)
 			}
@@ -48,18 +48,6 @@ func delivery(d []delivered, i int) string {
 		return "none"
 	}
 	return fmt.Sprintf("seq %d at %v", d[i].seq, d[i].at)
-}
-
-func firstDelivery(a, b []delivered) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	if len(a) != len(b) {
-		return min(len(a), len(b))
-	}
-	return -1
 }
 
 // randomArrivals are n packets at times on a 100 ns grid (a 125-byte unit takes 100 ns at 10
