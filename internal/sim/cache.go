@@ -2,6 +2,7 @@ package sim
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,16 +40,14 @@ func readL2(dir string) int64 {
 		return 0
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "index") {
+		read := func(file string) string {
+			b, _ := os.ReadFile(filepath.Join(dir, e.Name(), file))
+			return strings.TrimSpace(string(b))
+		}
+		if !strings.HasPrefix(e.Name(), "index") || read("level") != "2" || read("type") == "Instruction" {
 			continue
 		}
-		level, _ := os.ReadFile(dir + "/" + e.Name() + "/level")
-		kind, _ := os.ReadFile(dir + "/" + e.Name() + "/type")
-		if strings.TrimSpace(string(level)) != "2" || strings.TrimSpace(string(kind)) == "Instruction" {
-			continue
-		}
-		size, _ := os.ReadFile(dir + "/" + e.Name() + "/size")
-		return parseCacheSize(strings.TrimSpace(string(size)))
+		return parseCacheSize(read("size"))
 	}
 	return 0
 }

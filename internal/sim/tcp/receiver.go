@@ -14,7 +14,7 @@ type Receiver struct {
 	expect int32
 	// ackLevel is the QJump level of the ACKs, or -1: the level of the packet each answers.
 	ackLevel int16
-	got      []uint64 // bitmap of packets received at or beyond expect
+	got      seqSet // packets received beyond expect; nil until one arrives out of order
 	done     func(*Flow)
 }
 
@@ -32,7 +32,7 @@ func (r *Receiver) Receive(p *sim.Packet) {
 	seq := p.Seq
 	if seq == r.expect {
 		r.expect++
-		for r.expect < r.flow.Packets && r.has(r.expect) {
+		for r.expect < r.flow.Packets && r.got.has(r.expect) {
 			r.expect++
 		}
 	} else if seq > r.expect {
@@ -54,16 +54,12 @@ func (r *Receiver) Receive(p *sim.Packet) {
 	a.SendOn()
 }
 
-func (r *Receiver) has(seq int32) bool {
-	w := int(seq >> 6)
-	return w < len(r.got) && r.got[w]&(1<<(seq&63)) != 0
-}
-
+// mark notes packet seq, received out of order.
 func (r *Receiver) mark(seq int32) {
 	if r.got == nil {
-		r.got = make([]uint64, (r.flow.Packets+63)/64)
+		r.got = newSeqSet(r.flow.Packets)
 	}
-	r.got[seq>>6] |= 1 << (seq & 63)
+	r.got.add(seq)
 }
 
 // SetRoute sets the route of the ACKs (for a receiver made before its sender).
