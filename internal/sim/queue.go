@@ -45,19 +45,18 @@ func (q *Queue) Len() int { return q.starts.after(q.el.now) }
 // Departures at a time come before arrivals at that time.
 func (q *Queue) Receive(p *Packet) {
 	now := q.el.now
-	start := now
-	if q.free > now {
-		// The ring may still hold the starts of packets already sent, so its length bounds
-		// the packets waiting from above. Below the first count that matters (the longest
-		// queue so far, the buffer, the marking threshold), nothing depends on the exact
-		// count and the ring is pruned later: the prune's loop, whose length varies from
-		// packet to packet, was the hop's most mispredicted branch.
-		if q.starts.len() >= q.exactFrom && !q.count(now, p) {
-			return
-		}
-		start = q.free
-		q.starts.push(start)
+	start := max(now, q.free) // later than now: the link is busy and p waits
+	// The ring may still hold the starts of packets already sent, so its length bounds the
+	// packets waiting from above. Below the first count that matters (the longest queue so
+	// far, the buffer, the marking threshold), nothing depends on the exact count and the ring
+	// is pruned later: the prune's loop, whose length varies from packet to packet, was the
+	// hop's most mispredicted branch.
+	if q.starts.len() >= q.exactFrom && start > now && !q.count(now, p) {
+		return
 	}
+	// Whether the link is busy alternates from packet to packet as the predictor cannot
+	// foresee, so the start is written either way and kept only if p waits.
+	q.starts.pushIf(start, b2i(start > now))
 	q.free = start + q.ser.time(int(p.Size))
 	q.el.Hops++
 	if q.host && p.Origin != nil {
@@ -109,15 +108,25 @@ type timeRing struct {
 
 func (r *timeRing) len() int { return r.size }
 
-func (r *timeRing) push(t Time) {
+// pushIf pushes t if keep is 1 and only writes it if keep is 0: no branch on keep.
+func (r *timeRing) pushIf(t Time, keep int) {
 	if r.size == len(r.buf) {
 		r.grow()
 	}
 	r.buf[(r.head+r.size)&(len(r.buf)-1)] = t
-	r.size++
+	r.size += keep
 }
 
-// grow doubles the ring, out of line so that push inlines.
+// b2i is 1 for true and 0 for false, compiled without a branch.
+func b2i(b bool) int {
+	n := 0
+	if b {
+		n = 1
+	}
+	return n
+}
+
+// grow doubles the ring, out of line so that pushIf inlines.
 func (r *timeRing) grow() {
 	buf := make([]Time, max(2*len(r.buf), 16))
 	for i := 0; i < r.size; i++ {

@@ -174,3 +174,29 @@ func TestQueueCountsExactlyWhereItMatters(t *testing.T) {
 		}
 	}
 }
+
+// pushIf keeps a time only when asked, and keeps the kept ones in order across the ring's growth
+// (an idle link's arrival writes its start and does not keep it).
+func TestTimeRingPushIfKeepsOnlyWhatItIsAskedTo(t *testing.T) {
+	var r timeRing
+	var want []Time
+	for i := range 100 {
+		keep := i%3 != 0
+		r.pushIf(Time(i), b2i(keep))
+		if keep {
+			want = append(want, Time(i))
+		}
+	}
+	if r.len() != len(want) {
+		t.Fatalf("ring holds %d times, want %d", r.len(), len(want))
+	}
+	r.dropUntil(want[9])
+	if got := r.after(0); got != len(want)-10 {
+		t.Fatalf("after dropping the first 10, %d left, want %d", got, len(want)-10)
+	}
+	for i, w := range want[10:] {
+		if got := r.buf[(r.head+i)&(len(r.buf)-1)]; got != w {
+			t.Fatalf("time %d is %d, want %d", i, got, w)
+		}
+	}
+}
