@@ -51,12 +51,13 @@ func (q *Queue) Receive(p *Packet) {
 	// far, the buffer, the marking threshold), nothing depends on the exact count and the ring
 	// is pruned later: the prune's loop, whose length varies from packet to packet, was the
 	// hop's most mispredicted branch.
-	if q.starts.len() >= q.exactFrom && start > now && !q.count(now, p) {
+	waits := start > now
+	if q.starts.len() >= q.exactFrom && waits && !q.count(now, p) {
 		return
 	}
 	// Whether the link is busy alternates from packet to packet as the predictor cannot
 	// foresee, so the start is written either way and kept only if p waits.
-	q.starts.pushIf(start, b2i(start > now))
+	q.starts.pushIf(start, b2i(waits))
 	q.free = start + q.ser.time(int(p.Size))
 	q.el.Hops++
 	if q.host && p.Origin != nil {
@@ -108,7 +109,8 @@ type timeRing struct {
 
 func (r *timeRing) len() int { return r.size }
 
-// pushIf pushes t if keep is 1 and only writes it if keep is 0: no branch on keep.
+// pushIf pushes t if keep is 1 and only writes it if keep is 0: no branch on keep. keep is an int,
+// not a bool, so that pushIf stays within the compiler's inlining budget.
 func (r *timeRing) pushIf(t Time, keep int) {
 	if r.size == len(r.buf) {
 		r.grow()
