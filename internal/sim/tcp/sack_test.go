@@ -93,3 +93,29 @@ func TestMaxCwndCapsTheWindow(t *testing.T) {
 		t.Fatalf("capped at 23: done %v, window %.1f; want exactly 23", done, capped.Cwnd())
 	}
 }
+
+// A loss halves the window, not the packets outstanding. After a long recovery without SACK, a
+// sender may have sent far beyond its first hole (here 1,400 packets past una, most of them held
+// by the receiver) while its window is 96; halving those would set ssthresh to 700, and the next
+// recovery would end in a burst of that size.
+func TestLossHalvesTheWindowNotWhatIsOutstanding(t *testing.T) {
+	for _, lossBy := range []string{"three duplicate ACKs", "a timeout"} {
+		el, pool := sim.NewEventList(), &sim.PacketPool{}
+		f := &Flow{ID: 1, Size: 2000 * MSS, Packets: 2000}
+		discard := sinkFunc(func(p *sim.Packet) { pool.Put(p) })
+		cfg := Config{InitCwnd: 12, MinRTO: sim.Millisecond, MaxRTO: sim.Second, FastRetransmit: true}
+		s := NewSender(el, pool, &cfg, Reno{}, f, sim.Route{discard})
+		s.una, s.nxt, s.high, s.cwnd, s.ssthresh = 100, 1500, 1500, 96, 50
+		if lossBy == "a timeout" {
+			s.timeout()
+		} else {
+			for range 3 {
+				s.dupAck()
+			}
+		}
+		if s.ssthresh != 48 {
+			t.Errorf("after %s with a window of 96 and 1,400 packets outstanding: ssthresh %.1f, want 48",
+				lossBy, s.ssthresh)
+		}
+	}
+}
