@@ -34,7 +34,7 @@ type Control interface {
 type Reno struct{}
 
 // OnAck grows the window.
-func (Reno) OnAck(s *Sender, acked int32, _ bool) { s.grow(acked) }
+func (Reno) OnAck(s *Sender, _ int32, _ bool) { s.grow() }
 
 // OnEcho does nothing for TCP.
 func (Reno) OnEcho(*Sender, int32, bool) {}

@@ -119,3 +119,24 @@ func TestLossHalvesTheWindowNotWhatIsOutstanding(t *testing.T) {
 		}
 	}
 }
+
+// The window grows per ACK, not per packet acknowledged: the ACK that fills a hole and covers the
+// 49 packets the receiver held beyond it adds one packet in slow start (and 1/cwnd in congestion
+// avoidance), as RFC 5681 and ns-2's agents have it.
+func TestWindowGrowsPerACKNotPerPacketAcknowledged(t *testing.T) {
+	for _, phase := range []struct {
+		name           string
+		ssthresh, want float64
+	}{{"slow start", 1000, 11}, {"congestion avoidance", 5, 10.1}} {
+		el, pool := sim.NewEventList(), &sim.PacketPool{}
+		f := &Flow{ID: 1, Size: 200 * MSS, Packets: 200}
+		cfg := Config{InitCwnd: 10, MinRTO: sim.Millisecond, MaxRTO: sim.Second, FastRetransmit: true}
+		s := NewSender(el, pool, &cfg, Reno{}, f, sim.Route{sinkFunc(func(p *sim.Packet) { pool.Put(p) })})
+		s.nxt, s.high, s.ssthresh = 60, 60, phase.ssthresh
+		s.newAck(50, false, 0)
+		if s.cwnd != phase.want {
+			t.Errorf("%s: one ACK of 50 packets took the window from 10 to %.2f, want %.2f",
+				phase.name, s.cwnd, phase.want)
+		}
+	}
+}

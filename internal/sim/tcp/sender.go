@@ -74,12 +74,15 @@ func (s *Sender) SetCwnd(w float64) {
 	s.cwnd, s.ssthresh = w, w
 }
 
-// grow is TCP's window increase for acked packets, up to the cap.
-func (s *Sender) grow(acked int32) {
+// grow is TCP's window increase for an ACK of new data, up to the cap: one packet in slow start
+// and 1/cwnd in congestion avoidance, per ACK however many packets it acknowledges (RFC 5681,
+// §3.1, and ns-2's agents, opencwnd). Counting the packets instead let the ACK that fills a hole
+// after a loss grow the window by the hundreds of packets the receiver held beyond it.
+func (s *Sender) grow() {
 	if s.cwnd < s.ssthresh {
-		s.cwnd += float64(acked)
+		s.cwnd++
 	} else {
-		s.cwnd += float64(acked) / s.cwnd
+		s.cwnd += 1 / s.cwnd
 	}
 	if s.maxCwnd > 0 && s.cwnd > float64(s.maxCwnd) {
 		s.cwnd = float64(s.maxCwnd)
