@@ -1,0 +1,54 @@
+package tcp
+
+import (
+	"testing"
+
+	"github.com/qjump-net/qjump/internal/sim"
+)
+
+// A loss halves the window, not the packets outstanding. After a long recovery without SACK, a
+// sender may have sent far beyond its first hole (here 1,400 packets past una, most of them held
+// by the receiver) while its window is 96; halving those would set ssthresh to 700, and the next
+// recovery would end in a burst of that size.
+func TestLossHalvesTheWindowNotWhatIsOutstanding(t *testing.T) {
+	for _, lossBy := range []string{"three duplicate ACKs", "a timeout"} {
+		el, pool := sim.NewEventList(), &sim.PacketPool{}
+		f := &Flow{ID: 1, Size: 2000 * MSS, Packets: 2000}
+		discard := sinkFunc(func(p *sim.Packet) { pool.Put(p) })
+		cfg := Config{InitCwnd: 12, MinRTO: sim.Millisecond, MaxRTO: sim.Second, FastRetransmit: true}
+		s := NewSender(el, pool, &cfg, Reno{}, f, sim.Route{discard})
+		s.una, s.nxt, s.high, s.cwnd, s.ssthresh = 100, 1500, 1500, 96, 50
+		if lossBy == "a timeout" {
+			s.timeout()
+		} else {
+			for range 3 {
+				s.dupAck()
+			}
+		}
+		if s.ssthresh != 48 {
+			t.Errorf("after %s with a window of 96 and 1,400 packets outstanding: ssthresh %.1f, want 48",
+				lossBy, s.ssthresh)
+		}
+	}
+}
+
+// The window grows per ACK, not per packet acknowledged: the ACK that fills a hole and covers the
+// 49 packets the receiver held beyond it adds one packet in slow start (and 1/cwnd in congestion
+// avoidance), as RFC 5681 and ns-2's agents have it.
+func TestWindowGrowsPerACKNotPerPacketAcknowledged(t *testing.T) {
+	for _, phase := range []struct {
+		name           string
+		ssthresh, want float64
+	}{{"slow start", 1000, 11}, {"congestion avoidance", 5, 10.1}} {
+		el, pool := sim.NewEventList(), &sim.PacketPool{}
+		f := &Flow{ID: 1, Size: 200 * MSS, Packets: 200}
+		cfg := Config{InitCwnd: 10, MinRTO: sim.Millisecond, MaxRTO: sim.Second, FastRetransmit: true}
+		s := NewSender(el, pool, &cfg, Reno{}, f, sim.Route{sinkFunc(func(p *sim.Packet) { pool.Put(p) })})
+		s.nxt, s.high, s.ssthresh = 60, 60, phase.ssthresh
+		s.newAck(50, false, 0)
+		if s.cwnd != phase.want {
+			t.Errorf("%s: one ACK of 50 packets took the window from 10 to %.2f, want %.2f",
+				phase.name, s.cwnd, phase.want)
+		}
+	}
+}
