@@ -21,9 +21,9 @@ type Config struct {
 
 // Control is a congestion control: TCP's (Reno) and the variants that override parts of it.
 type Control interface {
-	// OnAck is called for every ACK that acknowledges new data (acked packets) outside loss
-	// recovery; ece is the ACK's ECN echo.
-	OnAck(s *Sender, acked int32, ece bool)
+	// OnAck is called for every ACK that acknowledges new data outside loss recovery; ece is the
+	// ACK's ECN echo.
+	OnAck(s *Sender, ece bool)
 	// OnEcho sees every ACK, duplicates included, before the sender acts on it.
 	OnEcho(s *Sender, acked int32, ece bool)
 	// Priority is the pFabric priority stamped on a data packet (0 for the others).
@@ -34,7 +34,7 @@ type Control interface {
 type Reno struct{}
 
 // OnAck grows the window.
-func (Reno) OnAck(s *Sender, _ int32, _ bool) { s.grow() }
+func (Reno) OnAck(s *Sender, _ bool) { s.grow() }
 
 // OnEcho does nothing for TCP.
 func (Reno) OnEcho(*Sender, int32, bool) {}

@@ -41,7 +41,7 @@ func (d *DCTCP) OnEcho(s *Sender, acked int32, ece bool) {
 }
 
 // OnAck grows the window unless this ACK carried a mark.
-func (d *DCTCP) OnAck(s *Sender, _ int32, ece bool) {
+func (d *DCTCP) OnAck(s *Sender, ece bool) {
 	if !ece {
 		s.grow()
 	}

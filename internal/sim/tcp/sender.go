@@ -165,7 +165,7 @@ func (s *Sender) newAck(ackno int32, ece bool, sent sim.Time) {
 		s.transmit(s.una)
 		s.cwnd = max(s.cwnd-float64(acked)+1, 1)
 	default:
-		s.cc.OnAck(s, acked, ece)
+		s.cc.OnAck(s, ece)
 	}
 	if s.una >= s.flow.Packets {
 		s.done = true
@@ -197,9 +197,10 @@ func (s *Sender) dupAck() {
 // simulations ran, and Linux's Reno (tcp_reno_ssthresh) set it. Not half of the packets
 // outstanding (RFC 5681's FlightSize): without SACK those count every packet sent past a hole
 // that the receiver already holds. Two 14.6 MB flows from one host of the paper's fabric showed
-// it: after a recovery of 10 ms, one had 1,387 packets outstanding against a window of 96.5, and
-// the recovery that followed ended in a burst of 693 packets into its 150-packet NIC queue (996
-// drops in the run where ns-2 has 169; with the window halved, 172).
+// it (bench/sim/dropped/two-flows-probe.patch): after a recovery of 10 ms one had 1,387 packets
+// outstanding against a window of 96.5, and the recovery that followed ended in a burst of 693
+// packets into its 150-packet NIC queue: 1,564 drops where ns-2 has 169, and 172 with the window
+// halved.
 func (s *Sender) halfWindow() float64 { return max(s.cwnd/2, 2) }
 
 // sampleRTT updates the RTO (RFC 6298) from the echo of a data packet's send time.

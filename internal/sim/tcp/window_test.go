@@ -6,17 +6,22 @@ import (
 	"github.com/qjump-net/qjump/internal/sim"
 )
 
+// senderIntoTheVoid is a NewReno sender of a flow of packets whose packets go nowhere, for tests
+// that set its state and call its handlers directly.
+func senderIntoTheVoid(packets, initCwnd int32) *Sender {
+	el, pool := sim.NewEventList(), &sim.PacketPool{}
+	f := &Flow{ID: 1, Size: int64(packets) * MSS, Packets: packets}
+	cfg := Config{InitCwnd: initCwnd, MinRTO: sim.Millisecond, MaxRTO: sim.Second, FastRetransmit: true}
+	return NewSender(el, pool, &cfg, Reno{}, f, sim.Route{sinkFunc(func(p *sim.Packet) { pool.Put(p) })})
+}
+
 // A loss halves the window, not the packets outstanding. After a long recovery without SACK, a
 // sender may have sent far beyond its first hole (here 1,400 packets past una, most of them held
 // by the receiver) while its window is 96; halving those would set ssthresh to 700, and the next
 // recovery would end in a burst of that size.
 func TestLossHalvesTheWindowNotWhatIsOutstanding(t *testing.T) {
 	for _, lossBy := range []string{"three duplicate ACKs", "a timeout"} {
-		el, pool := sim.NewEventList(), &sim.PacketPool{}
-		f := &Flow{ID: 1, Size: 2000 * MSS, Packets: 2000}
-		discard := sinkFunc(func(p *sim.Packet) { pool.Put(p) })
-		cfg := Config{InitCwnd: 12, MinRTO: sim.Millisecond, MaxRTO: sim.Second, FastRetransmit: true}
-		s := NewSender(el, pool, &cfg, Reno{}, f, sim.Route{discard})
+		s := senderIntoTheVoid(2000, 12)
 		s.una, s.nxt, s.high, s.cwnd, s.ssthresh = 100, 1500, 1500, 96, 50
 		if lossBy == "a timeout" {
 			s.timeout()
@@ -40,10 +45,7 @@ func TestWindowGrowsPerACKNotPerPacketAcknowledged(t *testing.T) {
 		name           string
 		ssthresh, want float64
 	}{{"slow start", 1000, 11}, {"congestion avoidance", 5, 10.1}} {
-		el, pool := sim.NewEventList(), &sim.PacketPool{}
-		f := &Flow{ID: 1, Size: 200 * MSS, Packets: 200}
-		cfg := Config{InitCwnd: 10, MinRTO: sim.Millisecond, MaxRTO: sim.Second, FastRetransmit: true}
-		s := NewSender(el, pool, &cfg, Reno{}, f, sim.Route{sinkFunc(func(p *sim.Packet) { pool.Put(p) })})
+		s := senderIntoTheVoid(200, 10)
 		s.nxt, s.high, s.ssthresh = 60, 60, phase.ssthresh
 		s.newAck(50, false, 0)
 		if s.cwnd != phase.want {
