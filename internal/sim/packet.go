@@ -36,10 +36,9 @@ type Packet struct {
 	ECE      bool  // ACK: echoes CE of the data packet it acknowledges
 	Level    uint8 // QJump level, 0..7 (7 highest)
 
-	Prio   int64   // pFabric priority: remaining flow bytes; lower is served first
-	SentAt Time    // when the sender sent it; an ACK echoes its data packet's
-	Born   Time    // when the application made it (fan-in latency)
-	next   *Packet // free list
+	Prio int64   // pFabric priority: remaining flow bytes; lower is served first
+	Born Time    // when the application made it (fan-in latency)
+	next *Packet // free list
 }
 
 // SetRoute sets p's route and puts it at its first hop. It also makes p the source of its own

@@ -40,7 +40,7 @@ func (r *Receiver) Receive(p *sim.Packet) {
 	}
 	a := r.pool.Get()
 	a.IsAck, a.Flow, a.Seq, a.AckNo, a.Size = true, p.Flow, seq, r.expect, AckSize
-	a.ECE, a.SentAt, a.Level = p.CE, p.SentAt, p.Level
+	a.ECE, a.Level = p.CE, p.Level
 	if r.ackLevel >= 0 {
 		a.Level = uint8(r.ackLevel)
 	}

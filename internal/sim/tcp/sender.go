@@ -2,10 +2,12 @@ package tcp
 
 import "github.com/qjump-net/qjump/internal/sim"
 
-// Sender is a flow's sending end: NewReno with fast retransmit and recovery (RFC 6582) and an
-// RFC 6298 retransmission timer with a minimum RTO. On a timeout it goes back to the first
-// unacknowledged packet; the receiver keeps what arrived out of order, so its cumulative ACK
-// skips what it already has.
+// Sender is a flow's sending end: NewReno with fast retransmit and recovery (RFC 6582, the timer
+// restarted by every ACK of new data, partial ones included, as ns-2's FullTcp does) and a
+// retransmission timer with a minimum RTO, estimated as ns-2's agents estimate it without
+// timestamps (RFC 6298's gains and Karn's rule, one packet timed at a time). On a timeout it goes
+// back to the first unacknowledged packet; the receiver keeps what arrived out of order, so its
+// cumulative ACK skips what it already has.
 type Sender struct {
 	el    *sim.EventList
 	pool  *sim.PacketPool
@@ -27,8 +29,14 @@ type Sender struct {
 	recovering bool
 	done       bool
 	useSACK    bool // Config.SACK, copied likewise
+	// The retransmission timeout is estimated as ns-2's TcpAgent does without timestamps (see
+	// sampleRTT): from one packet timed at a time, never a retransmitted one (Karn), and
+	// multiplied by 2^backoff after as many timeouts until a timed packet is acknowledged.
+	backoff uint8
+	timed   int32 // the packet being timed; -1: none (ns-2's rtt_active_ off)
 
 	srtt, rttvar, rto sim.Time
+	timedAt           sim.Time // when the timed packet was sent
 	timerAt           sim.Time // the retransmission deadline; Never when off
 	timerQueued       sim.Time // the time of the timer event in the event list; 0: none
 	hostClear         sim.Time // when the last packet the NIC accepted leaves it
@@ -42,7 +50,8 @@ type Sender struct {
 func NewSender(el *sim.EventList, pool *sim.PacketPool, cfg *Config, cc Control, flow *Flow, route sim.Route) *Sender {
 	return &Sender{
 		el: el, pool: pool, cfg: cfg, cc: cc, flow: flow, route: route,
-		cwnd: float64(cfg.InitCwnd), ssthresh: 1 << 30, rto: cfg.MinRTO, timerAt: sim.Never,
+		cwnd: float64(cfg.InitCwnd), ssthresh: 1 << 30, rto: cfg.MinRTO, timed: -1,
+		timerAt: sim.Never,
 		useSACK: cfg.SACK, maxCwnd: cfg.MaxCwnd,
 	}
 }
@@ -109,8 +118,15 @@ func (s *Sender) send() {
 func (s *Sender) transmit(seq int32) {
 	p := s.pool.Get()
 	p.Flow, p.Seq, p.Size = s.flow.ID, seq, WireSize(s.flow.Size, seq)
-	p.Level, p.SentAt, p.Origin = s.flow.Level, s.el.Now(), s
+	p.Level, p.Origin = s.flow.Level, s
 	p.Prio = s.cc.Priority(s)
+	if seq >= s.high {
+		if s.timed < 0 {
+			s.timed, s.timedAt = seq, s.el.Now()
+		}
+	} else if seq <= s.timed {
+		s.timed = -1 // its ACK may answer either copy (Karn)
+	}
 	s.inHost++
 	p.SetRoute(s.route)
 	p.SendOn()
@@ -127,7 +143,7 @@ func (s *Sender) atHome() bool { return s.inHost > 0 || s.el.Now() < s.hostClear
 
 // Receive takes an ACK.
 func (s *Sender) Receive(p *sim.Packet) {
-	ackno, ece, sent, seq := p.AckNo, p.ECE, p.SentAt, p.Seq
+	ackno, ece, seq := p.AckNo, p.ECE, p.Seq
 	s.pool.Put(p)
 	if s.done {
 		return
@@ -136,7 +152,7 @@ func (s *Sender) Receive(p *sim.Packet) {
 		s.sack(seq)
 	}
 	if ackno > s.una {
-		s.newAck(ackno, ece, sent)
+		s.newAck(ackno, ece)
 	} else {
 		s.cc.OnEcho(s, 0, ece)
 		if ackno == s.una && s.nxt > s.una {
@@ -146,7 +162,7 @@ func (s *Sender) Receive(p *sim.Packet) {
 	s.send()
 }
 
-func (s *Sender) newAck(ackno int32, ece bool, sent sim.Time) {
+func (s *Sender) newAck(ackno int32, ece bool) {
 	acked := ackno - s.una
 	s.forgetSacked(s.una, ackno)
 	s.una = ackno
@@ -154,7 +170,11 @@ func (s *Sender) newAck(ackno int32, ece bool, sent sim.Time) {
 		s.nxt = s.una
 	}
 	s.cc.OnEcho(s, acked, ece)
-	s.sampleRTT(s.el.Now() - sent)
+	if s.timed >= 0 && ackno > s.timed {
+		s.timed = -1
+		s.backoff = 0
+		s.sampleRTT(s.el.Now() - s.timedAt)
+	}
 	s.dupacks = 0
 	switch {
 	case s.recovering && ackno >= s.recover:
@@ -203,11 +223,10 @@ func (s *Sender) dupAck() {
 // halved.
 func (s *Sender) halfWindow() float64 { return max(s.cwnd/2, 2) }
 
-// sampleRTT updates the RTO (RFC 6298) from the echo of a data packet's send time.
+// sampleRTT updates the estimate from the round trip of the timed packet, as ns-2's rtt_update
+// (RFC 6298's gains; ns-2 counts in ticks of tcpTick_, 1 µs in the pFabric scripts, and we in
+// picoseconds).
 func (s *Sender) sampleRTT(rtt sim.Time) {
-	if s.cfg.FixedRTO {
-		return
-	}
 	if s.srtt == 0 {
 		s.srtt, s.rttvar = rtt, rtt/2
 	} else {
@@ -218,7 +237,32 @@ func (s *Sender) sampleRTT(rtt sim.Time) {
 		s.rttvar = (3*s.rttvar + d) / 4
 		s.srtt = (7*s.srtt + rtt) / 8
 	}
-	s.rto = min(max(s.srtt+4*s.rttvar, s.cfg.MinRTO), s.cfg.MaxRTO)
+	s.setRTO()
+}
+
+// setRTO sets the timeout from the estimate and the backoff, as ns-2's rtt_timeout with
+// rfc2988_: the minimum applies before the backoff multiplies.
+func (s *Sender) setRTO() {
+	if s.cfg.FixedRTO {
+		return
+	}
+	s.rto = min(max(s.srtt+4*s.rttvar, s.cfg.MinRTO)<<s.backoff, s.cfg.MaxRTO)
+}
+
+// backOff doubles the timeout after a timeout, up to the maximum RTO, as ns-2's rtt_backoff. From
+// a factor of 16 on it also forgets the smoothed RTT, so that the next sample starts the
+// estimate afresh, and keeps the estimate meanwhile in the variance (srtt + 4·rttvar unchanged).
+func (s *Sender) backOff() {
+	if s.cfg.FixedRTO {
+		return
+	}
+	if s.rto < s.cfg.MaxRTO {
+		s.backoff++
+	}
+	if s.backoff > 3 && s.srtt != 0 {
+		s.srtt, s.rttvar = 0, s.rttvar+s.srtt/4
+	}
+	s.setRTO()
 }
 
 // armTimer makes sure an event is queued no later than the deadline. Moving the deadline on
@@ -257,9 +301,8 @@ func (s *Sender) timeout() {
 	s.cwnd = 1
 	s.nxt = s.una
 	s.recovering, s.dupacks = false, 0
-	if !s.cfg.FixedRTO {
-		s.rto = min(2*s.rto, s.cfg.MaxRTO)
-	}
+	s.timed = -1
+	s.backOff()
 	s.send()
 	s.timerAt = s.el.Now() + s.rto
 	s.armTimer()

@@ -47,7 +47,7 @@ func TestWindowGrowsPerACKNotPerPacketAcknowledged(t *testing.T) {
 	}{{"slow start", 1000, 11}, {"congestion avoidance", 5, 10.1}} {
 		s := senderIntoTheVoid(200, 10)
 		s.nxt, s.high, s.ssthresh = 60, 60, phase.ssthresh
-		s.newAck(50, false, 0)
+		s.newAck(50, false)
 		if s.cwnd != phase.want {
 			t.Errorf("%s: one ACK of 50 packets took the window from 10 to %.2f, want %.2f",
 				phase.name, s.cwnd, phase.want)
