@@ -2,10 +2,12 @@ package tcp
 
 import "github.com/qjump-net/qjump/internal/sim"
 
-// Sender is a flow's sending end: NewReno with fast retransmit and recovery (RFC 6582, the timer
-// restarted by every ACK of new data, partial ones included, as ns-2's FullTcp does) and a
+// Sender is a flow's sending end: NewReno with fast retransmit and recovery (RFC 6582) and a
 // retransmission timer with a minimum RTO, estimated as ns-2's agents estimate it without
-// timestamps (RFC 6298's gains and Karn's rule, one packet timed at a time). On a timeout it goes
+// timestamps (RFC 6298's gains and Karn's rule, one packet timed at a time). Every ACK of new data
+// restarts the timer, partial ones in a recovery included: the Slow-but-Steady variant of RFC
+// 2582, which ns-2's FullTcp follows, where RFC 6582 and ns-2's one-way agent restart it on the
+// first partial ACK only (the Impatient variant; docs/performance.md, "The ns-2 anchor"). On a timeout it goes
 // back to the first unacknowledged packet; the receiver keeps what arrived out of order, so its
 // cumulative ACK skips what it already has.
 type Sender struct {
