@@ -206,7 +206,7 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 		if c.Aligned {
 			off = 0
 		}
-		hp := qjump.NewHostPort(x.el, rate, lim, off)
+		hp := qjump.NewHostPort(x.el, x.pool, rate, limit, lim, off)
 		x.ports, x.lims, x.offsets = append(x.ports, hp), append(x.lims, lim), append(x.offsets, off)
 		return hp
 	})

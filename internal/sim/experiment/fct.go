@@ -55,8 +55,8 @@ func (c *FCTConfig) fabric() topology.Config {
 		f.Buffer = c.Scheme.DefaultBuffer()
 	}
 	if f.HostBuffer == 0 {
-		// ns-2's scripts give host links the switches' queue; QJump's host port holds packets
-		// for the limiter instead and never drops.
+		// ns-2's scripts give host links the switches' queue; QJump's host port gives each
+		// level that much, as the dataplane gives each level's leaf the device's queue length.
 		f.HostBuffer = f.Buffer
 	}
 	return f

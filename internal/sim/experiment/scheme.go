@@ -127,7 +127,7 @@ func (s Scheme) ports(el *sim.EventList, pool *sim.PacketPool, qj model.Config, 
 		case QJump:
 			if isHost {
 				lim := qjump.NewLimiter(qj)
-				return qjump.NewHostPort(el, rate, lim, phases.Int64N(lim.EpochNs()))
+				return qjump.NewHostPort(el, pool, rate, limit, lim, phases.Int64N(lim.EpochNs()))
 			}
 			return sim.NewPrioQueue(el, pool, rate, limit, false)
 		case QJumpNS2:

@@ -6,7 +6,7 @@ import (
 	"github.com/qjump-net/qjump/internal/sim"
 )
 
-// origin counts the packets a policer reports gone from the host.
+// origin counts the packets a policer or a host port reports gone from the host.
 type origin struct{ left int }
 
 func (o *origin) LeftHost(*sim.Packet, sim.Time) { o.left++ }

@@ -7,15 +7,20 @@ import (
 
 // HostPort is a host's NIC under QJump: one FIFO per level, served in strict priority (the paper
 // prioritises in the end host too, §4), each packet sent only when its level's budget for the
-// current epoch has room. A packet that does not fit waits for the next epoch (nothing is
-// dropped at the host, as in the dataplane's shape mode, whose token bucket, though, never sends
-// two budgets back to back as these epoch budgets can).
+// current epoch has room. A packet that does not fit waits for the next epoch, as in the
+// dataplane's shape mode (whose token bucket, though, never sends two budgets back to back as
+// these epoch budgets can). Each level holds at most limit packets and drops what arrives beyond,
+// as each level's leaf qdisc in the dataplane holds the device's queue length (txqueuelen
+// frames): a level whose senders outrun its budget would otherwise hold without bound, and TCP,
+// never losing a packet there, would grow its window without bound too.
 //
 // The host's clock is the simulator's plus a fixed offset: hosts' epochs are not aligned
 // (mesochronous), which is what the model's m compensates for.
 type HostPort struct {
 	el       *sim.EventList
+	pool     *sim.PacketPool
 	rate     sim.Rate
+	limit    int      // packets a level may hold (the one being sent excluded)
 	link     sim.Time // the delay of the link behind the NIC
 	limiter  *Limiter
 	offsetNs int64
@@ -25,11 +30,13 @@ type HostPort struct {
 	txAt     sim.Time // the time of the pending event for when the link frees; sim.Never: none
 	wakeAt   sim.Time // a wake-up for the next epoch is scheduled at this time; 0: none
 	held     uint64
+	stats    sim.QueueStats
 }
 
-// NewHostPort returns a NIC of rate whose limiter runs offsetNs ahead of simulated time.
-func NewHostPort(el *sim.EventList, rate sim.Rate, limiter *Limiter, offsetNs int64) *HostPort {
-	return &HostPort{el: el, rate: rate, limiter: limiter, offsetNs: offsetNs, txAt: sim.Never}
+// NewHostPort returns a NIC of rate, each level of which holds up to limit packets, whose limiter
+// runs offsetNs ahead of simulated time.
+func NewHostPort(el *sim.EventList, pool *sim.PacketPool, rate sim.Rate, limit int, limiter *Limiter, offsetNs int64) *HostPort {
+	return &HostPort{el: el, pool: pool, rate: rate, limit: limit, limiter: limiter, offsetNs: offsetNs, txAt: sim.Never}
 }
 
 // SetLink sets the delay of the link behind the NIC.
@@ -37,6 +44,9 @@ func (h *HostPort) SetLink(delay sim.Time) { h.link = delay }
 
 // Held counts the times a packet had to wait for a new epoch.
 func (h *HostPort) Held() uint64 { return h.held }
+
+// Stats returns what the port counted: drops at full levels, and the longest level.
+func (h *HostPort) Stats() sim.QueueStats { return h.stats }
 
 // Len is the number of packets waiting.
 func (h *HostPort) Len() int { return h.waiting }
@@ -56,13 +66,28 @@ func (h *HostPort) Receive(p *sim.Packet) {
 		h.startNext()
 	}
 	l := p.Level & (model.NumLevels - 1)
-	h.level[l].Push(p)
+	q := &h.level[l]
+	if q.Len() >= h.limit {
+		h.drop(p)
+		return
+	}
+	q.Push(p)
 	h.waiting++
+	h.stats.MaxLen = max(h.stats.MaxLen, q.Len())
 	if h.idle() {
 		h.startNext()
 		return
 	}
 	h.wakeWhenFree()
+}
+
+// drop discards p, a level being full, and tells its sender it left the host.
+func (h *HostPort) drop(p *sim.Packet) {
+	h.stats.Drops++
+	if p.Origin != nil {
+		p.Origin.LeftHost(p, h.el.Now())
+	}
+	h.pool.Put(p)
 }
 
 func (h *HostPort) wakeWhenFree() {

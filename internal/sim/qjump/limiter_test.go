@@ -67,7 +67,7 @@ func TestHostPortHoldsUntilNextEpoch(t *testing.T) {
 	el := sim.NewEventList()
 	l := NewLimiter(testModel())
 	const offsetNs = 7_000_000 // the host's clock is 7 ms ahead: its epochs begin at 13 ms, 33 ms...
-	hp := NewHostPort(el, 10*sim.Gbps, l, offsetNs)
+	hp := NewHostPort(el, &sim.PacketPool{}, 10*sim.Gbps, 150, l, offsetNs)
 	s := &sink{el: el}
 	el.Schedule(0, call(func() {
 		for _, lv := range []uint8{0, 7, 7, 7} {
@@ -88,5 +88,37 @@ func TestHostPortHoldsUntilNextEpoch(t *testing.T) {
 	}
 	if hp.Held() == 0 {
 		t.Fatal("no hold counted")
+	}
+}
+
+// A level holds at most its limit and drops what arrives beyond, telling the sender; the other
+// levels keep their own room. Without the limit a level that its senders outrun would grow
+// without bound, and TCP with it (each level's leaf qdisc in the dataplane holds txqueuelen).
+func TestHostPortDropsBeyondALevelsLimit(t *testing.T) {
+	el := sim.NewEventList()
+	pool := &sim.PacketPool{}
+	hp := NewHostPort(el, pool, 10*sim.Gbps, 2, NewLimiter(testModel()), 0)
+	s := &sink{el: el}
+	o := &origin{}
+	el.Schedule(0, call(func() {
+		// The first level-0 packet starts at once; two wait; the fourth finds the level full.
+		// Level 7 still has its room.
+		for _, lv := range []uint8{0, 0, 0, 0, 7} {
+			p := pool.Get()
+			p.Size, p.Level, p.Origin = 1000, lv, o
+			p.SetRoute(sim.Route{s})
+			hp.Receive(p)
+		}
+	}))
+	el.Run(sim.Never)
+	if got := hp.Stats().Drops; got != 1 {
+		t.Errorf("drops %d, want 1 (the fourth level-0 packet)", got)
+	}
+	if len(s.times) != 4 || o.left != 5 {
+		t.Errorf("%d packets delivered and %d departures told, want 4 and 5 (the drop is told too)",
+			len(s.times), o.left)
+	}
+	if hp.Stats().MaxLen != 2 {
+		t.Errorf("longest level %d, want 2", hp.Stats().MaxLen)
 	}
 }
