@@ -54,7 +54,7 @@ func (f *fabricFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[model.Rate]{&f.core, model.ParseRate}, "core-rate", "ToR–spine link rate, e.g. 40G")
 	fs.Var(&unitValue[time.Duration]{&f.linkDelay, model.ParseDuration}, "link-delay", "propagation delay of every link, e.g. 200ns")
 	fs.Var(&unitValue[time.Duration]{&f.hostDelay, model.ParseDuration}, "host-delay", "host stack delay added on each host link crossing, e.g. 2.5us")
-	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric)")
+	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port and host NIC, per level at a QJump host (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric)")
 }
 
 func (f *fabricFlags) config() (topology.Config, error) {
