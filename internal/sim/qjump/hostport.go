@@ -73,12 +73,12 @@ func (h *HostPort) Receive(p *sim.Packet) {
 	}
 	q.Push(p)
 	h.waiting++
-	h.stats.MaxLen = max(h.stats.MaxLen, q.Len())
 	if h.idle() {
 		h.startNext()
-		return
+	} else {
+		h.wakeWhenFree()
 	}
-	h.wakeWhenFree()
+	h.stats.MaxLen = max(h.stats.MaxLen, q.Len()) // what waits, once the link took what it could
 }
 
 // drop discards p, a level being full, and tells its sender it left the host.
