@@ -44,10 +44,11 @@ pfabric (remaining-size priorities, 24-packet buffers, RTO 45µs, SACK, window �
 (the paper's Fig. 9 configuration: P=9kB, n=hosts, f0..f7=144,100,20,10,5,3,2,1; flows on the
 highest level whose budget per epoch holds them; each level of a host has one budget, which the
 host's flows and ACKs at that level share, held to the next epoch like the dataplane's shape
-mode, each level holding up to the buffer), and qjump-ns2, not a Fig. 9 scheme: QJump limited as the paper's own ns-2 simulation
-did, a budget per flow refilled every 1.05 ms from the flow's start and dropping what does not
-fit, with the authors' levels and budgets, ACKs unlimited at the top level and the authors'
-TCP: SACK, no fast retransmit, window ≤ 152 (see docs/reproducing.md). Workloads: websearch,
+mode, each level holding up to the buffer), and qjump-ns2, not a Fig. 9 scheme: QJump limited
+as the paper's own ns-2 simulation did, a budget per flow refilled every 1.05 ms from the flow's
+start and dropping what does not fit, with the authors' levels and budgets, ACKs unlimited at
+the top level and the authors' TCP: SACK, no fast retransmit, window ≤ 152 (see
+docs/reproducing.md). Workloads: websearch,
 datamining (embedded) or a CSV file of size_bytes,cdf rows. With --out, DIR gets flows.csv (one
 row per flow), results.json and summary.md, in the results format the testbed uses; qjump sim
 report DIR redraws them. A point still running after 10 s says how far it is on stderr every

@@ -85,5 +85,14 @@ func (pp *PacketPool) Put(p *Packet) {
 	pp.free = p
 }
 
+// DropAtHost returns p, dropped at its host (by a full NIC queue or a limiter), to the pool,
+// telling its sender first that it left the host now: a dropped packet no longer waits at home.
+func (pp *PacketPool) DropAtHost(p *Packet, now Time) {
+	if p.Origin != nil {
+		p.Origin.LeftHost(p, now)
+	}
+	pp.Put(p)
+}
+
 // Allocated is how many packets the pool ever allocated: the peak number alive at once.
 func (pp *PacketPool) Allocated() int { return pp.allocated }

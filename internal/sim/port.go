@@ -101,8 +101,9 @@ func (q *port) woken() bool {
 // drop discards p and counts it.
 func (q *port) drop(p *Packet) {
 	q.stats.Drops++
-	if q.host && p.Origin != nil {
-		p.Origin.LeftHost(p, q.el.now)
+	if q.host {
+		q.pool.DropAtHost(p, q.el.now)
+		return
 	}
 	q.pool.Put(p)
 }

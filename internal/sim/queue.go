@@ -95,8 +95,9 @@ func (q *Queue) count(now Time, p *Packet) bool {
 // drop discards p and counts it.
 func (q *Queue) drop(p *Packet) {
 	q.stats.Drops++
-	if q.host && p.Origin != nil {
-		p.Origin.LeftHost(p, q.el.now)
+	if q.host {
+		q.pool.DropAtHost(p, q.el.now)
+		return
 	}
 	q.pool.Put(p)
 }

@@ -47,8 +47,5 @@ func (f *FlowPolicer) Receive(p *sim.Packet) {
 		return
 	}
 	f.dropped++
-	if p.Origin != nil {
-		p.Origin.LeftHost(p, f.el.Now())
-	}
-	f.pool.Put(p)
+	f.pool.DropAtHost(p, f.el.Now())
 }

@@ -68,7 +68,8 @@ func (h *HostPort) Receive(p *sim.Packet) {
 	l := p.Level & (model.NumLevels - 1)
 	q := &h.level[l]
 	if q.Len() >= h.limit {
-		h.drop(p)
+		h.stats.Drops++
+		h.pool.DropAtHost(p, h.el.Now())
 		return
 	}
 	q.Push(p)
@@ -79,15 +80,6 @@ func (h *HostPort) Receive(p *sim.Packet) {
 		h.wakeWhenFree()
 	}
 	h.stats.MaxLen = max(h.stats.MaxLen, q.Len()) // what waits, once the link took what it could
-}
-
-// drop discards p, a level being full, and tells its sender it left the host.
-func (h *HostPort) drop(p *sim.Packet) {
-	h.stats.Drops++
-	if p.Origin != nil {
-		p.Origin.LeftHost(p, h.el.Now())
-	}
-	h.pool.Put(p)
 }
 
 func (h *HostPort) wakeWhenFree() {

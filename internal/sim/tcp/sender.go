@@ -4,12 +4,12 @@ import "github.com/qjump-net/qjump/internal/sim"
 
 // Sender is a flow's sending end: NewReno with fast retransmit and recovery (RFC 6582) and a
 // retransmission timer with a minimum RTO, estimated as ns-2's agents estimate it without
-// timestamps (RFC 6298's gains and Karn's rule, one packet timed at a time). Every ACK of new data
-// restarts the timer, partial ones in a recovery included: the Slow-but-Steady variant of RFC
-// 2582, which ns-2's FullTcp follows, where RFC 6582 and ns-2's one-way agent restart it on the
-// first partial ACK only (the Impatient variant; docs/performance.md, "The ns-2 anchor"). On a timeout it goes
-// back to the first unacknowledged packet; the receiver keeps what arrived out of order, so its
-// cumulative ACK skips what it already has.
+// timestamps (RFC 6298's gains and Karn's rule, one packet timed at a time). Every ACK of new
+// data restarts the timer, partial ones in a recovery included: the Slow-but-Steady variant of
+// RFC 2582, which ns-2's FullTcp follows, where RFC 6582 and ns-2's one-way agent restart it on
+// the first partial ACK only (the Impatient variant; docs/performance.md, "The ns-2 anchor"). On
+// a timeout it goes back to the first unacknowledged packet; the receiver keeps what arrived out
+// of order, so its cumulative ACK skips what it already has.
 type Sender struct {
 	el    *sim.EventList
 	pool  *sim.PacketPool
@@ -303,9 +303,8 @@ func (s *Sender) timeout() {
 	s.cwnd = 1
 	s.nxt = s.una
 	s.recovering, s.dupacks = false, 0
-	s.timed = -1
 	s.backOff()
-	s.send()
+	s.send() // resends una, which stops the timing (Karn, in transmit)
 	s.timerAt = s.el.Now() + s.rto
 	s.armTimer()
 }
