@@ -19,6 +19,15 @@
 #
 # It prints one line of key=value figures; run_ms times `$ns run` alone (the packet phase),
 # setup_ms everything before it (reading the flows, building the fabric, routes and agents).
+#
+# Diagnostics, from the environment (none is set by bench/ns2/run; each slows the run):
+# NEWRENO_CHANGES1=0|1  Agent/TCP/Newreno's newreno_changes1_ (one-way agents; ns-2's default 1,
+#                       the Impatient variant: only a recovery's first partial ACK restarts the
+#                       timer; 0, Slow-but-Steady, as FullTcp and ours)
+# POLL_FLOW=ID          print that flow's sender state (cwnd_, ssthresh_, ack_, t_seqno_) each time
+#                       its timeouts (nrexmit_) change, polled every 2 µs from its start
+# TRACE_HOST=H TRACE_FILE=F  ns-2's trace of host H's NIC queue (enqueue, dequeue, drop, with the
+#                       flow id and sequence number of every packet) into F
 
 set t_start [clock microseconds]
 if {$argc < 4} {
@@ -61,6 +70,9 @@ Agent/TCP/FullTcp set segsize_ 1460
 Agent/TCP/FullTcp set nodelay_ true ;# no Nagle
 Agent/TCP/FullTcp set segsperack_ 1 ;# an ACK per packet, as the pFabric scripts
 Agent/TCP/FullTcp set interval_ 0.000006
+if {[info exists env(NEWRENO_CHANGES1)]} {
+	Agent/TCP/Newreno set newreno_changes1_ $env(NEWRENO_CHANGES1)
+}
 
 set ns [new Simulator]
 $ns rtproto Manual ;# routes installed below: per-flow ECMP needs them
@@ -190,9 +202,29 @@ if {$count} {
 	foreach {a b} $links { lappend qmons [$ns monitor-queue $a $b ""] }
 }
 
+# A flow's timeouts as they happen (POLL_FLOW).
+proc poll {id last} {
+	global ns sender
+	set a $sender($id)
+	set rx [$a set nrexmit_]
+	if {$rx != $last} {
+		puts [format "%.3f us flow %d timeouts %d cwnd %s ssthresh %s ack %s seqno %s" \
+			[expr {[$ns now] * 1e6}] $id $rx [$a set cwnd_] [$a set ssthresh_] [$a set ack_] [$a set t_seqno_]]
+	}
+	$ns at [expr {[$ns now] + 2e-6}] "poll $id $rx"
+}
+if {[info exists env(POLL_FLOW)]} {
+	$ns at $start_of($env(POLL_FLOW)) "poll $env(POLL_FLOW) 0"
+}
+if {[info exists env(TRACE_HOST)]} {
+	set trf [open $env(TRACE_FILE) w]
+	$ns trace-queue $host($env(TRACE_HOST)) $tor([expr {$env(TRACE_HOST) / $hpr}]) $trf
+}
+
 set t_run [clock microseconds]
 $ns run
 set t_end [clock microseconds]
+if {[info exists trf]} { close $trf }
 
 set timeouts 0
 set datapkts 0
