@@ -42,14 +42,14 @@ bench-ns2:
 	bench/ns2/run $(NS2_ARGS)
 
 # The simulator's speed at two revisions, run side by side on the two cores (docs/performance.md,
-# "Fifth round"); by default the working tree against main. Options and revisions through
+# "Measuring a change"); by default the working tree against main. Options and revisions through
 # AB_ARGS, e.g. make bench-sim-ab AB_ARGS="--pairs 20 main HEAD".
 AB_ARGS ?= main WORKTREE
 bench-sim-ab:
 	bench/sim/ab $(AB_ARGS)
 
 # What a packet-hop of the simulator executes at each revision, counted by cachegrind: instructions,
-# L1 and L2 misses, mispredicted branches (docs/performance.md, "Eleventh round"); by default main
+# L1 and L2 misses, mispredicted branches (docs/performance.md, "Measuring a change"); by default main
 # against the working tree. Installs valgrind with apt-get if it is missing; about 25 s a revision.
 INSTR_ARGS ?= main WORKTREE
 bench-sim-instructions:
