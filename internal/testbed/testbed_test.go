@@ -128,8 +128,9 @@ func TestShapingGivesR(t *testing.T) {
 	defer srv.Process.Kill()
 	waitListening(t, tb.Names.HostNS(2), "tcp", 5201)
 	// UDP at twice R: the shaper, not a TCP flow's ability to fill the link on a busy host, sets
-	// what reaches the switch port.
-	cli := tb.Exec(1, "iperf3", "-c", tb.Names.HostAddr(2).String(), "-t", "4", "-u",
+	// what reaches the switch port. 10 s covers the wait below and three windows; the deferred
+	// kill ends it sooner.
+	cli := tb.Exec(1, "iperf3", "-c", tb.Names.HostAddr(2).String(), "-t", "10", "-u",
 		"-b", strconv.FormatFloat(2*float64(c.Rate), 'f', 0, 64), "-l", "1400")
 	client := exec.Command(cli[0], cli[1:]...)
 	if err := client.Start(); err != nil {
@@ -143,20 +144,43 @@ func TestShapingGivesR(t *testing.T) {
 	testutil.WaitFor(t, 10*time.Second, "a second of the UDP flow at the switch port", func() bool {
 		return htbWireBytes(t, ns, dev) > start+int64(c.Rate)/8
 	})
-	// While a CPU stands still (docs/testbed.md, "Machine stalls") the shaper sends nothing: the
-	// rate is over the time the monitor did not measure the machine stalled.
-	stalls := testutil.StallMonitor(t)
-	b0, t0 := htbWireBytes(t, ns, dev), time.Now()
-	time.Sleep(2 * time.Second)
-	b1, t1 := htbWireBytes(t, ns, dev), time.Now()
-	stalled := time.Duration(machine.NewTimeline(stalls()).Within(t0.UnixNano(), t1.UnixNano()))
-	raw := float64(b1-b0) * 8 / t1.Sub(t0).Seconds()
-	rate := float64(b1-b0) * 8 / (t1.Sub(t0) - stalled).Seconds()
-	t.Logf("switch port rate %.2f Mb/s for R=%s (%.2f Mb/s over the whole %s, of which the machine stood still %s)",
-		rate/1e6, c.Rate, raw/1e6, t1.Sub(t0).Round(time.Millisecond), stalled.Round(time.Millisecond))
-	if d := (rate - float64(c.Rate)) / float64(c.Rate); d < -0.05 || d > 0.05 {
-		t.Fatalf("shaped rate %.2f Mb/s is not within 5%% of R=%s", rate/1e6, c.Rate)
+	// The monitor measures when a CPU stood still (docs/testbed.md, "Machine stalls"). The
+	// shaper is one qdisc that either CPU may run, so a stall of one CPU may or may not have held
+	// it: its rate while it could send lies between the rate over the whole window (no stall held
+	// it) and the rate over the time no CPU stood still (every stall did). A CI run with a stall
+	// of 573 ms measured 99.98 Mb/s over the whole window for R = 100 Mb/s, and 139.73 Mb/s
+	// without the stall: the stall had held a CPU, not the shaper.
+	// A window a tenth of which stood still says too little (a shaper at 86 % of R could pass):
+	// up to three windows are measured for one that did not.
+	for try := 1; ; try++ {
+		stalls := testutil.StallMonitor(t)
+		b0, t0 := htbWireBytes(t, ns, dev), time.Now()
+		time.Sleep(2 * time.Second)
+		b1, t1 := htbWireBytes(t, ns, dev), time.Now()
+		window := t1.Sub(t0)
+		stalled := time.Duration(machine.NewTimeline(stalls()).Within(t0.UnixNano(), t1.UnixNano()))
+		low, high := shapedRateRange(b1-b0, window, stalled)
+		t.Logf("switch port rate %.2f-%.2f Mb/s for R=%s (over the whole %s, of which a CPU stood still %s)",
+			low/1e6, high/1e6, c.Rate, window.Round(time.Millisecond), stalled.Round(time.Millisecond))
+		if stalled > window/10 {
+			if try == 3 {
+				t.Fatalf("a CPU stood still over a tenth of each of %d windows: the shaped rate cannot be measured", try)
+			}
+			continue
+		}
+		if r := float64(c.Rate); high < 0.95*r || low > 1.05*r {
+			t.Fatalf("shaped rate %.2f-%.2f Mb/s does not meet R=%s within 5%%", low/1e6, high/1e6, c.Rate)
+		}
+		return
 	}
+}
+
+// shapedRateRange is what bytes over a window say of a shaper's rate when the window held a
+// stall of at least one CPU: from the rate over the whole window, if the stall held no packet,
+// to the rate over the window less the stall, if it held every one.
+func shapedRateRange(bytes int64, window, stalled time.Duration) (low, high float64) {
+	bits := float64(bytes) * 8
+	return bits / window.Seconds(), bits / (window - stalled).Seconds()
 }
 
 // TestStrictPriorityOnSwitchPort saturates the switch port in front of h2 with level-0 bulk from
