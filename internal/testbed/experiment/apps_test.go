@@ -14,10 +14,16 @@ import (
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
 )
 
-// rms is the RMS of a series that must have samples.
-func rms(t *testing.T, r *Results, arm, tool, metric string) float64 {
+// figP50 is a series' median.
+var figP50 = figure{"p50", func(s results.Series) float64 { return s.P50US }}
+
+// median is the p50 of a series that must have samples. The tests compare arms by their
+// medians, which a stall of the machine moves least: one offset of 3.4 ms among an idle arm's
+// 192 (a CI run; its p99 was 56 µs) made that arm's RMS 247 µs, a fifth of the contended arm's.
+// The experiments' targets keep the paper's RMS.
+func median(t *testing.T, r *Results, arm, tool, metric string) float64 {
 	t.Helper()
-	return figureOf(t, r, arm, tool, metric, figRMS)
+	return figureOf(t, r, arm, tool, metric, figP50)
 }
 
 // figureOf is fig of a series that must have samples.
@@ -39,11 +45,13 @@ func TestPTPQuick(t *testing.T) {
 		}
 	}
 	// Bulk through the switch ports delays Sync and Delay_Req by up to a full queue (12 ms at
-	// 100 Mb/s): the contended offset error is milliseconds where QJump's is tens of µs (30× in
-	// docs/results/ptp-quick). A 5× margin holds under any noise this machine has shown.
-	idle, cont, qj := rms(t, res, "idle", toolPTP, metricOffset), rms(t, res, "contended", toolPTP, metricOffset), rms(t, res, "qjump", toolPTP, metricOffset)
+	// 100 Mb/s): the contended offset error is milliseconds where QJump's is tens of µs (medians
+	// 795-1,333 µs against 20-33 µs in docs/results/ptp-quick, ptp-run2 and ptp-realistic; idle
+	// 2-5 µs). A 5× margin on the medians leaves room for noise.
+	idle, cont, qj := median(t, res, "idle", toolPTP, metricOffset), median(t, res, "contended", toolPTP, metricOffset), median(t, res, "qjump", toolPTP, metricOffset)
+	t.Logf("median offset idle %.0fµs, contended %.0fµs, QJump %.0fµs", idle, cont, qj)
 	if cont < 5*qj || cont < 5*idle {
-		t.Errorf("RMS offset idle %.0fµs, contended %.0fµs, QJump %.0fµs: bulk should inflate it and QJump undo it", idle, cont, qj)
+		t.Errorf("median offset idle %.0fµs, contended %.0fµs, QJump %.0fµs: bulk should inflate it and QJump undo it", idle, cont, qj)
 	}
 	if len(res.Targets) != 2 || !res.Targets[0].Evaluated || !res.Targets[1].Evaluated {
 		t.Errorf("targets not evaluated: %+v", res.Targets)
@@ -163,12 +171,14 @@ func TestMixedQuick(t *testing.T) {
 		}
 	}
 	// Both applications suffer from the bulk traffic and QJump undoes it: the contended phase's
-	// RMS is several times both the alone and the QJump phase's (30-100× for PTP, 40× for
-	// memcached in docs/results/mixed-quick; 5× here, a margin for noise).
+	// median is several times both the alone and the QJump phase's (in docs/results/mixed-quick
+	// 4,178 µs against 5 and 20 µs for PTP, 9,167 µs against 72 and 112 µs for memcached; 5×
+	// here, a margin for noise).
 	for _, k := range []struct{ tool, metric string }{{toolPTP, metricOffset}, {toolMemcached, metricRequest}} {
-		alone, cont, qj := rms(t, res, "alone", k.tool, k.metric), rms(t, res, "contended", k.tool, k.metric), rms(t, res, "qjump", k.tool, k.metric)
+		alone, cont, qj := median(t, res, "alone", k.tool, k.metric), median(t, res, "contended", k.tool, k.metric), median(t, res, "qjump", k.tool, k.metric)
+		t.Logf("%s median %s: alone %.0fµs, contended %.0fµs, QJump %.0fµs", k.tool, k.metric, alone, cont, qj)
 		if cont < 5*alone || cont < 5*qj {
-			t.Errorf("%s RMS %s: alone %.0fµs, contended %.0fµs, QJump %.0fµs", k.tool, k.metric, alone, cont, qj)
+			t.Errorf("%s median %s: alone %.0fµs, contended %.0fµs, QJump %.0fµs", k.tool, k.metric, alone, cont, qj)
 		}
 	}
 }
@@ -185,8 +195,7 @@ func TestBarrierQuick(t *testing.T) {
 	// queue, and QJump must take at least half a queue off the round. A ratio of the two medians
 	// would also count what the machine adds to QJump's arm, which on a busy host was up to 2.5 ms
 	// at p50 while the queue stayed 10.3-10.8 ms (docs/reproducing.md, Fig. 3c).
-	med := figure{"p50", func(s results.Series) float64 { return s.P50US }}
-	cont, qj := figureOf(t, res, "contended", toolBarrier, metricRound, med), figureOf(t, res, "qjump", toolBarrier, metricRound, med)
+	cont, qj := median(t, res, "contended", toolBarrier, metricRound), median(t, res, "qjump", toolBarrier, metricRound)
 	halfQueue := float64(res.Testbed.Buffer) * wireFrameUS(res) / 2
 	if cont < halfQueue {
 		t.Errorf("barrier p50 contended %.0fµs: under half a full switch queue (%.0fµs), the contended arm built no queue to jump", cont, halfQueue)
