@@ -392,3 +392,40 @@ func TestQJumpStatusShowsConfigHash(t *testing.T) {
 		t.Fatalf("after reloading host 2 alone, want its hash to stand out: %+v", hosts)
 	}
 }
+
+// TestStaleTestbedsAreSwept: a testbed that a test process left behind when it was killed (its
+// builder gone, its lock free) is removed by the next test binary's sweep; one whose builder still
+// runs, and one whose lock is held, are kept.
+func TestStaleTestbedsAreSwept(t *testing.T) {
+	bin := tbtest.RequireTools(t)
+	stale, live, locked := tbtest.Prefix(t), tbtest.Prefix(t), tbtest.Prefix(t)
+	// `qjump testbed up` is a process that builds the testbed and exits: its state then names a
+	// PID that no longer runs and nobody holds its lock, as after a test binary that was killed.
+	if out, err := exec.Command(bin, "testbed", "up", "--prefix", stale, "--hosts", "2").CombinedOutput(); err != nil {
+		t.Fatalf("testbed up --prefix %s: %v\n%s", stale, err, out)
+	}
+	nss := tbtest.NetnsOf(t, stale)
+	if len(nss.Inodes) != 3 {
+		t.Fatalf("want the stale testbed's 3 namespaces, got %v", nss.Inodes)
+	}
+	liveTB := up(t, config(live, 2))
+	liveTB.Release() // up between two steps of this (running) test
+	t.Cleanup(func() { _ = liveTB.Down() })
+	lockedTB := up(t, config(locked, 2))
+	t.Cleanup(func() { _ = lockedTB.Down() })
+
+	// Another test binary running beside this one (go test without -p 1) may sweep the stale
+	// testbed first; either way it must be gone, and the two in use must stay.
+	removed := tbtest.SweepStale(t)
+	for _, p := range removed {
+		if p != stale {
+			t.Errorf("the sweep removed %s; want only the stale %s (removed: %v)", p, stale, removed)
+		}
+	}
+	tbtest.AssertNothingLeft(t, stale, nss)
+	for _, p := range []string{live, locked} {
+		if !testbed.Exists(p) {
+			t.Errorf("the sweep removed %s, a testbed in use", p)
+		}
+	}
+}

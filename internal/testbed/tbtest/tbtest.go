@@ -18,9 +18,11 @@ import (
 )
 
 // Prefix returns a fresh prefix (qjtt + 4 random characters) so that a test never collides with
-// a running demo (qjtb) or another test, and removes whatever carries it when the test ends.
+// a running demo (qjtb) or another test, and removes whatever carries it when the test ends. The
+// first call in a test binary also removes what killed test processes left (SweepStale).
 func Prefix(t *testing.T) string {
 	t.Helper()
+	sweepOnce.Do(func() { SweepStale(t) })
 	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
