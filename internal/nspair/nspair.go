@@ -1,12 +1,15 @@
 // Package nspair makes two network namespaces joined by a veth pair, eth0 on both ends (as on
 // every testbed host): the smallest network on which QJump can be attached and measured. The
-// dataplane's tests and `qjump bench dataplane` use it.
+// dataplane's tests and `qjump bench dataplane` use it. A pair whose maker was killed is removed
+// by the next process that makes one (OwnerDir).
 package nspair
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -15,6 +18,7 @@ import (
 type Pair struct {
 	A, B         string // namespace names
 	AddrA, AddrB string // IPv4 addresses of eth0 in A and B, in one /24
+	name         string // its record in OwnerDir
 }
 
 // Option changes how New makes the pair.
@@ -34,7 +38,12 @@ func New(ctx context.Context, name, addrA, addrB string, opts ...Option) (*Pair,
 	for _, f := range opts {
 		f(&o)
 	}
-	p := &Pair{A: name + "a", B: name + "b", AddrA: addrA, AddrB: addrB}
+	sweepOnce.Do(func() { SweepDead() })
+	p := &Pair{A: name + "a", B: name + "b", AddrA: addrA, AddrB: addrB, name: name}
+	// The record comes first, so that a process killed while it makes the pair leaves one.
+	if err := recordOwner(name); err != nil {
+		return nil, fmt.Errorf("make namespace pair %s: record its maker in %s: %w", name, OwnerDir, err)
+	}
 	// veth names are temporary (renamed to eth0) but must be unique and at most 15 bytes.
 	va, vb := veth(name, "a"), veth(name, "b")
 	q := strconv.Itoa(o.queues)
@@ -67,9 +76,12 @@ func veth(name, end string) string {
 	return v
 }
 
-// Remove deletes both namespaces, which takes the veth pair with them. Whatever was pinned in
-// bpffs for their interfaces must be removed first (qjump down).
+// Remove deletes both namespaces, which takes the veth pair with them, and the pair's record.
+// Whatever was pinned in bpffs for their interfaces must be removed first (qjump down).
 func (p *Pair) Remove() {
-	_ = exec.Command("ip", "netns", "del", p.A).Run()
-	_ = exec.Command("ip", "netns", "del", p.B).Run()
+	removeNetns(p.A)
+	removeNetns(p.B)
+	if p.name != "" {
+		_ = os.Remove(filepath.Join(OwnerDir, p.name))
+	}
 }

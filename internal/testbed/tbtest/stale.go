@@ -2,14 +2,13 @@ package tbtest
 
 import (
 	"context"
-	"errors"
 	"os"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
@@ -36,7 +35,7 @@ func SweepStale(t *testing.T) []string {
 			lock.Remove() // its own test removed it since we looked: only our lock file is left
 			continue
 		}
-		if s, err := testbed.ReadState(p); err == nil && alive(s.PID) {
+		if s, err := testbed.ReadState(p); err == nil && host.ProcessRuns(s.PID) {
 			lock.Release()
 			continue
 		}
@@ -76,13 +75,4 @@ func testPrefixesPresent() []string {
 		add(p)
 	}
 	return out
-}
-
-// alive says whether a process with pid exists (signal 0 checks without sending).
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
