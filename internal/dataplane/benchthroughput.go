@@ -8,40 +8,81 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/vishvananda/netlink"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/host"
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/stats"
 )
 
 // ThroughputOptions say how BenchThroughput compares iperf3 without and with QJump.
 type ThroughputOptions struct {
-	Rounds  int    // each side of the A/B once per round, in ABBA order
-	Seconds int    // seconds of iperf3 per measurement
-	Qjump   string // the qjump binary: `qjump up` must run inside the sender's namespace
+	Rounds  int        // each arm once per round, the order reversed every other round
+	Seconds int        // seconds of iperf3 per measurement
+	Qjump   string     // the qjump binary: `qjump up` must run inside the sender's namespace
+	Rate    model.Rate // R for qjump up; 0: DefaultBenchRate
 }
 
-// ThroughputCost is the A/B iperf3 comparison of `qjump bench dataplane`.
+// DefaultBenchRate is the R the benchmark brings QJump up with unless told: above any device's
+// speed, so that the root runs at the device's own speed, as on a host whose NIC is the slowest
+// link. Below the device's speed the root caps there and cuts GSO packets into frames.
+const DefaultBenchRate model.Rate = 100e9
+
+// ThroughputCost is the iperf3 comparison of `qjump bench dataplane`: the device as it is, the
+// cap QJump's tree puts on it alone (a plain HTB at Rcap with the root's burst), and QJump up.
 type ThroughputCost struct {
 	Rounds           int       `json:"rounds"`
-	Seconds          int       `json:"run_s"` // seconds of iperf3 per measurement
+	Seconds          int       `json:"run_s"`           // seconds of iperf3 per measurement
+	CapRateBps       float64   `json:"cap_rate_bps"`    // Rcap: what the tree caps the device at
+	CapBurstBytes    uint64    `json:"cap_burst_bytes"` // the root's burst, the plain HTB's too
 	WithoutBps       []float64 `json:"without_bps"`
+	CapBps           []float64 `json:"cap_bps"`
 	WithBps          []float64 `json:"with_bps"`
 	MedianWithoutBps float64   `json:"median_without_bps"`
+	MedianCapBps     float64   `json:"median_cap_bps"`
 	MedianWithBps    float64   `json:"median_with_bps"`
-	Ratio            float64   `json:"ratio"`
+	// Ratio is QJump against the cap alone: what its program and tree cost beyond capping the
+	// device at Rcap, which any scheduler that keeps the queue in the host must do.
+	Ratio float64 `json:"ratio"`
+	// RatioToWithout is QJump against the device as it is. On a veth, whose nominal 10 Gb/s is
+	// less than it carries unshaped, the cap alone costs a share of that.
+	RatioToWithout float64 `json:"ratio_to_without"`
 }
 
 // iperfPort is where the benchmark's iperf3 server listens in namespace B.
 const iperfPort = 5201
 
+// benchHosts is n for qjump up: with every level unlimited (benchUpArgs), what is measured is
+// the program and the tree, not a budget.
+const benchHosts = 2
+
+func benchUpArgs(rate model.Rate) []string {
+	return []string{"--hosts", strconv.Itoa(benchHosts), "--rate", strconv.FormatInt(int64(rate), 10), "--factors", "0=unlimited"}
+}
+
+// arm is one side of the throughput comparison.
+type arm int
+
+const (
+	armWithout arm = iota // the device as it is
+	armCap                // a plain HTB at the tree's Rcap and root burst
+	armWith               // QJump up
+)
+
 // BenchThroughput measures what QJump costs a TCP flow: iperf3 between two namespaces joined by
-// a veth pair, alternately without and with QJump on the sender's eth0 (every level unlimited, so
-// what is measured is the program, not a budget). The namespaces (qjdp-bench-<pid>-a/b) are
-// removed afterwards, also when ctx is cancelled.
+// a veth pair, in turns without QJump, under the cap alone and with QJump on the sender's eth0.
+// The namespaces (qjdp-bench-<pid>-a/b) are removed afterwards, also when ctx is cancelled.
 func BenchThroughput(ctx context.Context, opts ThroughputOptions) (ThroughputCost, error) {
+	if opts.Rate == 0 {
+		opts.Rate = DefaultBenchRate
+	}
 	res := ThroughputCost{Rounds: opts.Rounds, Seconds: opts.Seconds}
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		return res, errors.New("bench dataplane needs iperf3 for the throughput part: apt-get install iperf3, or use --skip-throughput")
@@ -51,32 +92,66 @@ func BenchThroughput(ctx context.Context, opts ThroughputOptions) (ThroughputCos
 		return res, err
 	}
 	defer p.Remove()
+	plan, err := benchPlan(p.A, opts.Rate)
+	if err != nil {
+		return res, err
+	}
+	res.CapRateBps, res.CapBurstBytes = float64(plan.Rcap), plan.RootBurst
 	stop, err := startIperfServer(ctx, p.B)
 	if err != nil {
 		return res, err
 	}
 	defer stop()
+	runs := map[arm]*[]float64{armWithout: &res.WithoutBps, armCap: &res.CapBps, armWith: &res.WithBps}
 	for r := 0; r < opts.Rounds; r++ {
-		// ABBA order: neither side always runs first in a warming or cooling host.
-		order := []bool{false, true}
+		// Reversed every other round: no arm always runs first in a warming or cooling host.
+		order := []arm{armWithout, armCap, armWith}
 		if r%2 == 1 {
-			order = []bool{true, false}
+			slices.Reverse(order)
 		}
-		for _, with := range order {
-			bps, err := measureThroughput(ctx, p, opts, with)
+		for _, a := range order {
+			bps, err := measureThroughput(ctx, p, opts, plan, a)
 			if err != nil {
 				return res, err
 			}
-			if with {
-				res.WithBps = append(res.WithBps, bps)
-			} else {
-				res.WithoutBps = append(res.WithoutBps, bps)
-			}
+			*runs[a] = append(*runs[a], bps)
 		}
 	}
-	res.MedianWithoutBps, res.MedianWithBps = stats.Median(res.WithoutBps), stats.Median(res.WithBps)
-	res.Ratio = res.MedianWithBps / res.MedianWithoutBps
+	res.MedianWithoutBps, res.MedianCapBps = stats.Median(res.WithoutBps), stats.Median(res.CapBps)
+	res.MedianWithBps = stats.Median(res.WithBps)
+	res.Ratio = res.MedianWithBps / res.MedianCapBps
+	res.RatioToWithout = res.MedianWithBps / res.MedianWithoutBps
 	return res, nil
+}
+
+// benchPlan is the tree `qjump up` with benchUpArgs(rate) builds on eth0 of namespace ns.
+func benchPlan(ns string, rate model.Rate) (egressPlan, error) {
+	d := config.Default()
+	d.Model.Hosts, d.Model.Rate = benchHosts, rate
+	var plan egressPlan
+	var err error
+	if nsErr := host.InNetns(ns, func() {
+		var link netlink.Link
+		if link, err = netlink.LinkByName("eth0"); err == nil {
+			plan, err = planEgress(d, egressDeviceOf(link))
+		}
+	}); nsErr != nil {
+		return plan, nsErr
+	}
+	return plan, err
+}
+
+// PlainHTB is the kernel's own shaper at rate with burst, the commands that put it on dev in
+// namespace ns: the cap a tree with that root puts on a device, without QJump.
+func PlainHTB(ns, dev string, rate model.Rate, burst uint64) [][]string {
+	tc := []string{"ip", "netns", "exec", ns, "tc"}
+	b := fmt.Sprintf("%db", burst)
+	return [][]string{
+		append(tc[:5:5], "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "1"),
+		append(tc[:5:5], "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+			"rate", fmt.Sprintf("%dbit", int64(rate)), "ceil", fmt.Sprintf("%dbit", int64(rate)),
+			"burst", b, "cburst", b, "overhead", fmt.Sprint(int(model.FrameOverhead))),
+	}
 }
 
 // startIperfServer runs an iperf3 server in namespace ns and returns once it listens, with the
@@ -139,16 +214,25 @@ func listening(pid, port int) bool {
 	return false
 }
 
-// measureThroughput runs one iperf3 TCP flow from A to B, with QJump attached to A's eth0 if with.
-func measureThroughput(ctx context.Context, p *nspair.Pair, opts ThroughputOptions, with bool) (float64, error) {
-	if with {
+// measureThroughput runs one iperf3 TCP flow from A to B, A's eth0 set up as arm says.
+func measureThroughput(ctx context.Context, p *nspair.Pair, opts ThroughputOptions, plan egressPlan, a arm) (float64, error) {
+	switch a {
+	case armWith:
 		// down is deferred before up runs, so an up that an interrupt cuts short is undone too;
 		// down on an interface that is not up does nothing.
 		defer func() { _ = exec.Command("ip", "netns", "exec", p.A, opts.Qjump, "down", "--dev", "eth0").Run() }()
-		up := exec.CommandContext(ctx, "ip", "netns", "exec", p.A, opts.Qjump, "up", "--dev", "eth0",
-			"--hosts", "2", "--rate", "100G", "--factors", "0=unlimited")
+		up := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.A, opts.Qjump, "up", "--dev", "eth0"}, benchUpArgs(opts.Rate)...)...)
 		if out, err := up.CombinedOutput(); err != nil {
 			return 0, fmt.Errorf("qjump up in %s: %v: %s", p.A, err, out)
+		}
+	case armCap:
+		defer func() {
+			_ = exec.Command("ip", "netns", "exec", p.A, "tc", "qdisc", "del", "dev", "eth0", "root").Run()
+		}()
+		for _, argv := range PlainHTB(p.A, "eth0", plan.Rcap, plan.RootBurst) {
+			if out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput(); err != nil {
+				return 0, fmt.Errorf("plain HTB in %s: %s: %v: %s", p.A, strings.Join(argv[4:], " "), err, out)
+			}
 		}
 	}
 	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", p.A, "iperf3", "-c", p.AddrB, "-p", strconv.Itoa(iperfPort),

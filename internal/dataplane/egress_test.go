@@ -246,9 +246,25 @@ func TestPlanEgress(t *testing.T) {
 	if p, _ = planEgress(d, dev); p.Levels[7].Kind != leafSegmenter {
 		t.Errorf("police level 7: %+v, want a segmenter (the program polices)", p.Levels[7])
 	}
+	if p, _ = planEgress(d, dev); p.RootBurst != 2*1538 {
+		t.Errorf("capping root at 100Mb/s: burst %d, want two frames (%d B), more than its 200 µs", p.RootBurst, 2*1538)
+	}
 	d.Model.Rate = 40e9
 	if p, _ = planEgress(d, dev); p.Caps || p.Rcap != 10e9 || p.Levels[0].Kind != leafFIFO {
 		t.Errorf("R above the speed: %+v, want the root at the device's 10Gb/s and FIFOs", p)
+	}
+	// FIFO leaves pass GSO packets whole: the root's bucket, which the levels' ceilings share,
+	// holds one (or 200 µs at Rcap, if more), so that HTB never waits out a debt per packet.
+	if p.RootBurst != 250000 {
+		t.Errorf("root at 10Gb/s: burst %d, want 200 µs (250000 B), more than a 64 kB GSO packet", p.RootBurst)
+	}
+	bigTCP := dev
+	bigTCP.Speed, bigTCP.GSOMaxSize = 1e9, 196608
+	if p, _ = planEgress(d, bigTCP); p.Caps || p.RootBurst != 196608+24 {
+		t.Errorf("root at a 1Gb/s device with gso_max_size 196608: burst %d, want one GSO packet on the wire (%d B)", p.RootBurst, 196608+24)
+	}
+	if p, _ = planEgress(d, egressDevice{Name: "eth0", MTU: 1500, TxQueueLen: 1000, Speed: 1e9}); p.RootBurst != 65536+24 {
+		t.Errorf("root at a 1Gb/s device that does not say its gso_max_size: burst %d, want 64 kB + 24", p.RootBurst)
 	}
 	dev.Speed = 0
 	if p, _ = planEgress(d, dev); !p.Caps || p.Rcap != 40e9 {

@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"encoding/binary"
-	"fmt"
 	"net"
 	"sync"
 	"syscall"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/hostnic"
-	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -109,14 +107,7 @@ func referenceHTB(t *testing.T, ns, dev string) [][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	burst := fmt.Sprintf("%db", p.RootBurst)
-	tc := []string{"ip", "netns", "exec", ns, "tc"}
-	return [][]string{
-		append(tc[:5:5], "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "1"),
-		append(tc[:5:5], "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-			"rate", fmt.Sprintf("%dbit", int64(egressRate)), "ceil", fmt.Sprintf("%dbit", int64(egressRate)),
-			"burst", burst, "cburst", burst, "overhead", fmt.Sprint(int(model.FrameOverhead))),
-	}
+	return PlainHTB(ns, dev, egressRate, p.RootBurst)
 }
 
 // bulkTCP sends TCP from a to b at socket priority prio until stop is closed.

@@ -63,10 +63,10 @@ func htbQdisc(ifindex int, defcls uint32) tcObject {
 }
 
 // htbClass is an HTB class at rate, borrowing up to ceil (bytes/s), with bursts of burst bytes at
-// either rate.
-func htbClass(handle, parent uint32, rate, ceil uint64, burst uint64, quantum, prio uint32) tcObject {
+// its rate and cburst bytes at its ceiling.
+func htbClass(handle, parent uint32, rate, ceil uint64, burst, cburst uint64, quantum, prio uint32) tcObject {
 	copt := nl.TcHtbCopt{Rate: wireRate(rate), Ceil: wireRate(ceil), Buffer: ticks(burst, rate),
-		Cbuffer: ticks(burst, ceil), Quantum: quantum, Prio: prio}
+		Cbuffer: ticks(cburst, ceil), Quantum: quantum, Prio: prio}
 	opts := nl.NewRtAttr(nl.TCA_OPTIONS, nil)
 	opts.AddRtAttr(nl.TCA_HTB_PARMS, copt.Serialize())
 	if rate > math.MaxUint32 {
