@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vishvananda/netlink/nl"
+
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/hostnic"
 	"github.com/qjump-net/qjump/internal/model"
@@ -269,5 +271,46 @@ func TestPlanEgress(t *testing.T) {
 	dev.Speed = 0
 	if p, _ = planEgress(d, dev); !p.Caps || p.Rcap != 40e9 {
 		t.Errorf("unknown speed: %+v, want the root at R", p)
+	}
+}
+
+// htbParms reads back the TCA_HTB_PARMS of an HTB class object.
+func htbParms(t *testing.T, o tcObject) *nl.TcHtbCopt {
+	t.Helper()
+	attrs, err := nl.ParseRouteAttr(o.options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range attrs {
+		if a.Attr.Type == nl.TCA_HTB_PARMS {
+			return nl.DeserializeTcHtbCopt(a.Value)
+		}
+	}
+	t.Fatalf("class %x has no TCA_HTB_PARMS", o.handle)
+	return nil
+}
+
+// Every level's ceiling has the root's bucket, not one of its own: a level may send whenever the
+// root may, so a GSO packet larger than a frame does not stop its level while lower ones go on.
+func TestLevelCeilingsShareTheRootsBucket(t *testing.T) {
+	d := config.Default()
+	d.Model.Hosts, d.Model.Rate = 2, 40e9
+	for _, dev := range []egressDevice{
+		{Name: "eth0", MTU: 1500, TxQueueLen: 1000, Speed: 10e9},                    // root at the speed, FIFO leaves
+		{Name: "eth0", MTU: 1500, TxQueueLen: 1000, Speed: 100e9},                   // root capping at R, segmenters
+		{Name: "eth0", MTU: 9000, TxQueueLen: 1000, Speed: 1e9, GSOMaxSize: 196608}, // BIG TCP at 1 Gb/s
+	} {
+		p, err := planEgress(d, dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := htbParms(t, p.rootClass())
+		for l := range model.NumLevels {
+			c := htbParms(t, p.levelClass(l))
+			if c.Ceil.Rate != root.Rate.Rate || c.Cbuffer != root.Buffer {
+				t.Errorf("%+v: level %d ceiling %d B/s with a bucket of %d ticks, want the root's %d B/s and %d ticks",
+					dev, l, c.Ceil.Rate, c.Cbuffer, root.Rate.Rate, root.Buffer)
+			}
+		}
 	}
 }
