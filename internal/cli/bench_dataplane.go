@@ -43,10 +43,11 @@ and two variants: shape mode (no budget charged) and police mode with a cgroup c
 Throughput: iperf3 TCP between two network namespaces over a veth pair, in turns without QJump,
 under the cap alone and with QJump attached (every level unlimited, so what is measured is the
 program and its tree, not a budget). QJump keeps the queue in the host: its tree's root caps the
-device at Rcap, here the device's own speed, the veth's nominal 10 Gb/s. "Cap alone" is a plain
-HTB at that Rcap and the root's burst: what any scheduler that keeps the queue in the host costs.
-The target is QJump against the cap alone. Against the device as it is, the cap costs what a veth
-carries beyond its nominal speed, which a real NIC does not. It prints each round and the ratios
+device at Rcap, R or the device's speed if that is lower (with the default --rate, the veth's
+nominal 10 Gb/s). "Cap alone" is a plain HTB at that Rcap and the root's burst: what any scheduler
+that keeps the queue in the host costs. The target is QJump against the cap alone. Against the
+device as it is, the cap also costs what a veth carries beyond its nominal speed, which a real
+NIC does not. It prints each round and the ratios
 of the medians. Needs root and iperf3; the namespaces (qjdp-bench-<pid>-a/b) are removed
 afterwards, also on Ctrl-C. Timing is noisy on a busy host: compare the ratios, which are measured
 side by side.`,

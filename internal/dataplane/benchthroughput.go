@@ -27,7 +27,7 @@ type ThroughputOptions struct {
 	Rounds  int        // each arm once per round, the order reversed every other round
 	Seconds int        // seconds of iperf3 per measurement
 	Qjump   string     // the qjump binary: `qjump up` must run inside the sender's namespace
-	Rate    model.Rate // R for qjump up; 0: DefaultBenchRate
+	Rate    model.Rate // R for qjump up (the CLI's default: DefaultBenchRate)
 }
 
 // DefaultBenchRate is the R the benchmark brings QJump up with unless told: above any device's
@@ -80,9 +80,6 @@ const (
 // a veth pair, in turns without QJump, under the cap alone and with QJump on the sender's eth0.
 // The namespaces (qjdp-bench-<pid>-a/b) are removed afterwards, also when ctx is cancelled.
 func BenchThroughput(ctx context.Context, opts ThroughputOptions) (ThroughputCost, error) {
-	if opts.Rate == 0 {
-		opts.Rate = DefaultBenchRate
-	}
 	res := ThroughputCost{Rounds: opts.Rounds, Seconds: opts.Seconds}
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		return res, errors.New("bench dataplane needs iperf3 for the throughput part: apt-get install iperf3, or use --skip-throughput")
@@ -141,9 +138,9 @@ func benchPlan(ns string, rate model.Rate) (egressPlan, error) {
 	return plan, err
 }
 
-// PlainHTB is the kernel's own shaper at rate with burst, the commands that put it on dev in
+// plainHTB is the kernel's own shaper at rate with burst, the commands that put it on dev in
 // namespace ns: the cap a tree with that root puts on a device, without QJump.
-func PlainHTB(ns, dev string, rate model.Rate, burst uint64) [][]string {
+func plainHTB(ns, dev string, rate model.Rate, burst uint64) [][]string {
 	tc := []string{"ip", "netns", "exec", ns, "tc"}
 	b := fmt.Sprintf("%db", burst)
 	return [][]string{
@@ -229,7 +226,7 @@ func measureThroughput(ctx context.Context, p *nspair.Pair, opts ThroughputOptio
 		defer func() {
 			_ = exec.Command("ip", "netns", "exec", p.A, "tc", "qdisc", "del", "dev", "eth0", "root").Run()
 		}()
-		for _, argv := range PlainHTB(p.A, "eth0", plan.Rcap, plan.RootBurst) {
+		for _, argv := range plainHTB(p.A, "eth0", plan.Rcap, plan.RootBurst) {
 			if out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput(); err != nil {
 				return 0, fmt.Errorf("plain HTB in %s: %s: %v: %s", p.A, strings.Join(argv[4:], " "), err, out)
 			}

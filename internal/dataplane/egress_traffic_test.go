@@ -107,7 +107,7 @@ func referenceHTB(t *testing.T, ns, dev string) [][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return PlainHTB(ns, dev, egressRate, p.RootBurst)
+	return plainHTB(ns, dev, egressRate, p.RootBurst)
 }
 
 // bulkTCP sends TCP from a to b at socket priority prio until stop is closed.

@@ -115,9 +115,9 @@ func planEgress(d config.Dataplane, dev egressDevice) (egressPlan, error) {
 	// frames, and, where the leaves pass GSO packets whole (a root at the device's speed), one GSO
 	// packet. HTB lets a class that sent more than its bucket holds send again only when its timer
 	// has paid the debt back, so a bucket smaller than the packets it serves runs below its rate
-	// (one-frame buckets on the level classes held TCP over a 10 Gb/s veth to 6.3–6.9 Gb/s, and to
-	// 8.5–9.1 with this one) and, on a level's class, stops the level meanwhile while lower ones
-	// go on.
+	// and, on a level's class, stops the level meanwhile while lower ones go on: a one-frame
+	// ceiling bucket held TCP over a 10 Gb/s veth to 6.6 Gb/s where the root alone carried 8.9
+	// (`sudo bench/dataplane/htb-buckets`, docs/performance.md, "Throughput").
 	if !caps {
 		gso := dev.GSOMaxSize
 		if gso <= 0 {

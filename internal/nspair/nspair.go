@@ -85,3 +85,6 @@ func (p *Pair) Remove() {
 		_ = os.Remove(filepath.Join(OwnerDir, p.name))
 	}
 }
+
+// removeNetns deletes a namespace (nothing if it is not there).
+func removeNetns(ns string) { _ = exec.Command("ip", "netns", "del", ns).Run() }

@@ -2,7 +2,6 @@ package nspair
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,6 +49,3 @@ func SweepDead() []string {
 	}
 	return removed
 }
-
-// removeNetns deletes a namespace (nothing if it is not there).
-func removeNetns(ns string) { _ = exec.Command("ip", "netns", "del", ns).Run() }

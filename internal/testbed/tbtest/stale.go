@@ -12,8 +12,11 @@ import (
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
+// prefixStem begins every prefix that Prefix makes.
+const prefixStem = "qjtt"
+
 // testPrefix matches the prefixes that Prefix makes, and nothing a user would build.
-var testPrefix = regexp.MustCompile(`^qjtt[a-z0-9]{4}$`)
+var testPrefix = regexp.MustCompile(`^` + prefixStem + `[a-z0-9]{4}$`)
 
 var sweepOnce sync.Once
 

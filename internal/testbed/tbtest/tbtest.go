@@ -29,7 +29,7 @@ func Prefix(t *testing.T) string {
 	for i := range b {
 		b[i] = alphabet[int(b[i])%len(alphabet)]
 	}
-	p := "qjtt" + string(b)
+	p := prefixStem + string(b)
 	t.Cleanup(func() {
 		lock, err := testbed.Acquire(p)
 		_ = testbed.Cleanup(context.Background(), p)
