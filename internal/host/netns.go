@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -67,4 +68,24 @@ func InNetns(name string, f func()) error {
 	}
 	runtime.UnlockOSThread()
 	return nil
+}
+
+// DisableIPv6 turns IPv6 off in the named network namespace, for its interfaces now and to come,
+// as `sysctl -w net.ipv6.conf.{all,default}.disable_ipv6=1` inside it would, without needing
+// procps (a minimal Debian has no sysctl program). /proc/sys/net shows the sysctls of the network
+// namespace of the thread that opens it, which InNetns makes the named one.
+func DisableIPv6(name string) error {
+	var err error
+	if nsErr := InNetns(name, func() {
+		for _, scope := range []string{"all", "default"} {
+			path := "/proc/sys/net/ipv6/conf/" + scope + "/disable_ipv6"
+			if err = os.WriteFile(path, []byte("1\n"), 0); err != nil {
+				err = fmt.Errorf("turn IPv6 off in network namespace %s: %w", name, err)
+				return
+			}
+		}
+	}); nsErr != nil {
+		return fmt.Errorf("turn IPv6 off: %w", nsErr)
+	}
+	return err
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // Pair is two namespaces A and B whose eth0 interfaces are joined, addressed AddrA and AddrB.
@@ -47,25 +49,36 @@ func New(ctx context.Context, name, addrA, addrB string, opts ...Option) (*Pair,
 	// veth names are temporary (renamed to eth0) but must be unique and at most 15 bytes.
 	va, vb := veth(name, "a"), veth(name, "b")
 	q := strconv.Itoa(o.queues)
-	steps := [][]string{
-		{"netns", "add", p.A}, {"netns", "add", p.B},
-		{"netns", "exec", p.A, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
-		{"netns", "exec", p.B, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
-		{"link", "add", va, "netns", p.A, "numtxqueues", q, "numrxqueues", q, "type", "veth",
-			"peer", "name", vb, "netns", p.B, "numtxqueues", q, "numrxqueues", q},
-		{"-n", p.A, "link", "set", va, "name", "eth0"}, {"-n", p.B, "link", "set", vb, "name", "eth0"},
-		{"-n", p.A, "addr", "add", addrA + "/24", "dev", "eth0"},
-		{"-n", p.B, "addr", "add", addrB + "/24", "dev", "eth0"},
-		{"-n", p.A, "link", "set", "eth0", "up"}, {"-n", p.B, "link", "set", "eth0", "up"},
-		{"-n", p.A, "link", "set", "lo", "up"}, {"-n", p.B, "link", "set", "lo", "up"},
+	ipv6Off := func(ns string) func() error { return func() error { return host.DisableIPv6(ns) } }
+	steps := []func() error{
+		ip(ctx, "netns", "add", p.A), ip(ctx, "netns", "add", p.B),
+		// Before eth0 exists, so that it never sends an IPv6 packet.
+		ipv6Off(p.A), ipv6Off(p.B),
+		ip(ctx, "link", "add", va, "netns", p.A, "numtxqueues", q, "numrxqueues", q, "type", "veth",
+			"peer", "name", vb, "netns", p.B, "numtxqueues", q, "numrxqueues", q),
+		ip(ctx, "-n", p.A, "link", "set", va, "name", "eth0"), ip(ctx, "-n", p.B, "link", "set", vb, "name", "eth0"),
+		ip(ctx, "-n", p.A, "addr", "add", addrA+"/24", "dev", "eth0"),
+		ip(ctx, "-n", p.B, "addr", "add", addrB+"/24", "dev", "eth0"),
+		ip(ctx, "-n", p.A, "link", "set", "eth0", "up"), ip(ctx, "-n", p.B, "link", "set", "eth0", "up"),
+		ip(ctx, "-n", p.A, "link", "set", "lo", "up"), ip(ctx, "-n", p.B, "link", "set", "lo", "up"),
 	}
-	for _, args := range steps {
-		if out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput(); err != nil {
+	for _, step := range steps {
+		if err := step(); err != nil {
 			p.Remove()
-			return nil, fmt.Errorf("make namespace pair %s: ip %s: %v: %s", name, strings.Join(args, " "), err, out)
+			return nil, fmt.Errorf("make namespace pair %s: %w", name, err)
 		}
 	}
 	return p, nil
+}
+
+// ip is a step of New: the ip command with args.
+func ip(ctx context.Context, args ...string) func() error {
+	return func() error {
+		if out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
 }
 
 func veth(name, end string) string {

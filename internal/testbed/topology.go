@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // Testbed is an emulated cluster that this process built or found.
@@ -98,11 +100,13 @@ func (tb *Testbed) namespaces() []string {
 // addNamespace creates ns with loopback up and IPv6 off: router solicitations and DAD would be
 // stray packets in every latency measurement.
 func (tb *Testbed) addNamespace(ctx context.Context, ns string) error {
-	return runAll(ctx, [][]string{
+	if err := runAll(ctx, [][]string{
 		{"ip", "netns", "add", ns},
 		{"ip", "-n", ns, "link", "set", "lo", "up"},
-		InNS(ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"),
-	})
+	}); err != nil {
+		return err
+	}
+	return host.DisableIPv6(ns)
 }
 
 // hostMAC is fixed so that neighbours and the bridge's forwarding table can be static: no ARP and
