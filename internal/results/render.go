@@ -91,8 +91,12 @@ func (c column) align() string {
 	return "---"
 }
 
-// allLost stands in every figure of a series whose samples were all lost.
-const allLost = "all lost"
+// allLost stands in every figure of a series whose samples were all lost, and noSamples in those
+// of a series that had none (a simulated point whose flows held none of a size class).
+const (
+	allLost   = "all lost"
+	noSamples = "none"
+)
 
 // cells is one series' line of the table, the same in both renderings. A series without a
 // delivered sample has no figures, so nothing to compare with the paper's.
@@ -102,9 +106,13 @@ func (v View) cells(s Series) []string {
 		paper = v.Paper(s)
 	}
 	c := []string{s.Arm, s.Tool, s.Metric, fmt.Sprint(s.Samples), fmt.Sprint(s.Lost)}
+	empty := allLost
+	if s.Samples == 0 {
+		empty = noSamples
+	}
 	for _, f := range v.figures() {
 		if s.Empty() {
-			c = append(c, allLost)
+			c = append(c, empty)
 		} else {
 			c = append(c, fmt.Sprintf("%.*f", v.Digits, f.Get(s.Stats)))
 		}

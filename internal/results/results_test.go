@@ -470,3 +470,26 @@ func TestParamZeroIsWritten(t *testing.T) {
 		t.Errorf("old form: %+v, %v", series, err)
 	}
 }
+
+// A series with no samples at all (a simulated point with no flow of a size class) is not one
+// whose samples were lost: its figures say "none", and only a lost series' say "all lost".
+func TestSeriesWithoutSamplesSaysNone(t *testing.T) {
+	v := testView()
+	v.Outcome.Series = append(v.Outcome.Series, Series{Arm: "idle", Tool: "sim", Metric: "fct-large"})
+	var b bytes.Buffer
+	if err := v.Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.Contains(line, "fct-large"):
+			if strings.Count(line, noSamples) != len(v.figures()) || strings.Contains(line, allLost) {
+				t.Errorf("a series without samples: %q, want %q in each of its %d figures", line, noSamples, len(v.figures()))
+			}
+		case strings.HasPrefix(strings.TrimSpace(line), "f7=1"):
+			if strings.Count(line, allLost) != len(v.figures()) {
+				t.Errorf("a series whose samples were all lost: %q, want %q in each figure", line, allLost)
+			}
+		}
+	}
+}
