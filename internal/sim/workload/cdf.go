@@ -63,8 +63,9 @@ func Parse(name string, r io.Reader) (*CDF, error) {
 		a, b, ok := strings.Cut(t, ",")
 		size, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 		prob, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-		if !ok || err1 != nil || err2 != nil || size <= 0 || prob < 0 || prob > 1 {
-			return nil, fmt.Errorf("workload %s line %d: %q is not SIZE_BYTES,CDF with a positive size and 0 ≤ CDF ≤ 1", name, line, t)
+		// Written so that NaN fails every test: ParseFloat takes "NaN" and "Inf".
+		if !ok || err1 != nil || err2 != nil || !(size > 0 && size <= MaxSize) || !(prob >= 0 && prob <= 1) {
+			return nil, fmt.Errorf("workload %s line %d: %q is not SIZE_BYTES,CDF with 0 < SIZE_BYTES ≤ %d and 0 ≤ CDF ≤ 1", name, line, t, int64(MaxSize))
 		}
 		if n := len(c.Size); n > 0 && (size < c.Size[n-1] || prob < c.Prob[n-1]) {
 			return nil, fmt.Errorf("workload %s line %d: sizes and probabilities must not decrease", name, line)
@@ -106,10 +107,16 @@ func (c *CDF) Quantile(u float64) float64 {
 	return c.Size[len(c.Size)-1]
 }
 
+// mss is the payload of a packet: sizes are drawn in whole packets.
+const mss = 1460
+
+// MaxSize is the largest flow a CDF may name, in bytes: the transports number a flow's packets
+// with 32-bit integers (2^31 − 1 packets of 1460 bytes, about 3.1 TB).
+const MaxSize = math.MaxInt32 * mss
+
 // Draw maps a uniform u in [0,1) to a flow size in bytes, rounded up to whole 1460-byte packets
 // as the ns-2 scripts draw sizes in packets.
 func (c *CDF) Draw(u float64) int64 {
-	const mss = 1460
 	pk := math.Ceil(c.Quantile(u) / mss)
 	if pk < 1 {
 		pk = 1

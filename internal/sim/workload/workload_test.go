@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/sim"
+	"github.com/qjump-net/qjump/internal/sim/tcp"
 )
 
 // The embedded CDFs have the mean sizes their headers state.
@@ -22,7 +23,9 @@ func TestEmbeddedMeans(t *testing.T) {
 }
 
 func TestParseRejectsBadRows(t *testing.T) {
-	for _, in := range []string{"", "size_bytes,cdf\n100,0.5\n", "100,0.5\n50,1\n", "100,x\n", "100,0.2\n200,0.1\n300,1\n", "-5,1\n"} {
+	for _, in := range []string{"", "size_bytes,cdf\n100,0.5\n", "100,0.5\n50,1\n", "100,x\n", "100,0.2\n200,0.1\n300,1\n", "-5,1\n",
+		// ParseFloat reads these; a distribution of them made the simulator panic.
+		"100,0.5\nNaN,1\n", "Inf,1\n", "100,NaN\n200,1\n", "1e30,1\n"} {
 		if _, err := Parse("t", strings.NewReader(in)); err == nil {
 			t.Errorf("%q accepted", in)
 		}
@@ -48,4 +51,33 @@ func TestGeneratorOffersTheLoad(t *testing.T) {
 	if math.Abs(load-0.5) > 0.02 {
 		t.Fatalf("offered load %.3f, want 0.5", load)
 	}
+}
+
+// Whatever a CDF file holds, Parse refuses it or returns a distribution the simulator can run: a
+// positive, finite mean (the arrival rate divides by it), and drawn sizes of whole packets that
+// the transports can number.
+func FuzzParse(f *testing.F) {
+	web, err := embedded.ReadFile("data/websearch.csv")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{string(web), "100,0.5\n200,1\n", "# c\nsize_bytes,cdf\n1,0\n1e6,1\n", "NaN,1\n",
+		"100,NaN\n200,1\n", "Inf,1\n", "1e30,1\n", "3135326351620,1\n", "5e-324,1\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		c, err := Parse("fuzz", strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		if m := c.Mean(); !(m > 0) || math.IsInf(m, 0) {
+			t.Fatalf("%q accepted with mean %v", in, m)
+		}
+		for _, u := range []float64{0, 0.25, 0.5, 0.75, math.Nextafter(1, 0)} {
+			size := c.Draw(u)
+			if size < mss || size%mss != 0 || size > MaxSize || tcp.PacketsFor(size) < 1 {
+				t.Fatalf("%q accepted: Draw(%v) = %d, %d packets", in, u, size, tcp.PacketsFor(size))
+			}
+		}
+	})
 }
