@@ -153,3 +153,52 @@ func TestHashIsCanonical(t *testing.T) {
 		t.Errorf("hosts 4 and 5 hash %s and %s; want two different 16-digit hashes", Hash(a), Hash(c))
 	}
 }
+
+// Whatever YAML a user writes, Parse and Apply refuse it with an error or give a configuration
+// that, solved as up solves it, status writes (Marshal) and reads back as the same one.
+func FuzzFileRoundTrip(f *testing.F) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "```yaml\n")
+	example, _, _ := strings.Cut(rest, "```")
+	for _, s := range []string{example, "hosts: 4\nrate: 10G\nfactors: {7: 1, 0: unlimited}\n",
+		"hosts: 3\nrate: 1G\nfactors: {7: 1, 3: 0.3333}\ntarget_rate: {5: 100M}\nmode: shape\n",
+		"hosts: 2\nrate: 100M\npacket: 9k\nepsilon: 1.5us\nfactors: {0: unlimited}\nmark: both\nvlan_id: 7\n",
+		"hosts: -1", "rate: NaN", "factors: {9: 1}", "packet: auto", "epsilon: 1h", "priority_levels: {3: 7, 300: 1}",
+		"dscp: {7: 64}", "hosts: 1e9\nrate: 1\nfactors: {7: 1e300}\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		file, err := Parse("fuzz", in)
+		if err != nil {
+			return
+		}
+		d := Default()
+		if file.Apply(&d) != nil {
+			return
+		}
+		if d, err = d.ResolvePacket(1500); err != nil {
+			return
+		}
+		if d, err = d.Solved(); err != nil {
+			return
+		}
+		y, err := Marshal(d)
+		if err != nil {
+			t.Fatalf("%q: solved, but Marshal: %v", in, err)
+		}
+		back, err := Parse("marshalled", y)
+		if err != nil {
+			t.Fatalf("%q: its own YAML\n%s\ndoes not parse: %v", in, y, err)
+		}
+		got := Default()
+		if err := back.Apply(&got); err != nil {
+			t.Fatalf("%q: its own YAML\n%s\nis refused: %v", in, y, err)
+		}
+		if Hash(got) != Hash(d) {
+			t.Fatalf("%q: read back as another configuration:\n%s\ngot  %+v\nwant %+v", in, y, got, d)
+		}
+	})
+}
