@@ -90,3 +90,27 @@ func TestDocumentedFilesParse(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a cluster file holds, Parse either accepts it, and then every interface can be given
+// its configuration (ForDevice at a 1500-byte MTU), or refuses it with a *model.FieldError naming
+// the key, which the agent logs and counts.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{clusterFile, "hosts: 4\nrate: 1G\nfactors: {7: 1}\nagent: {interfaces: [\"[\"]}\n",
+		"hosts: 4\nrate: 1G\nfactors: {7: 1}\nagent: {cgroups: [{path: /, level: 9}]}\n", "agent: 3\n", "hosts: 2\n",
+		"hosts: 2\nrate: 10G\nfactors: {0: unlimited}\ntarget_rate: {7: 1G}\nmark: pcp\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		s, err := Parse("fuzz", in)
+		if err != nil {
+			var fe *model.FieldError
+			if !errors.As(err, &fe) || fe.Field == "" {
+				t.Fatalf("%q: refused with %T %v, want a *model.FieldError naming the key", in, err, err)
+			}
+			return
+		}
+		if _, err := s.ForDevice(1500); err != nil {
+			t.Fatalf("%q: accepted, but an interface of MTU 1500 cannot run it: %v", in, err)
+		}
+	})
+}
