@@ -1,7 +1,9 @@
 package host
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"strconv"
@@ -73,8 +75,12 @@ func InNetns(name string, f func()) error {
 // DisableIPv6 turns IPv6 off in the named network namespace, for its interfaces now and to come,
 // as `sysctl -w net.ipv6.conf.{all,default}.disable_ipv6=1` inside it would, without needing
 // procps (a minimal Debian has no sysctl program). /proc/sys/net shows the sysctls of the network
-// namespace of the thread that opens it, which InNetns makes the named one.
+// namespace of the thread that opens it, which InNetns makes the named one. On a kernel without
+// IPv6 (ipv6.disable=1) there is nothing to turn off.
 func DisableIPv6(name string) error {
+	if _, err := os.Stat("/proc/sys/net/ipv6"); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	var err error
 	if nsErr := InNetns(name, func() {
 		for _, scope := range []string{"all", "default"} {
