@@ -4,8 +4,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // RowHeader is samples.csv's header line.
@@ -48,6 +51,9 @@ func ReadRows(r io.Reader) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read samples: %w", err)
 	}
+	if len(recs) == 0 || !slices.Equal(recs[0], RowHeader) {
+		return nil, fmt.Errorf("read samples: line 1 is not samples.csv's header %q", strings.Join(RowHeader, ","))
+	}
 	var rows []Row
 	for i, rec := range recs {
 		if i == 0 {
@@ -75,6 +81,9 @@ func parseRow(rec []string) (Row, error) {
 	row.LatencyNS, errs[3] = strconv.ParseInt(rec[6], 10, 64)
 	row.Lost, errs[4] = strconv.ParseBool(rec[7])
 	row.Param, errs[5] = strconv.ParseFloat(rec[8], 64)
+	if errs[5] == nil && (math.IsNaN(row.Param) || math.IsInf(row.Param, 0)) {
+		errs[5] = fmt.Errorf("param %q: need a finite number", rec[8]) // NaN would never group with itself
+	}
 	for _, e := range errs {
 		if e != nil {
 			return Row{}, e

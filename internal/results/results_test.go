@@ -175,8 +175,12 @@ func TestRowsCSVRoundTrip(t *testing.T) {
 		t.Errorf("read back %+v, %v", back, err)
 	}
 	for name, in := range map[string]string{
-		"short":     "arm,tool\na,b\n",
+		"short":     strings.Join(RowHeader, ",") + "\na,b\n",
 		"bad float": strings.Join(RowHeader, ",") + "\na,b,c,1,2,3,4,false,x\n",
+		"NaN param": strings.Join(RowHeader, ",") + "\na,b,c,1,2,3,4,false,NaN\n",
+		"Inf param": strings.Join(RowHeader, ",") + "\na,b,c,1,2,3,4,false,-Inf\n",
+		"no header": "a,b,c,1,2,3,4,false,1\n",
+		"empty":     "",
 	} {
 		if _, err := ReadRows(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: no error", name)
