@@ -77,12 +77,15 @@ vet:
 test: deps fmt-check vet bpf-check preload-check
 	$(GO) test -count=1 -p 1 ./...
 
-# Regenerates the committed eBPF objects and their Go bindings from bpf/*.c (needs clang).
+# Regenerates the committed eBPF objects and their Go bindings from bpf/*.c (needs clang), and
+# records what made them in bpf/objects.sum.
 bpf:
 	cd internal/dataplane && $(GO) generate ./
 	cd internal/apputil && $(GO) generate ./
+	scripts/bpf-check --write
 
-# Fails when clang is present and the committed eBPF objects differ from a fresh build.
+# Fails when the committed eBPF objects are not what bpf/objects.sum records, or, with the clang
+# it records, not what a fresh build makes.
 bpf-check:
 	scripts/bpf-check
 

@@ -92,7 +92,7 @@ func runInTurns(progs []*ebpf.Program, packets, rounds int) ([]float64, error) {
 				if err != nil {
 					return nil, err
 				}
-				if verdict != uint32(qjumpQjTcVerdictQJ_TC_NEXT) {
+				if verdict != tcReturn(qjumpQjTcVerdictQJ_TC_NEXT) {
 					return nil, fmt.Errorf("benchmark program %d: verdict %#x, want pass (TCX_NEXT): the figure would not be the sent path", i, verdict)
 				}
 				samples[i] = append(samples[i], float64(d.Nanoseconds()))
@@ -187,3 +187,9 @@ func benchFrame() []byte {
 	ip[10], ip[11] = byte(^sum>>8), byte(^sum)
 	return f
 }
+
+// tcReturn is a TC verdict as a test run returns it, a uint32. bpf2go types the verdicts' enum
+// after clang's BTF: unsigned from clang 14, int32 from clang 19, which records that QJ_TC_NEXT is
+// -1. Converting the constant itself compiles for one of the two only (-1 overflows a uint32);
+// converting a value of the type compiles and gives 0xffffffff for both.
+func tcReturn(v qjumpQjTcVerdict) uint32 { return uint32(v) }

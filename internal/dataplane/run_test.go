@@ -17,9 +17,9 @@ import (
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-const (
-	verdictNext = uint32(qjumpQjTcVerdictQJ_TC_NEXT) // pass on
-	verdictDrop = uint32(qjumpQjTcVerdictQJ_TC_DROP)
+var (
+	verdictNext = tcReturn(qjumpQjTcVerdictQJ_TC_NEXT) // pass on
+	verdictDrop = tcReturn(qjumpQjTcVerdictQJ_TC_DROP)
 )
 
 // skbContext is the head of struct __sk_buff that BPF_PROG_TEST_RUN lets a test set and returns.
