@@ -5,15 +5,16 @@ BIN     := bin/qjump
 # The LD_PRELOAD shim ships inside the qjump binary (go:embed), so the built .so is committed next
 # to the Go code that embeds it, like bpf2go's objects: a fresh clone builds with `go build` alone,
 # no C toolchain needed, and `go install` works. The build is deterministic (no build id, no debug
-# info, no compiler ident, stripped), so `make test` rebuilds it and fails when the committed copy
-# differs from the source; `make preload` refreshes it after editing preload/*.c.
+# info, no compiler ident, stripped), so `make test` rebuilds it with the clang that made it and
+# fails when the committed copy differs (scripts/objects-check); `make preload` refreshes it after
+# editing preload/*.c.
 PRELOAD_SO     := internal/apputil/libqjump-preload.so
 PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-ident \
 		  -Wl,--build-id=none -Wl,-s -Wl,--hash-style=gnu
 # $(call preload_cc,OUT) compiles the shim to OUT: the one command both preload and preload-check use.
 preload_cc = clang $(PRELOAD_CFLAGS) -o $(1) preload/qjump_preload.c -ldl
 
-.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-check bench-preload bench-ns2 bench-sim-ab bench-sim-instructions bench-barrier
+.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-to preload-check bench-preload bench-ns2 bench-sim-ab bench-sim-instructions bench-barrier
 
 all: build
 
@@ -24,12 +25,16 @@ build:
 
 preload:
 	$(call preload_cc,$(PRELOAD_SO))
+	scripts/objects-check --write preload
 
+# The shim compiled to OUT, for scripts/objects-check to compare with the committed copy.
+preload-to:
+	$(call preload_cc,$(OUT))
+
+# Fails when the committed shim is not what preload/shim.sum records, or, with the clang it
+# records, not what a fresh build makes.
 preload-check:
-	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
-	$(call preload_cc,$$tmp/shim.so) && \
-	cmp -s $$tmp/shim.so $(PRELOAD_SO) || \
-	{ echo "$(PRELOAD_SO) does not match preload/qjump_preload.c: run make preload and commit it" >&2; exit 1; }
+	scripts/objects-check preload
 
 # What the shim adds to socket() (docs/performance.md).
 bench-preload: build
@@ -82,12 +87,12 @@ test: deps fmt-check vet bpf-check preload-check
 bpf:
 	cd internal/dataplane && $(GO) generate ./
 	cd internal/apputil && $(GO) generate ./
-	scripts/bpf-check --write
+	scripts/objects-check --write bpf
 
 # Fails when the committed eBPF objects are not what bpf/objects.sum records, or, with the clang
 # it records, not what a fresh build makes.
 bpf-check:
-	scripts/bpf-check
+	scripts/objects-check bpf
 
 demo: deps build
 	scripts/demo
