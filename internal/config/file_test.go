@@ -14,17 +14,23 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// TestDocumentedExampleLoads keeps docs/configuration.md honest: its annotated example must load
-// and mean what its comments say.
-func TestDocumentedExampleLoads(t *testing.T) {
+// documentedExample is the annotated YAML example of docs/configuration.md.
+func documentedExample(t testing.TB) string {
+	t.Helper()
 	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, _ := strings.Cut(string(doc), "```yaml\n")
 	example, _, _ := strings.Cut(rest, "```")
+	return example
+}
+
+// TestDocumentedExampleLoads keeps docs/configuration.md honest: its annotated example must load
+// and mean what its comments say.
+func TestDocumentedExampleLoads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "qjump.yaml")
-	if err := os.WriteFile(path, []byte(example), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(documentedExample(t)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d, err := Load(path)
@@ -157,13 +163,7 @@ func TestHashIsCanonical(t *testing.T) {
 // Whatever YAML a user writes, Parse and Apply refuse it with an error or give a configuration
 // that, solved as up solves it, status writes (Marshal) and reads back as the same one.
 func FuzzFileRoundTrip(f *testing.F) {
-	doc, err := os.ReadFile("../../docs/configuration.md")
-	if err != nil {
-		f.Fatal(err)
-	}
-	_, rest, _ := strings.Cut(string(doc), "```yaml\n")
-	example, _, _ := strings.Cut(rest, "```")
-	for _, s := range []string{example, "hosts: 4\nrate: 10G\nfactors: {7: 1, 0: unlimited}\n",
+	for _, s := range []string{documentedExample(f), "hosts: 4\nrate: 10G\nfactors: {7: 1, 0: unlimited}\n",
 		"hosts: 3\nrate: 1G\nfactors: {7: 1, 3: 0.3333}\ntarget_rate: {5: 100M}\nmode: shape\n",
 		"hosts: 2\nrate: 100M\npacket: 9k\nepsilon: 1.5us\nfactors: {0: unlimited}\nmark: both\nvlan_id: 7\n",
 		"hosts: -1", "rate: NaN", "factors: {9: 1}", "packet: auto", "epsilon: 1h", "priority_levels: {3: 7, 300: 1}",

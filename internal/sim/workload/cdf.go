@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/qjump-net/qjump/internal/sim/tcp"
 )
 
 //go:embed data/*.csv
@@ -107,19 +109,16 @@ func (c *CDF) Quantile(u float64) float64 {
 	return c.Size[len(c.Size)-1]
 }
 
-// mss is the payload of a packet: sizes are drawn in whole packets.
-const mss = 1460
-
 // MaxSize is the largest flow a CDF may name, in bytes: the transports number a flow's packets
-// with 32-bit integers (2^31 − 1 packets of 1460 bytes, about 3.1 TB).
-const MaxSize = math.MaxInt32 * mss
+// with 32-bit integers (2^31 − 1 packets of tcp.MSS bytes, about 3.1 TB).
+const MaxSize = math.MaxInt32 * tcp.MSS
 
 // Draw maps a uniform u in [0,1) to a flow size in bytes, rounded up to whole 1460-byte packets
 // as the ns-2 scripts draw sizes in packets.
 func (c *CDF) Draw(u float64) int64 {
-	pk := math.Ceil(c.Quantile(u) / mss)
+	pk := math.Ceil(c.Quantile(u) / tcp.MSS)
 	if pk < 1 {
 		pk = 1
 	}
-	return int64(pk) * mss
+	return int64(pk) * tcp.MSS
 }

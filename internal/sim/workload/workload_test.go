@@ -75,7 +75,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, u := range []float64{0, 0.25, 0.5, 0.75, math.Nextafter(1, 0)} {
 			size := c.Draw(u)
-			if size < mss || size%mss != 0 || size > MaxSize || tcp.PacketsFor(size) < 1 {
+			if size < tcp.MSS || size%tcp.MSS != 0 || size > MaxSize || tcp.PacketsFor(size) < 1 {
 				t.Fatalf("%q accepted: Draw(%v) = %d, %d packets", in, u, size, tcp.PacketsFor(size))
 			}
 		}
