@@ -14,7 +14,7 @@ PRELOAD_CFLAGS := -std=gnu11 -O2 -g0 -Wall -Wextra -Werror -fPIC -shared -fno-id
 # $(call preload_cc,OUT) compiles the shim to OUT: the one command both preload and preload-check use.
 preload_cc = clang $(PRELOAD_CFLAGS) -o $(1) preload/qjump_preload.c -ldl
 
-.PHONY: all build deps test demo vet fmt-check clean bpf bpf-check preload preload-to preload-check bench-preload bench-ns2 bench-sim-ab bench-sim-instructions bench-barrier
+.PHONY: all build deps test demo vet lint fmt-check clean bpf bpf-check preload preload-to preload-check bench-preload bench-ns2 bench-sim-ab bench-sim-instructions bench-barrier
 
 all: build
 
@@ -76,10 +76,15 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# staticcheck, pinned in go.mod's tool block: unused code, deprecated calls, suspicious
+# constructs that go vet does not look for.
+lint:
+	$(GO) tool staticcheck ./...
+
 # -p 1: one package at a time. The namespace suites (dataplane, apputil, testbed, experiment) each
 # saturate emulated links and measure latency; run side by side on two cores they measure each
 # other instead of the code.
-test: deps fmt-check vet bpf-check preload-check
+test: deps fmt-check vet lint bpf-check preload-check
 	$(GO) test -count=1 -p 1 ./...
 
 # Regenerates the committed eBPF objects and their Go bindings from bpf/*.c (needs clang), and

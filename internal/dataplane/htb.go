@@ -276,10 +276,3 @@ func deleteOwnRoot(ifindex int) error {
 	}
 	return nil
 }
-
-func linkName(ifindex int) string {
-	if l, err := netlink.LinkByIndex(ifindex); err == nil {
-		return l.Attrs().Name
-	}
-	return fmt.Sprintf("ifindex %d", ifindex)
-}

@@ -1,7 +1,6 @@
 package dataplane
 
 import (
-	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -52,11 +51,4 @@ func linkCap(r, speed model.Rate) (rcap model.Rate, caps bool) {
 		return r, true
 	}
 	return speed, false
-}
-
-func speedString(s model.Rate) string {
-	if s <= 0 {
-		return "unknown"
-	}
-	return fmt.Sprint(s)
 }

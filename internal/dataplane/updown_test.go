@@ -13,15 +13,6 @@ func (h *hosts) snapshot(t *testing.T, ns string) string {
 	return testutil.DeviceSnapshot(t, ns, testutil.PinDir(t, ns))
 }
 
-func ifindexOf(t *testing.T, name string) int {
-	t.Helper()
-	ifi, err := netInterfaceByName(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ifi
-}
-
 // TestUpDownUpRestores: down leaves eth0 exactly as it was before up, for every hook and mode,
 // also when someone else's clsact filter is there.
 func TestUpDownUpRestores(t *testing.T) {

@@ -2,10 +2,6 @@ package sim
 
 import "testing"
 
-type nop struct{}
-
-func (nop) DoNextEvent() {}
-
 // BenchmarkEventList is the classic hold model: 600 pending events (the peak of a 144-host point),
 // each dispatch scheduling one more up to 4 µs later (serialization and link delays).
 func BenchmarkEventList(b *testing.B) {
