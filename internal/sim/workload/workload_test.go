@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -80,4 +81,75 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The arrival rate is set from the CDF's mean (NewGenerator), as the pFabric paper's ns-2 scripts
+// set theirs (λ = load·C / (meanFlowSize·8/1460·1500)), and sizes are drawn in whole packets,
+// rounded up, as those scripts draw theirs (ceil of the interpolated CDF). So the bytes offered
+// are above the asked load by the rounding: the exact mean of the drawn sizes over the CDF's mean.
+// docs/reproducing.md quotes the figures this logs.
+func TestDrawnSizesOfferTheRoundingAboveTheLoad(t *testing.T) {
+	for _, name := range Names {
+		c, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := drawnMean(c)
+		if !(exact > c.Mean() && exact <= c.Mean()+tcp.MSS) {
+			t.Errorf("%s: drawn mean %.1f outside (CDF mean %.1f, + one packet]", name, exact, c.Mean())
+		}
+		t.Logf("%s: CDF mean %.0f B, drawn sizes' mean %.0f B: offered load %.5f× the asked", name, c.Mean(), exact, exact/c.Mean())
+	}
+}
+
+// The closed form of the drawn sizes' mean against the draws themselves, on a CDF small enough
+// that 10⁶ draws pin their mean to a few bytes (the embedded ones' tails would not, by far): an
+// atom below one packet, a segment, an atom between whole packets, a longer segment.
+func TestDrawnMeanMatchesTheDraws(t *testing.T) {
+	c, err := Parse("t", strings.NewReader("500,0.2\n3000,0.5\n3000,0.6\n20000,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	const n = 1_000_000
+	var sum, sq float64
+	for i := 0; i < n; i++ {
+		s := float64(c.Draw(rng.Float64()))
+		sum, sq = sum+s, sq+s*s
+	}
+	mean := sum / n
+	se := math.Sqrt((sq/n - mean*mean) / n)
+	if exact := drawnMean(c); math.Abs(mean-exact) > 4*se {
+		t.Errorf("%d draws average %.1f B, the closed form says %.1f (standard error %.1f)", n, mean, exact, se)
+	}
+}
+
+// drawnMean is the exact mean of Draw over a uniform u: the atom at the first size, then on each
+// segment of the CDF a size uniform between its ends, rounded up to whole packets.
+func drawnMean(c *CDF) float64 {
+	m := c.Prob[0] * roundUp(c.Size[0])
+	for i := 1; i < len(c.Size); i++ {
+		p := c.Prob[i] - c.Prob[i-1]
+		a, b := c.Size[i-1], c.Size[i]
+		if p == 0 {
+			continue
+		}
+		if a == b {
+			m += p * roundUp(a)
+			continue
+		}
+		m += p * (ceilIntegral(b) - ceilIntegral(a)) / (b - a)
+	}
+	return m
+}
+
+// roundUp is a size in whole packets, at least one, in bytes.
+func roundUp(s float64) float64 { return max(1, math.Ceil(s/tcp.MSS)) * tcp.MSS }
+
+// ceilIntegral is the integral of roundUp(x) dx from 0 to y: k−1 whole steps of MSS bytes each
+// worth j·MSS, then the part of the k-th (y > 0).
+func ceilIntegral(y float64) float64 {
+	const m = float64(tcp.MSS)
+	k := math.Ceil(y / m)
+	return m*m*(k-1)*k/2 + k*m*(y-(k-1)*m)
 }
