@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -57,4 +58,45 @@ func TestAdoptReloadAndStop(t *testing.T) {
 	if out := qjump("status", "--json"); !strings.Contains(out, `"devices": []`) {
 		t.Errorf("--down-on-exit left QJump up:\n%s", out)
 	}
+}
+
+// TestAgentReplacesAKilledUp: an up killed before it loaded the program (a node agent killed by
+// the OOM killer or a kubelet, say) leaves its record and egress tree pinned and nothing attached.
+// A restarted agent must replace it, not fail on it at every reconcile. The leftover is made as
+// the kill leaves it: a finished up with every pin but the record and the saved egress removed,
+// which also detaches the program (nothing else holds its TCX link).
+func TestAgentReplacesAKilledUp(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagkl", "198.19.79.1", "198.19.79.2")
+	argv := testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--hosts", "5", "--rate", "1G")
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("qjump up: %v: %s", err, out)
+	}
+	dir := filepath.Join(testutil.PinDir(t, pair.A), "eth0")
+	pins, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pins {
+		if p.Name() != "meta" && p.Name() != "egress" {
+			if err := os.Remove(filepath.Join(dir, p.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if st := status(t, bin, pair.A, "eth0"); st.Attached {
+		t.Fatalf("the leftover is still attached: %+v", st)
+	}
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, config, cgroupConfig)
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19793", t.TempDir(), "--down-on-exit")
+	a.waitReady(10 * time.Second)
+	if st := status(t, bin, pair.A, "eth0"); !st.Attached || st.Generation != 1 {
+		t.Errorf("after the agent: attached %v, generation %d; want a new up, attached", st.Attached, st.Generation)
+	}
+	if v, _ := a.metric(`qjump_agent_interface_actions_total{action="replaced"}`); v != 1 {
+		t.Errorf("replaced %v times, want 1", v)
+	}
+	a.stop()
 }

@@ -81,10 +81,14 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	d, m := st.Config, st.Config.Model
 	state := "attached"
 	if !st.Attached {
-		state = "NOT ATTACHED (interface or hook gone: run qjump down)"
+		state = "NOT ATTACHED (interface or hook gone, or an up killed before it finished: run qjump down)"
+	}
+	how := st.Attach
+	if how == "" {
+		how = "no hook" // up was killed before it attached
 	}
 	fmt.Fprintf(w, "%s: %s via %s, %s mode%s, mark %s, default level %d, generation %d\n", st.Device, state,
-		st.Attach, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
+		how, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

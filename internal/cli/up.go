@@ -106,7 +106,10 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 		if err == nil {
 			err = dataplane.Down(opts.dev)
 		}
-		return errors.Join(fmt.Errorf("%v: nothing left attached on %s", context.Cause(ctx), opts.dev), err)
+		if err != nil {
+			return errors.Join(fmt.Errorf("%v while %s came up", context.Cause(ctx), opts.dev), dataplaneError(err))
+		}
+		return interruptedError(ctx, "nothing left attached on %s", opts.dev)
 	}
 	if err != nil {
 		return dataplaneError(err)

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/cilium/ebpf"
-	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
@@ -90,26 +89,18 @@ func syncDepths(ceilings, depths *ebpf.Map) error {
 }
 
 // withCeilings runs f on the shared ceiling maps, creating and pinning them if create is set and
-// no program has yet, under an exclusive lock on QJump's state directory: two processes setting
-// ceilings at once would otherwise each write a depth mask that lacks the other's depth.
+// no program has yet, under the state lock (lockState): two processes setting ceilings at once
+// would otherwise each write a depth mask that lacks the other's depth.
 func withCeilings(create bool, f func(ceilings, depths *ebpf.Map) error) error {
 	p, err := pathsFor("")
 	if err != nil {
 		return err
 	}
-	if create {
-		if err := os.MkdirAll(p.root, 0o700); err != nil {
-			return fmt.Errorf("create %s: %w", p.root, err)
-		}
-	}
-	dir, err := os.Open(p.root)
+	unlock, err := lockState(p.root, create)
 	if err != nil {
 		return err
 	}
-	defer dir.Close()
-	if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
-		return fmt.Errorf("lock %s: %w", p.root, err)
-	}
+	defer unlock()
 	var maps [2]*ebpf.Map
 	for i, name := range []string{qjumpMapCgroupCeilings, qjumpMapCeilingDepths} {
 		m, err := openShared(p, name, create)

@@ -12,6 +12,11 @@ func Down(device string) error {
 	if err != nil {
 		return err
 	}
+	return withState(p.root, false, func() error { return down(p) })
+}
+
+// down is Down under the state lock.
+func down(p paths) error {
 	rec, err := readRecord(p)
 	if err != nil {
 		if errors.Is(err, ErrNotUp) {

@@ -22,6 +22,11 @@ func Reload(device string, d config.Dataplane) error {
 	if err != nil {
 		return err
 	}
+	return withState(p.root, false, func() error { return reload(p, device, d) })
+}
+
+// reload is Reload under the state lock.
+func reload(p paths, device string, d config.Dataplane) error {
 	rec, err := readRecord(p)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package dataplane
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/cilium/ebpf"
@@ -16,7 +17,7 @@ import (
 type Status struct {
 	Device     string
 	Attach     Attach
-	Attached   bool   // false when the device or its hook has gone since up
+	Attached   bool   // false when the device or its hook has gone since up, or up did not finish
 	Generation uint64 // 1 after up, +1 per reload
 	Config     config.Dataplane
 	Levels     [model.NumLevels]Counters
@@ -108,6 +109,11 @@ func statusAt(p paths) (Status, error) {
 	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Config: d,
 		Attached: attached(p, rec)}
 	m, err := ebpf.LoadPinnedMap(p.pin(pinCounters), nil)
+	if errors.Is(err, os.ErrNotExist) && !st.Attached {
+		// An up killed before it pinned the program: a device with nothing attached and
+		// nothing counted, which down removes.
+		return st, nil
+	}
 	if err != nil {
 		return st, fmt.Errorf("open counters: %w", err)
 	}

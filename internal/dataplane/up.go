@@ -13,6 +13,10 @@ import (
 var (
 	// ErrAlreadyUp means the device already runs QJump and Replace was not asked for.
 	ErrAlreadyUp = errors.New("qjump is already up")
+	// ErrLeftOver means QJump has state for the device and nothing attached to it, and Replace
+	// was not asked for: an up was killed before it finished (the state lock says it is not
+	// still running), or the interface was deleted and made again under its name.
+	ErrLeftOver = errors.New("qjump has state left over")
 	// ErrNoDevice means there is no such interface in this network namespace.
 	ErrNoDevice = errors.New("no such interface")
 )
@@ -29,11 +33,16 @@ type UpOptions struct {
 // level under a root at R), loads the program, pins it and its maps under bpffs and attaches it to
 // the egress of the device. On any error it removes what it created and gives the tree back; a
 // tree it could not give back is refused before anything changes.
-func Up(opts UpOptions) (err error) {
+func Up(opts UpOptions) error {
 	p, err := pathsFor(opts.Device)
 	if err != nil {
 		return err
 	}
+	return withState(p.root, true, func() error { return up(p, opts) })
+}
+
+// up is Up under the state lock.
+func up(p paths, opts UpOptions) (err error) {
 	dev, err := netlink.LinkByName(opts.Device)
 	if err != nil {
 		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, opts.Device)
@@ -43,9 +52,9 @@ func Up(opts UpOptions) (err error) {
 	}
 	if p.exists() {
 		if !opts.Replace {
-			return fmt.Errorf("%w on %s: nothing changed (use --replace to start over, or reload)", ErrAlreadyUp, opts.Device)
+			return alreadyUp(p, opts.Device)
 		}
-		if err := Down(opts.Device); err != nil {
+		if err := down(p); err != nil {
 			return err
 		}
 	}
@@ -83,9 +92,15 @@ func Up(opts UpOptions) (err error) {
 	return load(p, ifindex, opts, &rec)
 }
 
+// beforeLoad runs when up has written its record and taken over the egress, before the program
+// is loaded: where an up that is killed most likely dies (loading takes most of its time). A test
+// stops an up there to kill it (TestKilledUpIsLeftOver).
+var beforeLoad = func() {}
+
 // load loads, pins and configures the program and attaches it; the egress tree that its classes
 // name is already on the device.
 func load(p paths, ifindex int, opts UpOptions, rec *record) error {
+	beforeLoad()
 	objs, err := loadObjects(p.root, encode(opts.Config, rec.Generation, htbClassIDs()), nil)
 	if err != nil {
 		return err
@@ -103,4 +118,14 @@ func load(p paths, ifindex int, opts UpOptions, rec *record) error {
 		return err
 	}
 	return attachErr
+}
+
+// alreadyUp is why up changes nothing on a device that has QJump's state: it runs QJump, or the
+// state is all that is left of an earlier up (under the state lock, its process is gone).
+func alreadyUp(p paths, device string) error {
+	if rec, err := readRecord(p); err == nil && attached(p, rec) {
+		return fmt.Errorf("%w on %s: nothing changed (use --replace to start over, or reload)", ErrAlreadyUp, device)
+	}
+	return fmt.Errorf("%w on %s with nothing attached (an earlier up was killed before it finished, or the "+
+		"interface was made again): nothing changed; qjump down --dev %s removes it, or use --replace", ErrLeftOver, device, device)
 }

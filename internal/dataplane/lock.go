@@ -1,0 +1,78 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockState takes the exclusive lock on QJump's state directory (<bpffs>/qjump) that up, down,
+// reload and the ceiling setters hold while they change pinned state or a device's egress. Without
+// it, two of them at once on one device each build half of what they mean (two ups both find
+// nothing there), and a process that finds the state of an up still under way cannot tell it
+// from what an up that was killed left behind. A lock is freed when its holder dies, also by
+// SIGKILL, so state found under the lock with nothing attached was left by a process that is gone.
+// create makes the directory if it is missing; without it, a missing directory is os.ErrNotExist.
+// Down removes the directory when nothing is left in it, perhaps while others wait for the lock:
+// a lock taken on a directory that is no longer at the path is taken again on the one that is.
+func lockState(root string, create bool) (unlock func(), err error) {
+	for {
+		if create {
+			if err := os.MkdirAll(root, 0o700); err != nil {
+				return nil, fmt.Errorf("create %s: %w", root, err)
+			}
+		}
+		dir, err := os.Open(root)
+		if errors.Is(err, os.ErrNotExist) && create {
+			continue // removed since MkdirAll
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
+			dir.Close()
+			return nil, fmt.Errorf("lock %s: %w", root, err)
+		}
+		same, err := stillAt(dir, root)
+		if same {
+			return func() { dir.Close() }, nil
+		}
+		dir.Close()
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		// Not there any more, or another directory there now: try again (without create, a
+		// missing directory ends it at the open).
+	}
+}
+
+// withState runs f holding lockState. Without create, where there is no state directory f runs
+// without the lock: there is nothing for it to change or to race for, and it says so itself.
+func withState(root string, create bool, f func() error) error {
+	unlock, err := lockState(root, create)
+	if !create && errors.Is(err, os.ErrNotExist) {
+		return f()
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return f()
+}
+
+// stillAt reports whether the open directory dir is the one at path now.
+func stillAt(dir *os.File, path string) (bool, error) {
+	var open, now unix.Stat_t
+	if err := unix.Fstat(int(dir.Fd()), &open); err != nil {
+		return false, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if err := unix.Stat(path, &now); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return false, os.ErrNotExist
+		}
+		return false, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return open.Dev == now.Dev && open.Ino == now.Ino, nil
+}
