@@ -39,6 +39,39 @@ func TestUpTakesPacketFromTheDevice(t *testing.T) {
 		t.Fatalf("reload: exit %d: %s", code, errOut)
 	}
 	wantDevicePacket(t, ns, 2)
+
+	// A reload from the running configuration keeps P one full frame of the device: PCP marking
+	// makes that frame 4 bytes longer. A P given outright stays as given.
+	for _, step := range []struct {
+		flags  []string
+		packet string
+	}{
+		{[]string{"--mark", "pcp"}, "9042B"},
+		{[]string{"--packet", "4000B"}, "4000B"},
+		{[]string{"--mark", "dscp"}, "4000B"},
+		{[]string{"--packet", "auto"}, "9038B"},
+	} {
+		if _, errOut, code := qjumpIn(t, ns, nil, append([]string{"reload", "--dev", "eth0"}, step.flags...)...); code != 0 {
+			t.Fatalf("reload %v: exit %d: %s", step.flags, code, errOut)
+		}
+		if got := runningPacket(t, ns); got != step.packet {
+			t.Errorf("after reload %v: P %s, want %s", step.flags, got, step.packet)
+		}
+	}
+}
+
+// runningPacket is the P that eth0 in ns runs, as status --json gives it.
+func runningPacket(t *testing.T, ns string) string {
+	t.Helper()
+	out, errOut, code := qjumpIn(t, ns, nil, "status", "--json", "--dev", "eth0")
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, errOut)
+	}
+	var s statusJSON
+	if err := json.Unmarshal([]byte(out), &s); err != nil || len(s.Devices) != 1 || s.Devices[0].Config.Packet == nil {
+		t.Fatalf("decode status: %v: %s", err, out)
+	}
+	return *s.Devices[0].Config.Packet
 }
 
 // wantDevicePacket checks that eth0 in ns runs generation gen with P = 9038 B.

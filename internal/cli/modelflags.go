@@ -13,7 +13,7 @@ import (
 )
 
 // modelFlags are the model's inputs as flags, shared by every verb that needs a QJump
-// configuration (calc, up).
+// configuration (calc, up, reload).
 type modelFlags struct {
 	cfg         model.Config
 	packetAuto  bool // --packet auto: one full frame of the device
@@ -42,8 +42,8 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
 		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
 	fs.Var(&unitValue[map[model.Level]model.Rate]{&m.targetRates, parseTargetRates}, "target-rate",
-		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G; replaces the level's default factor (for up, or\n"+
-			"the --config file's), but a level also given in --factors is refused")
+		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G; replaces the level's factor (the default, or\n"+
+			"the --config file's, or for reload the running one), but a level also given in --factors is refused")
 }
 
 func parseTargetRates(s string) (map[model.Level]model.Rate, error) {
@@ -110,8 +110,11 @@ func (v *packetValue) Set(s string) error {
 }
 
 func (v *packetValue) String() string {
-	if v.auto == nil || *v.auto {
+	switch {
+	case v.auto == nil || *v.auto:
 		return "auto"
+	case v.p == nil || *v.p == 0:
+		return "" // no default to show (reload: P stays the running one)
 	}
 	return v.p.String()
 }

@@ -8,17 +8,18 @@ import (
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 type reloadOptions struct {
-	dev        string
-	configFile string
+	configFlags
+	dev string
 }
 
 func newReloadCommand(runF func(*reloadOptions) error) *cobra.Command {
-	opts := &reloadOptions{}
+	opts := &reloadOptions{configFlags: configFlags{model: &modelFlags{}}}
 	cmd := &cobra.Command{
-		Use:   "reload --dev IF --config FILE",
+		Use:   "reload --dev IF [--config FILE] [model flags] [flags]",
 		Short: "Replace the configuration of a running interface atomically",
 		Long: `reload swaps the configuration of an interface that is up, while traffic flows: it loads a new
 copy of the program with the new configuration as its constants and swaps it into the hook in one
@@ -26,41 +27,88 @@ step, so every packet sees either the old or the new configuration, never a mix.
 restart: the new budget of each level applies
 at once to the bytes its current epoch has already carried, so no epoch ever carries an old budget
 plus a new one. Counters keep counting. The mode (police or shape) cannot change: that needs down,
-then up.`,
-		Example: `  qjump reload --dev eth0 --config /etc/qjump.yaml`,
-		Args:    cobra.NoArgs,
+then up.
+
+The new configuration is --config FILE, whole, or without it the one running now, with the flags
+given applied over it as up applies its flags over its file: --factors replaces every factor,
+--target-rate solves the factor of the levels it names and leaves the others as they are.`,
+		Example: `  # the whole configuration from a file
+  qjump reload --dev eth0 --config /etc/qjump.yaml
+
+  # level 5 at 2Gb/s, everything else as it runs now
+  qjump reload --dev eth0 --target-rate 5=2G
+
+  # 24 hosts instead of 12: a longer epoch, the same factors
+  qjump reload --dev eth0 --hosts 24`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.changed = cmd.Flags().Changed
 			if runF != nil {
 				return runF(opts)
 			}
 			return runReload(opts, cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&opts.dev, "dev", "", "interface that is up, e.g. eth0")
-	cmd.Flags().StringVar(&opts.configFile, "config", "", "YAML configuration file (docs/configuration.md)")
+	fs := cmd.Flags()
+	opts.register(fs, config.Dataplane{}, "YAML configuration file (docs/configuration.md), in place of the running configuration; flags override it")
+	fs.StringVar(&opts.dev, "dev", "", "interface that is up, e.g. eth0")
 	_ = cmd.MarkFlagRequired("dev")
-	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
 
 func runReload(opts *reloadOptions, stderr io.Writer) error {
-	dev, file := opts.dev, opts.configFile
-	d, err := config.Load(file)
+	d, err := opts.dataplane(deviceMTU, runningConfig)
 	if err != nil {
-		return configError(err)
-	}
-	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
-		return usageErrorf("invalid --config %s: a reload needs hosts: and rate:", file)
-	}
-	if d, err = forDevice(d, dev, deviceMTU); err != nil {
 		return err
 	}
-	if d, err = d.Solved(); err != nil {
-		return configError(fmt.Errorf("%s: %w", file, err))
+	for _, w := range d.Model.Warnings() {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
 	}
-	if err := dataplane.Reload(dev, d); err != nil {
+	if err := dataplane.Reload(opts.dev, d); err != nil {
 		return dataplaneError(err)
 	}
-	fmt.Fprintf(stderr, "qjump: reloaded %s\n", dev)
+	for _, w := range dataplane.PoliceWarnings(opts.dev, d) {
+		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
+	}
+	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	return nil
+}
+
+// runningConfig is the configuration the device runs now.
+func runningConfig(dev string) (config.Dataplane, error) {
+	st, err := dataplane.DeviceStatus(dev)
+	if err != nil {
+		return config.Dataplane{}, dataplaneError(err)
+	}
+	return st.Config, nil
+}
+
+// dataplane is the configuration to reload: --config FILE or what the device runs (running), the
+// flags the user gave over it, P resolved for the device (mtu), solved.
+func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Dataplane, error)) (config.Dataplane, error) {
+	var d config.Dataplane
+	var err error
+	switch {
+	case o.configFile != "":
+		if d, err = config.Load(o.configFile); err != nil {
+			return d, configError(err)
+		}
+	case !o.any():
+		return d, usageErrorf("nothing to reload: give --config FILE, or the flags to change (see qjump reload --help)")
+	default:
+		if d, err = running(o.dev); err != nil {
+			return d, err
+		}
+	}
+	if err := o.apply(&d); err != nil {
+		return d, err
+	}
+	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
+		return d, usageErrorf("invalid --config %s: a reload needs hosts: and rate: (or --hosts and --rate)", o.configFile)
+	}
+	if d, err = forDevice(d, o.dev, mtu); err != nil {
+		return d, err
+	}
+	solved, err := d.Solved()
+	return solved, asFlagError(err)
 }

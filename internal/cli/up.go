@@ -14,21 +14,14 @@ import (
 )
 
 type upOptions struct {
-	changed      func(flag string) bool // whether the user gave the flag: only those override --config
-	model        *modelFlags
-	dev          string
-	configFile   string
-	mode         string
-	mark         string
-	autoclass    bool
-	vlanID       int
-	defaultLevel int
-	attach       string
-	replace      bool
+	configFlags
+	dev     string
+	attach  string
+	replace bool
 }
 
 func newUpCommand(runF func(*upOptions) error) *cobra.Command {
-	opts := &upOptions{model: newModelFlags()}
+	opts := &upOptions{configFlags: configFlags{model: newModelFlags()}}
 	cmd := &cobra.Command{
 		Use:   "up --dev IF [--config FILE] [model flags] [flags]",
 		Short: "Attach QJump's rate limiter to the egress of an interface",
@@ -69,16 +62,9 @@ left as it is unless --replace.`,
 			return runUp(cmd.Context(), opts, cmd.ErrOrStderr())
 		},
 	}
-	def := config.Default()
 	fs := cmd.Flags()
-	opts.model.register(fs)
+	opts.register(fs, config.Default(), "YAML configuration file (docs/configuration.md); flags override it")
 	fs.StringVar(&opts.dev, "dev", "", "interface to attach to, e.g. eth0")
-	fs.StringVar(&opts.configFile, "config", "", "YAML configuration file (docs/configuration.md); flags override it")
-	fs.StringVar(&opts.mode, "mode", string(def.Mode), "over budget: police (drop or demote) or shape (delay in HTB)")
-	fs.BoolVar(&opts.autoclass, "autoclass", def.Autoclass, "police: demote over-budget packets to the highest lower level with budget")
-	fs.StringVar(&opts.mark, "mark", string(def.Mark), "how packets carry their level: dscp, pcp, both or none")
-	fs.IntVar(&opts.vlanID, "vlan-id", def.VLANID, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag")
-	fs.IntVar(&opts.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15), and any above 15")
 	fs.StringVar(&opts.attach, "attach", string(dataplane.AttachAuto), "egress hook: auto (TCX if the kernel has it), tcx or clsact")
 	fs.BoolVar(&opts.replace, "replace", false, "if the interface is already up, take it down and start over")
 	_ = cmd.MarkFlagRequired("dev")
@@ -134,23 +120,8 @@ func (o *upOptions) dataplane(mtu mtuOf) (config.Dataplane, error) {
 			return d, configError(err)
 		}
 	}
-	if err := o.applyModelFlags(&d); err != nil {
+	if err := o.apply(&d); err != nil {
 		return d, err
-	}
-	if o.changed("mode") {
-		d.Mode = config.Mode(o.mode)
-	}
-	if o.changed("mark") {
-		d.Mark = config.Mark(o.mark)
-	}
-	if o.changed("autoclass") {
-		d.Autoclass = o.autoclass
-	}
-	if o.changed("vlan-id") {
-		d.VLANID = o.vlanID
-	}
-	if o.changed("default-level") {
-		d.DefaultLevel = model.Level(o.defaultLevel)
 	}
 	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
 		return d, usageErrorf("the model needs --hosts and --rate (or hosts: and rate: in --config)")
@@ -161,34 +132,6 @@ func (o *upOptions) dataplane(mtu mtuOf) (config.Dataplane, error) {
 	}
 	solved, err := d.Solved()
 	return solved, asFlagError(err)
-}
-
-func (o *upOptions) applyModelFlags(d *config.Dataplane) error {
-	m := o.model.cfg
-	for name, apply := range map[string]func(){
-		"hosts": func() { d.Model.Hosts = m.Hosts }, "rate": func() { d.Model.Rate = m.Rate },
-		"packet":       func() { d.Model.Packet, d.AutoPacket = m.Packet, o.model.packetAuto },
-		"epsilon":      func() { d.Model.Epsilon = m.Epsilon },
-		"mesochronous": func() { d.Model.Mesochronous = m.Mesochronous },
-		"factors":      func() { d.Model.Factors = m.Factors },
-	} {
-		if o.changed(name) {
-			apply()
-		}
-	}
-	if !o.changed("target-rate") {
-		return nil
-	}
-	if err := checkTargetRates(o.model.targetRates, d.Model.Factors, o.changed("factors")); err != nil {
-		return err
-	}
-	if d.TargetRates == nil {
-		d.TargetRates = map[model.Level]model.Rate{}
-	}
-	for l, r := range o.model.targetRates {
-		d.TargetRates[l] = r
-	}
-	return nil
 }
 
 func parseAttach(s string) (dataplane.Attach, error) {

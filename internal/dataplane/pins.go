@@ -97,6 +97,10 @@ type record struct {
 	HTB           bool   `json:"htb,omitempty"`            // an earlier version's shape-mode HTB over the default
 	Generation    uint64 `json:"generation"`
 	Config        string `json:"config"` // the solved configuration, in the file format (YAML)
+	// AutoPacket: P is one full frame of the device ("packet: auto"), which Config holds resolved,
+	// so that a reload from the running configuration resolves it again (PCP marking turned on
+	// makes a frame 4 bytes longer). False in records of versions before it, as for a given P.
+	AutoPacket bool `json:"auto_packet,omitempty"`
 }
 
 const recordSize = 8192
@@ -111,7 +115,11 @@ func (r record) dataplane() (config.Dataplane, error) {
 		return config.Dataplane{}, err
 	}
 	d := config.Default()
-	return d, f.Apply(&d)
+	if err := f.Apply(&d); err != nil {
+		return d, err
+	}
+	d.AutoPacket = r.AutoPacket
+	return d, nil
 }
 
 func newRecord(dev string, ifindex int, d config.Dataplane) (record, error) {
@@ -119,7 +127,7 @@ func newRecord(dev string, ifindex int, d config.Dataplane) (record, error) {
 	if err != nil {
 		return record{}, fmt.Errorf("encode config: %w", err)
 	}
-	return record{Device: dev, Ifindex: ifindex, Config: string(y)}, nil
+	return record{Device: dev, Ifindex: ifindex, Config: string(y), AutoPacket: d.AutoPacket}, nil
 }
 
 // writeRecord stores r in the pinned record map of p, creating and pinning the map if needed.

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// configFlags are the flags that set a dataplane configuration, which up and reload share: a
+// --config file, and the model flags, mode, mark, autoclass, VLAN id and default level, each of
+// which overrides the same key of the configuration it applies to, only when the user gave it.
+type configFlags struct {
+	changed      func(flag string) bool // whether the user gave the flag
+	model        *modelFlags
+	configFile   string
+	mode         string
+	mark         string
+	autoclass    bool
+	vlanID       int
+	defaultLevel int
+}
+
+// register adds the flags to fs, showing def's values as their defaults (a zero def shows none:
+// reload's flags change the running configuration, whose values are the defaults there).
+func (c *configFlags) register(fs *pflag.FlagSet, def config.Dataplane, configHelp string) {
+	c.model.register(fs)
+	fs.StringVar(&c.configFile, "config", "", configHelp)
+	fs.StringVar(&c.mode, "mode", string(def.Mode), "over budget: police (drop or demote) or shape (delay in HTB)")
+	fs.BoolVar(&c.autoclass, "autoclass", def.Autoclass, "police: demote over-budget packets to the highest lower level with budget")
+	fs.StringVar(&c.mark, "mark", string(def.Mark), "how packets carry their level: dscp, pcp, both or none")
+	fs.IntVar(&c.vlanID, "vlan-id", def.VLANID, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag")
+	fs.IntVar(&c.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15), and any above 15")
+}
+
+// any reports whether the user gave a flag that changes the configuration (--config aside).
+func (c *configFlags) any() bool {
+	for _, name := range []string{"hosts", "rate", "packet", "epsilon", "mesochronous", "factors", "target-rate",
+		"mode", "mark", "autoclass", "vlan-id", "default-level"} {
+		if c.changed(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply overrides d's keys with the flags the user gave.
+func (c *configFlags) apply(d *config.Dataplane) error {
+	if err := c.applyModel(d); err != nil {
+		return err
+	}
+	if c.changed("mode") {
+		d.Mode = config.Mode(c.mode)
+	}
+	if c.changed("mark") {
+		d.Mark = config.Mark(c.mark)
+	}
+	if c.changed("autoclass") {
+		d.Autoclass = c.autoclass
+	}
+	if c.changed("vlan-id") {
+		d.VLANID = c.vlanID
+	}
+	if c.changed("default-level") {
+		d.DefaultLevel = model.Level(c.defaultLevel)
+	}
+	return nil
+}
+
+func (c *configFlags) applyModel(d *config.Dataplane) error {
+	m := c.model.cfg
+	for name, apply := range map[string]func(){
+		"hosts": func() { d.Model.Hosts = m.Hosts }, "rate": func() { d.Model.Rate = m.Rate },
+		"packet":       func() { d.Model.Packet, d.AutoPacket = m.Packet, c.model.packetAuto },
+		"epsilon":      func() { d.Model.Epsilon = m.Epsilon },
+		"mesochronous": func() { d.Model.Mesochronous = m.Mesochronous },
+		"factors":      func() { d.Model.Factors = m.Factors },
+	} {
+		if c.changed(name) {
+			apply()
+		}
+	}
+	if !c.changed("target-rate") {
+		return nil
+	}
+	if err := checkTargetRates(c.model.targetRates, d.Model.Factors, c.changed("factors")); err != nil {
+		return err
+	}
+	if d.TargetRates == nil {
+		d.TargetRates = map[model.Level]model.Rate{}
+	}
+	for l, r := range c.model.targetRates {
+		d.TargetRates[l] = r
+	}
+	return nil
+}
