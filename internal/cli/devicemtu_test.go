@@ -54,24 +54,24 @@ func TestUpTakesPacketFromTheDevice(t *testing.T) {
 		if _, errOut, code := qjumpIn(t, ns, nil, append([]string{"reload", "--dev", "eth0"}, step.flags...)...); code != 0 {
 			t.Fatalf("reload %v: exit %d: %s", step.flags, code, errOut)
 		}
-		if got := runningPacket(t, ns); got != step.packet {
+		if got, _ := runningPacket(t, ns); got != step.packet {
 			t.Errorf("after reload %v: P %s, want %s", step.flags, got, step.packet)
 		}
 	}
-}
 
-// runningPacket is the P that eth0 in ns runs, as status --json gives it.
-func runningPacket(t *testing.T, ns string) string {
-	t.Helper()
-	out, errOut, code := qjumpIn(t, ns, nil, "status", "--json", "--dev", "eth0")
-	if code != 0 {
-		t.Fatalf("status: exit %d: %s", code, errOut)
+	// The MTU changed under a running auto P: status says so and how to resolve it again.
+	if out, err := exec.Command("ip", "-n", ns, "link", "set", "eth0", "mtu", "1500").CombinedOutput(); err != nil {
+		t.Fatalf("set MTU: %v: %s", err, out)
 	}
-	var s statusJSON
-	if err := json.Unmarshal([]byte(out), &s); err != nil || len(s.Devices) != 1 || s.Devices[0].Config.Packet == nil {
-		t.Fatalf("decode status: %v: %s", err, out)
+	if _, warnings := runningPacket(t, ns); len(warnings) != 1 || !strings.Contains(warnings[0], "--packet auto") {
+		t.Errorf("status after the MTU went 9000 -> 1500: warnings %q, want one naming --packet auto", warnings)
 	}
-	return *s.Devices[0].Config.Packet
+	if _, errOut, code := qjumpIn(t, ns, nil, "reload", "--dev", "eth0", "--packet", "auto"); code != 0 {
+		t.Fatalf("reload --packet auto: exit %d: %s", code, errOut)
+	}
+	if p, warnings := runningPacket(t, ns); p != "1538B" || len(warnings) != 0 {
+		t.Errorf("after reload --packet auto: P %s, warnings %q; want 1538B and none", p, warnings)
+	}
 }
 
 // wantDevicePacket checks that eth0 in ns runs generation gen with P = 9038 B.
@@ -95,4 +95,19 @@ func wantDevicePacket(t *testing.T, ns string, gen uint64) {
 			t.Errorf("level 7 budget %v, want 9038", l.BudgetBytes)
 		}
 	}
+}
+
+// runningPacket is the P that eth0 in ns runs and what status warns about it, as status --json
+// gives them.
+func runningPacket(t *testing.T, ns string) (string, []string) {
+	t.Helper()
+	out, errOut, code := qjumpIn(t, ns, nil, "status", "--json", "--dev", "eth0")
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, errOut)
+	}
+	var s statusJSON
+	if err := json.Unmarshal([]byte(out), &s); err != nil || len(s.Devices) != 1 || s.Devices[0].Config.Packet == nil {
+		t.Fatalf("decode status: %v: %s", err, out)
+	}
+	return *s.Devices[0].Config.Packet, s.Devices[0].Warnings
 }

@@ -29,7 +29,12 @@ and wire bytes sent, the packets dropped (every reason), demoted (police --autoc
 reason: over budget, larger than the whole budget (never sendable), lost to contention between
 CPUs, no configured level at or below their cgroup's ceiling (all dropped), passed with no
 configuration loaded (level 0), not IP and malformed (sent, never marked). Counters are totals
-since up; reload keeps them.`,
+since up; reload keeps them.
+
+It warns when the interface has changed under the configuration it runs: an MTU raised since up
+makes full frames longer than budgets sized for the old one (every such frame is then dropped as
+larger than the budget), and leaves a P that was auto short of one full frame (reload --dev IF
+--packet auto resolves it again).`,
 		Example: `  qjump status
   qjump status --dev eth0 --json
   ip netns exec host1 qjump status`,
@@ -61,7 +66,7 @@ func runStatus(opts *statusOptions, stdout io.Writer) error {
 		}
 	}
 	if opts.json {
-		return printJSON(stdout, newStatusJSON(all))
+		return printJSON(stdout, newStatusJSON(all, deviceMTU))
 	}
 	if len(all) == 0 {
 		fmt.Fprintln(stdout, "qjump is not up on any interface in this network namespace")
@@ -91,6 +96,9 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 		how, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))
+	for _, warning := range statusWarnings(st, deviceMTU) {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tSENT PKTS\tSENT BYTES\tDROPPED\tDEMOTED\tSHAPED\t")
 	for l := model.NumLevels - 1; l >= 0; l-- {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/config"
@@ -23,7 +24,7 @@ func TestStatusJSONUnconfiguredLevelIsNull(t *testing.T) {
 	c := config.Default()
 	c.Model.Hosts, c.Model.Rate = 12, model.Rate(10e9)
 	c.Model.Factors = model.Factors{7: model.Limited(1), 0: model.Unlimited()}
-	b, err := json.Marshal(newStatusJSON([]dataplane.Status{{Device: "eth0", Config: c}}))
+	b, err := json.Marshal(newStatusJSON([]dataplane.Status{{Device: "eth0", Config: c}}, func(string) (int, error) { return 1500, nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,5 +51,50 @@ func TestStatusJSONUnconfiguredLevelIsNull(t *testing.T) {
 	}
 	if levels[0]["configured"] != true || levels[3]["configured"] != false || levels[7]["configured"] != true {
 		t.Errorf("levels 7, 4, 0 configured: %v %v %v", levels[0]["configured"], levels[3]["configured"], levels[7]["configured"])
+	}
+}
+
+// status warns about a device whose MTU has changed under the configuration it runs: a P that
+// was auto and is no longer one full frame, and budgets that a full frame no longer fits.
+func TestStatusWarnsWhenTheDeviceChanged(t *testing.T) {
+	running := func(auto bool, mark config.Mark) dataplane.Status {
+		c := config.Default()
+		c.Model.Hosts, c.Model.Rate, c.Mark = 12, model.Rate(10e9), mark
+		c, err := c.ResolvePacket(1500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.AutoPacket = auto
+		return dataplane.Status{Device: "eth0", Attached: true, Config: c}
+	}
+	mtu := func(n int) mtuOf { return func(string) (int, error) { return n, nil } }
+	for _, tc := range []struct {
+		name string
+		st   dataplane.Status
+		mtu  int
+		says []string
+	}{
+		{"auto P, MTU unchanged", running(true, config.MarkDSCP), 1500, nil},
+		{"auto P with PCP marking, MTU unchanged", running(true, config.MarkPCP), 1500, nil},
+		{"auto P, MTU raised", running(true, config.MarkDSCP), 9000, []string{"--packet auto", "level 7: budget 1538B"}},
+		{"P given, MTU raised", running(false, config.MarkDSCP), 9000, []string{"level 7: budget 1538B"}},
+		{"auto P, MTU lowered", running(true, config.MarkDSCP), 1400, []string{"full frame is 1438B now (MTU 1400)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := statusWarnings(tc.st, mtu(tc.mtu))
+			if len(got) != len(tc.says) {
+				t.Fatalf("warnings %q, want %d saying %q", got, len(tc.says), tc.says)
+			}
+			for i, s := range tc.says {
+				if !strings.Contains(got[i], s) {
+					t.Errorf("warning %d: %q, want it to say %q", i, got[i], s)
+				}
+			}
+		})
+	}
+	gone := running(true, config.MarkDSCP)
+	gone.Attached = false
+	if got := statusWarnings(gone, mtu(9000)); got != nil {
+		t.Errorf("a device not attached: warnings %q, want none", got)
 	}
 }

@@ -19,6 +19,9 @@ type deviceJSON struct {
 	EpochNs    int64            `json:"epoch_ns"`
 	Config     config.File      `json:"config"`
 	Levels     []levelJSON      `json:"levels"`
+	// Warnings: what status finds wrong with the configuration on the device as it is now
+	// (statusWarnings); empty when nothing is.
+	Warnings []string `json:"warnings"`
 }
 
 type levelJSON struct {
@@ -31,11 +34,12 @@ type levelJSON struct {
 	dataplane.Counters
 }
 
-func newStatusJSON(all []dataplane.Status) statusJSON {
+func newStatusJSON(all []dataplane.Status, mtu mtuOf) statusJSON {
 	out := statusJSON{Devices: []deviceJSON{}}
 	for _, st := range all {
 		d := deviceJSON{Device: st.Device, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
-			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config)}
+			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
+			Warnings: append([]string{}, statusWarnings(st, mtu)...)}
 		for l := model.NumLevels - 1; l >= 0; l-- {
 			f, ok := st.Config.Model.Factors[model.Level(l)]
 			carrier, _ := st.Config.Model.Factors.Carrier(model.Level(l))
