@@ -54,20 +54,28 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout io.Writer)
 	defer stop()
 	tb, err := testbed.Up(ctx, c)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interruptedError(ctx, "removed what was built")
+		}
 		return fmt.Errorf("build testbed: %w", err)
 	}
 	if opts.qjump != "" {
 		if err := tb.EnableQJump(ctx, []string{"--config", opts.qjump}); err != nil {
 			_ = tb.Down()
+			if ctx.Err() != nil {
+				return interruptedError(ctx, "removed what was built")
+			}
 			return fmt.Errorf("enable qjump: %w", err)
 		}
-		_ = testbed.MarkQJump(c.Prefix)
 	}
 	if ctx.Err() != nil {
 		_ = tb.Down()
-		return fmt.Errorf("build testbed: interrupted; removed what was built")
+		return interruptedError(ctx, "removed what was built")
 	}
-	tb.Release()
+	if err := tb.Release(); err != nil {
+		_ = tb.Down()
+		return fmt.Errorf("build testbed: %w", err)
+	}
 	return printTestbedStatus(stdout, c.Prefix)
 }
 

@@ -35,6 +35,7 @@ func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
 			return err
 		}
 	}
+	tb.qjump = true
 	return nil
 }
 
@@ -46,6 +47,7 @@ func (tb *Testbed) DisableQJump(ctx context.Context) error {
 			return err
 		}
 	}
+	tb.qjump = false
 	return nil
 }
 

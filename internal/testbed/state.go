@@ -16,6 +16,11 @@ type State struct {
 	PID     int       `json:"pid"`
 	Created time.Time `json:"created"`
 	QJump   bool      `json:"qjump"`
+	// Building: the process that holds the prefix's lock is still making the testbed what it
+	// asked for (testbed up: QJump on every host), or runs an experiment on it. Up sets it,
+	// Release clears it. Found with the lock free, it says that process died first (SIGKILL: a handled
+	// signal takes the testbed down): what is there is remains, which the next Up removes.
+	Building bool `json:"building,omitempty"`
 }
 
 func statePath(prefix string) string { return filepath.Join(RunDir, prefix+".json") }
@@ -107,13 +112,14 @@ func removeState(prefix string) error {
 	return nil
 }
 
-// MarkQJump records in the state file that QJump is enabled on the hosts.
-func MarkQJump(prefix string) error {
+// finish records that the testbed is what its maker asked for, with QJump enabled on the hosts or
+// not: it is up for others now, no longer being built.
+func finish(prefix string, qjump bool) error {
 	s, err := ReadState(prefix)
 	if err != nil {
 		return err
 	}
-	s.QJump = true
+	s.QJump, s.Building = qjump, false
 	return writeState(s)
 }
 

@@ -77,7 +77,9 @@ func TestSecondUpRefused(t *testing.T) {
 	if _, err := testbed.Up(context.Background(), config(prefix, 2)); !errors.Is(err, testbed.ErrBusy) {
 		t.Fatalf("second up while the first holds the lock: got %v, want ErrBusy", err)
 	}
-	tb.Release()
+	if err := tb.Release(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := testbed.Up(context.Background(), config(prefix, 3)); !errors.Is(err, testbed.ErrBusy) {
 		t.Fatalf("second up while the first is up: got %v, want ErrBusy", err)
 	}
@@ -409,7 +411,9 @@ func TestStaleTestbedsAreSwept(t *testing.T) {
 		t.Fatalf("want the stale testbed's 3 namespaces, got %v", nss.Inodes)
 	}
 	liveTB := up(t, config(live, 2))
-	liveTB.Release() // up between two steps of this (running) test
+	if err := liveTB.Release(); err != nil { // up between two steps of this (running) test
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = liveTB.Down() })
 	lockedTB := up(t, config(locked, 2))
 	t.Cleanup(func() { _ = lockedTB.Down() })

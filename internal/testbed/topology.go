@@ -17,11 +17,13 @@ type Testbed struct {
 	Config Config
 	Names  Names
 	lock   *Lock
+	qjump  bool // EnableQJump ran on every host
 }
 
 // Up builds the cluster described by c and returns it holding the prefix's lock: release it with
 // Release (to leave the testbed up for others) or Down. A testbed already up with the prefix is
-// refused with ErrBusy; the remains of a crashed one are removed first.
+// refused with ErrBusy; the remains of a crashed one (namespaces without a state, or a state its
+// dead maker left Building) are removed first.
 func Up(ctx context.Context, c Config) (*Testbed, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -31,7 +33,8 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 		return nil, err
 	}
 	tb := &Testbed{Config: c, Names: Names{Prefix: c.Prefix}, lock: lock}
-	if s, err := ReadState(c.Prefix); err == nil && nsExists(tb.Names.SwitchNS()) {
+	// With the lock held here, a state still Building was left by a maker that died: remains.
+	if s, err := ReadState(c.Prefix); err == nil && !s.Building && nsExists(tb.Names.SwitchNS()) {
 		lock.Release()
 		return nil, fmt.Errorf("%w: a testbed with prefix %q is up since %s (pid %d); remove it with: qjump testbed down",
 			ErrBusy, c.Prefix, s.Created.Format(time.RFC3339), s.PID)
@@ -45,7 +48,7 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 		lock.Remove()
 		return nil, err
 	}
-	if err := writeState(State{Config: c, PID: os.Getpid(), Created: time.Now().UTC()}); err != nil {
+	if err := writeState(State{Config: c, PID: os.Getpid(), Created: time.Now().UTC(), Building: true}); err != nil {
 		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
 		lock.Remove()
 		return nil, err
@@ -53,8 +56,14 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	return tb, nil
 }
 
-// Release drops the lock and leaves the testbed up.
-func (tb *Testbed) Release() { tb.lock.Release() }
+// Release records the testbed as finished (with QJump on the hosts if EnableQJump ran) and drops
+// the lock, leaving it up for others. Until then its state says it is being built, so that
+// the remains of a maker that was killed are known as such.
+func (tb *Testbed) Release() error {
+	err := finish(tb.Config.Prefix, tb.qjump)
+	tb.lock.Release()
+	return err
+}
 
 // Down removes everything the testbed created and drops the lock. It does not take ctx's
 // cancellation: teardown after SIGINT must still finish.
