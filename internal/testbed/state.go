@@ -18,8 +18,9 @@ type State struct {
 	QJump   bool      `json:"qjump"`
 	// Building: the process that holds the prefix's lock is still making the testbed what it
 	// asked for (testbed up: QJump on every host), or runs an experiment on it. Up sets it,
-	// Release clears it. Found with the lock free, it says that process died first (SIGKILL: a handled
-	// signal takes the testbed down): what is there is remains, which the next Up removes.
+	// Release clears it. Found with the lock free, it says that process died first (SIGKILL; a
+	// handled signal takes the testbed down): what is there is remains, which the next Up
+	// removes.
 	Building bool `json:"building,omitempty"`
 }
 
