@@ -92,7 +92,11 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	if how == "" {
 		how = "no hook" // up was killed before it attached
 	}
-	fmt.Fprintf(w, "%s: %s via %s, %s mode%s, mark %s, default level %d, generation %d\n", st.Device, state,
+	name := st.Device
+	if st.UpAs != "" {
+		name += " (up as " + st.UpAs + ", renamed since)"
+	}
+	fmt.Fprintf(w, "%s: %s via %s, %s mode%s, mark %s, default level %d, generation %d\n", name, state,
 		how, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))

@@ -13,6 +13,7 @@ type statusJSON struct {
 
 type deviceJSON struct {
 	Device     string           `json:"device"`
+	UpAs       string           `json:"up_as,omitempty"` // the device's name at up, if renamed since
 	Attached   bool             `json:"attached"`
 	Attach     dataplane.Attach `json:"attach"`
 	Generation uint64           `json:"generation"`
@@ -37,7 +38,7 @@ type levelJSON struct {
 func newStatusJSON(all []dataplane.Status, mtu mtuOf) statusJSON {
 	out := statusJSON{Devices: []deviceJSON{}}
 	for _, st := range all {
-		d := deviceJSON{Device: st.Device, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
+		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
 			Warnings: append([]string{}, statusWarnings(st, mtu)...)}
 		for l := model.NumLevels - 1; l >= 0; l-- {

@@ -151,10 +151,11 @@ func gone(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENODEV)
 }
 
-// attached checks that the hook up made is still in place.
+// attached checks that the hook up made is still in place, on the device up found (by ifindex:
+// under another name if it has been renamed since, renamedTo).
 func attached(p paths, rec record) bool {
 	l, err := netlink.LinkByIndex(rec.Ifindex)
-	if err != nil || l.Attrs().Name != rec.Device {
+	if err != nil {
 		return false
 	}
 	if rec.Attach == AttachTCX {

@@ -22,7 +22,7 @@ func Reload(device string, d config.Dataplane) error {
 	if err != nil {
 		return err
 	}
-	return withState(p.root, false, func() error { return reload(p, device, d) })
+	return withState(p.root, false, func() error { followRenames(p); return reload(p, device, d) })
 }
 
 // reload is Reload under the state lock.

@@ -15,9 +15,12 @@ import (
 
 // Status is the state of one device running QJump.
 type Status struct {
-	Device     string
-	Attach     Attach
-	Attached   bool   // false when the device or its hook has gone since up, or up did not finish
+	Device   string
+	Attach   Attach
+	Attached bool // false when the device or its hook has gone since up, or up did not finish
+	// UpAs is the name the device had at up when it has been renamed since (Device is its name
+	// now); the next up, down or reload moves its state to the new name.
+	UpAs       string
 	Generation uint64 // 1 after up, +1 per reload
 	Config     config.Dataplane
 	Levels     [model.NumLevels]Counters
@@ -29,7 +32,7 @@ func DeviceStatus(device string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	return statusAt(p)
+	return statusAt(stateOf(p, device))
 }
 
 // List is the status of every device QJump is up on in this network namespace, by name.
@@ -92,7 +95,11 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, DeviceConfig{Device: rec.Device, Config: d})
+		name := rec.Device
+		if now := renamedTo(rec); now != "" {
+			name = now
+		}
+		out = append(out, DeviceConfig{Device: name, Config: d})
 	}
 	return out, nil
 }
@@ -108,6 +115,9 @@ func statusAt(p paths) (Status, error) {
 	}
 	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Config: d,
 		Attached: attached(p, rec)}
+	if now := renamedTo(rec); now != "" {
+		st.Device, st.UpAs = now, rec.Device
+	}
 	m, err := ebpf.LoadPinnedMap(p.pin(pinCounters), nil)
 	if errors.Is(err, os.ErrNotExist) && !st.Attached {
 		// An up killed before it pinned the program: a device with nothing attached and

@@ -38,7 +38,7 @@ func Up(opts UpOptions) error {
 	if err != nil {
 		return err
 	}
-	return withState(p.root, true, func() error { return up(p, opts) })
+	return withState(p.root, true, func() error { followRenames(p); return up(p, opts) })
 }
 
 // up is Up under the state lock.

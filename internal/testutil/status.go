@@ -14,6 +14,7 @@ type Status struct {
 // StatusDevice is one device of Status.
 type StatusDevice struct {
 	Device     string        `json:"device"`
+	UpAs       string        `json:"up_as"`
 	Attached   bool          `json:"attached"`
 	Attach     string        `json:"attach"`
 	Generation uint64        `json:"generation"`
