@@ -33,17 +33,6 @@ func (c *configFlags) register(fs *pflag.FlagSet, def config.Dataplane, configHe
 	fs.IntVar(&c.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15), and any above 15")
 }
 
-// any reports whether the user gave a flag that changes the configuration (--config aside).
-func (c *configFlags) any() bool {
-	for _, name := range []string{"hosts", "rate", "packet", "epsilon", "mesochronous", "factors", "target-rate",
-		"mode", "mark", "autoclass", "vlan-id", "default-level"} {
-		if c.changed(name) {
-			return true
-		}
-	}
-	return false
-}
-
 // apply overrides d's keys with the flags the user gave.
 func (c *configFlags) apply(d *config.Dataplane) error {
 	if err := c.applyModel(d); err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
@@ -13,7 +14,8 @@ import (
 
 type reloadOptions struct {
 	configFlags
-	dev string
+	dev     string
+	changes bool // a flag that changes the configuration was given (any but --dev and --config)
 }
 
 func newReloadCommand(runF func(*reloadOptions) error) *cobra.Command {
@@ -43,6 +45,7 @@ given applied over it as up applies its flags over its file: --factors replaces 
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.changed = cmd.Flags().Changed
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.changes = opts.changes || (f.Name != "dev" && f.Name != "config") })
 			if runF != nil {
 				return runF(opts)
 			}
@@ -93,7 +96,7 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Da
 		if d, err = config.Load(o.configFile); err != nil {
 			return d, configError(err)
 		}
-	case !o.any():
+	case !o.changes:
 		return d, usageErrorf("nothing to reload: give --config FILE, or the flags to change (see qjump reload --help)")
 	default:
 		if d, err = running(o.dev); err != nil {
