@@ -93,9 +93,7 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 	if opts.json {
 		return printJSON(stdout, newCalcJSON(res, opts.model.packetAuto))
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
-	}
+	warn(stderr, res.Warnings)
 	return printCalc(stdout, res, opts.model.packetAuto)
 }
 

@@ -33,6 +33,24 @@ func (c *configFlags) register(fs *pflag.FlagSet, def config.Dataplane, configHe
 	fs.IntVar(&c.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15), and any above 15")
 }
 
+// over is the configuration for dev: base with the flags the user gave over it, P resolved for
+// dev's MTU (mtu) and solved. noModel is the usage error when neither gave hosts and rate.
+func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, noModel string) (config.Dataplane, error) {
+	d := base
+	if err := c.apply(&d); err != nil {
+		return d, err
+	}
+	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
+		return d, usageErrorf("%s", noModel)
+	}
+	d, err := forDevice(d, dev, mtu)
+	if err != nil {
+		return d, err
+	}
+	solved, err := d.Solved()
+	return solved, asFlagError(err)
+}
+
 // apply overrides d's keys with the flags the user gave.
 func (c *configFlags) apply(d *config.Dataplane) error {
 	if err := c.applyModel(d); err != nil {

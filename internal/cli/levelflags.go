@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -64,7 +63,5 @@ func readActiveConfigs() activeConfigs {
 // warnMapping says when the dataplane here would not count priority L as level L. Devices that
 // cannot be read (no dataplane, no privilege) give no warning.
 func warnMapping(stderr io.Writer, active activeConfigs, l model.Level) {
-	for _, w := range apputil.MappingWarnings(active.devices, l) {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
-	}
+	warn(stderr, apputil.MappingWarnings(active.devices, l))
 }

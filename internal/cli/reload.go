@@ -64,15 +64,11 @@ func runReload(opts *reloadOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range d.Model.Warnings() {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
-	}
+	warn(stderr, d.Model.Warnings())
 	if err := dataplane.Reload(opts.dev, d); err != nil {
 		return dataplaneError(err)
 	}
-	for _, w := range dataplane.PoliceWarnings(opts.dev, d) {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
-	}
+	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
 	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	return nil
 }
@@ -103,15 +99,5 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Da
 			return d, err
 		}
 	}
-	if err := o.apply(&d); err != nil {
-		return d, err
-	}
-	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
-		return d, usageErrorf("invalid --config %s: a reload needs hosts: and rate: (or --hosts and --rate)", o.configFile)
-	}
-	if d, err = forDevice(d, o.dev, mtu); err != nil {
-		return d, err
-	}
-	solved, err := d.Solved()
-	return solved, asFlagError(err)
+	return o.over(d, o.dev, mtu, fmt.Sprintf("invalid --config %s: a reload needs hosts: and rate: (or --hosts and --rate)", o.configFile))
 }

@@ -54,29 +54,39 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout io.Writer)
 	defer stop()
 	tb, err := testbed.Up(ctx, c)
 	if err != nil {
-		if ctx.Err() != nil {
-			return interruptedError(ctx, "removed what was built")
-		}
-		return fmt.Errorf("build testbed: %w", err)
+		return builtOrInterrupted(ctx, fmt.Errorf("build testbed: %w", err))
 	}
-	if opts.qjump != "" {
-		if err := tb.EnableQJump(ctx, []string{"--config", opts.qjump}); err != nil {
-			_ = tb.Down()
-			if ctx.Err() != nil {
-				return interruptedError(ctx, "removed what was built")
-			}
+	if err := finishTestbed(ctx, tb, opts.qjump); err != nil {
+		_ = tb.Down()
+		return builtOrInterrupted(ctx, err)
+	}
+	return printTestbedStatus(stdout, c.Prefix)
+}
+
+// finishTestbed enables QJump on the hosts with the config file qjumpConfig, if one is given, and
+// releases tb as finished; a signal since ctx began fails it.
+func finishTestbed(ctx context.Context, tb *testbed.Testbed, qjumpConfig string) error {
+	if qjumpConfig != "" {
+		if err := tb.EnableQJump(ctx, []string{"--config", qjumpConfig}); err != nil {
 			return fmt.Errorf("enable qjump: %w", err)
 		}
 	}
-	if ctx.Err() != nil {
-		_ = tb.Down()
-		return interruptedError(ctx, "removed what was built")
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if err := tb.Release(); err != nil {
-		_ = tb.Down()
 		return fmt.Errorf("build testbed: %w", err)
 	}
-	return printTestbedStatus(stdout, c.Prefix)
+	return nil
+}
+
+// builtOrInterrupted is how testbed up fails with err once what it built is removed: as
+// interrupted (exit 130) if a signal stopped it, else with err.
+func builtOrInterrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return interruptedError(ctx, "removed what was built")
+	}
+	return err
 }
 
 // checkQJumpConfig refuses a --qjump config that does not describe this testbed: in shape mode

@@ -80,9 +80,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range d.Model.Warnings() {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
-	}
+	warn(stderr, d.Model.Warnings())
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
 	// then undo.
 	ctx, stop := interruptible(ctx)
@@ -100,9 +98,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataplaneError(err)
 	}
-	for _, w := range dataplane.PoliceWarnings(opts.dev, d) {
-		fmt.Fprintf(stderr, "qjump: warning: %s\n", w)
-	}
+	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
 	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	if was, err := dataplane.Replaced(opts.dev); err == nil {
 		fmt.Fprintf(stderr, "qjump: replaced %s on %s's egress; qjump down puts it back\n", was, opts.dev)
@@ -120,18 +116,7 @@ func (o *upOptions) dataplane(mtu mtuOf) (config.Dataplane, error) {
 			return d, configError(err)
 		}
 	}
-	if err := o.apply(&d); err != nil {
-		return d, err
-	}
-	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
-		return d, usageErrorf("the model needs --hosts and --rate (or hosts: and rate: in --config)")
-	}
-	d, err := forDevice(d, o.dev, mtu)
-	if err != nil {
-		return d, err
-	}
-	solved, err := d.Solved()
-	return solved, asFlagError(err)
+	return o.over(d, o.dev, mtu, "the model needs --hosts and --rate (or hosts: and rate: in --config)")
 }
 
 func parseAttach(s string) (dataplane.Attach, error) {

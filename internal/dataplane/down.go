@@ -12,15 +12,10 @@ func Down(device string) error {
 	if err != nil {
 		return err
 	}
-	return withState(p.root, false, func() error {
-		// State under this name is what down means, even if its device has been renamed since:
-		// that is what the agent asks for when an interface leaves its set by a rename. Without
-		// any, the name may be the new one of a renamed device.
-		if !p.exists() {
-			followRenames(p)
-		}
-		return down(p)
-	})
+	// State under this name is what down means, even if its device has been renamed since (the
+	// agent asks for that when an interface leaves its set by a rename); without any, the name
+	// may be the new one of a renamed device: stateOf, as status finds it.
+	return withState(p.root, false, func() error { return down(stateOf(p, device)) })
 }
 
 // down is Down under the state lock.

@@ -152,7 +152,7 @@ func gone(err error) bool {
 }
 
 // attached checks that the hook up made is still in place, on the device up found (by ifindex:
-// under another name if it has been renamed since, renamedTo).
+// under another name if it has been renamed since, record.nameNow).
 func attached(p paths, rec record) bool {
 	l, err := netlink.LinkByIndex(rec.Ifindex)
 	if err != nil {

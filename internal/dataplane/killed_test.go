@@ -12,7 +12,6 @@ import (
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 
-	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -122,14 +121,14 @@ func TestHelperStalledUp(t *testing.T) {
 	})
 }
 
-// stateRoot is QJump's state directory on the host's bpffs, which the state lock is taken on.
+// stateRoot is QJump's state directory, which the state lock is taken on, as the verbs find it.
 func stateRoot(t *testing.T) string {
 	t.Helper()
-	bpffs, err := host.BPFFS()
+	p, err := pathsFor("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return host.StateDirIn(bpffs)
+	return p.root
 }
 
 // stateLocked reports whether some process holds the state lock on root.

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // lockState takes the exclusive lock on QJump's state directory (<bpffs>/qjump) that up, down,
@@ -35,7 +37,7 @@ func lockState(root string, create bool) (unlock func(), err error) {
 			dir.Close()
 			return nil, fmt.Errorf("lock %s: %w", root, err)
 		}
-		same, err := stillAt(dir, root)
+		same, err := host.SameFile(dir, root)
 		if same {
 			return func() { dir.Close() }, nil
 		}
@@ -60,19 +62,4 @@ func withState(root string, create bool, f func() error) error {
 	}
 	defer unlock()
 	return f()
-}
-
-// stillAt reports whether the open directory dir is the one at path now.
-func stillAt(dir *os.File, path string) (bool, error) {
-	var open, now unix.Stat_t
-	if err := unix.Fstat(int(dir.Fd()), &open); err != nil {
-		return false, fmt.Errorf("stat %s: %w", path, err)
-	}
-	if err := unix.Stat(path, &now); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return false, os.ErrNotExist
-		}
-		return false, fmt.Errorf("stat %s: %w", path, err)
-	}
-	return open.Dev == now.Dev && open.Ino == now.Ino, nil
 }

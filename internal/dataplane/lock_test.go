@@ -8,9 +8,8 @@ import (
 
 // TestConcurrentUpsOneWins: four `qjump up` at once on one device (two config-management runs, an
 // agent and an operator) take turns on the state lock: one brings QJump up, the others find it up
-// and change nothing, and down then puts the device back as it was. Without the lock, in 3 of 5
-// rounds of this the device was left with QJump's qdiscs after down, and in 2 no up succeeded
-// ("add htb qdisc: invalid argument", "pin egress tree: file exists").
+// and change nothing, and down then puts the device back as it was. With the lock left out (f run
+// unlocked in withState), the ups run into each other's half-built state and this test fails.
 func TestConcurrentUpsOneWins(t *testing.T) {
 	h := newHosts(t)
 	before := h.snapshot(t, h.a)

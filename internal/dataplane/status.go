@@ -95,11 +95,7 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := rec.Device
-		if now := renamedTo(rec); now != "" {
-			name = now
-		}
-		out = append(out, DeviceConfig{Device: name, Config: d})
+		out = append(out, DeviceConfig{Device: rec.nameNow(), Config: d})
 	}
 	return out, nil
 }
@@ -115,7 +111,7 @@ func statusAt(p paths) (Status, error) {
 	}
 	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Config: d,
 		Attached: attached(p, rec)}
-	if now := renamedTo(rec); now != "" {
+	if now := rec.nameNow(); now != rec.Device {
 		st.Device, st.UpAs = now, rec.Device
 	}
 	m, err := ebpf.LoadPinnedMap(p.pin(pinCounters), nil)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // RunDir holds the lock and state files; /run is cleared at boot, as are the namespaces.
@@ -43,8 +45,7 @@ func Acquire(prefix string) (*Lock, error) {
 	}
 	// A holder that removed the file (Remove) between our open and our flock leaves us holding an
 	// unlinked inode that nobody else can see: only a lock on the file at path counts.
-	var held, named unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &held) != nil || unix.Stat(path, &named) != nil || held.Ino != named.Ino {
+	if same, _ := host.SameFile(f, path); !same {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s changed hands, try again", ErrBusy, path)
 	}
