@@ -39,7 +39,7 @@ f ≤ m), and what was measured. The sweeps are kept in --out.`,
 		Example: `  qjump advise --p99 1ms
   qjump advise --throughput 3000 --quick
   qjump advise --p99 500us --throughput 2000 --out results/advise-memcached`,
-		Args: cobra.NoArgs,
+		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

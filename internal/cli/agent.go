@@ -62,7 +62,7 @@ pins, cgroup ids and cgroup program links) and CAP_SYS_RESOURCE (memlock, on ker
   # in a DaemonSet: pods of this node by annotation, node name from the downward API
   qjump agent --config /etc/qjump/cluster.yaml --listen :9781 --watch-pods --node-name "$NODE_NAME" \
       --cgroup-root /host/sys/fs/cgroup`,
-		Args: cobra.NoArgs,
+		Args: noArgs("config"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAgent(opts, cmd.ErrOrStderr())
 		},

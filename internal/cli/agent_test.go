@@ -27,7 +27,7 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"agent", "--config", filepath.Join(dir, "missing.yaml")}, "no such file"},
 		{[]string{"agent", "--config", bad}, "agent.cgroups[0].level"},
 		{[]string{"agent", "--config", good, "--watch-pods", "--node-name", ""}, "--node-name"},
-		{[]string{"agent", "--config", good, "extra"}, "unknown command"},
+		{[]string{"agent", "--config", good, "extra"}, `agent takes no arguments, got "extra": every setting is a flag`},
 	}
 	for _, tc := range cases {
 		_, errOut, status := run(t, tc.args...)

@@ -40,7 +40,7 @@ PATH is a cgroup v2 directory, absolute or relative to the cgroup v2 root
 
   # undo
   sudo qjump unassign --cgroup system.slice/memcached.service`,
-		Args: cobra.NoArgs,
+		Args: noArgs("cgroup"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

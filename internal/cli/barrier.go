@@ -26,7 +26,7 @@ func newBarrierCommand(runF func(*barrierOptions) error) *cobra.Command {
 		Use:    "barrier --id I --peers A,B,... [--rounds N] [--for D] [--out FILE] [--ready FILE]",
 		Short:  "Naiad-style barrier: every round, message every peer and wait for all of theirs (used by the testbed)",
 		Hidden: true,
-		Args:   cobra.NoArgs,
+		Args:   noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -55,7 +55,7 @@ side by side.`,
   sudo qjump bench dataplane --rounds 5 --seconds 3 --json
   sudo qjump bench dataplane --skip-throughput --rounds 7     # the per-packet figures alone
   sudo qjump bench dataplane --rate 5G                        # a root that caps below the device's speed`,
-		Args: cobra.NoArgs,
+		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

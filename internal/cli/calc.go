@@ -56,7 +56,7 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
 
   # machine-readable output (fields in docs/cli.md)
   qjump calc --hosts 12 --rate 10G --json`,
-		Args: cobra.NoArgs,
+		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.factorsSet = cmd.Flags().Changed("factors")
 			if runF != nil {

@@ -24,7 +24,7 @@ cls_bpf filter), the clsact qdisc if up added it, shape mode's HTB tree, and the
 qdiscs and filters stay. An interface that is not up is not an error.`,
 		Example: `  qjump down --dev eth0
   ip netns exec host1 qjump down --dev eth0`,
-		Args: cobra.NoArgs,
+		Args: noArgs("dev"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -16,9 +16,9 @@ func newProbeCommand() *cobra.Command {
 		Use:    "probe",
 		Short:  "UDP latency probe with kernel timestamps (used by the testbed)",
 		Hidden: true,
-		Args:   cobra.NoArgs,
 	}
 	cmd.AddCommand(newProbeServerCommand(nil), newProbeClientCommand(nil), newProbeMemcachedCommand(nil))
+	requireSubcommand(cmd)
 	return cmd
 }
 

@@ -27,7 +27,7 @@ func newProbeClientCommand(runF func(*probeClientOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "client --to ADDR [--mode rr|oneway] [--count N] [--interval D] [--size B] [--out FILE]",
 		Short: "Send probes and write one CSV row per probe",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

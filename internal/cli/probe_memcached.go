@@ -21,7 +21,7 @@ func newProbeMemcachedCommand(runF func(*probeMemcachedOptions) error) *cobra.Co
 	cmd := &cobra.Command{
 		Use:   "memcached --server ADDR [--count N] [--out FILE]",
 		Short: "Closed-loop memcached load (GET/SET of 1 kB values) recording every request's latency",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

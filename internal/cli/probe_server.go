@@ -21,7 +21,7 @@ func newProbeServerCommand(runF func(*probeServerOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "server [--listen ADDR] [--for D] [--out FILE] [--ready FILE]",
 		Short: "Answer probe requests and record every arrival (sender, seq, one-way latency)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -30,7 +30,7 @@ func newPTPCommand(runF func(*ptpOptions) error) *cobra.Command {
 		Use:    "ptp --role master|slave [--iface DEV] [--for D] [--out FILE] [--ready FILE]",
 		Short:  "Run ptp4l as master or slave without touching the shared clock; the slave writes its offsets as CSV (used by the testbed)",
 		Hidden: true,
-		Args:   cobra.NoArgs,
+		Args:   noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -42,7 +42,7 @@ given applied over it as up applies its flags over its file: --factors replaces 
 
   # 24 hosts instead of 12: a longer epoch, the same factors
   qjump reload --dev eth0 --hosts 24`,
-		Args: cobra.NoArgs,
+		Args: noArgs("dev"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.changed = cmd.Flags().Changed
 			cmd.Flags().Visit(func(f *pflag.Flag) { opts.changes = opts.changes || (f.Name != "dev" && f.Name != "config") })

@@ -89,7 +89,9 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: flagValueError(err)} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &UsageError{Err: flagValueError(unknownFlag(cmd, err))}
+	})
 	root.AddCommand(newCalcCommand(nil))
 	root.AddCommand(newUpCommand(nil), newStatusCommand(nil), newReloadCommand(nil), newDownCommand(nil), newBenchCommand())
 	root.AddCommand(newRunCommand(nil), newAssignCommand(nil), newUnassignCommand(nil))
@@ -98,6 +100,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.AddCommand(newTwoPCCommand(), newBarrierCommand(nil), newPTPCommand(nil))
 	root.AddCommand(newSimCommand())
 	root.AddCommand(newAdviseCommand(nil))
+	root.DisableSuggestions = true // unknownVerb suggests, in one line
 	return root
 }
 
@@ -105,7 +108,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := unknownVerb(root, root.Execute())
 	if err == nil {
 		return exitOK
 	}

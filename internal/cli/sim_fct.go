@@ -55,7 +55,7 @@ results format the testbed uses; qjump sim report DIR redraws them. A point stil
 		Example: `  qjump sim fct --scheme qjump --workload websearch --load 0.5 --flows 5000
   qjump sim fct --scheme pfabric --workload datamining --load 0.8 --flows 2000 --out results/pf
   qjump sim fct --scheme tcp --workload my-cdf.csv --load 0.3 --flows 1000 --racks 2 --hosts-per-rack 4`,
-		Args: cobra.NoArgs,
+		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSimFCT(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

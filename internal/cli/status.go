@@ -38,7 +38,7 @@ larger than the budget), and leaves a P that was auto short of one full frame (r
 		Example: `  qjump status
   qjump status --dev eth0 --json
   ip netns exec host1 qjump status`,
-		Args: cobra.NoArgs,
+		Args: noArgs("dev"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -19,7 +19,7 @@ func newTestbedDownCommand(runF func(*testbedDownOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "down",
 		Short: "Remove the emulated cluster, and anything a crashed run left",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -32,7 +32,7 @@ then it writes the stalls (cpu, from_ns, to_ns, wall clock) as CSV to --out. Nee
   sleep 15 | qjump testbed stalls --out halting.csv
   sleep 15 | qjump testbed stalls --out awake.csv --awake`,
 		Hidden: true,
-		Args:   cobra.NoArgs,
+		Args:   noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTestbedStalls(cmd.Context(), opts, cmd.InOrStdin())
 		},

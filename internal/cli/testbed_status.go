@@ -20,7 +20,7 @@ func newTestbedStatusCommand(runF func(*testbedStatusOptions) error) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "status [--json]",
 		Short: "Show the emulated cluster: hosts, addresses, rate, buffer, QJump",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

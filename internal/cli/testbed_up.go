@@ -26,7 +26,7 @@ func newTestbedUpCommand(runF func(*testbedUpOptions) error) *cobra.Command {
 refused while one is up. --qjump CONFIG runs 'qjump up --config CONFIG' on every host.`,
 		Example: `  qjump testbed up --hosts 4
   qjump testbed up --hosts 12 --rate 1G --buffer 200 --qjump cluster.yaml`,
-		Args: cobra.NoArgs,
+		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -12,8 +12,8 @@ func newTwoPCCommand() *cobra.Command {
 		Use:    "2pc",
 		Short:  "Two-phase commit coordinator and server over tcp, udp with acks, or qjump (used by the testbed)",
 		Hidden: true,
-		Args:   cobra.NoArgs,
 	}
 	cmd.AddCommand(newTwoPCCoordinatorCommand(nil), newTwoPCServerCommand(nil))
+	requireSubcommand(cmd)
 	return cmd
 }

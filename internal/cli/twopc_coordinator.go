@@ -31,7 +31,7 @@ func newTwoPCCoordinatorCommand(runF func(*twopcCoordinatorOptions) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "coordinator --transport tcp|udp|qjump --servers A,B,... [--epoch D] [--summary FILE] [--out FILE]",
 		Short: "Run transactions against the servers; print a JSON summary (rate, aborts, failures)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -23,7 +23,7 @@ func newTwoPCServerCommand(runF func(*twopcServerOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "server --transport tcp|udp|qjump [--listen ADDR] [--for D] [--out FILE] [--ready FILE]",
 		Short: "Answer a coordinator's PREPAREs and decisions; print what it applied as JSON at the end",
-		Args:  cobra.NoArgs,
+		Args:  noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

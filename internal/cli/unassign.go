@@ -22,7 +22,7 @@ func newUnassignCommand(runF func(*unassignOptions) error) *cobra.Command {
 ceiling (--max-level). Sockets made before keep the priority they were given; new ones get the
 kernel's default.`,
 		Example: `  sudo qjump unassign --cgroup system.slice/memcached.service`,
-		Args:    cobra.NoArgs,
+		Args:    noArgs("cgroup"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -53,7 +53,7 @@ left as it is unless --replace.`,
 
   # inside a network namespace: QJump stays attached after the command exits
   ip netns exec host1 qjump up --dev eth0 --hosts 4 --rate 1G`,
-		Args: cobra.NoArgs,
+		Args: noArgs("dev"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.changed = cmd.Flags().Changed
 			if runF != nil {

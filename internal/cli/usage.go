@@ -19,15 +19,15 @@ func isCobraUsage(err error) bool {
 }
 
 // requireSubcommand makes a command that only groups others (bench, testbed) refuse an unknown
-// subcommand with exit 2. Cobra checks that only on the root: a group with no run function prints
-// its help and succeeds, so `qjump bench typo` would look like it worked. With no argument the
-// group prints its help.
+// subcommand with exit 2 and one line. Cobra checks that only on the root (unknownVerb words it):
+// a group with no run function prints its help and succeeds, so `qjump bench typo` would look like
+// it worked. With no argument the group prints its help.
 func requireSubcommand(cmd *cobra.Command) {
 	cmd.Args = cobra.ArbitraryArgs
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return cmd.Help()
 		}
-		return usageErrorf("unknown command %q for %q: see %s --help", args[0], cmd.CommandPath(), cmd.CommandPath())
+		return unknownCommand(cmd, args[0])
 	}
 }
