@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestRenamedDeviceIsFollowed: an interface renamed while QJump is up on it (eth0 -> eth9) keeps
@@ -59,25 +61,37 @@ func TestRenamedDeviceIsFollowed(t *testing.T) {
 	}
 }
 
-// TestDownOfTheOldNameAfterARename: down given the name a device had at up takes QJump off it,
-// renamed or not (the agent does this for an interface renamed out of its set).
-func TestDownOfTheOldNameAfterARename(t *testing.T) {
-	h := newHosts(t)
-	before, err := exec.Command("tc", "-n", h.a, "qdisc", "show", "dev", "eth0").CombinedOutput()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mustQjump(t, h.a, upArgs()...)
-	for _, args := range [][]string{{"link", "set", "eth0", "down"}, {"link", "set", "eth0", "name", "eth9"}, {"link", "set", "eth9", "up"}} {
-		if out, err := exec.Command("ip", append([]string{"-n", h.a}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v: %s", args, err, out)
-		}
-	}
-	h.mustQjump(t, h.a, "down", "--dev", "eth0")
-	if s := h.status(t, h.a); len(s.Devices) != 0 {
-		t.Errorf("status after down --dev eth0 of the renamed eth9: %+v; want nothing up", s.Devices)
-	}
-	if after, _ := exec.Command("tc", "-n", h.a, "qdisc", "show", "dev", "eth9").CombinedOutput(); string(after) != string(before) {
-		t.Errorf("eth9 after down.\nbefore (as eth0):\n%s\nafter:\n%s", before, after)
+// TestDownAfterARename: down given either name takes QJump off a renamed device, before any verb
+// has moved its state to the new name: the name it had at up (the agent does this for an
+// interface renamed out of its set), or the name it has now (what its user sees in ip link), which
+// status also shows it under.
+func TestDownAfterARename(t *testing.T) {
+	for _, name := range []string{"eth0", "eth9"} {
+		t.Run("down --dev "+name, func(t *testing.T) {
+			h := newHosts(t)
+			before, err := exec.Command("tc", "-n", h.a, "qdisc", "show", "dev", "eth0").CombinedOutput()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.mustQjump(t, h.a, upArgs()...)
+			for _, args := range [][]string{{"link", "set", "eth0", "down"}, {"link", "set", "eth0", "name", "eth9"}, {"link", "set", "eth9", "up"}} {
+				if out, err := exec.Command("ip", append([]string{"-n", h.a}, args...)...).CombinedOutput(); err != nil {
+					t.Fatalf("ip %v: %v: %s", args, err, out)
+				}
+			}
+			if name == "eth9" {
+				s := testutil.DecodeStatus(t, []byte(h.mustQjump(t, h.a, "status", "--dev", "eth9", "--json")))
+				if len(s.Devices) != 1 || s.Devices[0].Device != "eth9" || s.Devices[0].UpAs != "eth0" || !s.Devices[0].Attached {
+					t.Fatalf("status --dev eth9 right after eth0 became eth9: %+v; want eth9, up as eth0, attached", s.Devices)
+				}
+			}
+			h.mustQjump(t, h.a, "down", "--dev", name)
+			if s := h.status(t, h.a); len(s.Devices) != 0 {
+				t.Errorf("status after down --dev %s of the renamed eth9: %+v; want nothing up", name, s.Devices)
+			}
+			if after, _ := exec.Command("tc", "-n", h.a, "qdisc", "show", "dev", "eth9").CombinedOutput(); string(after) != string(before) {
+				t.Errorf("eth9 after down.\nbefore (as eth0):\n%s\nafter:\n%s", before, after)
+			}
+		})
 	}
 }
