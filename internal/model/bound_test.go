@@ -184,6 +184,28 @@ func TestWarnings(t *testing.T) {
 	}
 }
 
+// An epoch of seconds is warned about, with what it means and what to check: 1000 hosts at 1 Mb/s
+// (a rate meant as 1 Gb/s) have 24.6 s. The paper's fabric and an epoch of exactly LongEpoch are not.
+func TestLongEpochWarning(t *testing.T) {
+	slow := Config{Hosts: 1000, Rate: 1e6, Packet: DefaultPacket, Mesochronous: 2, Factors: DefaultFactors()}
+	want := "network epoch 24.608s is over 1s: a level at factor 1 sends one P=1538B per epoch (500b/s) " +
+		"and waits up to an epoch or two; check R=1Mb/s (bits per second) and n=1000"
+	if w := slow.Warnings(); len(w) != 1 || w[0] != want {
+		t.Errorf("warnings %q, want one: %q", w, want)
+	}
+	fabric := Config{Hosts: 144, Rate: 10e9, Packet: 9000, Mesochronous: 2, Factors: DefaultFactors()}
+	// 2·n·1538·8/R = 1 s exactly: n = 1000 hosts at R = 24.608 Mb/s.
+	edge := Config{Hosts: 1000, Rate: 24608000, Packet: DefaultPacket, Mesochronous: 2, Factors: DefaultFactors()}
+	for _, c := range []Config{fabric, edge} {
+		if w := c.Warnings(); len(w) != 0 {
+			t.Errorf("epoch %v: warnings %q, want none", c.Epoch(), w)
+		}
+	}
+	if e := edge.Epoch(); e != LongEpoch {
+		t.Errorf("edge case epoch %v, want exactly %v", e, LongEpoch)
+	}
+}
+
 // A level's rate never exceeds the link's: a budget that allows more is capped at R and marked.
 func TestLevelRateCappedAtLinkRate(t *testing.T) {
 	cfg := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2,
