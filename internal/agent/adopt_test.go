@@ -69,10 +69,7 @@ func TestAgentReplacesAKilledUp(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
 	pair := qjumpPair(t, "qjagkl", "198.19.79.1", "198.19.79.2")
-	argv := testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--hosts", "5", "--rate", "1G")
-	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
-		t.Fatalf("qjump up: %v: %s", err, out)
-	}
+	must(t, testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--hosts", "5", "--rate", "1G")...)
 	dir := filepath.Join(testutil.PinDir(t, pair.A), "eth0")
 	pins, err := os.ReadDir(dir)
 	if err != nil {
@@ -97,6 +94,30 @@ func TestAgentReplacesAKilledUp(t *testing.T) {
 	}
 	if v, _ := a.metric(`qjump_agent_interface_actions_total{action="replaced"}`); v != 1 {
 		t.Errorf("replaced %v times, want 1", v)
+	}
+	a.stop()
+}
+
+// TestAgentReplacesAnOrphan: QJump's state removed from bpffs whole leaves its egress tree on the
+// device with nothing to say whose it is, which up alone refuses to build over; the agent, whose
+// interface it is, brings QJump up in its place.
+func TestAgentReplacesAnOrphan(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagor", "198.19.78.1", "198.19.78.2")
+	must(t, testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--hosts", "5", "--rate", "1G")...)
+	if err := os.RemoveAll(filepath.Join(testutil.PinDir(t, pair.A), "eth0")); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, config, cgroupConfig)
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19794", t.TempDir(), "--down-on-exit")
+	a.waitReady(10 * time.Second)
+	if st := status(t, bin, pair.A, "eth0"); !st.Attached || st.Generation != 1 {
+		t.Errorf("after the agent: attached %v, generation %d; want a new up, attached", st.Attached, st.Generation)
+	}
+	if v, _ := a.metric(`qjump_agent_apply_errors_total{operation="up"}`); v != 0 {
+		t.Errorf("%v errors bringing it up, want none", v)
 	}
 	a.stop()
 }

@@ -28,7 +28,8 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 	st, err := dataplane.DeviceStatus(dev)
 	switch {
 	case errors.Is(err, dataplane.ErrNotUp):
-		return Brought, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want})
+		// Replace: what QJump left on the interface with its state lost is the agent's to replace.
+		return Brought, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
 	case err != nil:
 		return "", err
 	case !st.Attached:

@@ -21,7 +21,8 @@ func newDownCommand(runF func(*downOptions) error) *cobra.Command {
 		Short: "Detach QJump from an interface and remove everything up created",
 		Long: `down removes what up created on the interface: the eBPF program and its hook (TCX link or
 cls_bpf filter), the clsact qdisc if up added it, shape mode's HTB tree, and the pinned state. Other
-qdiscs and filters stay. An interface that is not up is not an error.`,
+qdiscs and filters stay. An interface that is not up is not an error. If QJump's state was lost
+while its egress tree (or clsact filter) stayed on the interface, down removes those and says so.`,
 		Example: `  qjump down --dev eth0
   ip netns exec host1 qjump down --dev eth0`,
 		Args: noArgs("dev"),
@@ -41,12 +42,22 @@ func runDown(opts *downOptions, stderr io.Writer) error {
 	dev := opts.dev
 	_, err := dataplane.DeviceStatus(dev)
 	wasUp := !errors.Is(err, dataplane.ErrNotUp)
+	var left string
+	if !wasUp {
+		if left, err = dataplane.LeftOver(dev); err != nil {
+			return dataplaneError(err)
+		}
+	}
 	if err := dataplane.Down(dev); err != nil {
 		return dataplaneError(err)
 	}
-	if wasUp {
+	switch {
+	case wasUp:
 		fmt.Fprintf(stderr, "qjump: down on %s\n", dev)
-	} else {
+	case left != "":
+		fmt.Fprintf(stderr, "qjump: %s was not up, but had %s with no QJump state: removed it; the kernel's "+
+			"default qdisc is back (the tree up had replaced was in the lost state: put it back by hand if it was not the default)\n", dev, left)
+	default:
 		fmt.Fprintf(stderr, "qjump: %s was not up: nothing to do\n", dev)
 	}
 	return nil

@@ -65,11 +65,21 @@ func runStatus(opts *statusOptions, stdout io.Writer) error {
 			return dataplaneError(err)
 		}
 	}
+	var orphans []string
+	if opts.dev == "" {
+		var err error
+		if orphans, err = dataplane.Orphans(); err != nil {
+			return dataplaneError(err)
+		}
+	}
 	if opts.json {
-		return printJSON(stdout, newStatusJSON(all, deviceMTU))
+		return printJSON(stdout, newStatusJSON(all, orphans, deviceMTU))
 	}
 	if len(all) == 0 {
 		fmt.Fprintln(stdout, "qjump is not up on any interface in this network namespace")
+	}
+	for _, o := range orphans {
+		fmt.Fprintf(stdout, "warning: %s\n", o)
 	}
 	for i, st := range all {
 		if i > 0 {

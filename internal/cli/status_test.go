@@ -24,7 +24,7 @@ func TestStatusJSONUnconfiguredLevelIsNull(t *testing.T) {
 	c := config.Default()
 	c.Model.Hosts, c.Model.Rate = 12, model.Rate(10e9)
 	c.Model.Factors = model.Factors{7: model.Limited(1), 0: model.Unlimited()}
-	b, err := json.Marshal(newStatusJSON([]dataplane.Status{{Device: "eth0", Config: c}}, func(string) (int, error) { return 1500, nil }))
+	b, err := json.Marshal(newStatusJSON([]dataplane.Status{{Device: "eth0", Config: c}}, nil, func(string) (int, error) { return 1500, nil }))
 	if err != nil {
 		t.Fatal(err)
 	}

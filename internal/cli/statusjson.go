@@ -9,6 +9,9 @@ import (
 // statusJSON is `qjump status --json`: the same data as the tables, numbers in base units.
 type statusJSON struct {
 	Devices []deviceJSON `json:"devices"`
+	// LeftOver: interfaces that have QJump's egress tree or program and no QJump state, each
+	// with what to do (dataplane.Orphans); empty when none has.
+	LeftOver []string `json:"left_over"`
 }
 
 type deviceJSON struct {
@@ -35,8 +38,8 @@ type levelJSON struct {
 	dataplane.Counters
 }
 
-func newStatusJSON(all []dataplane.Status, mtu mtuOf) statusJSON {
-	out := statusJSON{Devices: []deviceJSON{}}
+func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJSON {
+	out := statusJSON{Devices: []deviceJSON{}, LeftOver: append([]string{}, orphans...)}
 	for _, st := range all {
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),

@@ -2,11 +2,13 @@ package dataplane
 
 import (
 	"errors"
+	"fmt"
 	"os"
 )
 
 // Down detaches QJump from the device, puts back the egress tree Up found and removes everything
-// Up created: the hook, the clsact qdisc if Up added it, the pins. A device that is not up is not an error.
+// Up created: the hook, the clsact qdisc if Up added it, the pins. A device that is not up is not an
+// error; what QJump left on it with its state gone (an orphan) is removed.
 func Down(device string) error {
 	p, err := pathsFor(device)
 	if err != nil {
@@ -24,7 +26,7 @@ func down(p paths) error {
 	if err != nil {
 		if errors.Is(err, ErrNotUp) {
 			removeEmpty(p)
-			return nil
+			return removeOrphan(p.deviceName())
 		}
 		return err
 	}
@@ -43,5 +45,15 @@ func teardown(p paths, rec record) error {
 		return err
 	}
 	removeEmpty(p)
+	return nil
+}
+
+// removeOrphan removes what QJump left on the device called name with no state, if anything.
+func removeOrphan(name string) error {
+	if o := orphanNamed(name); o.found() {
+		if err := o.remove(); err != nil {
+			return fmt.Errorf("remove what QJump left on %s: %w", name, err)
+		}
+	}
 	return nil
 }

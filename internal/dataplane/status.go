@@ -32,7 +32,13 @@ func DeviceStatus(device string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	return statusAt(stateOf(p, device))
+	st, err := statusAt(stateOf(p, device))
+	if errors.Is(err, ErrNotUp) {
+		if o := orphanNamed(device); o.found() {
+			err = fmt.Errorf("%w; %s", err, o.advice(device))
+		}
+	}
+	return st, err
 }
 
 // List is the status of every device QJump is up on in this network namespace, by name.

@@ -50,6 +50,7 @@ func up(p paths, opts UpOptions) (err error) {
 	if err := checkEthernet(dev); err != nil {
 		return err
 	}
+	ifindex := dev.Attrs().Index
 	if p.exists() {
 		if !opts.Replace {
 			return alreadyUp(p, opts.Device)
@@ -57,9 +58,15 @@ func up(p paths, opts UpOptions) (err error) {
 		if err := down(p); err != nil {
 			return err
 		}
+	} else if o := orphanOn(ifindex); o.found() {
+		if !opts.Replace {
+			return fmt.Errorf("%w: %s; nothing changed (or use --replace)", ErrLeftOver, o.advice(opts.Device))
+		}
+		if err := o.remove(); err != nil {
+			return fmt.Errorf("remove what QJump left on %s: %w", opts.Device, err)
+		}
 	}
 	pruneDead(p.root)
-	ifindex := dev.Attrs().Index
 	// Everything that could refuse does so before anything is created.
 	before, err := snapshotEgress(ifindex, opts.Device)
 	if err != nil {

@@ -8,7 +8,8 @@ import (
 // Status is what tests read of `qjump status --json`, decoded on its own rather than through the
 // CLI's types, so that the tests also hold the documented field names to account.
 type Status struct {
-	Devices []StatusDevice `json:"devices"`
+	Devices  []StatusDevice `json:"devices"`
+	LeftOver []string       `json:"left_over"`
 }
 
 // StatusDevice is one device of Status.
