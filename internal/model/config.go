@@ -99,9 +99,10 @@ func (c Config) Warnings() []string {
 }
 
 // LongEpoch is the longest epoch Warnings accepts without a word. QJump's guarantee is an epoch
-// or two, and its users want microseconds to milliseconds (the paper's 144 hosts at 10 Gb/s with
-// P = 9 kB have 2.07 ms, 12 hosts of a 1500-byte MTU 30 µs); an epoch of seconds guarantees nothing they would use, and is what a
-// rate given in the wrong unit (1M meant as 1 Gb/s) or a host count off by thousands gives.
+// or two, and its users want microseconds to milliseconds (the paper's ns-2 fabric, 144 hosts at
+// 10 Gb/s with P = 9 kB and m = 1, has 1.04 ms; 12 hosts of a 1500-byte MTU at m = 2, 30 µs); an
+// epoch of seconds guarantees nothing they would use, and is what a rate given in the wrong unit
+// (1M meant as 1 Gb/s) or a host count off by thousands gives.
 const LongEpoch = time.Second
 
 // longEpochWarning says what an epoch over LongEpoch means for the top level at factor 1, and
