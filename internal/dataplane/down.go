@@ -17,15 +17,23 @@ func Down(device string) error {
 	// State under this name is what down means, even if its device has been renamed since (the
 	// agent asks for that when an interface leaves its set by a rename); without any, the name
 	// may be the new one of a renamed device: stateOf, as status finds it.
-	return withState(p.root, false, func() error { return down(stateOf(p, device)) })
+	return withState(p.root, false, func() error {
+		if err := down(stateOf(p, device)); err != nil {
+			return err
+		}
+		// Last, as the lock is given up: removing the state directory lets the next process lock
+		// a new one, so nothing may be done under this lock afterwards.
+		removeEmpty(p)
+		return nil
+	})
 }
 
-// down is Down under the state lock.
+// down is Down under the state lock, without removing the state directory: up --replace goes on
+// to build under the same lock.
 func down(p paths) error {
 	rec, err := readRecord(p)
 	if err != nil {
 		if errors.Is(err, ErrNotUp) {
-			removeEmpty(p)
 			return removeOrphan(p.deviceName())
 		}
 		return err
@@ -33,6 +41,8 @@ func down(p paths) error {
 	return teardown(p, rec)
 }
 
+// teardown undoes what up did on one device and removes its state; the state directory stays
+// (removeEmpty, by the caller that is done with the lock).
 func teardown(p paths, rec record) error {
 	err := detach(p, rec)
 	if rec.Egress || rec.HTB {
@@ -41,11 +51,7 @@ func teardown(p paths, rec record) error {
 	if err != nil {
 		return err
 	}
-	if err := os.RemoveAll(p.device); err != nil {
-		return err
-	}
-	removeEmpty(p)
-	return nil
+	return os.RemoveAll(p.device)
 }
 
 // removeOrphan removes what QJump left on the device called name with no state, if anything.

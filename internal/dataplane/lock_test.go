@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestConcurrentUpsOneWins: four `qjump up` at once on one device (two config-management runs, an
@@ -46,4 +48,27 @@ func TestConcurrentUpsOneWins(t *testing.T) {
 			t.Fatalf("round %d: down left eth0 different.\nbefore:\n%s\nafter:\n%s", round, before, after)
 		}
 	}
+}
+
+// TestReplaceKeepsTheStateLock: up --replace takes the running QJump down and builds the new one
+// under one hold of the state lock. Taking it down must not remove the state directory whose
+// lock up holds: another qjump would then lock the directory up makes again and run beside it
+// (an up beside it failed on the pins and its clean-up took down the up that had succeeded).
+func TestReplaceKeepsTheStateLock(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	root := stateRoot(t)
+	var locked bool
+	var lockErr error
+	beforeLoad = func() { locked, lockErr = stateLocked(root) }
+	t.Cleanup(func() { beforeLoad = func() {} })
+	testutil.InNetns(t, h.a, func() {
+		if err := Up(UpOptions{Device: "eth0", Config: testConfig(), Attach: AttachTCX, Replace: true}); err != nil {
+			t.Fatalf("up --replace: %v", err)
+		}
+	})
+	if lockErr != nil || !locked {
+		t.Errorf("the state lock while up --replace loads its program: held %v, %v; want held", locked, lockErr)
+	}
+	h.mustQjump(t, h.a, "down", "--dev", "eth0")
 }

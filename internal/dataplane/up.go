@@ -82,9 +82,15 @@ func up(p paths, opts UpOptions) (err error) {
 	}
 	rec.Generation = 1
 	defer func() {
-		if err != nil {
-			_ = teardown(p, rec)
+		if err == nil {
+			return
 		}
+		if terr := teardown(p, rec); terr != nil {
+			err = fmt.Errorf("%w; and giving back what this up made failed (qjump down --dev %s retries): %w",
+				err, opts.Device, terr)
+			return
+		}
+		removeEmpty(p)
 	}()
 	if err := os.MkdirAll(p.device, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", p.device, err)
