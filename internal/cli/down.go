@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +32,7 @@ while its egress tree (or clsact filter) stayed on the interface, down removes t
 			if runF != nil {
 				return runF(opts)
 			}
-			return runDown(opts, cmd.ErrOrStderr())
+			return runDown(cmd.Context(), opts, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&opts.dev, "dev", "", "interface to detach from, e.g. eth0")
@@ -38,7 +40,7 @@ while its egress tree (or clsact filter) stayed on the interface, down removes t
 	return cmd
 }
 
-func runDown(opts *downOptions, stderr io.Writer) error {
+func runDown(ctx context.Context, opts *downOptions, stderr io.Writer) error {
 	dev := opts.dev
 	_, err := dataplane.DeviceStatus(dev)
 	wasUp := !errors.Is(err, dataplane.ErrNotUp)
@@ -48,7 +50,13 @@ func runDown(opts *downOptions, stderr io.Writer) error {
 			return dataplaneError(err)
 		}
 	}
+	// A signal in the middle would leave the device half given back: hold it until down is done.
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if err := dataplane.Down(dev); err != nil {
+		if ctx.Err() != nil {
+			return errors.Join(fmt.Errorf("%v while %s went down", context.Cause(ctx), dev), dataplaneError(err))
+		}
 		return dataplaneError(err)
 	}
 	switch {
@@ -57,8 +65,19 @@ func runDown(opts *downOptions, stderr io.Writer) error {
 	case left != "":
 		fmt.Fprintf(stderr, "qjump: %s was not up, but had %s with no QJump state: removed it; the kernel's "+
 			"default qdisc is back (the tree up had replaced was in the lost state: put it back by hand if it was not the default)\n", dev, left)
+	case !linkExists(dev):
+		fmt.Fprintf(stderr, "qjump: %s was not up: nothing to do (and there is no interface %s in this network namespace)\n", dev, dev)
 	default:
 		fmt.Fprintf(stderr, "qjump: %s was not up: nothing to do\n", dev)
 	}
+	if ctx.Err() != nil {
+		return interruptedError(ctx, "down had finished on %s", dev)
+	}
 	return nil
+}
+
+// linkExists reports whether this network namespace has an interface called name.
+func linkExists(name string) bool {
+	_, err := net.InterfaceByName(name)
+	return err == nil
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -49,7 +51,7 @@ given applied over it as up applies its flags over its file: --factors replaces 
 			if runF != nil {
 				return runF(opts)
 			}
-			return runReload(opts, cmd.ErrOrStderr())
+			return runReload(cmd.Context(), opts, cmd.ErrOrStderr())
 		},
 	}
 	fs := cmd.Flags()
@@ -59,27 +61,38 @@ given applied over it as up applies its flags over its file: --factors replaces 
 	return cmd
 }
 
-func runReload(opts *reloadOptions, stderr io.Writer) error {
-	d, err := opts.dataplane(deviceMTU, runningConfig)
+func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error {
+	var base uint64 // the generation the flags are applied to; 0 for a whole --config
+	running := func(dev string) (config.Dataplane, error) {
+		st, err := dataplane.DeviceStatus(dev)
+		if err != nil {
+			return config.Dataplane{}, dataplaneError(err)
+		}
+		base = st.Generation
+		return st.Config, nil
+	}
+	d, err := opts.dataplane(deviceMTU, running)
 	if err != nil {
 		return err
 	}
 	warn(stderr, d.Model.Warnings())
-	if err := dataplane.Reload(opts.dev, d); err != nil {
+	// A signal in the middle would leave the new egress tree beside the old program: hold it
+	// until the reload is done or undone, then say which.
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	err = dataplane.ReloadFrom(opts.dev, base, d)
+	if ctx.Err() != nil {
+		if err != nil {
+			return errors.Join(fmt.Errorf("%v while %s reloaded", context.Cause(ctx), opts.dev), dataplaneError(err))
+		}
+		return interruptedError(ctx, "the reload had finished: %s runs the new configuration", opts.dev)
+	}
+	if err != nil {
 		return dataplaneError(err)
 	}
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
 	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	return nil
-}
-
-// runningConfig is the configuration the device runs now.
-func runningConfig(dev string) (config.Dataplane, error) {
-	st, err := dataplane.DeviceStatus(dev)
-	if err != nil {
-		return config.Dataplane{}, dataplaneError(err)
-	}
-	return st.Config, nil
 }
 
 // dataplane is the configuration to reload: --config FILE or what the device runs (running), the

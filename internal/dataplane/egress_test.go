@@ -118,6 +118,16 @@ func TestEgressRefusesWhatItCannotGiveBack(t *testing.T) {
 // refuse a change (treeChanger).
 func reloadInProcess(t *testing.T, ns string, args ...string) error {
 	t.Helper()
+	d := solvedConfig(t, args...)
+	var err error
+	testutil.InNetns(t, ns, func() { err = Reload("eth0", d) })
+	return err
+}
+
+// solvedConfig is the configuration of these configuration-file lines over the defaults, for a
+// 1500-byte MTU, solved.
+func solvedConfig(t *testing.T, args ...string) config.Dataplane {
+	t.Helper()
 	d := config.Default()
 	f, err := config.Parse("test", []byte(strings.Join(args, "\n")))
 	if err != nil {
@@ -132,8 +142,7 @@ func reloadInProcess(t *testing.T, ns string, args ...string) error {
 	if d, err = d.Solved(); err != nil {
 		t.Fatal(err)
 	}
-	testutil.InNetns(t, ns, func() { err = Reload("eth0", d) })
-	return err
+	return d
 }
 
 // shapeConfig is testModel's hosts, R and P in shape mode as a configuration file, with these

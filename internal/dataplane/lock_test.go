@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -71,4 +72,32 @@ func TestReplaceKeepsTheStateLock(t *testing.T) {
 		t.Errorf("the state lock while up --replace loads its program: held %v, %v; want held", locked, lockErr)
 	}
 	h.mustQjump(t, h.a, "down", "--dev", "eth0")
+}
+
+// TestReloadFromAnOlderGenerationChangesNothing: two reloads that each change one flag read the
+// running configuration, then take turns on the lock. The second must not install its copy of
+// the configuration the first replaced: that would undo the first's change and report success.
+func TestReloadFromAnOlderGenerationChangesNothing(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--hosts", "10", "--rate", "24M", "--packet", "1500B",
+		"--factors", "7=5,5=10,0=unlimited")
+	first := solvedConfig(t, shapeConfig("{7: 5, 5: 5, 0: unlimited}")...)
+	second := solvedConfig(t, shapeConfig("{7: 5, 5: 10, 0: unlimited}", "default_level: 5")...)
+	var firstErr, secondErr error
+	testutil.InNetns(t, h.a, func() {
+		firstErr = ReloadFrom("eth0", 1, first)
+		secondErr = ReloadFrom("eth0", 1, second)
+	})
+	if firstErr != nil {
+		t.Fatalf("the first reload, from generation 1: %v", firstErr)
+	}
+	if !errors.Is(secondErr, ErrChangedMeanwhile) || !strings.Contains(secondErr.Error(), "run it again") {
+		t.Errorf("the second reload, also from generation 1: %v; want it refused, saying to run it again", secondErr)
+	}
+	want, _ := first.Model.Budget(first.Model.Factors[5])
+	d := h.status(t, h.a).Devices[0]
+	if d.Generation != 2 || *d.Level(t, 5).BudgetBytes != int64(want) {
+		t.Errorf("after both: generation %d, level 5's budget %d; want 2 and the first reload's %d",
+			d.Generation, *d.Level(t, 5).BudgetBytes, want)
+	}
 }

@@ -17,19 +17,34 @@ import (
 // follows the new configuration first: the new tree is computed and checked whole before
 // anything changes, and if the kernel refuses any part of it (or the new program cannot be
 // swapped in), the old tree is put back, so the device never runs half of each.
-func Reload(device string, d config.Dataplane) error {
+func Reload(device string, d config.Dataplane) error { return ReloadFrom(device, 0, d) }
+
+// ErrChangedMeanwhile means the device's configuration changed between the moment a reload read it
+// to build on and the moment it would have replaced it.
+var ErrChangedMeanwhile = errors.New("the configuration changed meanwhile")
+
+// ReloadFrom is Reload of a configuration made from the device's configuration at generation base
+// (read with DeviceStatus; 0 for one made from nothing running, such as a whole file). If another
+// reload changed the device since, it changes nothing and returns ErrChangedMeanwhile: replacing
+// that reload's configuration with one made from the older one would quietly undo its change.
+func ReloadFrom(device string, base uint64, d config.Dataplane) error {
 	p, err := pathsFor(device)
 	if err != nil {
 		return err
 	}
-	return withState(p.root, false, func() error { followRenames(p); return reload(p, device, d) })
+	return withState(p.root, false, func() error { followRenames(p); return reload(p, device, base, d) })
 }
 
-// reload is Reload under the state lock.
-func reload(p paths, device string, d config.Dataplane) error {
+// reload is ReloadFrom under the state lock.
+func reload(p paths, device string, base uint64, d config.Dataplane) error {
 	rec, err := readRecord(p)
 	if err != nil {
 		return err
+	}
+	if base != 0 && rec.Generation != base {
+		return fmt.Errorf("%w: %s is at generation %d, and this reload was made from generation %d "+
+			"(another reload ran in between); nothing changed: run it again to build on the new one",
+			ErrChangedMeanwhile, device, rec.Generation, base)
 	}
 	old, err := rec.dataplane()
 	if err != nil {
