@@ -53,6 +53,7 @@ type Agent struct {
 
 	// Owned by the loop.
 	seen       [32]byte        // content of the last file read, valid or not
+	seenValid  bool            // whether that content was valid (and so runs)
 	generation uint64          // valid files loaded
 	devices    map[string]bool // interfaces this agent runs QJump on
 	cg         cgroups
@@ -82,7 +83,7 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	data, _ := os.ReadFile(opts.ConfigPath)
-	a.seen = contentSum(data)
+	a.seen, a.seenValid = contentSum(data), true
 	a.accept(spec)
 	a.m.lastLoadTime.SetToCurrentTime()
 	if a.opts.Listen == "" {
@@ -212,9 +213,12 @@ func (a *Agent) onFile(fc fileChange) {
 	}
 	sum := contentSum(fc.data)
 	if sum == a.seen {
+		// The same file again, perhaps after a moment it could not be read: its last load's
+		// outcome holds again (a read error must not leave the gauge at 0 for good).
+		a.m.lastLoadOK.Set(b2f(a.seenValid))
 		return
 	}
-	a.seen = sum
+	a.seen, a.seenValid = sum, false
 	a.m.lastLoadTime.SetToCurrentTime()
 	spec, err := Parse(a.opts.ConfigPath, fc.data)
 	if err != nil {
@@ -227,6 +231,7 @@ func (a *Agent) onFile(fc fileChange) {
 	if spec.Agent.Listen != a.current.Load().Agent.Listen {
 		a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", spec.Agent.Listen)
 	}
+	a.seenValid = true
 	a.accept(spec)
 	a.log.Info("config changed", "hash", spec.Hash, "generation", a.generation)
 	a.reconcileAll()
@@ -406,4 +411,12 @@ func (a *Agent) serve(ln net.Listener) *http.Server {
 		}
 	}()
 	return srv
+}
+
+// b2f is a gauge's value for a bool: 1 for true, 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -243,8 +243,9 @@ func TestSystemdUnit(t *testing.T) {
 		t.Fatalf("ExecStart %q", keys["ExecStart"])
 	}
 	cmd := agentFlags(t, exec0[1:])
-	if dir := flag(cmd, "state-dir"); dir != "/run/"+keys["RuntimeDirectory"] || keys["RuntimeDirectoryPreserve"] != "restart" {
-		t.Errorf("--state-dir %s is not the RuntimeDirectory kept across restarts (%s, preserve %s)",
+	// "yes": kept across a stop and start too (an upgrade), as the pins it describes are.
+	if dir := flag(cmd, "state-dir"); dir != "/run/"+keys["RuntimeDirectory"] || keys["RuntimeDirectoryPreserve"] != "yes" {
+		t.Errorf("--state-dir %s is not the RuntimeDirectory kept across stops (%s, preserve %s)",
 			dir, keys["RuntimeDirectory"], keys["RuntimeDirectoryPreserve"])
 	}
 	for k, want := range map[string]string{"ProtectSystem": "strict", "Restart": "on-failure", "NoNewPrivileges": "yes",

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
@@ -113,4 +115,39 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: accepted, but an interface of MTU 1500 cannot run it: %v", in, err)
 		}
 	})
+}
+
+// TestLastLoadRecoversAfterAReadError: the file cannot be read for a moment (a configuration
+// management run replacing it), then comes back unchanged. qjump_agent_config_last_load_successful
+// goes to 0 and back to 1, as the documented alert on it expects; an invalid file that comes back
+// after a read error keeps it at 0.
+func TestLastLoadRecoversAfterAReadError(t *testing.T) {
+	// An interface pattern that matches nothing, no cgroups: should anything reconcile, it
+	// touches nothing of the host the test runs on.
+	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n"
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Options{ConfigPath: path, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastLoad := func() float64 { return promtestutil.ToFloat64(a.m.lastLoadOK) }
+	steps := []struct {
+		change fileChange
+		want   float64
+	}{
+		{fileChange{err: os.ErrNotExist}, 0},
+		{fileChange{data: []byte(file)}, 1},
+		{fileChange{data: []byte("hosts: 2\n")}, 0}, // invalid: no rate
+		{fileChange{err: os.ErrNotExist}, 0},
+		{fileChange{data: []byte("hosts: 2\n")}, 0},
+	}
+	for i, s := range steps {
+		a.onFile(s.change)
+		if got := lastLoad(); got != s.want {
+			t.Errorf("step %d (%v, %q): last load successful %v, want %v", i, s.change.err, s.change.data, got, s.want)
+		}
+	}
 }
