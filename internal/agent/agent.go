@@ -59,7 +59,8 @@ type Agent struct {
 	cg         cgroups
 	pods       *podWatch
 	podsSynced atomic.Bool
-	retry      *time.Timer // a cgroup not there yet (a pod's, before the kubelet made it)
+	retry      *time.Timer     // a cgroup not there yet (a pod's, before the kubelet made it)
+	absent     map[string]bool // wanted cgroups not on this host at the last sync, logged once
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
@@ -330,18 +331,39 @@ func (a *Agent) down(dev string) {
 // syncCgroups makes the assignments what the file and the pods say.
 func (a *Agent) syncCgroups() {
 	want, missing := a.wantedCgroups()
-	if err := a.cg.sync(want); err != nil {
+	absent, err := a.cg.sync(want)
+	if err != nil {
 		a.m.applyErrors.WithLabelValues("assign").Inc()
 		a.log.Error("assign cgroups", "err", err)
 		missing = true
 	}
+	a.noteAbsent(absent, want)
 	a.m.assignedCount.Set(float64(len(a.cg.applied)))
-	if missing && a.retry != nil {
+	// A cgroup not there yet is looked for again every second: a pod's appears right after the
+	// pod, a service's when it starts. Looking costs one system call; only its coming is logged.
+	if (missing || len(absent) > 0) && a.retry != nil {
 		a.retry.Reset(time.Second)
 	}
 	if err := writeState(a.opts.StateDir, state{Cgroups: a.cg.applied}); err != nil {
 		a.log.Error("save agent state", "err", err)
 	}
+}
+
+// noteAbsent logs each wanted cgroup that is not on this host once, when it is first found
+// missing (and again if it goes after having been there), and counts them in a gauge. A cluster
+// file names services that run on some hosts only: on the others this is the normal state, not
+// an error to log every second.
+func (a *Agent) noteAbsent(absent []string, want map[string]target) {
+	now := map[string]bool{}
+	for _, path := range absent {
+		now[path] = true
+		if !a.absent[path] {
+			a.log.Info("cgroup not on this host (yet): it is put on its level when it appears",
+				"cgroup", path, "source", want[path].Source)
+		}
+	}
+	a.absent = now
+	a.m.absentCount.Set(float64(len(absent)))
 }
 
 // wantedCgroups is every cgroup the file and the pods put on a level, by absolute path; missing
@@ -390,7 +412,8 @@ func (a *Agent) stop() error {
 	for dev := range a.devices {
 		errs = append(errs, dataplane.Down(dev))
 	}
-	errs = append(errs, a.cg.sync(nil))
+	_, err := a.cg.sync(nil)
+	errs = append(errs, err)
 	if err := os.Remove(stateFile(a.opts.StateDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}

@@ -55,7 +55,10 @@ type target struct {
 // cgroup below the assigned one (a pod's containers, a service's children): the dataplane looks a
 // socket's ancestors up, so nothing here follows the tree. A cgroup already assigned as wanted is left alone: re-assigning
 // would detach its programs for a moment.
-func (c *cgroups) sync(want map[string]target) error {
+// sync also returns the wanted cgroups that do not exist on this host (yet): not an error, since
+// a cluster file names services that run on some hosts only, and a pod's cgroup appears after
+// the pod.
+func (c *cgroups) sync(want map[string]target) (absent []string, err error) {
 	var errs []error
 	for _, path := range sortedKeys(c.applied) {
 		if _, ok := want[path]; !ok {
@@ -63,15 +66,20 @@ func (c *cgroups) sync(want map[string]target) error {
 		}
 	}
 	for _, path := range sortedKeys(want) {
-		errs = append(errs, c.assign(path, want[path]))
+		err := c.assign(path, want[path])
+		if errors.Is(err, os.ErrNotExist) {
+			absent = append(absent, path)
+			continue
+		}
+		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return absent, errors.Join(errs...)
 }
 
 func (c *cgroups) assign(path string, t target) error {
 	id, err := host.CgroupID(path)
 	if err != nil {
-		return err // not there (yet): a pod's cgroup appears after the pod; the next sync retries
+		return err // os.ErrNotExist: not there (yet); the next sync retries
 	}
 	a := c.applied[path]
 	if a == nil || a.Placement != t.Placement || a.ID != id || !pinned(id) {

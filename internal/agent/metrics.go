@@ -22,6 +22,7 @@ type metrics struct {
 	lastLoadTime  prometheus.Gauge
 	podErrors     prometheus.Counter
 	assignedCount prometheus.Gauge
+	absentCount   prometheus.Gauge
 }
 
 func newMetrics(dp prometheus.Collector) *metrics {
@@ -49,9 +50,11 @@ func newMetrics(dp prometheus.Collector) *metrics {
 			Help: "Pods of this node whose qjump.io annotations were invalid and were left unassigned."}),
 		assignedCount: prometheus.NewGauge(prometheus.GaugeOpts{Name: "qjump_agent_cgroups_assigned",
 			Help: "Cgroups (from the file and from pods) that the agent keeps on a level."}),
+		absentCount: prometheus.NewGauge(prometheus.GaugeOpts{Name: "qjump_agent_cgroups_absent",
+			Help: "Cgroups the file or a pod puts on a level that are not on this host (yet): a service that runs elsewhere, or a pod's cgroup before the kubelet makes it."}),
 	}
 	m.registry.MustRegister(m.configErrors, m.applyErrors, m.applied, m.generation, m.configHash, m.lastLoadOK,
-		m.lastLoadTime, m.podErrors, m.assignedCount, buildInfo(), dp,
+		m.lastLoadTime, m.podErrors, m.assignedCount, m.absentCount, buildInfo(), dp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zero, not absent, before the first error: rate() and alerts need the series from the start.
 	for _, s := range []string{"read", "invalid"} {
