@@ -248,6 +248,11 @@ func (a *Agent) accept(spec Spec) {
 }
 
 func (a *Agent) onLink(ev linkEvent) {
+	if ev.lost {
+		a.log.Warn("link events were lost and are watched again: looking at every interface")
+		a.reconcileAll()
+		return
+	}
 	spec := a.current.Load()
 	if !spec.Agent.Matches(ev.name) && !a.devices[ev.name] {
 		return
