@@ -101,3 +101,40 @@ func TestReloadFromAnOlderGenerationChangesNothing(t *testing.T) {
 			d.Generation, *d.Level(t, 5).BudgetBytes, want)
 	}
 }
+
+// TestStatusDuringUpAndDown: status reads without the state lock, so it can list a device whose
+// up has not written its record yet, or whose down removes it before status reads it. Such a
+// device is skipped: status must not fail for every device because one comes or goes.
+func TestStatusDuringUpAndDown(t *testing.T) {
+	h := newHosts(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 15 {
+			h.qjump(t, h.a, upArgs()...)
+			h.qjump(t, h.a, "down", "--dev", "eth0")
+		}
+	}()
+	var reads, failures int
+	var first error
+	testutil.InNetns(t, h.a, func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			reads++
+			if _, err := List(); err != nil {
+				failures++
+				if first == nil {
+					first = err
+				}
+			}
+		}
+	})
+	if failures > 0 {
+		t.Errorf("%d of %d status reads failed while eth0 came up and went down; the first: %v", failures, reads, first)
+	}
+	t.Logf("%d status reads beside 15 ups and downs", reads)
+}

@@ -54,6 +54,9 @@ func List() ([]Status, error) {
 	var out []Status
 	for _, dev := range devices {
 		st, err := statusAt(p.forDevice(dev))
+		if vanished(p.forDevice(dev), err) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -94,6 +97,9 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 	var out []DeviceConfig
 	for _, dev := range devices {
 		rec, err := readRecord(p.forDevice(dev))
+		if vanished(p.forDevice(dev), err) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -104,6 +110,21 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 		out = append(out, DeviceConfig{Device: rec.nameNow(), Config: d})
 	}
 	return out, nil
+}
+
+// vanished says whether err, from reading a device's state listed a moment before, is only that an up
+// has not written its record yet or a down has just removed it: status and the agent's metrics
+// read without the state lock, so as not to wait for (or hold up) an up, and skip such a device
+// rather than fail for all the others.
+func vanished(p paths, err error) bool {
+	if errors.Is(err, ErrNotUp) {
+		return true
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	_, again := readRecord(p)
+	return errors.Is(again, ErrNotUp)
 }
 
 func statusAt(p paths) (Status, error) {
