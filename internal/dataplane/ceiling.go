@@ -38,14 +38,16 @@ func SetCgroupCeiling(path string, max model.Level) error {
 		return &model.FieldError{Field: "cgroup", Value: fmt.Sprintf("%s at depth %d", path, depth),
 			Allowed: fmt.Sprintf("a ceiling needs a cgroup less than %d levels below the root", qjumpQjConstantsQJ_CEILING_DEPTHS)}
 	}
-	return withCeilings(true, func(ceilings, depths *ebpf.Map) error {
+	return withCeilings(true, false, func(ceilings, depths *ebpf.Map) error {
 		return putCeiling(ceilings, depths, id, max, depth)
 	})
 }
 
 // ClearCgroupCeiling removes the ceiling of a cgroup; clearing one that has none is not an error.
+// The last ceiling cleared on a host where QJump is up nowhere takes the shared maps, and QJump's
+// state directory, with it: what `qjump run --max-level` or `assign --max-level` made goes.
 func ClearCgroupCeiling(cgroupID uint64) error {
-	err := withCeilings(false, func(ceilings, depths *ebpf.Map) error {
+	err := withCeilings(false, true, func(ceilings, depths *ebpf.Map) error {
 		if err := ceilings.Delete(cgroupID); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
 			return fmt.Errorf("clear cgroup ceiling: %w", err)
 		}
@@ -90,8 +92,9 @@ func syncDepths(ceilings, depths *ebpf.Map) error {
 
 // withCeilings runs f on the shared ceiling maps, creating and pinning them if create is set and
 // no program has yet, under the state lock (lockState): two processes setting ceilings at once
-// would otherwise each write a depth mask that lacks the other's depth.
-func withCeilings(create bool, f func(ceilings, depths *ebpf.Map) error) error {
+// would otherwise each write a depth mask that lacks the other's depth. With tidy, what is left
+// empty goes afterwards (removeEmpty), the last thing done under the lock.
+func withCeilings(create, tidy bool, f func(ceilings, depths *ebpf.Map) error) error {
 	p, err := pathsFor("")
 	if err != nil {
 		return err
@@ -101,6 +104,17 @@ func withCeilings(create bool, f func(ceilings, depths *ebpf.Map) error) error {
 		return err
 	}
 	defer unlock()
+	if err := onCeilings(p, create, f); err != nil {
+		return err
+	}
+	if tidy {
+		removeEmpty(p)
+	}
+	return nil
+}
+
+// onCeilings opens the shared ceiling maps, runs f on them and closes them.
+func onCeilings(p paths, create bool, f func(ceilings, depths *ebpf.Map) error) error {
 	var maps [2]*ebpf.Map
 	for i, name := range []string{qjumpMapCgroupCeilings, qjumpMapCeilingDepths} {
 		m, err := openShared(p, name, create)

@@ -176,3 +176,44 @@ func sendAtPriority7(t *testing.T, dst string) {
 		}
 	}
 }
+
+// TestLastCeilingClearedLeavesNothing: with QJump up nowhere, setting a ceiling creates and pins
+// the shared ceiling maps (`qjump run --max-level`, `assign --max-level`); clearing the last one
+// removes them and QJump's state directory again, as down does for what up made.
+func TestLastCeilingClearedLeavesNothing(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup ceilings")
+	root := stateRoot(t)
+	if entries, err := os.ReadDir(root); err == nil && len(entries) > 0 {
+		testutil.Unavailable(t, fmt.Sprintf("QJump's state directory %s is in use: QJump is up on this host, or an earlier test left state", root))
+	}
+	mount, err := host.CgroupMount()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	cg := filepath.Join(mount, fmt.Sprintf("qjdp-%d-lastceiling", os.Getpid()))
+	if err := os.Mkdir(cg, 0o755); err != nil {
+		testutil.Unavailable(t, "create a cgroup: "+err.Error())
+	}
+	t.Cleanup(func() { _ = os.Remove(cg) })
+	id, err := host.CgroupID(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetCgroupCeiling(cg, 3); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pathsFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p.shared(qjumpMapCgroupCeilings)); err != nil {
+		t.Fatalf("the ceiling map after SetCgroupCeiling: %v", err)
+	}
+	if err := ClearCgroupCeiling(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(root)
+		t.Errorf("after the last ceiling was cleared, %s is still there (%v): %v", root, err, entries)
+	}
+}
