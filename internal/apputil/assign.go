@@ -93,11 +93,12 @@ func Unassign(path string) error {
 	if err != nil {
 		return err
 	}
-	ceiling := setCeiling(path, nil)
-	if err := errors.Join(unpinAll(dir), ceiling); err != nil {
+	pins := unpinAll(dir)
+	_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
+	// The ceiling last: clearing it removes QJump's state directory when nothing is left in it.
+	if err := errors.Join(pins, setCeiling(path, nil)); err != nil {
 		return fmt.Errorf("unassign cgroup %s: %w", path, err)
 	}
-	_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
 	return nil
 }
 

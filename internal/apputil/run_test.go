@@ -460,6 +460,9 @@ func TestAssignMaxLevelSetsCeiling(t *testing.T) {
 func ceilingOf(t *testing.T, id uint64) (uint8, bool) {
 	t.Helper()
 	m, err := ebpf.LoadPinnedMap("/sys/fs/bpf/qjump/cgroup_ceilings", nil)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false // the last ceiling cleared where QJump is up nowhere takes the map with it
+	}
 	if err != nil {
 		t.Fatalf("open the dataplane's ceiling map: %v", err)
 	}

@@ -104,13 +104,11 @@ func withCeilings(create, tidy bool, f func(ceilings, depths *ebpf.Map) error) e
 		return err
 	}
 	defer unlock()
-	if err := onCeilings(p, create, f); err != nil {
-		return err
+	err = onCeilings(p, create, f)
+	if tidy && (err == nil || errors.Is(err, os.ErrNotExist)) {
+		removeEmpty(p) // also when there were no maps: the directory may be all that is left
 	}
-	if tidy {
-		removeEmpty(p)
-	}
-	return nil
+	return err
 }
 
 // onCeilings opens the shared ceiling maps, runs f on them and closes them.

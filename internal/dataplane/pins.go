@@ -139,21 +139,27 @@ func writeRecord(p paths, r record) error {
 	if len(data) > recordSize {
 		return fmt.Errorf("encode record: %d bytes, more than %d", len(data), recordSize)
 	}
-	m, err := ebpf.LoadPinnedMap(p.pin(pinMeta), nil)
-	if err != nil {
-		if m, err = ebpf.NewMap(recordSpec); err != nil {
-			return fmt.Errorf("create record map: %w", err)
-		}
-		if err := m.Pin(p.pin(pinMeta)); err != nil {
-			m.Close()
-			return fmt.Errorf("pin record: %w", err)
-		}
-	}
-	defer m.Close()
 	buf := make([]byte, recordSize)
 	copy(buf, data)
+	m, err := ebpf.LoadPinnedMap(p.pin(pinMeta), nil)
+	if err == nil {
+		defer m.Close()
+		if err := m.Put(uint32(0), buf); err != nil {
+			return fmt.Errorf("write record: %w", err)
+		}
+		return nil
+	}
+	// A new record is written before it is pinned: status, which reads without the lock, must
+	// never find an empty one.
+	if m, err = ebpf.NewMap(recordSpec); err != nil {
+		return fmt.Errorf("create record map: %w", err)
+	}
+	defer m.Close()
 	if err := m.Put(uint32(0), buf); err != nil {
 		return fmt.Errorf("write record: %w", err)
+	}
+	if err := m.Pin(p.pin(pinMeta)); err != nil {
+		return fmt.Errorf("pin record: %w", err)
 	}
 	return nil
 }
@@ -169,13 +175,21 @@ func readRecord(p paths) (record, error) {
 	}
 	defer m.Close()
 	buf := make([]byte, recordSize)
-	if err := m.Lookup(uint32(0), &buf); err != nil {
-		return r, fmt.Errorf("read record: %w", err)
+	// Twice at most: a read beside a reload's write of the record (status reads without the
+	// lock) may copy half of each; the second read finds the write done.
+	for try := 0; ; try++ {
+		if err := m.Lookup(uint32(0), &buf); err != nil {
+			return r, fmt.Errorf("read record: %w", err)
+		}
+		r = record{}
+		err := json.Unmarshal(bytes.TrimRight(buf, "\x00"), &r)
+		if err == nil {
+			return r, nil
+		}
+		if try == 1 {
+			return r, fmt.Errorf("decode record: %w", err)
+		}
 	}
-	if err := json.Unmarshal(bytes.TrimRight(buf, "\x00"), &r); err != nil {
-		return r, fmt.Errorf("decode record: %w", err)
-	}
-	return r, nil
 }
 
 // pruneDead removes the pinned state of devices whose TCX link no longer names a device: the
