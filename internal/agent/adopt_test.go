@@ -121,3 +121,38 @@ func TestAgentReplacesAnOrphan(t *testing.T) {
 	}
 	a.stop()
 }
+
+// TestInterfaceDroppedWhileStoppedIsTakenDown: the file stops matching an interface while the
+// agent is stopped (an upgrade, a node drained and edited). The agent that starts next takes
+// QJump off it, as a running one would have: it remembers in its state which interfaces it ran
+// QJump on. Before, a fresh agent knew only the interfaces that matched, and the old
+// configuration stayed on that one for good, with /readyz ok.
+func TestInterfaceDroppedWhileStoppedIsTakenDown(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagdr", "198.19.79.1", "198.19.79.2")
+	config, stateDir := filepath.Join(t.TempDir(), "cluster.yaml"), t.TempDir()
+	writeFile(t, config, cgroupConfig)
+	const listen = "127.0.0.1:19784"
+	a := startAgent(t, bin, pair.A, config, listen, stateDir)
+	a.waitReady(10 * time.Second)
+	a.stop()
+	if st := status(t, bin, pair.A, "eth0"); !st.Attached {
+		t.Fatal("SIGTERM without --down-on-exit detached QJump")
+	}
+	writeFile(t, config, strings.Replace(cgroupConfig, "interfaces: [eth0]", `interfaces: ["qjnone*"]`, 1))
+	a = startAgent(t, bin, pair.A, config, listen, stateDir)
+	defer a.stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		argv := testbed.InNS(pair.A, bin, "status", "--json")
+		out, err := exec.Command(argv[0], argv[1:]...).Output()
+		if err == nil && strings.Contains(string(out), `"devices": []`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("QJump still up on eth0 10 s after an agent started with a file that no longer matches it:\n%s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

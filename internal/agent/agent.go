@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -114,6 +115,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.log.Warn("agent state unreadable: starting without it", "err", err)
 	}
 	a.cg = cgroups{applied: st.Cgroups}
+	for _, dev := range st.Devices {
+		a.devices[dev] = true // the first reconcile takes QJump off those the file no longer matches
+	}
 	a.beat.Store(time.Now().UnixNano())
 
 	srv := a.serve(ln)
@@ -312,7 +316,10 @@ func (a *Agent) reconcile(dev string) {
 		a.log.Error("apply config", "interface", dev, "operation", op, "err", err)
 		return
 	}
-	a.devices[dev] = true
+	if !a.devices[dev] {
+		a.devices[dev] = true
+		a.saveState()
+	}
 	a.m.applied.WithLabelValues(string(action)).Inc()
 	if action != Adopted {
 		a.log.Info("interface", "name", dev, "action", action, "hash", a.current.Load().Hash)
@@ -320,7 +327,10 @@ func (a *Agent) reconcile(dev string) {
 }
 
 func (a *Agent) down(dev string) {
-	delete(a.devices, dev)
+	if a.devices[dev] {
+		delete(a.devices, dev)
+		a.saveState()
+	}
 	if _, err := dataplane.DeviceStatus(dev); errors.Is(err, dataplane.ErrNotUp) {
 		return // never up (or already down): nothing to clean
 	}
@@ -349,9 +359,24 @@ func (a *Agent) syncCgroups() {
 	if (missing || len(absent) > 0) && a.retry != nil {
 		a.retry.Reset(time.Second)
 	}
-	if err := writeState(a.opts.StateDir, state{Cgroups: a.cg.applied}); err != nil {
+	a.saveState()
+}
+
+// saveState writes what a restarted agent needs to know (state); an error is logged, not fatal.
+func (a *Agent) saveState() {
+	if err := writeState(a.opts.StateDir, a.state()); err != nil {
 		a.log.Error("save agent state", "err", err)
 	}
+}
+
+// state is the agent's state as saved: the cgroups it assigned, the interfaces it runs QJump on.
+func (a *Agent) state() state {
+	devices := make([]string, 0, len(a.devices))
+	for dev := range a.devices {
+		devices = append(devices, dev)
+	}
+	sort.Strings(devices)
+	return state{Cgroups: a.cg.applied, Devices: devices}
 }
 
 // noteAbsent logs each wanted cgroup that is not on this host once, when it is first found
@@ -411,7 +436,7 @@ func (a *Agent) wantedCgroups() (want map[string]target, missing bool) {
 func (a *Agent) stop() error {
 	if !a.opts.DownOnExit {
 		a.log.Info("agent stopped: qjump stays attached", "interfaces", len(a.devices))
-		return writeState(a.opts.StateDir, state{Cgroups: a.cg.applied})
+		return writeState(a.opts.StateDir, a.state())
 	}
 	var errs []error
 	for dev := range a.devices {

@@ -14,9 +14,11 @@ const DefaultStateDir = "/run/qjump-agent"
 
 // state is what a restarted agent must know that the kernel does not tell: which cgroups it
 // assigned (so that it can unassign those the file no longer lists) and which ceilings it set
-// below them (ids of removed cgroups cannot be found any other way).
+// below them (ids of removed cgroups cannot be found any other way), and which interfaces it runs
+// QJump on (so that it takes QJump off one the file stopped matching while it was not running).
 type state struct {
 	Cgroups map[string]*assignment `json:"cgroups"`
+	Devices []string               `json:"devices,omitempty"`
 }
 
 func stateFile(dir string) string { return filepath.Join(dir, "state.json") }
