@@ -41,9 +41,23 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 	case st.Config.Mode != want.Mode:
 		// Shape mode owns an HTB tree that police mode does not: the only way across is down and
 		// up, which leaves the interface unlimited for the few milliseconds between.
-		return Replaced, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
+		return Replaced, replaceMode(dev, st.Config, want)
 	}
 	return Reloaded, dataplane.Reload(dev, want)
+}
+
+// replaceMode takes dev from running to want, another mode, by down and up. If the kernel refuses
+// the new up after the old QJump is down, the old configuration is put back: an interface the
+// agent runs must not be left unlimited until the next resync tries again.
+func replaceMode(dev string, running, want config.Dataplane) error {
+	err := dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
+	if err == nil {
+		return nil
+	}
+	if back := dataplane.Up(dataplane.UpOptions{Device: dev, Config: running, Replace: true}); back != nil {
+		return fmt.Errorf("%w; and putting the %s-mode configuration back failed: %w", err, running.Mode, back)
+	}
+	return fmt.Errorf("%w (the %s-mode configuration runs again)", err, running.Mode)
 }
 
 // wantFor is what dev should run under spec: the device's own P when the file leaves P to it.

@@ -138,3 +138,22 @@ func TestStatusDuringUpAndDown(t *testing.T) {
 	}
 	t.Logf("%d status reads beside 15 ups and downs", reads)
 }
+
+// TestReplaceRefusedLeavesTheRunningQJump: up --replace with a configuration that the device's
+// egress plan refuses changes nothing: the QJump that runs keeps running. Before, the running one
+// was taken down first, and the refusal left the interface with no QJump at all (the agent's
+// change of mode met it).
+func TestReplaceRefusedLeavesTheRunningQJump(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	running := h.snapshot(t, h.a)
+	// A level 7 bucket of 2.25 GB: more than a TBF holds.
+	_, errOut, code := h.qjump(t, h.a, "up", "--replace", "--dev", "eth0", "--mode", "shape", "--hosts", "1000000",
+		"--rate", "10G", "--packet", "1500B", "--factors", "7=1500000,0=unlimited")
+	if code == 0 || !strings.Contains(errOut, "more than a TBF holds") {
+		t.Fatalf("up --replace with a bucket no TBF holds: exit %d, %q; want refused for it", code, errOut)
+	}
+	if now := h.snapshot(t, h.a); now != running {
+		t.Errorf("a refused up --replace changed eth0:\n%s\nwant, as before:\n%s", now, running)
+	}
+}

@@ -51,6 +51,17 @@ func up(p paths, opts UpOptions) (err error) {
 		return err
 	}
 	ifindex := dev.Attrs().Index
+	// What the configuration itself could refuse does so before anything changes, the QJump that
+	// --replace takes down included.
+	plan, err := planEgress(opts.Config, egressDeviceOf(dev))
+	if err != nil {
+		return err
+	}
+	rec, err := newRecord(opts.Device, ifindex, opts.Config)
+	if err != nil {
+		return err
+	}
+	rec.Generation = 1
 	if p.exists() {
 		if !opts.Replace {
 			return alreadyUp(p, opts.Device)
@@ -67,20 +78,11 @@ func up(p paths, opts UpOptions) (err error) {
 		}
 	}
 	pruneDead(p.root)
-	// Everything that could refuse does so before anything is created.
+	// The tree to give back at down, refused here if it could not be given back.
 	before, err := snapshotEgress(ifindex, opts.Device)
 	if err != nil {
 		return err
 	}
-	plan, err := planEgress(opts.Config, egressDeviceOf(dev))
-	if err != nil {
-		return err
-	}
-	rec, err := newRecord(opts.Device, ifindex, opts.Config)
-	if err != nil {
-		return err
-	}
-	rec.Generation = 1
 	defer func() {
 		if err == nil {
 			return
