@@ -62,6 +62,8 @@ type Agent struct {
 	podsSynced atomic.Bool
 	retry      *time.Timer     // a cgroup not there yet (a pod's, before the kubelet made it)
 	absent     map[string]bool // wanted cgroups not on this host at the last sync, logged once
+	// listenGiven: --listen was given, which the file's agent.listen never overrides.
+	listenGiven bool
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
@@ -88,6 +90,7 @@ func New(opts Options) (*Agent, error) {
 	a.seen, a.seenValid = contentSum(data), true
 	a.accept(spec)
 	a.m.lastLoadTime.SetToCurrentTime()
+	a.listenGiven = a.opts.Listen != ""
 	if a.opts.Listen == "" {
 		a.opts.Listen = spec.Agent.Listen
 	}
@@ -233,7 +236,7 @@ func (a *Agent) onFile(fc fileChange) {
 			"err", err, "running_hash", a.current.Load().Hash)
 		return
 	}
-	if spec.Agent.Listen != a.current.Load().Agent.Listen {
+	if spec.Agent.Listen != a.current.Load().Agent.Listen && !a.listenGiven {
 		a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", spec.Agent.Listen)
 	}
 	a.seenValid = true

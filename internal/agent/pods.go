@@ -49,10 +49,14 @@ type podWatch struct {
 
 	mu   sync.Mutex
 	pods map[types.UID]podPlacement
+	// bad is each pod's annotation error as last told through invalid: a pod is updated many
+	// times (status changes, relists) and its error is told (logged, counted) once, not each time.
+	bad map[types.UID]string
 }
 
 func newPodWatch(node string, changed chan<- struct{}, invalid func(string, error)) *podWatch {
-	return &podWatch{node: node, changed: changed, invalid: invalid, pods: map[types.UID]podPlacement{}}
+	return &podWatch{node: node, changed: changed, invalid: invalid, pods: map[types.UID]podPlacement{},
+		bad: map[types.UID]string{}}
 }
 
 // start runs the informer until ctx ends and waits for its first list, so that a restarted agent
@@ -96,10 +100,13 @@ func (w *podWatch) update(obj any) {
 	if pod.Spec.NodeName != w.node || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		placed, err = false, nil
 	}
-	if err != nil {
-		w.invalid(pod.Namespace+"/"+pod.Name, err)
-	}
 	w.mu.Lock()
+	tell := err != nil && w.bad[pod.UID] != err.Error()
+	if err != nil {
+		w.bad[pod.UID] = err.Error()
+	} else {
+		delete(w.bad, pod.UID)
+	}
 	old, had := w.pods[pod.UID]
 	if placed {
 		w.pods[pod.UID] = p
@@ -107,6 +114,9 @@ func (w *podWatch) update(obj any) {
 		delete(w.pods, pod.UID)
 	}
 	w.mu.Unlock()
+	if tell {
+		w.invalid(pod.Namespace+"/"+pod.Name, err)
+	}
 	if had != placed || old != p {
 		notify(w.changed)
 	}
@@ -123,6 +133,7 @@ func (w *podWatch) delete(obj any) {
 	w.mu.Lock()
 	_, had := w.pods[pod.UID]
 	delete(w.pods, pod.UID)
+	delete(w.bad, pod.UID)
 	w.mu.Unlock()
 	if had {
 		notify(w.changed)

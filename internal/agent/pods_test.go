@@ -75,6 +75,26 @@ func TestPodWatch(t *testing.T) {
 	}
 	want("deleted", map[string]Placement{"plain": {Level: 3, MaxLevel: noCeiling, Enforce: true}})
 
+	// A bad pod is told once, not at each of its updates; a new error is told again.
+	for _, msg := range []string{"pulling", "started"} {
+		p, _ = pods.Get(ctx, "typo", metav1.GetOptions{})
+		p.Status.Message = msg
+		if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ = pods.Get(ctx, "typo", metav1.GetOptions{})
+	p.Annotations = map[string]string{AnnotationLevel: "nine"}
+	if _, err := pods.Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(invalid) < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(invalid) != 2 {
+		t.Errorf("invalid pods reported after two status updates and a new bad annotation: %v, want typo twice", invalid)
+	}
+
 	p, _ = pods.Get(ctx, "plain", metav1.GetOptions{})
 	p.Status.Phase = corev1.PodSucceeded
 	if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
