@@ -40,11 +40,20 @@ func attach(p paths, ifindex int, prog *ebpf.Program, how Attach, r *record) err
 			return err
 		}
 	}
-	r.Attach = AttachClsact
+	// Recorded before the kernel is asked: an up killed between adding the filter and writing the
+	// record would leave a record without a hook, and down would never remove the filter.
+	r.Attach, r.ClsactCreated = AttachClsact, !hasClsact(ifindex)
+	if err := writeRecord(p, *r); err != nil {
+		return err
+	}
 	created, err := attachClsact(ifindex, prog)
 	r.ClsactCreated = created
 	return err
 }
+
+// afterFilterAdd runs when the cls_bpf filter is on the device; a test stops an up there to kill
+// it (TestKilledUpIsLeftOver).
+var afterFilterAdd = func() {}
 
 // tcxAttacher is attachTCX; tests replace it to play a kernel without TCX.
 var tcxAttacher = attachTCX
@@ -81,6 +90,7 @@ func attachClsact(ifindex int, prog *ebpf.Program) (created bool, err error) {
 		}
 		return false, fmt.Errorf("add cls_bpf filter: %w", err)
 	}
+	afterFilterAdd()
 	return created, nil
 }
 

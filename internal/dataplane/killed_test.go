@@ -67,6 +67,22 @@ func TestKilledUpIsLeftOver(t *testing.T) {
 	}
 }
 
+// TestKilledClsactUpGoesDown: an up through clsact killed right after its filter went on the device
+// has QJump running there; down must take it all off. Before, the record named the hook only after
+// the filter was added, so down, reading a record without one, left the filter (and the clsact
+// qdisc up had added) on the device.
+func TestKilledClsactUpGoesDown(t *testing.T) {
+	h := newHosts(t)
+	before := h.snapshot(t, h.a)
+	helper := startStalledUp(t, h.a, "clsact")
+	_ = helper.Process.Kill()
+	_ = helper.Wait()
+	h.mustQjump(t, h.a, "down", "--dev", "eth0")
+	if after := h.snapshot(t, h.a); after != before {
+		t.Fatalf("down after an up killed with its filter on left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
 // startStalledUp runs Up in the namespace ns in a child process (TestHelperStalledUp) and returns
 // once that up has stopped at stall ("load" or "attach") for good, holding the state lock.
 func startStalledUp(t *testing.T, ns, stall string) *exec.Cmd {
@@ -111,12 +127,18 @@ func TestHelperStalledUp(t *testing.T) {
 		beforeLoad = stop
 	case "attach":
 		tcxAttacher = func(paths, int, *ebpf.Program) error { stop(); return nil }
+	case "clsact":
+		afterFilterAdd = stop
 	default:
-		t.Fatalf("QJDP_STALL=%q, want load or attach", os.Getenv("QJDP_STALL"))
+		t.Fatalf("QJDP_STALL=%q, want load, attach or clsact", os.Getenv("QJDP_STALL"))
+	}
+	how := AttachTCX
+	if os.Getenv("QJDP_STALL") == "clsact" {
+		how = AttachClsact
 	}
 	d := testConfig()
 	testutil.InNetns(t, os.Getenv("QJDP_NETNS"), func() {
-		err := Up(UpOptions{Device: "eth0", Config: d, Attach: AttachTCX})
+		err := Up(UpOptions{Device: "eth0", Config: d, Attach: how})
 		t.Fatalf("up returned (%v) instead of stalling", err)
 	})
 }
