@@ -67,20 +67,23 @@ func Assign(path string, s Settings) error {
 		return err
 	}
 	sweepOrphans(filepath.Dir(dir))
-	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
-		return err
-	}
+	// What can refuse does so while the old assignment is still in place: the new programs are
+	// attached (held by this process only, they detach if it fails or exits) and the ceiling set
+	// before the old pins go. For that moment both sets of programs run on new sockets.
 	a, err := attach(path, s)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := a.pin(dir); err != nil {
-		_ = unpinAll(dir)
+	if err := setCeiling(path, s.MaxLevel); err != nil {
 		return fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
-	if err := setCeiling(path, s.MaxLevel); err != nil {
+	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
+		return err
+	}
+	if err := a.pin(dir); err != nil {
 		_ = unpinAll(dir)
+		_ = setCeiling(path, nil)
 		return fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
 	return nil

@@ -562,3 +562,34 @@ func TestAssignSweepsRemovedCgroups(t *testing.T) {
 		return errors.Is(err, os.ErrNotExist)
 	})
 }
+
+// A reassign that is refused (here: a ceiling on a cgroup deeper than the dataplane looks)
+// leaves the cgroup on the level it had: the old assignment goes only once the new one is in
+// place. Before, the old pins went first and a refusal left the cgroup on no level.
+func TestRefusedReassignKeepsTheOldOne(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	b := programs(t)
+	cg := testCgroup(t)
+	// 33 levels below the root: deeper than a ceiling may be set (QJ_CEILING_DEPTHS).
+	deep := cg
+	for i := 0; i < 33; i++ {
+		deep = filepath.Join(deep, "d")
+		if err := os.Mkdir(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for d := deep; d != cg; d = filepath.Dir(d) {
+			os.Remove(d)
+		}
+	})
+	if o := runQjump(t, nil, "assign", "--cgroup", deep, "--level", "6"); o.code() != 0 {
+		t.Fatalf("assign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	t.Cleanup(func() { Unassign(deep) })
+	o := runQjump(t, nil, "assign", "--cgroup", deep, "--level", "4", "--max-level", "4")
+	if o.code() == 0 || !strings.Contains(o.stderr, "depth") {
+		t.Fatalf("reassign with a ceiling 33 levels down: exit %d, stderr %q; want refused, naming the depth", o.code(), o.stderr)
+	}
+	expectValues(t, runInCgroup(t, deep, b.goprobe), onLevel("6"))
+}
