@@ -158,6 +158,8 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	if err := doc.View().Table(stdout); err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "load %g drawn for, %.3f offered by these %d flows (their bytes over the hosts' capacity until the last arrival)\n",
+		res.Load, res.RealisedLoad, len(res.Flows))
 	fmt.Fprintln(stdout, experiment.PerfLine(res.Perf))
 	return nil
 }

@@ -113,7 +113,10 @@ type FCTResult struct {
 	Stats      FCTStats  `json:"stats"`
 	Unfinished int       `json:"unfinished"`
 	Drops      uint64    `json:"drops"`
-	Perf       Perf      `json:"perf"`
+	// RealisedLoad is the load the point's flows offered: Load is what their arrivals were drawn
+	// for, and a few thousand heavy-tailed sizes can carry well more or less (RealisedLoad).
+	RealisedLoad float64 `json:"realised_load"`
+	Perf         Perf    `json:"perf"`
 }
 
 // point is one simulation being run.
@@ -243,5 +246,22 @@ func (pt *point) result() *FCTResult {
 		res.Drops += p.Dropped()
 	}
 	res.Stats = ComputeStats(res.Flows)
+	res.RealisedLoad = RealisedLoad(res.Flows, pt.fab.Hosts(), pt.fab.EdgeRate)
 	return res
+}
+
+// RealisedLoad is the load flows offered: their bytes on the wire (40-byte headers on 1460-byte
+// payloads, as the arrivals are drawn) over the capacity of hosts edge links of rate from time 0
+// to the last arrival. At data mining's 3,000 flows a point, whose sizes reach 1 GB, seed 1
+// offers 0.956 at a nominal 0.8 (docs/reproducing.md, "What a point measures").
+func RealisedLoad(flows []FlowRow, hosts int, rate sim.Rate) float64 {
+	var bytes, last float64
+	for _, f := range flows {
+		bytes += float64(f.Size)
+		last = max(last, f.StartUs)
+	}
+	if last == 0 {
+		return 0
+	}
+	return bytes * 8 * 1500 / 1460 / (float64(hosts) * float64(rate) * last * 1e-6)
 }

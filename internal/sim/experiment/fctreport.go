@@ -53,7 +53,9 @@ type PointSummary struct {
 	Flows      int      `json:"flows"`
 	Unfinished int      `json:"unfinished"`
 	Drops      uint64   `json:"drops"`
-	Perf       Perf     `json:"perf"`
+	// RealisedLoad is the load the point's flows offered (FCTResult.RealisedLoad).
+	RealisedLoad float64 `json:"realised_load"`
+	Perf         Perf    `json:"perf"`
 }
 
 // ArmName is the arm of a scheme at a load: "qjump-0.5", "qjump-0.25". The load is written in
@@ -133,7 +135,8 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 		arm := ArmName(p.Scheme, p.Load)
 		ran[arm] = true
 		doc.Points = append(doc.Points, PointSummary{Workload: p.Workload, Load: p.Load, Scheme: p.Scheme, Arm: arm,
-			Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, Perf: p.Perf})
+			Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, RealisedLoad: results.Round3(p.RealisedLoad),
+			Perf: p.Perf})
 	}
 	// Only an interrupted run has an arm without a point: say so beside the arm.
 	for i, a := range doc.Arms {
