@@ -156,3 +156,32 @@ func TestInterfaceDroppedWhileStoppedIsTakenDown(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestRenameToAnotherMatchingNameKeepsQJump: an interface the agent runs QJump on is renamed to
+// another name the file matches (eth0 to ens9 under ["eth*", "ens*"], as a driver reload may do).
+// QJump stays on it: the agent's next look at every interface must not take the old name down,
+// which would take QJump off the renamed device (down follows the state, and the state is the
+// renamed device's), leaving it unlimited until a later reconcile.
+func TestRenameToAnotherMatchingNameKeepsQJump(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagrn", "198.19.80.1", "198.19.80.2")
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	file := strings.Replace(cgroupConfig, "interfaces: [eth0]", `interfaces: ["eth*", "ens*"]`, 1)
+	writeFile(t, config, file)
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19785", t.TempDir())
+	defer a.stop()
+	a.waitReady(10 * time.Second)
+	for _, args := range [][]string{{"link", "set", "eth0", "down"}, {"link", "set", "eth0", "name", "ens9"}, {"link", "set", "ens9", "up"}} {
+		must(t, testbed.InNS(pair.A, append([]string{"ip"}, args...)...)...)
+	}
+	a.waitReady(10 * time.Second)
+	writeFile(t, config, file+"# an edit: the agent looks at every interface again\n")
+	time.Sleep(1500 * time.Millisecond) // the edit is applied within a second
+	if v, _ := a.metric(`qjump_agent_interface_actions_total{action="down"}`); v != 0 {
+		t.Errorf("the agent took QJump down %v times after a rename to a matching name, want 0", v)
+	}
+	if st := status(t, bin, pair.A, "ens9"); !st.Attached {
+		t.Errorf("ens9 (eth0 renamed) has no QJump attached after the agent looked at every interface")
+	}
+}

@@ -64,6 +64,7 @@ type Agent struct {
 	absent     map[string]bool // wanted cgroups not on this host at the last sync, logged once
 	// listenGiven: --listen was given, which the file's agent.listen never overrides.
 	listenGiven bool
+	cgw         *cgroupWatch // the file's cgroups being made or removed
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
@@ -161,6 +162,12 @@ func (a *Agent) startWatches(ctx context.Context, ev events) error {
 	if err := watchLinks(ctx, ev.links, ev.errs); err != nil {
 		return err
 	}
+	cw, err := watchCgroups(ctx, ev.cgroups)
+	if err != nil {
+		return fmt.Errorf("watch cgroups: %w", err)
+	}
+	a.cgw = cw
+	a.watchFileCgroups()
 	a.podsSynced.Store(a.opts.Pods == nil)
 	if a.opts.Pods != nil {
 		a.pods = newPodWatch(a.opts.Pods.Node, ev.cgroups, func(pod string, err error) {
@@ -241,6 +248,7 @@ func (a *Agent) onFile(fc fileChange) {
 	}
 	a.seenValid = true
 	a.accept(spec)
+	a.watchFileCgroups()
 	a.log.Info("config changed", "hash", spec.Hash, "generation", a.generation)
 	a.reconcileAll()
 	a.syncCgroups()
@@ -334,8 +342,15 @@ func (a *Agent) down(dev string) {
 		delete(a.devices, dev)
 		a.saveState()
 	}
-	if _, err := dataplane.DeviceStatus(dev); errors.Is(err, dataplane.ErrNotUp) {
+	st, err := dataplane.DeviceStatus(dev)
+	if errors.Is(err, dataplane.ErrNotUp) {
 		return // never up (or already down): nothing to clean
+	}
+	if err == nil && st.Device != dev && a.current.Load().Agent.Matches(st.Device) {
+		// Renamed to a name the file matches too: the state under the old name is the renamed
+		// device's, and Down would take QJump off it. It stays; the new name is its own interface.
+		a.log.Info("interface renamed: qjump stays on it", "from", dev, "to", st.Device)
+		return
 	}
 	if err := dataplane.Down(dev); err != nil {
 		a.m.applyErrors.WithLabelValues("down").Inc()
@@ -421,17 +436,33 @@ func (a *Agent) wantedCgroups() (want map[string]target, missing bool) {
 		}
 	}
 	for _, r := range a.current.Load().Agent.Cgroups {
-		path := r.Path
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(a.opts.CgroupRoot, path)
-		}
 		p := Placement{Level: r.Level, MaxLevel: noCeiling, Enforce: r.Enforce}
 		if r.MaxLevel != nil {
 			p.MaxLevel = *r.MaxLevel
 		}
-		want[filepath.Clean(path)] = target{Placement: p, Source: "config"}
+		want[a.cgroupPath(r.Path)] = target{Placement: p, Source: "config"}
 	}
 	return want, missing
+}
+
+// cgroupPath is a cgroup of the file as an absolute, clean path.
+func (a *Agent) cgroupPath(path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(a.opts.CgroupRoot, path)
+	}
+	return filepath.Clean(path)
+}
+
+// watchFileCgroups points the cgroup watch at the cgroups the running file names.
+func (a *Agent) watchFileCgroups() {
+	if a.cgw == nil {
+		return
+	}
+	var paths []string
+	for _, r := range a.current.Load().Agent.Cgroups {
+		paths = append(paths, a.cgroupPath(r.Path))
+	}
+	a.cgw.set(paths)
 }
 
 // stop leaves QJump attached (traffic stays limited while the agent restarts) or, with

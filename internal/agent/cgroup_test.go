@@ -136,3 +136,55 @@ func waitMetric(t *testing.T, a *runningAgent, series string, want float64) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRestartedServiceIsPutBackAtOnce: a service restart removes the service's cgroup and makes a
+// new one, with a new id, that nothing is attached to. The agent watches where the file's
+// cgroups are made and assigns the new one at once; before, it did so at the next resync, up to
+// 30 s during which the restarted service ran on no level.
+func TestRestartedServiceIsPutBackAtOnce(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	bin := testutil.QjumpBinary(t)
+	root, err := host.CgroupMount()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	pair := qjumpPair(t, "qjagrs", "198.19.81.1", "198.19.81.2")
+	service := filepath.Join(root, fmt.Sprintf("qjump-agent-restart-%d.service", os.Getpid()))
+	if err := os.Mkdir(service, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(service) })
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, config, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n", service))
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19786", t.TempDir())
+	defer a.stop()
+	a.waitReady(10 * time.Second)
+	waitMetric(t, a, "qjump_agent_cgroups_assigned", 1)
+
+	// The restart: the old cgroup goes, a new one is made under the same name.
+	if err := os.Remove(service); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(service, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id, err := host.CgroupID(service)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := host.StateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := filepath.Join(state, "cgroups", fmt.Sprint(id), "sock_create")
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if _, err := os.Stat(pin); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted service's new cgroup (id %d) is not assigned 3 s after it was made", id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
