@@ -28,9 +28,14 @@ const (
 	AnnotationEnforce = "qjump.io/enforce"
 )
 
+// annotationMirror is on the API server's mirror of a static pod (a manifest the kubelet runs
+// from its own directory, as control-plane pods are): its value is the UID the kubelet runs the
+// pod under, and so names its cgroup, where the mirror has a UID of its own.
+const annotationMirror = "kubernetes.io/config.mirror"
+
 // podPlacement is an annotated pod of this node and the level it asks for.
 type podPlacement struct {
-	UID       types.UID
+	UID       types.UID // the UID its cgroup is named by: the kubelet's, for a static pod
 	Namespace string
 	Name      string
 	QOS       corev1.PodQOSClass
@@ -155,7 +160,11 @@ func (w *podWatch) placements() []podPlacement {
 // placementOf reads a pod's annotations: placed is false for a pod without qjump.io/level.
 func placementOf(pod *corev1.Pod) (p podPlacement, placed bool, err error) {
 	a := pod.Annotations
-	p = podPlacement{UID: pod.UID, Namespace: pod.Namespace, Name: pod.Name, QOS: pod.Status.QOSClass,
+	uid := pod.UID
+	if m := a[annotationMirror]; m != "" {
+		uid = types.UID(m)
+	}
+	p = podPlacement{UID: uid, Namespace: pod.Namespace, Name: pod.Name, QOS: pod.Status.QOSClass,
 		Placement: Placement{MaxLevel: noCeiling}}
 	level, hasLevel := a[AnnotationLevel]
 	max, hasMax := a[AnnotationMaxLevel]

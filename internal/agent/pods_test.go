@@ -134,3 +134,18 @@ func TestPlacementOf(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticPodUsesTheKubeletsUID: a static pod's mirror in the API server has a UID of its own,
+// and the kubelet names the pod's cgroup by the UID in its kubernetes.io/config.mirror
+// annotation; placing it by the mirror's UID looked for a cgroup that never exists.
+func TestStaticPodUsesTheKubeletsUID(t *testing.T) {
+	mirror := pod("etcd", "n", map[string]string{AnnotationLevel: "6", annotationMirror: "0f1e2d3c"})
+	p, placed, err := placementOf(mirror)
+	if err != nil || !placed || p.UID != "0f1e2d3c" {
+		t.Errorf("static pod: UID %q, placed %v, %v; want the mirror annotation's UID", p.UID, placed, err)
+	}
+	p, _, _ = placementOf(pod("web", "n", map[string]string{AnnotationLevel: "6"}))
+	if p.UID != "uid-web" {
+		t.Errorf("ordinary pod: UID %q, want its own", p.UID)
+	}
+}
