@@ -66,7 +66,14 @@ func Assign(path string, s Settings) error {
 	if err != nil {
 		return err
 	}
-	sweepOrphans(filepath.Dir(dir))
+	// Under QJump's state lock: two assigns of one cgroup at once would otherwise remove each
+	// other's new pins, and both report success for a cgroup left on no level.
+	return dataplane.WithStateLock(func(l dataplane.Locked) error { return assign(l, path, dir, s) })
+}
+
+// assign is Assign under the state lock, which l holds.
+func assign(l dataplane.Locked, path, dir string, s Settings) error {
+	sweepOrphans(l, filepath.Dir(dir))
 	// What can refuse does so while the old assignment is still in place: the new programs are
 	// attached (held by this process only, they detach if it fails or exits) and the ceiling set
 	// before the old pins go. For that moment both sets of programs run on new sockets.
@@ -75,7 +82,7 @@ func Assign(path string, s Settings) error {
 		return err
 	}
 	defer a.Close()
-	if err := setCeiling(path, s.MaxLevel); err != nil {
+	if err := setCeilingLocked(l, path, s.MaxLevel); err != nil {
 		return fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
 	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
@@ -83,7 +90,7 @@ func Assign(path string, s Settings) error {
 	}
 	if err := a.pin(dir); err != nil {
 		_ = unpinAll(dir)
-		_ = setCeiling(path, nil)
+		_ = setCeilingLocked(l, path, nil)
 		return fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
 	return nil
@@ -96,13 +103,14 @@ func Unassign(path string) error {
 	if err != nil {
 		return err
 	}
-	pins := unpinAll(dir)
-	_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
-	// The ceiling last: clearing it removes QJump's state directory when nothing is left in it.
-	if err := errors.Join(pins, setCeiling(path, nil)); err != nil {
-		return fmt.Errorf("unassign cgroup %s: %w", path, err)
-	}
-	return nil
+	return dataplane.WithStateLock(func(l dataplane.Locked) error {
+		pins := unpinAll(dir)
+		_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
+		if err := errors.Join(pins, setCeilingLocked(l, path, nil)); err != nil {
+			return fmt.Errorf("unassign cgroup %s: %w", path, err)
+		}
+		return nil
+	})
 }
 
 func unpinAll(dir string) error {
@@ -131,7 +139,7 @@ func unpinAll(dir string) error {
 // sweepOrphans removes the pins and ceilings of assigned cgroups that have since been removed:
 // their links are defunct (the kernel reports cgroup id 0 for them) and nothing could unassign
 // them by path any more.
-func sweepOrphans(root string) {
+func sweepOrphans(locked dataplane.Locked, root string) {
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
 		id, err := strconv.ParseUint(e.Name(), 10, 64)
@@ -149,6 +157,6 @@ func sweepOrphans(root string) {
 			continue
 		}
 		_ = unpinAll(dir)
-		_ = dataplane.ClearCgroupCeiling(id)
+		_ = locked.ClearCgroupCeiling(id)
 	}
 }

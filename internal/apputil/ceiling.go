@@ -22,7 +22,22 @@ func setCeiling(path string, max *model.Level) error {
 		}
 		return nil
 	}
-	if err := dataplane.SetCgroupCeiling(path, *max); err != nil {
+	return dataplane.WithStateLock(func(l dataplane.Locked) error { return setCeilingLocked(l, path, max) })
+}
+
+// setCeilingLocked is setCeiling under the state lock, which l holds.
+func setCeilingLocked(l dataplane.Locked, path string, max *model.Level) error {
+	if max == nil {
+		id, err := host.CgroupID(path)
+		if err != nil {
+			return err
+		}
+		if err := l.ClearCgroupCeiling(id); err != nil {
+			return fmt.Errorf("clear level ceiling: %w", err)
+		}
+		return nil
+	}
+	if err := l.SetCgroupCeiling(path, *max); err != nil {
 		return fmt.Errorf("set level ceiling %d: %w", *max, err)
 	}
 	return nil

@@ -593,3 +593,35 @@ func TestRefusedReassignKeepsTheOldOne(t *testing.T) {
 	}
 	expectValues(t, runInCgroup(t, deep, b.goprobe), onLevel("6"))
 }
+
+// Assigns of one cgroup at once (an agent and an operator, two configuration-management runs)
+// take turns: whichever ends last, the cgroup ends on one of their levels with its pins in
+// place. Without turns, one's removal of the old pins could remove the other's new ones, and
+// the cgroup ended on no level although both reported success.
+func TestConcurrentAssignsLeaveOneAssignment(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	b := programs(t)
+	cg := testCgroup(t)
+	t.Cleanup(func() { Unassign(cg) })
+	for round := 0; round < 5; round++ {
+		var wg sync.WaitGroup
+		codes := make([]int, 4)
+		for i := range codes {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				codes[i] = runQjump(t, nil, "assign", "--cgroup", cg, "--level", fmt.Sprint(2+i)).code()
+			}(i)
+		}
+		wg.Wait()
+		for i, c := range codes {
+			if c != 0 {
+				t.Fatalf("round %d: assign --level %d exited %d", round, 2+i, c)
+			}
+		}
+		o := runInCgroup(t, cg, b.goprobe)
+		if l := o.values["tcp"]; l < "2" || l > "5" {
+			t.Fatalf("round %d: after four assigns that all succeeded, the cgroup's sockets are on level %q; want one of 2-5", round, l)
+		}
+	}
+}

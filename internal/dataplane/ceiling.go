@@ -23,6 +23,54 @@ import (
 // share one pinned map. Nested ceilings combine: the lowest one on a socket's path wins. The path
 // gives the cgroup's id and its depth in the hierarchy, which the program needs.
 func SetCgroupCeiling(path string, max model.Level) error {
+	return WithStateLock(func(l Locked) error { return l.SetCgroupCeiling(path, max) })
+}
+
+// ClearCgroupCeiling removes the ceiling of a cgroup; clearing one that has none is not an error.
+// The last ceiling cleared on a host where QJump is up nowhere takes the shared maps, and QJump's
+// state directory, with it: what `qjump run --max-level` or `assign --max-level` made goes.
+func ClearCgroupCeiling(cgroupID uint64) error {
+	p, err := pathsFor("")
+	if err != nil {
+		return err
+	}
+	unlock, err := lockState(p.root, false)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // no state at all: no ceiling
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = Locked{p}.ClearCgroupCeiling(cgroupID)
+	removeEmpty(p) // the last thing under the lock
+	return err
+}
+
+// Locked is QJump's state while WithStateLock holds its lock: changes made through it take turns
+// with up, down, reload and every other holder.
+type Locked struct{ p paths }
+
+// WithStateLock runs f holding the state lock (lockState), so that a change f makes of its own
+// (qjump assign's pins) and of the ceilings through l is one turn: two of them never interleave.
+// What is left empty goes as the lock is given up.
+func WithStateLock(f func(l Locked) error) error {
+	p, err := pathsFor("")
+	if err != nil {
+		return err
+	}
+	unlock, err := lockState(p.root, true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = f(Locked{p})
+	removeEmpty(p) // the last thing under the lock
+	return err
+}
+
+// SetCgroupCeiling is SetCgroupCeiling under a lock already held.
+func (l Locked) SetCgroupCeiling(path string, max model.Level) error {
 	if max < 0 || max >= model.NumLevels {
 		return &model.FieldError{Field: "level", Value: fmt.Sprint(int(max)), Allowed: "need a level from 0 to 7"}
 	}
@@ -38,23 +86,21 @@ func SetCgroupCeiling(path string, max model.Level) error {
 		return &model.FieldError{Field: "cgroup", Value: fmt.Sprintf("%s at depth %d", path, depth),
 			Allowed: fmt.Sprintf("a ceiling needs a cgroup less than %d levels below the root", qjumpQjConstantsQJ_CEILING_DEPTHS)}
 	}
-	return withCeilings(true, false, func(ceilings, depths *ebpf.Map) error {
+	return onCeilings(l.p, true, func(ceilings, depths *ebpf.Map) error {
 		return putCeiling(ceilings, depths, id, max, depth)
 	})
 }
 
-// ClearCgroupCeiling removes the ceiling of a cgroup; clearing one that has none is not an error.
-// The last ceiling cleared on a host where QJump is up nowhere takes the shared maps, and QJump's
-// state directory, with it: what `qjump run --max-level` or `assign --max-level` made goes.
-func ClearCgroupCeiling(cgroupID uint64) error {
-	err := withCeilings(false, true, func(ceilings, depths *ebpf.Map) error {
+// ClearCgroupCeiling is ClearCgroupCeiling under a lock already held.
+func (l Locked) ClearCgroupCeiling(cgroupID uint64) error {
+	err := onCeilings(l.p, false, func(ceilings, depths *ebpf.Map) error {
 		if err := ceilings.Delete(cgroupID); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
 			return fmt.Errorf("clear cgroup ceiling: %w", err)
 		}
 		return syncDepths(ceilings, depths)
 	})
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return nil // no ceiling map: no ceiling
 	}
 	return err
 }
@@ -88,27 +134,6 @@ func syncDepths(ceilings, depths *ebpf.Map) error {
 		return fmt.Errorf("write ceiling depths: %w", err)
 	}
 	return nil
-}
-
-// withCeilings runs f on the shared ceiling maps, creating and pinning them if create is set and
-// no program has yet, under the state lock (lockState): two processes setting ceilings at once
-// would otherwise each write a depth mask that lacks the other's depth. With tidy, what is left
-// empty goes afterwards (removeEmpty), the last thing done under the lock.
-func withCeilings(create, tidy bool, f func(ceilings, depths *ebpf.Map) error) error {
-	p, err := pathsFor("")
-	if err != nil {
-		return err
-	}
-	unlock, err := lockState(p.root, create)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	err = onCeilings(p, create, f)
-	if tidy && (err == nil || errors.Is(err, os.ErrNotExist)) {
-		removeEmpty(p) // also when there were no maps: the directory may be all that is left
-	}
-	return err
 }
 
 // onCeilings opens the shared ceiling maps, runs f on them and closes them.
