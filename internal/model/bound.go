@@ -16,7 +16,8 @@ type FanIn struct {
 	// Guaranteed is Sum ≤ m: the levels at or above i offer at most R in the long run, so the
 	// destination's queue drains and Delay is a bound.
 	Guaranteed bool
-	// Delay is D_i = n·b·P·8·Sum/R + ε with b = BurstBudgets: a bound only when Guaranteed (beyond,
+	// Delay is D_i = n·b·P·8·Sum/R + ε with b = BurstBudgets (in shape mode each level's b·f·P at
+	// least one frame, levelBurst): a bound only when Guaranteed (beyond,
 	// the formula's value, which plots continue; 0 when Sum is infinite or D_i beyond MaxEpoch).
 	Delay time.Duration
 	// Oversubscription is Sum/m: how many epochs' worth of traffic arrive per epoch (×k).
@@ -44,22 +45,38 @@ func (c Config) BurstBudgets() float64 {
 	return 2
 }
 
+// levelBurst is the wire bytes one host can put on the wire back to back at a level of factor f:
+// b budgets, and in shape mode at least one frame, since a token bucket holds a whole frame even
+// where (m−1)·f·P is less (a level of f < 1/(m−1)), and lets it go at once.
+func (c Config) levelBurst(f float64) float64 {
+	b := c.BurstBudgets() * f * float64(c.Packet)
+	if c.Shaped {
+		frame := c.MaxFrame
+		if frame <= 0 {
+			frame = DefaultPacket
+		}
+		b = max(b, float64(frame))
+	}
+	return b
+}
+
 // FanIn computes the worst-case fan-in of level l given the configured factors.
 func (c Config) FanIn(l Level) FanIn {
-	sum := 0.0
+	sum, perHost := 0.0, 0.0
 	for j, f := range c.Factors {
 		if j < l {
 			continue
 		}
 		if f.Unlimited {
-			sum = math.Inf(1)
+			sum, perHost = math.Inf(1), math.Inf(1)
 			break
 		}
 		sum += f.Value
+		perHost += c.levelBurst(f.Value)
 	}
 	fi := FanIn{Sum: sum, Oversubscription: sum / float64(c.Mesochronous)}
 	fi.Guaranteed = sum <= float64(c.Mesochronous)+slack
-	burst := float64(c.Hosts) * c.BurstBudgets() * float64(c.Packet) * sum
+	burst := float64(c.Hosts) * perHost
 	if burst < math.MaxInt64/2 {
 		fi.Buffer = Bytes(math.Ceil(burst))
 	}

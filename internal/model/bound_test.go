@@ -9,7 +9,8 @@ import (
 
 // Police mode (the default) counts two budgets per host, shape mode m−1 (at least one).
 func TestFanIn(t *testing.T) {
-	base := Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 2}
+	// Frames no larger than a minimum one: the shaper's floor of a frame (levelBurst) never binds.
+	base := Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 2, MaxFrame: MinWireFrame}
 	tests := []struct {
 		name           string
 		shaped         bool
@@ -60,7 +61,7 @@ func TestFanInBoundIsTheBurstsDrainTime(t *testing.T) {
 		for _, m := range []int{1, 2, 3} {
 			for _, f := range []float64{0.25, 0.5, 1, 1.5, 2, 3} {
 				cfg := Config{Hosts: 60, Rate: 1.6e9, Packet: 1500, Mesochronous: m, Epsilon: time.Microsecond,
-					Factors: Factors{7: Limited(f)}, Shaped: shaped}
+					Factors: Factors{7: Limited(f)}, Shaped: shaped, MaxFrame: MinWireFrame}
 				fi := cfg.FanIn(7)
 				if fi.Guaranteed != (f <= float64(m)) {
 					t.Fatalf("shaped %v m=%d f=%v: Guaranteed = %v", shaped, m, f, fi.Guaranteed)
@@ -346,5 +347,26 @@ func TestMinTargetRateAlwaysCarriesAMinimumFrame(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A shaped level's token bucket holds at least one whole frame (the dataplane's TBF cannot pass a
+// frame larger than its bucket), so a host can send a frame at once even where (m−1)·f·P is less:
+// at f7 = 0.5, m = 2 and 1538-byte frames, 1538 B a host, not 769, and the bound is n·1538·8/R.
+// Police mode sends no frame larger than a budget and keeps b·f·P.
+func TestShapedBurstHoldsAFrame(t *testing.T) {
+	cfg := Config{Hosts: 12, Rate: 10e9, Packet: 1538, Mesochronous: 2, Shaped: true,
+		Factors: Factors{7: Limited(0.5), 0: Unlimited()}}
+	fi := cfg.FanIn(7)
+	if fi.Buffer != 12*1538 || fi.Delay != 14765*time.Nanosecond {
+		t.Errorf("shaped f7 = 0.5: port burst %v, bound %v; want 18456B and 14.765µs (a frame a host)", fi.Buffer, fi.Delay)
+	}
+	cfg.Factors[5] = Limited(0.5)
+	if fi := cfg.FanIn(5); fi.Buffer != 2*12*1538 {
+		t.Errorf("shaped f7 = f5 = 0.5: port burst at level 5 %v, want a frame a host at each level, 36912B", fi.Buffer)
+	}
+	cfg.Shaped = false
+	if fi := cfg.FanIn(7); fi.Buffer != 12*2*769 {
+		t.Errorf("police f7 = 0.5: port burst %v, want n·2·f·P = 18456B", fi.Buffer)
 	}
 }
