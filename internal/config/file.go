@@ -60,7 +60,8 @@ func Read(path string) (File, error) {
 	return Parse(path, data)
 }
 
-// Parse reads YAML; name is what error messages call the source.
+// Parse reads YAML; name is what error messages call the source. The file is one YAML document:
+// a second one (after ---) would be ignored, its keys unchecked, so it is refused.
 func Parse(name string, data []byte) (File, error) {
 	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -68,6 +69,24 @@ func Parse(name string, data []byte) (File, error) {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return f, &model.FieldError{Field: "config file " + name, Value: oneLine(err.Error()),
 			Allowed: "need YAML with the keys in docs/configuration.md"}
+	}
+	var doc yaml.Node
+	nodes := yaml.NewDecoder(bytes.NewReader(data))
+	if err := nodes.Decode(&doc); err == nil {
+		for {
+			var more yaml.Node
+			err := nodes.Decode(&more)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil || !emptyDocument(&more) {
+				return File{}, &model.FieldError{Field: "config file " + name, Value: "a second YAML document (---)",
+					Allowed: "need one document"}
+			}
+		}
+	}
+	if err := checkNodes(&doc); err != nil {
+		return File{}, err
 	}
 	return f, nil
 }
@@ -230,6 +249,11 @@ func setBool(src, dst *bool) {
 	if src != nil {
 		*dst = *src
 	}
+}
+
+// emptyDocument says whether a YAML document holds nothing (a trailing --- makes one).
+func emptyDocument(n *yaml.Node) bool {
+	return len(n.Content) == 0 || (len(n.Content) == 1 && n.Content[0].ShortTag() == "!!null")
 }
 
 // oneLine folds yaml's multi-line messages ("unmarshal errors:\n  line 3: ...") into one line.

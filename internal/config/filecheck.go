@@ -1,0 +1,72 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// wholeKeys are the file's keys that take a whole number, and tableKeys those that take a table
+// keyed by a level or a priority. yaml.v3 cuts a number like 1.9 down to 1 when it fills an int,
+// and a table may name one level twice ("7" and "07") with either value winning at random; the
+// file's node tree is checked for both before it is decoded.
+var (
+	wholeKeys = map[string]bool{"hosts": true, "mesochronous": true, "vlan_id": true, "default_level": true}
+	tableKeys = map[string]bool{"factors": true, "target_rate": true, "priority_levels": true, "dscp": true, "pcp": true}
+	// wholeValueTables are the tables whose values are whole numbers too.
+	wholeValueTables = map[string]bool{"dscp": true, "pcp": true}
+)
+
+// checkNodes checks a parsed file's node tree: whole numbers written as such, and each level or
+// priority of a table given once.
+func checkNodes(doc *yaml.Node) error {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil // empty, or not a mapping: decoding says what is wrong
+	}
+	top := doc.Content[0].Content
+	for i := 0; i+1 < len(top); i += 2 {
+		key, value := top[i].Value, top[i+1]
+		switch {
+		case wholeKeys[key]:
+			if err := checkWhole(key, value); err != nil {
+				return err
+			}
+		case tableKeys[key] && value.Kind == yaml.MappingNode:
+			if err := checkTable(key, value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkWhole refuses a value of key that is not written as a whole number.
+func checkWhole(key string, n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!int" {
+		return fieldError(key, n.Value, "need a whole number")
+	}
+	return nil
+}
+
+// checkTable refuses a table that names one level or priority twice, and, for the tables of
+// whole numbers, a value that is not one.
+func checkTable(key string, table *yaml.Node) error {
+	seen := map[int]string{}
+	for i := 0; i+1 < len(table.Content); i += 2 {
+		k, v := table.Content[i].Value, table.Content[i+1]
+		if n, err := strconv.Atoi(strings.TrimSpace(k)); err == nil {
+			if first, ok := seen[n]; ok {
+				return fieldError(key, fmt.Sprintf("%q and %q", first, k), fmt.Sprintf("need each key once: both are %d", n))
+			}
+			seen[n] = k
+		}
+		if wholeValueTables[key] {
+			if err := checkWhole(fmt.Sprintf("%s[%s]", key, k), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
