@@ -54,35 +54,68 @@ func mkdirRun(parent string) (string, error) {
 	}
 }
 
-// remove ends whatever CMD left behind in the cgroup (a daemon it forked: `run` owns the whole
-// process tree, so nothing outlives it on the level unseen) and removes the cgroup.
+// end kills whatever CMD left in the cgroup, in cgroups it made below too (a daemon it forked, a
+// container runtime's nesting: `run` owns the whole process tree, so nothing outlives it on the
+// level unseen, nor off it once the programs are gone), and waits for it to empty.
+func (c *transientCgroup) end() error { return endCgroup(c.path) }
+
+// remove removes the emptied cgroup, the cgroups CMD made below it first.
 func (c *transientCgroup) remove() error {
 	c.dir.Close()
+	if err := removeTree(c.path); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Dir(c.path)) // the slice too, unless another run is in it
+	return nil
+}
+
+// endCgroup kills every process of the cgroup at path and below (cgroup.kill) and waits, at most
+// 2 s, until none is left.
+func endCgroup(path string) error {
 	deadline := time.Now().Add(2 * time.Second)
-	for {
-		err := os.Remove(c.path)
-		if err == nil || errors.Is(err, os.ErrNotExist) {
-			_ = os.Remove(filepath.Dir(c.path)) // the slice too, unless another run is in it
-			return nil
+	for populated(path) {
+		if err := os.WriteFile(filepath.Join(path, "cgroup.kill"), []byte("1"), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("end the processes of cgroup %s: %w", path, err)
 		}
-		if !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
-			return fmt.Errorf("remove cgroup %s: %w", c.path, err)
-		}
-		if populated(c.path) {
-			_ = os.WriteFile(filepath.Join(c.path, "cgroup.kill"), []byte("1"), 0)
+		if time.Now().After(deadline) {
+			return fmt.Errorf("end the processes of cgroup %s: some are still there after 2 s", path)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	return nil
 }
 
+// removeTree removes the empty cgroup at path and every cgroup below it, deepest first.
+func removeTree(path string) error {
+	entries, err := os.ReadDir(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := removeTree(filepath.Join(path, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove cgroup %s: %w", path, err)
+	}
+	return nil
+}
+
+// populated says whether any process is in the cgroup at path or below it (cgroup.events counts
+// the descendants, which the cgroup's own cgroup.procs does not).
 func populated(path string) bool {
-	procs, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
-	return err == nil && len(bytes.TrimSpace(procs)) > 0
+	events, err := os.ReadFile(filepath.Join(path, "cgroup.events"))
+	return err == nil && bytes.Contains(events, []byte("populated 1"))
 }
 
-// sweep removes the empty cgroups of runs whose qjump is gone (it was killed before it could
-// clean up): run-PID-* where PID no longer exists. Their ceilings (--max-level) go first: the id
-// is lost with the cgroup, and an entry left in the shared map keeps `qjump down` from removing it.
+// sweep ends the cgroups of runs whose qjump is gone (it was killed before it could clean up):
+// run-PID-* where PID no longer exists. What CMD left running there is killed: with qjump gone
+// its programs are detached, and it would run on off its level. Their ceilings (--max-level) go
+// next: the id is lost with the cgroup, and an entry left in the shared map keeps `qjump down`
+// from removing it.
 func sweep(parent string) {
 	stale, _ := filepath.Glob(filepath.Join(parent, "run-*-*"))
 	for _, path := range stale {
@@ -90,9 +123,9 @@ func sweep(parent string) {
 		if _, err := fmt.Sscanf(filepath.Base(path), "run-%d-", &pid); err != nil || pid <= 0 {
 			continue
 		}
-		if unix.Kill(pid, 0) == unix.ESRCH && !populated(path) {
+		if unix.Kill(pid, 0) == unix.ESRCH && endCgroup(path) == nil {
 			_ = setCeiling(path, nil)
-			_ = os.Remove(path)
+			_ = removeTree(path)
 		}
 	}
 }

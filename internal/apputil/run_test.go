@@ -625,3 +625,52 @@ func TestConcurrentAssignsLeaveOneAssignment(t *testing.T) {
 		}
 	}
 }
+
+// What CMD leaves running in cgroups it made below its own (as a container runtime nests them)
+// is ended with the run, and those cgroups removed: before, the run's cgroup looked empty (its
+// own cgroup.procs), nothing was killed, its removal failed silently after 2 s, and the process
+// ran on with no level once the programs were detached.
+func TestRunEndsWhatCMDNestedBelowIt(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup mode (loads eBPF into a cgroup)")
+	marker := fmt.Sprintf("%d.25", 3000+os.Getpid()%1000) // a sleep nothing else runs
+	script := `cg=$(grep -m1 '^0::' /proc/self/cgroup | cut -d: -f3); root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+mkdir "$root$cg/nested" && sh -c "echo \$\$ > '$root$cg/nested/cgroup.procs' && exec sleep ` + marker + `" &
+sleep 0.3`
+	programs(t) // built before the clock starts
+	start := time.Now()
+	o := runQjump(t, nil, "run", "--mode", "cgroup", "--level", "3", "--", "sh", "-c", script)
+	if o.code() != 0 || strings.Contains(o.stderr, "qjump:") {
+		t.Fatalf("run: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("the run took %v: its cleanup waited for a cgroup it could not remove", took)
+	}
+	if out, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output(); len(out) > 0 {
+		exec.Command("pkill", "-f", "sleep "+marker).Run()
+		t.Errorf("the process CMD moved into a nested cgroup outlived the run: pid %s", out)
+	}
+	root := mustRoot(t)
+	if left, _ := filepath.Glob(filepath.Join(root, Slice, fmt.Sprintf("run-%d-*", os.Getpid()))); len(left) > 0 {
+		t.Errorf("cgroups left: %v", left)
+	}
+}
+
+// A qjump started with SIGHUP ignored (nohup) leaves CMD ignoring it too: it must not catch the
+// signal to forward it, which undid the ignoring, and a hangup ended CMD with status 129.
+func TestRunUnderNohupKeepsIgnoringHUP(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup mode (loads eBPF into a cgroup)")
+	b := programs(t)
+	cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" run --mode cgroup --level 3 -- sh -c "sleep 0.6; echo still here"`, b.qjump)
+	cmd.Env = qjumpEnv()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	err := cmd.Wait()
+	if err != nil || !strings.Contains(out.String(), "still here") {
+		t.Errorf("a hangup of a qjump run under nohup: %v, output %q; want CMD to finish", err, out.String())
+	}
+}

@@ -14,10 +14,24 @@ import (
 )
 
 // forwarded are the signals `run --mode cgroup` passes on to CMD, so that stopping qjump stops
-// the program. SIGCHLD and SIGURG (the Go runtime's) are not CMD's business.
+// the program. SIGCHLD and SIGURG (the Go runtime's) are not CMD's business. SIGTSTP is not
+// caught: ^Z must stop qjump as well as CMD (they share the terminal's process group), or the
+// shell waits on a qjump that never stops and the terminal hangs.
 var forwarded = []os.Signal{
 	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGUSR1,
-	syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGTSTP,
+	syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGCONT,
+}
+
+// forwardable is forwarded less the signals qjump was started with ignored (nohup's SIGHUP, a
+// shell's trap '' INT): catching one would undo the ignoring, which CMD inherits otherwise.
+func forwardable() []os.Signal {
+	var out []os.Signal
+	for _, sig := range forwarded {
+		if !signal.Ignored(sig) {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
 
 // Stdio is where CMD's standard streams go.
@@ -43,7 +57,18 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	defer cg.remove()
+	// Cleanup in order: what CMD left is killed while its programs and ceiling still hold, then
+	// the ceiling goes, then the programs, then the cgroup. What cannot be undone is said.
+	defer func() {
+		if err := cg.remove(); err != nil {
+			fmt.Fprintf(stdio.Err, "qjump: %v\n", err)
+		}
+	}()
+	defer func() {
+		if err := cg.end(); err != nil {
+			fmt.Fprintf(stdio.Err, "qjump: %v\n", err)
+		}
+	}()
 	a, err := attach(cg.path, r.Settings)
 	if err != nil {
 		return Status{}, err
@@ -56,6 +81,9 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 		defer setCeiling(cg.path, nil)
 	}
 	st, err := runIn(cg, path, r.Command, stdio)
+	if endErr := cg.end(); endErr != nil {
+		fmt.Fprintf(stdio.Err, "qjump: %v\n", endErr)
+	}
 	if n := a.Refused(); n > 0 {
 		fmt.Fprintf(stdio.Err, "qjump: refused %d attempt(s) by the program to set SO_PRIORITY: --enforce keeps level %d\n", n, r.Level)
 	}
@@ -73,7 +101,7 @@ func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, forwarded...)
+	signal.Notify(sigs, forwardable()...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, err)
@@ -104,7 +132,7 @@ func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status
 // CMD see it twice.
 func fromTerminal(sig os.Signal) bool {
 	switch sig {
-	case syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGWINCH:
+	case syscall.SIGINT, syscall.SIGQUIT, syscall.SIGWINCH:
 	default:
 		return false
 	}
