@@ -23,7 +23,7 @@ var forwarded = []os.Signal{
 }
 
 // forwardable is forwarded less the signals qjump was started with ignored (nohup's SIGHUP, a
-// shell's trap '' INT): catching one would undo the ignoring, which CMD inherits otherwise.
+// shell's trap "" INT): catching one would undo the ignoring, which CMD inherits otherwise.
 func forwardable() []os.Signal {
 	var out []os.Signal
 	for _, sig := range forwarded {
