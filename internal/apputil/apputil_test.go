@@ -26,6 +26,12 @@ func TestPreloadEnv(t *testing.T) {
 	if !slices.Equal(env, want) {
 		t.Errorf("nested preloadEnv = %q, want %q", env, want)
 	}
+	// Nor does an inner run drop what the user preloaded beside an outer run's shim.
+	env = preloadEnv([]string{"LD_PRELOAD=/lib/other.so /c/shim.so"}, "/c/shim.so", Settings{Level: 4})
+	want = []string{"LD_PRELOAD=/lib/other.so /c/shim.so", "QJUMP_LEVEL=4"}
+	if !slices.Equal(env, want) {
+		t.Errorf("nested preloadEnv beside another preload = %q, want %q", env, want)
+	}
 }
 
 func paperConfig() model.Config {

@@ -25,7 +25,10 @@ func preloadEnv(environ []string, shim string, s Settings) []string {
 		case EnvLevel, EnvSndBuf, EnvEnforce:
 			continue
 		case envPreload:
-			if value = strings.TrimSpace(value); value != "" && !strings.Contains(value, shim) {
+			switch value = strings.TrimSpace(value); {
+			case strings.Contains(value, shim):
+				preload = value // an outer run's: the shim is there, and so are the user's others
+			case value != "":
 				preload = value + " " + shim
 			}
 			continue

@@ -57,6 +57,9 @@ func ExecPreload(r Run, environ []string) error {
 	if err := checkLevelCapability(r.Level); err != nil {
 		return err
 	}
+	if err := checkPreloadReaches(path); err != nil {
+		return err
+	}
 	shim, err := SharedObject()
 	if err != nil {
 		return err

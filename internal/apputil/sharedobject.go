@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -49,7 +50,8 @@ var rootCache = "/var/cache/qjump"
 // parent must belong to this user and be writable by no one else.
 func cacheDir() (string, error) {
 	dir, err := userCacheDir()
-	if err == nil {
+	// LD_PRELOAD splits its list at spaces and colons: a shim path with one is never preloaded.
+	if err == nil && !strings.ContainsAny(dir, " :\t") {
 		return dir, nil
 	}
 	if os.Geteuid() == 0 {

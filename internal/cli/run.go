@@ -227,6 +227,8 @@ func commandError(err error) error {
 		return &statusError{err: fmt.Errorf("run: %w", err), status: 127}
 	case errors.Is(err, apputil.ErrCommandNotExecutable):
 		return &statusError{err: fmt.Errorf("run: %w", err), status: 126}
+	case errors.Is(err, apputil.ErrPreloadCannotReach):
+		return &UsageError{Err: fmt.Errorf("run: %w", err)}
 	case err != nil:
 		return fmt.Errorf("run: %w", err)
 	}
