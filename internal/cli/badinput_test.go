@@ -112,6 +112,7 @@ func TestBadInput(t *testing.T) {
 		{name: "bad mode in file", args: []string{"up", "--dev", "eth0", "--config", file("mode.yaml", "hosts: 2\nrate: 1G\nmode: fast\n")},
 			code: 2, says: `invalid mode "fast"`},
 		{name: "missing file", args: []string{"up", "--dev", "eth0", "--config", filepath.Join(dir, "none.yaml")}, code: 2, says: "none.yaml"},
+		{name: "a directory for a file", args: []string{"up", "--dev", "eth0", "--config", dir}, code: 2, says: "is a directory"},
 		{name: "bad mark", args: upArgs("--mark", "rainbow"), code: 2, says: `invalid --mark "rainbow"`},
 		{name: "VLAN id out of range", args: upArgs("--vlan-id", "4095"), code: 2, says: `invalid --vlan-id "4095"`},
 		{name: "default level out of range", args: upArgs("--default-level", "8"), code: 2, says: `invalid --default-level "8"`},

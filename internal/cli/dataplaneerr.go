@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 
@@ -36,8 +37,8 @@ func configError(err error) error {
 	if errors.As(err, &fe) {
 		return &UsageError{Err: err}
 	}
-	if errors.Is(err, os.ErrNotExist) {
-		return &UsageError{Err: err}
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.EISDIR) {
+		return &UsageError{Err: err} // a path that names no file: the caller's to fix
 	}
 	return err
 }
