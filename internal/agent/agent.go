@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -389,12 +388,7 @@ func (a *Agent) saveState() {
 
 // state is the agent's state as saved: the cgroups it assigned, the interfaces it runs QJump on.
 func (a *Agent) state() state {
-	devices := make([]string, 0, len(a.devices))
-	for dev := range a.devices {
-		devices = append(devices, dev)
-	}
-	sort.Strings(devices)
-	return state{Cgroups: a.cg.applied, Devices: devices}
+	return state{Cgroups: a.cg.applied, Devices: sortedKeys(a.devices)}
 }
 
 // noteAbsent logs each wanted cgroup that is not on this host once, when it is first found

@@ -12,15 +12,8 @@ import (
 // nil. The ceiling lives in a map every QJump device shares, so it holds on every device QJump is
 // up on, including ones brought up later.
 func setCeiling(path string, max *model.Level) error {
-	id, err := host.CgroupID(path)
-	if err != nil {
-		return err
-	}
 	if max == nil {
-		if err := dataplane.ClearCgroupCeiling(id); err != nil {
-			return fmt.Errorf("clear level ceiling: %w", err)
-		}
-		return nil
+		return clearCeiling(path, dataplane.ClearCgroupCeiling)
 	}
 	return dataplane.WithStateLock(func(l dataplane.Locked) error { return setCeilingLocked(l, path, max) })
 }
@@ -28,17 +21,23 @@ func setCeiling(path string, max *model.Level) error {
 // setCeilingLocked is setCeiling under the state lock, which l holds.
 func setCeilingLocked(l dataplane.Locked, path string, max *model.Level) error {
 	if max == nil {
-		id, err := host.CgroupID(path)
-		if err != nil {
-			return err
-		}
-		if err := l.ClearCgroupCeiling(id); err != nil {
-			return fmt.Errorf("clear level ceiling: %w", err)
-		}
-		return nil
+		return clearCeiling(path, l.ClearCgroupCeiling)
 	}
 	if err := l.SetCgroupCeiling(path, *max); err != nil {
 		return fmt.Errorf("set level ceiling %d: %w", *max, err)
+	}
+	return nil
+}
+
+// clearCeiling clears the ceiling of the cgroup at path with clear (which takes the state lock,
+// or runs under it).
+func clearCeiling(path string, clear func(id uint64) error) error {
+	id, err := host.CgroupID(path)
+	if err != nil {
+		return err
+	}
+	if err := clear(id); err != nil {
+		return fmt.Errorf("clear level ceiling: %w", err)
 	}
 	return nil
 }

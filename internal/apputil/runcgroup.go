@@ -57,15 +57,11 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	// Cleanup in order: what CMD left is killed while its programs and ceiling still hold, then
-	// the ceiling goes, then the programs, then the cgroup. What cannot be undone is said.
+	// Cleanup in order: what CMD left is killed while its programs and ceiling still hold (after
+	// runIn below), then the ceiling goes, then the programs, then the cgroup. What cannot be
+	// undone is said.
 	defer func() {
 		if err := cg.remove(); err != nil {
-			fmt.Fprintf(stdio.Err, "qjump: %v\n", err)
-		}
-	}()
-	defer func() {
-		if err := cg.end(); err != nil {
 			fmt.Fprintf(stdio.Err, "qjump: %v\n", err)
 		}
 	}()
@@ -81,6 +77,7 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 		defer setCeiling(cg.path, nil)
 	}
 	st, err := runIn(cg, path, r.Command, stdio)
+	// Whether CMD ended or could not start: nothing else ever runs in the cgroup.
 	if endErr := cg.end(); endErr != nil {
 		fmt.Fprintf(stdio.Err, "qjump: %v\n", endErr)
 	}

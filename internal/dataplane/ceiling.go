@@ -30,21 +30,7 @@ func SetCgroupCeiling(path string, max model.Level) error {
 // The last ceiling cleared on a host where QJump is up nowhere takes the shared maps, and QJump's
 // state directory, with it: what `qjump run --max-level` or `assign --max-level` made goes.
 func ClearCgroupCeiling(cgroupID uint64) error {
-	p, err := pathsFor("")
-	if err != nil {
-		return err
-	}
-	unlock, err := lockState(p.root, false)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil // no state at all: no ceiling
-	}
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	err = Locked{p}.ClearCgroupCeiling(cgroupID)
-	removeEmpty(p) // the last thing under the lock
-	return err
+	return holdState(false, func(l Locked) error { return l.ClearCgroupCeiling(cgroupID) })
 }
 
 // Locked is QJump's state while WithStateLock holds its lock: changes made through it take turns
@@ -54,19 +40,20 @@ type Locked struct{ p paths }
 // WithStateLock runs f holding the state lock (lockState), so that a change f makes of its own
 // (qjump assign's pins) and of the ceilings through l is one turn: two of them never interleave.
 // What is left empty goes as the lock is given up.
-func WithStateLock(f func(l Locked) error) error {
+func WithStateLock(f func(l Locked) error) error { return holdState(true, f) }
+
+// holdState is WithStateLock; without create, where there is no state directory f runs without
+// the lock (withState), as there is nothing to clear.
+func holdState(create bool, f func(l Locked) error) error {
 	p, err := pathsFor("")
 	if err != nil {
 		return err
 	}
-	unlock, err := lockState(p.root, true)
-	if err != nil {
+	return withState(p.root, create, func() error {
+		err := f(Locked{p})
+		removeEmpty(p) // the last thing under the lock
 		return err
-	}
-	defer unlock()
-	err = f(Locked{p})
-	removeEmpty(p) // the last thing under the lock
-	return err
+	})
 }
 
 // SetCgroupCeiling is SetCgroupCeiling under a lock already held.

@@ -26,15 +26,8 @@ func TestCgroupCeilingAppliesEverywhere(t *testing.T) {
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
-	cg := filepath.Join(mount, fmt.Sprintf("qjdp-%d-ceiling", os.Getpid()))
-	if err := os.Mkdir(cg, 0o755); err != nil {
-		testutil.Unavailable(t, "create a cgroup: "+err.Error())
-	}
-	t.Cleanup(func() { _ = os.Remove(cg) })
-	id, err := host.CgroupID(cg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cg := mkCgroup(t, filepath.Join(mount, fmt.Sprintf("qjdp-%d-ceiling", os.Getpid())))
+	id := cgroupID(t, cg)
 	if err := SetCgroupCeiling(cg, 5); err != nil {
 		t.Fatal(err)
 	}
@@ -190,15 +183,8 @@ func TestLastCeilingClearedLeavesNothing(t *testing.T) {
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
-	cg := filepath.Join(mount, fmt.Sprintf("qjdp-%d-lastceiling", os.Getpid()))
-	if err := os.Mkdir(cg, 0o755); err != nil {
-		testutil.Unavailable(t, "create a cgroup: "+err.Error())
-	}
-	t.Cleanup(func() { _ = os.Remove(cg) })
-	id, err := host.CgroupID(cg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cg := mkCgroup(t, filepath.Join(mount, fmt.Sprintf("qjdp-%d-lastceiling", os.Getpid())))
+	id := cgroupID(t, cg)
 	if err := SetCgroupCeiling(cg, 3); err != nil {
 		t.Fatal(err)
 	}

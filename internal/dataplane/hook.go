@@ -42,12 +42,13 @@ func attach(p paths, ifindex int, prog *ebpf.Program, how Attach, r *record) err
 	}
 	// Recorded before the kernel is asked: an up killed between adding the filter and writing the
 	// record would leave a record without a hook, and down would never remove the filter.
-	r.Attach, r.ClsactCreated = AttachClsact, !hasClsact(ifindex)
+	add := !hasClsact(ifindex)
+	r.Attach, r.ClsactCreated = AttachClsact, add
 	if err := writeRecord(p, *r); err != nil {
 		return err
 	}
-	created, err := attachClsact(ifindex, prog)
-	r.ClsactCreated = created
+	err := attachClsact(ifindex, prog, add)
+	r.ClsactCreated = add && err == nil // a failed attach removed the qdisc it added
 	return err
 }
 
@@ -71,27 +72,26 @@ func attachTCX(p paths, ifindex int, prog *ebpf.Program) error {
 	return nil
 }
 
-// attachClsact adds qjump's filter on egress, adding a clsact qdisc if the device has none;
-// created says whether it did. Filters that others put there are left alone.
-func attachClsact(ifindex int, prog *ebpf.Program) (created bool, err error) {
-	if !hasClsact(ifindex) {
+// attachClsact adds qjump's filter on egress, after adding a clsact qdisc if add says the device
+// has none; on failure it removes the qdisc it added. Filters that others put there are left alone.
+func attachClsact(ifindex int, prog *ebpf.Program, add bool) error {
+	if add {
 		q := &netlink.GenericQdisc{QdiscAttrs: netlink.QdiscAttrs{LinkIndex: ifindex,
 			Handle: netlink.MakeHandle(0xffff, 0), Parent: netlink.HANDLE_CLSACT}, QdiscType: "clsact"}
 		if err := netlink.QdiscAdd(q); err != nil {
-			return false, fmt.Errorf("add clsact qdisc: %w", err)
+			return fmt.Errorf("add clsact qdisc: %w", err)
 		}
-		created = true
 	}
 	f := clsactFilter(ifindex)
 	f.Fd, f.Name, f.DirectAction = prog.FD(), "qjump", true
 	if err := netlink.FilterAdd(f); err != nil {
-		if created {
+		if add {
 			_ = delClsact(ifindex)
 		}
-		return false, fmt.Errorf("add cls_bpf filter: %w", err)
+		return fmt.Errorf("add cls_bpf filter: %w", err)
 	}
 	afterFilterAdd()
-	return created, nil
+	return nil
 }
 
 func clsactFilter(ifindex int) *netlink.BpfFilter {

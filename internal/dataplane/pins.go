@@ -142,24 +142,22 @@ func writeRecord(p paths, r record) error {
 	buf := make([]byte, recordSize)
 	copy(buf, data)
 	m, err := ebpf.LoadPinnedMap(p.pin(pinMeta), nil)
-	if err == nil {
-		defer m.Close()
-		if err := m.Put(uint32(0), buf); err != nil {
-			return fmt.Errorf("write record: %w", err)
+	pinned := err == nil
+	if !pinned {
+		if m, err = ebpf.NewMap(recordSpec); err != nil {
+			return fmt.Errorf("create record map: %w", err)
 		}
-		return nil
-	}
-	// A new record is written before it is pinned: status, which reads without the lock, must
-	// never find an empty one.
-	if m, err = ebpf.NewMap(recordSpec); err != nil {
-		return fmt.Errorf("create record map: %w", err)
 	}
 	defer m.Close()
 	if err := m.Put(uint32(0), buf); err != nil {
 		return fmt.Errorf("write record: %w", err)
 	}
-	if err := m.Pin(p.pin(pinMeta)); err != nil {
-		return fmt.Errorf("pin record: %w", err)
+	// A new record is pinned once it is written: status, which reads without the lock, must
+	// never find an empty one.
+	if !pinned {
+		if err := m.Pin(p.pin(pinMeta)); err != nil {
+			return fmt.Errorf("pin record: %w", err)
+		}
 	}
 	return nil
 }

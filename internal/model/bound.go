@@ -51,11 +51,7 @@ func (c Config) BurstBudgets() float64 {
 func (c Config) levelBurst(f float64) float64 {
 	b := c.BurstBudgets() * f * float64(c.Packet)
 	if c.Shaped {
-		frame := c.MaxFrame
-		if frame <= 0 {
-			frame = DefaultPacket
-		}
-		b = max(b, float64(frame))
+		b = max(b, float64(c.largestFrame()))
 	}
 	return b
 }

@@ -67,6 +67,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// largestFrame is MaxFrame, or DefaultPacket where it is not given.
+func (c Config) largestFrame() Bytes {
+	if c.MaxFrame <= 0 {
+		return DefaultPacket
+	}
+	return c.MaxFrame
+}
+
 // Warnings lists inputs that are valid but probably not what the user meant: a limited level
 // whose budget is smaller than the device's largest frame can never send a full-size frame. That
 // is a warning, not an error: a level for small messages may want it (the paper's Fig. 11 runs
@@ -74,10 +82,7 @@ func (c Config) Validate() error {
 // error: tests use such factors to make a budget large, but a reader of its rate should know the
 // link caps it. An epoch over LongEpoch is warned about too (longEpochWarning).
 func (c Config) Warnings() []string {
-	frame := c.MaxFrame
-	if frame <= 0 {
-		frame = DefaultPacket
-	}
+	frame := c.largestFrame()
 	var w []string
 	if lw := c.longEpochWarning(); lw != "" {
 		w = append(w, lw)

@@ -263,5 +263,5 @@ func RealisedLoad(flows []FlowRow, hosts int, rate sim.Rate) float64 {
 	if last == 0 {
 		return 0
 	}
-	return bytes * 8 * 1500 / 1460 / (float64(hosts) * float64(rate) * last * 1e-6)
+	return workload.WireBytes(bytes) * 8 / (float64(hosts) * float64(rate) * last * 1e-6)
 }

@@ -25,9 +25,13 @@ type Generator struct {
 	now                   float64
 }
 
+// WireBytes is what payload bytes offer the links: 40-byte headers on 1460-byte payloads, as the
+// pFabric scripts count the load.
+func WireBytes(payload float64) float64 { return payload * 1500 / 1460 }
+
 // NewGenerator returns the flows of cdf at load over hosts with edge rate, seeded by seed.
 func NewGenerator(cdf *CDF, hosts int, rate sim.Rate, load float64, seed uint64) *Generator {
-	wireMean := cdf.Mean() * 1500 / 1460
+	wireMean := WireBytes(cdf.Mean())
 	lambda := load * float64(hosts) * float64(rate) / (8 * wireMean) // flows per second
 	return &Generator{
 		cdf: cdf, hosts: hosts, meanGap: float64(sim.Second) / lambda,
