@@ -21,6 +21,7 @@ type simRunOptions struct {
 	out     string
 	workers int
 	flows   int
+	steady  bool
 	hosts   []int
 	seed    uint64
 	json    bool
@@ -41,6 +42,9 @@ not depend on how many), and writes into DIR:
           panels), results.json (every point's series and speed), summary.md, and
           flows/WORKLOAD-LOAD-SCHEME.csv (one row per flow). 10,000 web-search and 3,000
           data-mining flows per point (1,000 and 500, loads 0.2, 0.5, 0.8 with --quick).
+          Arrivals stop at each point's last flow; with --steady they go on, uncounted,
+          until every counted flow has finished, so large flows finish at the load they were drawn
+          for (see qjump sim fct --help), at several times the wall time.
   fan-in  Fig. 11 at scale: every host sends its whole level-7 budget of 256-byte probes at each
           of its epochs to one host beside bulk level-0 traffic, f7 from 0.5 to 4, at 144 and 60
           hosts, with random epoch phases (mesochronous hosts) and with aligned epochs (every
@@ -71,6 +75,7 @@ run: the points that finished are written as above, marked partial, and run exit
 	f.IntVar(&opts.flows, "flows", 0, "fig9: flows per point for both workloads (0: 10000 web search and 3000 data mining; 1000 and 500 with --quick)")
 	f.IntSliceVar(&opts.hosts, "hosts", []int{144, 60}, "fan-in: host counts to run, each whole racks: a multiple of 16, or of 12")
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
+	f.BoolVar(&opts.steady, "steady", false, "fig9: keep flows arriving, uncounted, until each point's last flow has finished (see qjump sim fct --help)")
 	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
 	return cmd
 }
@@ -84,6 +89,8 @@ func (opts *simRunOptions) check(name string) error {
 		return usageErrorf("invalid --workers %d: need at least 1", opts.workers)
 	case name == "fig9" && opts.hostsSet:
 		return usageErrorf("--hosts is for fan-in, not fig9: fig9 runs the paper's 144-host fabric")
+	case name == "fan-in" && opts.steady:
+		return usageErrorf("--steady is for fig9, not fan-in: fan-in sends probes, not flows")
 	case name == "fan-in" && opts.flowsSet:
 		return usageErrorf("--flows is for fig9, not fan-in: fan-in sends probes, --quick makes it shorter")
 	case opts.flows < 0:
@@ -161,7 +168,7 @@ func keptError(ctx context.Context, kept, planned int, out string) error {
 
 func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, stderr io.Writer) error {
 	c := experiment.DefaultFig9(opts.quick)
-	c.Workers, c.Seed = opts.workers, opts.seed
+	c.Workers, c.Seed, c.Steady = opts.workers, opts.seed, opts.steady
 	if opts.flows > 0 {
 		for w := range c.Flows {
 			c.Flows[w] = opts.flows

@@ -92,6 +92,36 @@ func TestSimInterruptedBeforeAnyPoint(t *testing.T) {
 	}
 }
 
+// --steady reaches the point, and results.json and summary.md say that the point ran steady and
+// how many background flows it simulated.
+func TestSimFCTSteadyIsWrittenDown(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, status := run(t, "sim", "fct", "--steady", "--load", "0.6", "--flows", "40", "--racks", "2", "--hosts-per-rack", "4", "--spines", "2", "--out", dir)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Steady bool `json:"steady"`
+		Points []struct {
+			Background int `json:"background_flows"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Steady || len(doc.Points) != 1 || doc.Points[0].Background == 0 {
+		t.Errorf("results.json: steady %v, points %+v; want steady with background flows", doc.Steady, doc.Points)
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(summary), "steady: flows go on arriving") {
+		t.Errorf("summary.md does not say the point ran steady:\n%s", summary)
+	}
+}
+
 // A load of 0.25 is named 0.25 in the arm and the title, not rounded to 0.2.
 func TestSimFCTNamesTheLoadInFull(t *testing.T) {
 	dir := t.TempDir()
@@ -121,6 +151,7 @@ func TestSimRunChecksFlagsFirst(t *testing.T) {
 		{[]string{"sim", "run", "fan-in", "--quick", "--hosts", "144,17"}, `--hosts "17"`},
 		{[]string{"sim", "run", "fan-in", "--quick", "--hosts", "48,48"}, "given twice"},
 		{[]string{"sim", "run", "fan-in", "--quick", "--flows", "10"}, "--flows is for fig9"},
+		{[]string{"sim", "run", "fan-in", "--quick", "--steady"}, "--steady is for fig9"},
 		{[]string{"sim", "run", "fig9", "--quick", "--hosts", "16"}, "--hosts is for fan-in"},
 		{[]string{"sim", "run", "fig9", "--quick", "--flows", "-1"}, "--flows -1"},
 		{[]string{"sim", "fct", "--load", "2"}, "--load"},

@@ -39,7 +39,10 @@ type FCTDocument struct {
 	Loads         []float64       `json:"loads"`
 	Schemes       []Scheme        `json:"schemes"`
 	FlowsPerPoint map[string]int  `json:"flows_per_point"`
-	Points        []PointSummary  `json:"points"`
+	// Steady says that flows went on arriving, uncounted, until each point's last flow finished
+	// (FCTConfig.Steady).
+	Steady bool           `json:"steady"`
+	Points []PointSummary `json:"points"`
 	results.Outcome
 }
 
@@ -53,6 +56,9 @@ type PointSummary struct {
 	Flows      int      `json:"flows"`
 	Unfinished int      `json:"unfinished"`
 	Drops      uint64   `json:"drops"`
+	// Background is the flows that arrived after the point's last and were not counted
+	// (FCTResult.Background).
+	Background int `json:"background_flows"`
 	// RealisedLoad is the load the point's flows offered (FCTResult.RealisedLoad).
 	RealisedLoad float64 `json:"realised_load"`
 	Perf         Perf    `json:"perf"`
@@ -116,7 +122,7 @@ func fctSeries(arm, workload string, load float64, flows []FlowRow) []results.Se
 // a fault for every point with flows unfinished at the horizon (its statistics leave them out).
 func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDocument {
 	doc := &FCTDocument{Header: h, Fabric: c.Fabric, Seed: c.Seed, Workloads: c.Workloads, Loads: c.Loads,
-		Schemes: c.Schemes, FlowsPerPoint: c.Flows}
+		Schemes: c.Schemes, FlowsPerPoint: c.Flows, Steady: c.Steady}
 	seen := map[string]bool{}
 	for _, l := range c.Loads {
 		for _, s := range c.Schemes {
@@ -135,7 +141,7 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 		arm := ArmName(p.Scheme, p.Load)
 		ran[arm] = true
 		doc.Points = append(doc.Points, PointSummary{Workload: p.Workload, Load: p.Load, Scheme: p.Scheme, Arm: arm,
-			Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, RealisedLoad: results.Round3(p.RealisedLoad),
+			Flows: len(p.Flows), Unfinished: p.Unfinished, Drops: p.Drops, Background: p.Background, RealisedLoad: results.Round3(p.RealisedLoad),
 			Perf: p.Perf})
 	}
 	// Only an interrupted run has an arm without a point: say so beside the arm.
@@ -231,13 +237,17 @@ func (d *FCTDocument) View() results.View {
 	for _, w := range d.Workloads {
 		flows = append(flows, fmt.Sprintf("%d %s", d.FlowsPerPoint[w], w))
 	}
+	arrivals := "arrivals stop at each point's last flow, whose network then empties"
+	if d.Steady {
+		arrivals = "steady: flows go on arriving, uncounted, until each point's last flow has finished"
+	}
 	return results.View{
 		Header: d.Header, Outcome: d.Outcome,
 		Headline: fmt.Sprintf("%s (%s of %d, %s, %s/%s links), loads %v, %s flows per point, seed %d",
 			countText(f.Hosts(), "host"), countText(f.Racks, "rack"), f.HostsPerRack, countText(f.Spines, "spine"),
 			rateText(f.EdgeRate), rateText(f.CoreRate), d.Loads, strings.Join(flows, " and "), d.Seed),
 		Method: "Simulated (qjump sim); every figure is a flow's completion time over its ideal on the idle fabric, " +
-			"fct-small (0, 100 kB], fct-large (10 MB, ∞), fct-all; lost counts flows unfinished at the horizon.",
+			"fct-small (0, 100 kB], fct-large (10 MB, ∞), fct-all; lost counts flows unfinished at the horizon; " + arrivals + ".",
 		Figures: []results.Figure{results.MeanFigure, results.LatencyFigures[0], results.LatencyFigures[2], results.LatencyFigures[4]},
 		Unit:    NormalisedUnit, Digits: 2, NoPaper: true,
 	}

@@ -19,7 +19,9 @@ type Fig9Config struct {
 	// flow carries 4.5 times the bytes of a web-search flow on average, and these counts make both
 	// halves of the sweep cost about the same (≈100–140 M packet-hops per point) and the whole
 	// sweep fit in 20 minutes on two cores.
-	Flows   map[string]int
+	Flows map[string]int
+	// Steady runs every point steady (FCTConfig.Steady): 4 to 30 times the time at high load.
+	Steady  bool
 	Seed    uint64
 	Workers int
 	Fabric  topology.Config
@@ -70,7 +72,8 @@ func RunFig9Context(ctx context.Context, c Fig9Config, progress func(*FCTResult)
 		}
 		for _, l := range c.Loads {
 			for _, s := range c.Schemes {
-				cfgs = append(cfgs, FCTConfig{Scheme: s, Workload: cdf, Load: l, Flows: c.Flows[w], Seed: c.Seed, Fabric: c.Fabric})
+				cfgs = append(cfgs, FCTConfig{Scheme: s, Workload: cdf, Load: l, Flows: c.Flows[w], Seed: c.Seed, Fabric: c.Fabric,
+					Steady: c.Steady})
 			}
 		}
 	}

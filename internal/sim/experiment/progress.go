@@ -12,6 +12,7 @@ import (
 // and any goroutine may read it. It never changes what is simulated.
 type Progress struct {
 	started, done atomic.Int64
+	background    atomic.Int64 // flows started after the point's last (FCTConfig.Steady)
 	simulated     atomic.Int64 // sim.Time of the last flow started or completed
 }
 
@@ -20,6 +21,12 @@ func (p *Progress) flowStarted(now sim.Time) {
 	if p != nil {
 		p.started.Add(1)
 		p.simulated.Store(int64(now))
+	}
+}
+
+func (p *Progress) backgroundStarted() {
+	if p != nil {
+		p.background.Add(1)
 	}
 }
 
@@ -36,8 +43,13 @@ func (p *Progress) Flows() (started, done int) { return int(p.started.Load()), i
 // Simulated is the simulated time reached, as of the last flow started or completed.
 func (p *Progress) Simulated() sim.Time { return sim.Time(p.simulated.Load()) }
 
-// Line is the progress for people: "1234 of 5000 flows completed (1500 started), 0.31 s simulated".
+// Line is the progress for people: "1234 of 5000 flows completed (1500 started), 0.31 s simulated",
+// and in a steady point, once the last flow has started, how many background flows followed it.
 func (p *Progress) Line(flows int) string {
 	started, done := p.Flows()
-	return fmt.Sprintf("%d of %d flows completed (%d started), %.3g s simulated", done, flows, started, p.Simulated().Seconds())
+	line := fmt.Sprintf("%d of %d flows completed (%d started), %.3g s simulated", done, flows, started, p.Simulated().Seconds())
+	if bg := p.background.Load(); bg > 0 {
+		line += fmt.Sprintf(", %d background flows since the last", bg)
+	}
+	return line
 }
