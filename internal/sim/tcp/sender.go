@@ -106,7 +106,7 @@ func (s *Sender) flight() int32 { return s.nxt - s.una }
 // known to hold (SACK) takes its place in the window but is not sent again, as in ns-2's SACK
 // agents without pipe control.
 func (s *Sender) send() {
-	for s.nxt < s.flow.Packets && float64(s.flight()) < s.cwnd {
+	for s.nxt < s.flow.Packets && s.flight() < s.window() {
 		if !s.isSacked(s.nxt) {
 			s.transmit(s.nxt)
 		}
@@ -344,3 +344,8 @@ func (s *Sender) forgetSacked(from, to int32) {
 func (s *Sender) outstanding() int64 {
 	return s.flow.Size - int64(s.una+s.sackedAbove)*MSS
 }
+
+// window is how many packets may be outstanding: the whole packets of cwnd, at least one, as
+// ns-2's agents send up to (int)cwnd_. Sending while fewer than cwnd were out let a fractional
+// window round up, 13 packets out at a cwnd of 12.08.
+func (s *Sender) window() int32 { return max(int32(s.cwnd), 1) }

@@ -54,3 +54,19 @@ func TestWindowGrowsPerACKNotPerPacketAcknowledged(t *testing.T) {
 		}
 	}
 }
+
+// A fractional window sends its whole packets only: 12 out at a cwnd of 12.9, as ns-2's agents
+// send up to (int)cwnd_; never fewer than one.
+func TestFractionalWindowRoundsDown(t *testing.T) {
+	for _, c := range []struct {
+		cwnd float64
+		want int32
+	}{{12.9, 12}, {12, 12}, {0.5, 1}} {
+		s := senderIntoTheVoid(100, 1)
+		s.cwnd = c.cwnd
+		s.send()
+		if s.flight() != c.want {
+			t.Errorf("cwnd %.1f: %d packets out, want %d", c.cwnd, s.flight(), c.want)
+		}
+	}
+}
