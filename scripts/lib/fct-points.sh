@@ -22,15 +22,18 @@ PY
 }
 
 # fct_points_run OUT JOBS runs each line of its standard input, "FILE SCHEME WORKLOAD LOAD FLOWS
-# SEED", as `qjump sim fct --json` into OUT/FILE.json, JOBS at a time. A point's JSON appears
+# SEED ARRIVALS" (ARRIVALS steady or drain: with or without --steady), as `qjump sim fct --json`
+# into OUT/FILE.json, JOBS at a time. A point's JSON appears
 # only when it is whole and one that exists is kept, so that a run stopped half-way is continued
 # by the same command with the same OUT.
 fct_points_run() {
 	export qjump
 	OUT="$1" xargs -P "$2" -L 1 bash -c '
-		f="$OUT/$0" what="$1 $2 $3 seed $5"
+		f="$OUT/$0" what="$1 $2 $3 seed $5 $6"
+		arrivals=()
+		[ "$6" = steady ] && arrivals=(--steady)
 		[ -e "$f.json" ] && { echo "   $what: done before" >&2; exit 0; }
-		"$qjump" sim fct --scheme "$1" --workload "$2" --load "$3" --flows "$4" --seed "$5" --json \
+		"$qjump" sim fct --scheme "$1" --workload "$2" --load "$3" --flows "$4" --seed "$5" "${arrivals[@]}" --json \
 			>"$f.json.part" 2>"$f.err" || { echo "$what failed: $(tail -1 "$f.err")" >&2; exit 255; }
 		mv "$f.json.part" "$f.json" && rm -f "$f.err"
 		echo "   $what done" >&2'
