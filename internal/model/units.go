@@ -189,6 +189,13 @@ func sigDecimals(v float64) int {
 	}
 }
 
+// plainDecimal says whether s is written as people write numbers, digits with a point and an
+// exponent at most: Go's ParseFloat also reads "1_0" as 10 and "0x1p4" as 16, which a typo in a
+// factor should not become.
+func plainDecimal(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789.eE+-") == ""
+}
+
 // ParseFactor reads a throughput factor: a positive number, or "unlimited" for a level with no
 // budget. Factor 0 is invalid, not a way of saying unlimited.
 func ParseFactor(s string) (Factor, error) {
@@ -197,7 +204,7 @@ func ParseFactor(s string) (Factor, error) {
 		return Unlimited(), nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+	if err != nil || !plainDecimal(s) || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return Factor{}, fmt.Errorf("need a number greater than 0, or \"unlimited\"")
 	}
 	return Limited(v), nil

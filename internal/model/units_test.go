@@ -97,7 +97,7 @@ func TestParseFactors(t *testing.T) {
 	if back, err := ParseFactors(fs.String()); err != nil || back.String() != fs.String() {
 		t.Errorf("round trip of %v gave %v, %v", fs, back, err)
 	}
-	for _, in := range []string{"", "7", "8=1", "-1=1", "7=0", "7=-2", "7=x", "7=1,7=2", "a=1", "7=inf", "7=NaN"} {
+	for _, in := range []string{"", "7", "8=1", "-1=1", "7=0", "7=-2", "7=x", "7=1,7=2", "a=1", "7=inf", "7=NaN", "7=1_0", "7=0x1p4"} {
 		if got, err := ParseFactors(in); err == nil {
 			t.Errorf("ParseFactors(%q) = %v, want an error", in, got)
 		}
