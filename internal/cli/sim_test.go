@@ -117,7 +117,7 @@ func TestSimFCTSteadyIsWrittenDown(t *testing.T) {
 		t.Errorf("results.json: steady %v, points %+v; want steady with background flows", doc.Steady, doc.Points)
 	}
 	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if !strings.Contains(string(summary), "steady: flows go on arriving") {
+	if !strings.Contains(string(summary), "steady: flows go on arriving, uncounted, until every counted flow") {
 		t.Errorf("summary.md does not say the point ran steady:\n%s", summary)
 	}
 }

@@ -239,7 +239,7 @@ func (d *FCTDocument) View() results.View {
 	}
 	arrivals := "arrivals stop at each point's last flow, whose network then empties"
 	if d.Steady {
-		arrivals = "steady: flows go on arriving, uncounted, until each point's last flow has finished"
+		arrivals = "steady: flows go on arriving, uncounted, until every counted flow of the point has finished"
 	}
 	return results.View{
 		Header: d.Header, Outcome: d.Outcome,
