@@ -119,7 +119,9 @@ type FCTResult struct {
 	Flows      []FlowRow `json:"-"`
 	Stats      FCTStats  `json:"stats"`
 	Unfinished int       `json:"unfinished"`
-	Drops      uint64    `json:"drops"`
+	// Drops counts every packet the ports (and qjump-ns2's limiters) dropped, a steady point's
+	// background flows' included.
+	Drops uint64 `json:"drops"`
 	// Background is the number of flows that arrived after the N-th and were not counted (a
 	// steady point's; 0 otherwise).
 	Background int `json:"background_flows"`
