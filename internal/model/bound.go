@@ -73,12 +73,19 @@ func (c Config) FanIn(l Level) FanIn {
 	fi := FanIn{Sum: sum, Oversubscription: sum / float64(c.Mesochronous)}
 	fi.Guaranteed = sum <= float64(c.Mesochronous)+slack
 	burst := float64(c.Hosts) * perHost
-	if burst < math.MaxInt64/2 {
+	if burst < maxBuffer {
 		fi.Buffer = Bytes(math.Ceil(burst))
 	}
-	bits := burst * 8
-	if ns := math.Ceil(math.Round(bits*1e12/float64(c.Rate)) / 1000); ns < float64(MaxEpoch) {
+	if ns := c.burstNanoseconds(burst); ns < float64(MaxEpoch) {
 		fi.Delay = time.Duration(ns) + c.Epsilon
 	}
 	return fi
+}
+
+// maxBuffer is the largest port burst FanIn counts in Bytes (an int64), with room to add.
+const maxBuffer = math.MaxInt64 / 2
+
+// burstNanoseconds is how long burst bytes take at R, rounded up to the nanosecond.
+func (c Config) burstNanoseconds(burst float64) float64 {
+	return math.Ceil(math.Round(burst*8*1e12/float64(c.Rate)) / 1000)
 }

@@ -123,6 +123,12 @@ func TestValidate(t *testing.T) {
 		{"negative level", func(c *Config) { c.Factors = Factors{-1: Limited(1)} }, "factors"},
 		{"factor zero", func(c *Config) { c.Factors = Factors{7: {}} }, "factors"},
 		{"negative factor", func(c *Config) { c.Factors = Factors{7: Limited(-1)} }, "factors"},
+		{"a guaranteed bound longer than the clocks hold", func(c *Config) {
+			c.Hosts, c.Rate, c.Mesochronous, c.Factors = 340, 1, 2, Factors{7: Limited(2)}
+		}, "factors"},
+		{"a guaranteed port burst beyond what Bytes counts", func(c *Config) {
+			c.Hosts, c.Rate, c.Mesochronous, c.Factors = 100000, 1e14, 100000000000, Factors{7: Limited(1e11)}
+		}, "factors"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,6 +64,11 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
+	for _, l := range c.Factors.Levels() {
+		if err := c.validateFanIn(l); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -71,6 +71,29 @@ func (c Config) validateFactor(l Level, f Factor) error {
 	return nil
 }
 
+// validateFanIn refuses a guaranteed level whose bound calc could not print: a worst-case
+// fan-in delay beyond MaxEpoch, or a port burst beyond what Bytes counts. Either takes an epoch
+// of months and factors in the billions (m = 10^11 gives a burst of 10^20 bytes); like such an
+// epoch, it is a typo, and printed it would read 0s and 0B.
+func (c Config) validateFanIn(l Level) error {
+	fi := c.FanIn(l)
+	if !fi.Guaranteed || math.IsInf(fi.Sum, 1) {
+		return nil
+	}
+	value := fmt.Sprintf("%d=%s", l, c.Factors[l])
+	if fi.Buffer == 0 {
+		return fieldError("factors", value, fmt.Sprintf(
+			"level %d's worst-case port burst n·b·P·Σf would be more than %s, beyond what calc counts: "+
+				"need smaller factors at or above level %d", l, Bytes(maxBuffer), l))
+	}
+	if fi.Delay == 0 || fi.Delay > MaxEpoch {
+		return fieldError("factors", value, fmt.Sprintf(
+			"level %d's worst-case fan-in delay n·b·P·8·Σf/R + ε would be longer than %s (100 days): "+
+				"need smaller factors at or above level %d, or a faster R than %s", l, FormatDuration(MaxEpoch), l, c.Rate))
+	}
+	return nil
+}
+
 // CheckTargetRates refuses a target rate that no factor can reach: one above R (a level never
 // sends faster than its link) or one whose budget per epoch is smaller than one minimum frame on
 // the wire. c must be valid. WithTargetRates solves what passes.
