@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/sim/workload"
@@ -178,7 +178,7 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 // parseLoad reads --load for unitValue: a value that is no number is refused with what --load
 // takes, not with strconv's parse error (the range is checked with the other flags).
 func parseLoad(s string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	f, err := model.ParseDecimal(strings.TrimSpace(s))
 	if err != nil {
 		return 0, errors.New("need a fraction of the edge capacity, 0 < L < 1, e.g. 0.5")
 	}

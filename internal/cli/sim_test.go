@@ -155,6 +155,7 @@ func TestSimRunChecksFlagsFirst(t *testing.T) {
 		{[]string{"sim", "run", "fig9", "--quick", "--hosts", "16"}, "--hosts is for fan-in"},
 		{[]string{"sim", "run", "fig9", "--quick", "--flows", "-1"}, "--flows -1"},
 		{[]string{"sim", "fct", "--load", "2"}, "--load"},
+		{[]string{"sim", "fct", "--load", "0x1p-1"}, "--load"},
 		{[]string{"sim", "fct", "--racks", "4294967296", "--hosts-per-rack", "4294967296"}, "at most 100000 hosts"},
 		{[]string{"sim", "fct", "--racks", "1000", "--hosts-per-rack", "101"}, "at most 100000 hosts"},
 		{[]string{"sim", "fct", "--racks", "10", "--spines", "10001"}, "at most 100000 ToR-spine links"},

@@ -189,11 +189,14 @@ func sigDecimals(v float64) int {
 	}
 }
 
-// plainDecimal says whether s is written as people write numbers, digits with a point and an
-// exponent at most: Go's ParseFloat also reads "1_0" as 10 and "0x1p4" as 16, which a typo in a
-// factor should not become.
-func plainDecimal(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789.eE+-") == ""
+// ParseDecimal reads a number as people write it, digits with a point and an exponent at most:
+// Go's ParseFloat also reads "1_0" as 10 and "0x1p4" as 16, which a typo in a factor or a load
+// should not become.
+func ParseDecimal(s string) (float64, error) {
+	if s == "" || strings.Trim(s, "0123456789.eE+-") != "" {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // ParseFactor reads a throughput factor: a positive number, or "unlimited" for a level with no
@@ -203,8 +206,8 @@ func ParseFactor(s string) (Factor, error) {
 	if strings.EqualFold(s, "unlimited") {
 		return Unlimited(), nil
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !plainDecimal(s) || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+	v, err := ParseDecimal(s)
+	if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return Factor{}, fmt.Errorf("need a number greater than 0, or \"unlimited\"")
 	}
 	return Limited(v), nil
