@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -156,4 +157,44 @@ func TestCSVRoundTrip(t *testing.T) {
 	if err != nil || len(out) != 2 || out[0] != in[0] || out[1] != in[1] {
 		t.Fatalf("read back %+v, %v; want %+v", out, err, in)
 	}
+}
+
+// Ending the run does not reset a peer's connection, though a peer's frame lies unread: the
+// kernel resets a socket closed with data unread and drops what it had not sent, which on a
+// congested path was the goodbye (the testbed's contended arm failed with "connection reset by
+// peer"). The peer reads the goodbye and then the connection's end.
+func TestEndingDoesNotResetThePeer(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	a, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.Write(frame(make([]byte, frameHeader), 1, 7)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // in a's receive queue, never read
+	if _, err := a.Write(frame(make([]byte, frameHeader), 0, roundBye)); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { (&mesh{conns: []net.Conn{a}}).end(2 * time.Second); close(ended) }()
+	buf := make([]byte, frameHeader)
+	_ = b.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, round, err := readFrame(b, buf); err != nil || round != roundBye {
+		t.Fatalf("the peer read round %d, %v; want the goodbye", round, err)
+	}
+	if _, _, err := readFrame(b, buf); !errors.Is(err, io.EOF) {
+		t.Errorf("after the goodbye the peer read %v, want the connection's end (EOF)", err)
+	}
+	_ = b.(*net.TCPConn).CloseWrite() // the peer ends too
+	<-ended
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -112,4 +113,31 @@ func (m *mesh) close() {
 			_ = c.Close()
 		}
 	}
+}
+
+// end closes every connection without losing what was sent last. The kernel resets a socket
+// closed with data unread (peers' frames for rounds this participant will not wait for) and drops
+// what it had not sent yet: on a congested path that can be the goodbye, and the peer then fails
+// with "connection reset by peer" instead of ending its run with ours. So each connection is
+// half-closed first, its goodbye and end queued behind what was sent, and read to the peer's end
+// (each peer half-closes likewise once it ends) for at most linger before it is closed.
+func (m *mesh) end(linger time.Duration) {
+	deadline := time.Now().Add(linger)
+	var wg sync.WaitGroup
+	for _, c := range m.conns {
+		if c == nil {
+			continue
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.SetReadDeadline(deadline)
+			_, _ = io.Copy(io.Discard, c)
+			_ = c.Close()
+		}()
+	}
+	wg.Wait()
 }

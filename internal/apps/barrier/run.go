@@ -50,7 +50,7 @@ func Run(ctx context.Context, opts Options) ([]Round, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
-	defer m.close()
+	defer m.end(opts.Timeout)
 	arrivals := make(chan arrival, 4*len(opts.Peers))
 	done := make(chan struct{})
 	defer close(done)
