@@ -75,7 +75,7 @@ run: the points that finished are written as above, marked partial, and run exit
 	f.IntVar(&opts.flows, "flows", 0, "fig9: flows per point for both workloads (0: 10000 web search and 3000 data mining; 1000 and 500 with --quick)")
 	f.IntSliceVar(&opts.hosts, "hosts", []int{144, 60}, "fan-in: host counts to run, each whole racks: a multiple of 16, or of 12")
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
-	f.BoolVar(&opts.steady, "steady", false, "fig9: keep flows arriving, uncounted, until each point's last flow has finished (see qjump sim fct --help)")
+	f.BoolVar(&opts.steady, "steady", false, "fig9: keep flows arriving, uncounted, until every counted flow of a point has finished (see qjump sim fct --help)")
 	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
 	return cmd
 }

@@ -11,7 +11,7 @@ import (
 // wholeKeys are the file's keys that take a whole number, and tableKeys those that take a table
 // keyed by a level or a priority. yaml.v3 cuts a number like 1.9 down to 1 when it fills an int,
 // and a table may name one level twice ("7" and "07") with either value winning at random; the
-// file's node tree is checked for both before it is decoded.
+// file's node tree is checked for both beside the decoding, which sees neither.
 var (
 	wholeKeys = map[string]bool{"hosts": true, "mesochronous": true, "vlan_id": true, "default_level": true}
 	tableKeys = map[string]bool{"factors": true, "target_rate": true, "priority_levels": true, "dscp": true, "pcp": true}

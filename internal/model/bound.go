@@ -76,7 +76,7 @@ func (c Config) FanIn(l Level) FanIn {
 	if burst < maxBuffer {
 		fi.Buffer = Bytes(math.Ceil(burst))
 	}
-	if ns := c.burstNanoseconds(burst); ns < float64(MaxEpoch) {
+	if ns := math.Ceil(math.Round(burst*8*1e12/float64(c.Rate)) / 1000); ns < float64(MaxEpoch) {
 		fi.Delay = time.Duration(ns) + c.Epsilon
 	}
 	return fi
@@ -84,8 +84,3 @@ func (c Config) FanIn(l Level) FanIn {
 
 // maxBuffer is the largest port burst FanIn counts in Bytes (an int64), with room to add.
 const maxBuffer = math.MaxInt64 / 2
-
-// burstNanoseconds is how long burst bytes take at R, rounded up to the nanosecond.
-func (c Config) burstNanoseconds(burst float64) float64 {
-	return math.Ceil(math.Round(burst*8*1e12/float64(c.Rate)) / 1000)
-}

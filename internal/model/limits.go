@@ -77,7 +77,7 @@ func (c Config) validateFactor(l Level, f Factor) error {
 // epoch, it is a typo, and printed it would read 0s and 0B.
 func (c Config) validateFanIn(l Level) error {
 	fi := c.FanIn(l)
-	if !fi.Guaranteed || math.IsInf(fi.Sum, 1) {
+	if !fi.Guaranteed { // an unlimited level at or above is never guaranteed
 		return nil
 	}
 	value := fmt.Sprintf("%d=%s", l, c.Factors[l])

@@ -115,7 +115,6 @@ type FCTResult struct {
 	Workload   string    `json:"workload"`
 	Load       float64   `json:"load"`
 	Seed       uint64    `json:"seed"`
-	Steady     bool      `json:"steady"`
 	Flows      []FlowRow `json:"-"`
 	Stats      FCTStats  `json:"stats"`
 	Unfinished int       `json:"unfinished"`
@@ -257,7 +256,7 @@ func (pt *point) idealFCT(f *tcp.Flow) sim.Time {
 }
 
 func (pt *point) result() *FCTResult {
-	res := &FCTResult{Scheme: pt.cfg.Scheme, Workload: pt.cfg.Workload.Name, Load: pt.cfg.Load, Seed: pt.cfg.Seed, Steady: pt.cfg.Steady}
+	res := &FCTResult{Scheme: pt.cfg.Scheme, Workload: pt.cfg.Workload.Name, Load: pt.cfg.Load, Seed: pt.cfg.Seed}
 	for _, f := range pt.flows[:min(len(pt.flows), pt.cfg.Flows)] {
 		// Times are kept to the nanosecond, as flows.csv writes them, so that statistics
 		// recomputed from the file (sim report) are the ones the run computed.

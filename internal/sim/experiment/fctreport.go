@@ -39,8 +39,8 @@ type FCTDocument struct {
 	Loads         []float64       `json:"loads"`
 	Schemes       []Scheme        `json:"schemes"`
 	FlowsPerPoint map[string]int  `json:"flows_per_point"`
-	// Steady says that flows went on arriving, uncounted, until each point's last flow finished
-	// (FCTConfig.Steady).
+	// Steady says that flows went on arriving, uncounted, until every counted flow of each point
+	// had finished (FCTConfig.Steady).
 	Steady bool           `json:"steady"`
 	Points []PointSummary `json:"points"`
 	results.Outcome

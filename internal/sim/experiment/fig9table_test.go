@@ -68,6 +68,15 @@ func TestFig9TableScriptReadsTheRuns(t *testing.T) {
 			t.Errorf("load %g: the comparison lacks %q:\n%s", l, want, both)
 		}
 	}
+	var hops, wall float64
+	for _, p := range drain.Points {
+		if p.Scheme == TCP {
+			hops, wall = hops+float64(p.Perf.PacketHops), wall+p.Perf.WallSeconds
+		}
+	}
+	if want := fmt.Sprintf("pooled: tcp %.1f M,", hops/wall/1e6); !strings.Contains(run("--speed", drainFile), want) {
+		t.Errorf("--speed lacks %q", want)
+	}
 	if out, err := exec.Command(python, script, steadyFile, drainFile).CombinedOutput(); err == nil {
 		t.Errorf("the steady run given first was taken:\n%s", out)
 	}

@@ -66,10 +66,7 @@ func runSmall(t *testing.T, s Scheme, seed uint64) *FCTResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := RunFCT(FCTConfig{Scheme: s, Workload: cdf, Load: 0.6, Flows: 150, Seed: seed, Fabric: smallFabric()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runPoint(t, FCTConfig{Scheme: s, Workload: cdf, Load: 0.6, Flows: 150, Seed: seed, Fabric: smallFabric()})
 	if r.Unfinished != 0 {
 		t.Fatalf("%s: %d flows unfinished", s, r.Unfinished)
 	}
