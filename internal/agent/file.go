@@ -54,7 +54,8 @@ func (s Spec) ForDevice(mtu int) (config.Dataplane, error) {
 	if err != nil {
 		return d, err
 	}
-	return d.Solved()
+	d, err = d.Solved()
+	return d, config.FileKey(err)
 }
 
 // Parse reads and checks a cluster file; name is what errors call it. Every error is a
@@ -76,7 +77,7 @@ func Parse(name string, data []byte) (Spec, error) {
 	}
 	solved, err := d.Solved()
 	if err != nil {
-		return Spec{}, err
+		return Spec{}, config.FileKey(err)
 	}
 	sec, err := parseSection(name, data)
 	if err != nil {

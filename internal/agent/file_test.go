@@ -51,6 +51,8 @@ func TestParseNamesTheField(t *testing.T) {
 		{"rate: 1G\n" + agent, "hosts"},
 		{"hosts: 2\n" + agent, "rate"},
 		{"hosts: 2\nrate: 1G\ndscp: {7: 64}\n" + agent, "dscp[7]"},
+		{"hosts: 2\nrate: 1G\ntarget_rate: {5: 2G}\n" + agent, "target_rate[5]"},
+		{"hosts: 2\nrate: 1G\nvlan_id: 5000\n" + agent, "vlan_id"},
 		{"hosts: 2\nrate: 1G\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: []}\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [\"eth[\"]}\n", "agent.interfaces[0]"},

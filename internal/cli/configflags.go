@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/config"
@@ -48,7 +53,30 @@ func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, noModel
 		return d, err
 	}
 	solved, err := d.Solved()
-	return solved, asFlagError(err)
+	return solved, c.blame(err)
+}
+
+// blame names a field the configuration refused where its value came from: the flag when the
+// user gave it (or gave no file), else the --config file's key. A file's target rate that the
+// flags' --rate makes too fast is the file's target_rate[L], which is where it is written.
+func (c *configFlags) blame(err error) error {
+	var fe *model.FieldError
+	if c.configFile == "" || !errors.As(err, &fe) || c.flagGave(fe) {
+		return asFlagError(err)
+	}
+	return configError(fmt.Errorf("%s: %w", c.configFile, config.FileKey(fe)))
+}
+
+// flagGave says whether the field fe refuses was given by a flag; for a target rate, whether
+// --target-rate gave that level, since the flag adds levels to the file's.
+func (c *configFlags) flagGave(fe *model.FieldError) bool {
+	if fe.Field != "target-rate" {
+		return c.changed(fe.Field)
+	}
+	l, _, _ := strings.Cut(fe.Value, "=")
+	n, err := strconv.Atoi(l)
+	_, given := c.model.targetRates[model.Level(n)]
+	return err == nil && given
 }
 
 // apply overrides d's keys with the flags the user gave.

@@ -121,7 +121,7 @@ func (b budgetSource) model() (model.Config, error) {
 			return model.Config{}, err
 		}
 		if d, err = d.Solved(); err != nil {
-			return model.Config{}, configError(fmt.Errorf("%s: %w", b.config, err))
+			return model.Config{}, configError(fmt.Errorf("%s: %w", b.config, config.FileKey(err)))
 		}
 		return d.Model, nil
 	}

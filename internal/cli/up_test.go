@@ -139,3 +139,29 @@ func TestUpNeedsHostsAndRate(t *testing.T) {
 		t.Fatalf("error %v, want a usage error", err)
 	}
 }
+
+// A value the configuration refuses is named where it came from: the file's key when the file
+// gave it, the flag when the user typed it. up named a file's too-fast target rate as
+// --target-rate, a flag the user never gave, and without the file.
+func TestUpNamesWhereARefusedValueCameFrom(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\ntarget_rate: {5: 50G}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", file}, file + `: invalid target_rate[5] "50Gb/s"`},
+		{[]string{"--config", file, "--target-rate", "4=1G"}, file + `: invalid target_rate[5] "50Gb/s"`},
+		{[]string{"--config", file, "--target-rate", "5=20G"}, `invalid --target-rate "5=20Gb/s"`},
+		{[]string{"--config", file, "--target-rate", "5=1G", "--vlan-id", "5000"}, `invalid --vlan-id "5000"`},
+	}
+	for _, tc := range cases {
+		_, err := upOptionsFrom(t, append([]string{"--dev", "eth0"}, tc.args...))
+		var usage *UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("up %v: %v, want a usage error with %s", tc.args, err, tc.want)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func (f File) Apply(d *Dataplane) error {
 	if f.Rate == nil && v.Model.Rate == 0 {
 		v.Model.Rate = 1
 	}
-	return v.Validate()
+	return FileKey(v.Validate())
 }
 
 func (f File) applyModel(m *model.Config) error {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -78,6 +79,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestBadValues: every bad value is refused with one line that names its key as the file writes
+// it (vlan_id, not the flag's vlan-id; factors[7], the level's own key).
 func TestBadValues(t *testing.T) {
 	cases := []struct{ yaml, field string }{
 		{"hosts: 0\nrate: 1G\n", "hosts"},
@@ -85,7 +88,7 @@ func TestBadValues(t *testing.T) {
 		{"packet: 10B\n", "packet"},
 		{"packet: 83B\n", "packet"},
 		{"packet: lots\n", "packet"},
-		{"factors: {7: 0.05}\n", "factors"},
+		{"factors: {7: 0.05}\n", "factors[7]"},
 		{"hosts: 100000000\nrate: 1\n", "rate"},
 		{"epsilon: -1s\n", "epsilon"},
 		{"factors: {8: 1}\n", "factors"},
@@ -93,8 +96,8 @@ func TestBadValues(t *testing.T) {
 		{"target_rate: {3: x}\n", "target_rate[3]"},
 		{"mode: fast\n", "mode"},
 		{"mark: red\n", "mark"},
-		{"vlan_id: 4095\n", "vlan-id"},
-		{"default_level: 8\n", "default-level"},
+		{"vlan_id: 4095\n", "vlan_id"},
+		{"default_level: 8\n", "default_level"},
 		{"priority_levels: {16: 1}\n", "priority_levels"},
 		{"priority_levels: {3: 9}\n", "priority_levels[3]"},
 		{"dscp: {1: 64}\n", "dscp[1]"},
@@ -201,4 +204,27 @@ func FuzzFileRoundTrip(f *testing.F) {
 			t.Fatalf("%q: read back as another configuration:\n%s\ngot  %+v\nwant %+v", in, y, got, d)
 		}
 	})
+}
+
+// FileKey names a field as a file writes it; what is not a field error passes unchanged.
+func TestFileKey(t *testing.T) {
+	cases := []struct{ field, value, wantField, wantValue string }{
+		{"target-rate", "5=50Gb/s", "target_rate[5]", "50Gb/s"},
+		{"factors", "7=2", "factors[7]", "2"},
+		{"factors", "", "factors", ""},
+		{"vlan-id", "5000", "vlan_id", "5000"},
+		{"default-level", "9", "default_level", "9"},
+		{"rate", "1b/s", "rate", "1b/s"},
+		{"dscp[1]", "64", "dscp[1]", "64"},
+	}
+	for _, tc := range cases {
+		err := FileKey(fmt.Errorf("wrapped: %w", &model.FieldError{Field: tc.field, Value: tc.value, Allowed: "x"}))
+		var fe *model.FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.wantField || fe.Value != tc.wantValue {
+			t.Errorf("FileKey(%s %q) = %v, want %s %q", tc.field, tc.value, err, tc.wantField, tc.wantValue)
+		}
+	}
+	if other := errors.New("disk on fire"); FileKey(other) != other || FileKey(nil) != nil {
+		t.Error("FileKey changed an error that names no field")
+	}
 }
