@@ -8,9 +8,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // forwarded are the signals `run --mode cgroup` passes on to CMD, so that stopping qjump stops
@@ -53,6 +56,7 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 		return Status{}, err
 	}
 	defer unmount()
+	noteLeftLimits(root, stdio)
 	cg, err := newTransientCgroup(filepath.Join(root, Slice))
 	if err != nil {
 		return Status{}, err
@@ -85,6 +89,19 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 		fmt.Fprintf(stdio.Err, "qjump: refused %d attempt(s) by the program to set SO_PRIORITY: --enforce keeps level %d\n", n, r.Level)
 	}
 	return st, err
+}
+
+// noteLeftLimits says which limits of the caller's cgroup CMD will not be under, if any.
+func noteLeftLimits(root string, stdio Stdio) {
+	rel, err := host.OwnCgroupPath()
+	if err != nil {
+		return
+	}
+	if left := leftLimits(root, filepath.Join(root, rel)); len(left) > 0 {
+		fmt.Fprintf(stdio.Err, "qjump: note: CMD runs in its own cgroup below /%s, outside this one's limits: %s; "+
+			"to keep them, give this cgroup the level (qjump assign) or use --mode preload (docs/apputil.md)\n",
+			Slice, strings.Join(left, ", "))
+	}
 }
 
 // runIn starts CMD directly in the cgroup (clone3 with CLONE_INTO_CGROUP, so not one socket is

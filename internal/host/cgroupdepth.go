@@ -38,17 +38,27 @@ func CgroupDepth(path string) (int, error) {
 // OwnCgroup is the cgroup v2 directory of the calling process (the "0::" line of
 // /proc/self/cgroup) under the hierarchy's mount.
 func OwnCgroup() (string, error) {
+	rel, err := OwnCgroupPath()
+	if err != nil {
+		return "", err
+	}
+	mount, err := CgroupMount()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(mount, rel), nil
+}
+
+// OwnCgroupPath is the calling process's cgroup v2 path below the hierarchy's root, "/" at the
+// root: for a caller that has the hierarchy mounted elsewhere (run's private mount).
+func OwnCgroupPath() (string, error) {
 	data, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if rel, ok := strings.CutPrefix(line, "0::"); ok {
-			mount, err := CgroupMount()
-			if err != nil {
-				return "", err
-			}
-			return filepath.Join(mount, rel), nil
+			return rel, nil
 		}
 	}
 	return "", ErrNoCgroup2
