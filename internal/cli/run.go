@@ -34,7 +34,9 @@ which the dataplane maps to level L). Unix sockets are untouched. Two modes:
   cgroup             runs CMD in a transient cgroup v2 whose eBPF programs set the priority of
                      every socket made in it. Also works for static binaries (Go) and anything
                      that makes sockets without libc. Needs root. qjump stays as CMD's parent,
-                     forwards signals, removes the cgroup afterwards and exits as CMD did.
+                     forwards signals, removes the cgroup afterwards and exits as CMD did. The
+                     cgroup is below qjump.slice, outside the caller's: limits set on that
+                     (a service's MemoryMax=) do not hold for CMD, and run says so.
 
 --sndbuf sets SO_SNDBUF so a program at a rate-limited level feels back-pressure early instead
 of queueing bytes its level may not send for many epochs; "auto" sizes it to two epochs of the
