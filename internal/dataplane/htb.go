@@ -140,7 +140,8 @@ func planEgress(d config.Dataplane, dev egressDevice) (egressPlan, error) {
 			if b, limited := d.Model.Budget(f); limited && d.Model.LevelRate(f) < rcap {
 				burst := max(uint64(d.Model.Mesochronous-1)*uint64(b), frameWire)
 				if burst-uint64(model.FrameOverhead) > math.MaxUint32/2 {
-					return p, fmt.Errorf("plan egress of %s: level %d: a bucket of %d bytes is more than a TBF holds", dev.Name, l, burst)
+					return p, fmt.Errorf("plan egress of %s: level %d: shape mode's bucket, (m-1)·f·P = %s, is more than a TBF holds (%s): "+
+						"need a smaller P or factor for level %d, or --mode police", dev.Name, l, model.Bytes(burst), model.Bytes(math.MaxUint32/2), l)
 				}
 				maxSize := uint32(burst - uint64(model.FrameOverhead))
 				lp = leafPlan{Kind: leafShaper, Rate: max(bytesPerSecond(d.Model.LevelRate(f)), 1), MaxSize: maxSize,
