@@ -63,7 +63,8 @@ func qjumpInAfter(t *testing.T, ns string, env, prefix []string, args ...string)
 }
 
 // snapshot is everything up may touch on eth0 of ns, with everything QJump pinned in any
-// namespace.
+// namespace: a pin left under the wrong namespace is found too. Other packages' namespace tests
+// pin as well, so this holds only with one package at a time (`go test -p 1`, as make test runs).
 func snapshot(t *testing.T, ns string) string {
 	t.Helper()
 	dir, err := host.StateDir()
