@@ -83,8 +83,8 @@ lint:
 
 # -p 1: one package at a time. The namespace suites (dataplane, apputil, testbed, experiment) each
 # saturate emulated links and measure latency; run side by side on two cores they measure each
-# other instead of the code. And cli's TestBadInput checks that
-# nothing was pinned anywhere in bpffs, which another package's tests running beside them do.
+# other instead of the code. And cli's TestBadInput checks that nothing was pinned anywhere in
+# bpffs, which another package's tests running beside it do.
 test: deps fmt-check vet lint bpf-check preload-check
 	$(GO) test -count=1 -p 1 ./...
 
