@@ -175,8 +175,9 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 		}
 	}
 	start := time.Now()
+	count := pointCounter{planned: len(c.Workloads) * len(c.Loads) * len(c.Schemes), start: start}
 	res, err := experiment.RunFig9Context(ctx, c, func(r *experiment.FCTResult) {
-		fmt.Fprintf(stderr, "%s load %g %s: %s\n", r.Workload, r.Load, r.Scheme, experiment.PerfLine(r.Perf))
+		fmt.Fprintf(stderr, "%s %s load %g %s: %s\n", count.next(), r.Workload, r.Load, r.Scheme, experiment.PerfLine(r.Perf))
 	})
 	if err != nil {
 		return err
@@ -207,6 +208,19 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 	return nil
 }
 
+// pointCounter numbers a sweep's progress lines, "[5/64, 1m12s]": how many points have finished
+// of those planned, and the time since the sweep started. Points finish one at a time (the
+// sweep calls its progress function under a lock), so it needs none of its own.
+type pointCounter struct {
+	planned, done int
+	start         time.Time
+}
+
+func (c *pointCounter) next() string {
+	c.done++
+	return fmt.Sprintf("[%d/%d, %s]", c.done, c.planned, time.Since(c.start).Round(time.Second))
+}
+
 // printSimRun prints a run's results.json (--json) or its table.
 func printSimRun(stdout io.Writer, doc any, v results.View, json bool) error {
 	if json {
@@ -230,6 +244,7 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 	// epochs with two budgets back to back (the police-mode burst the bound counts).
 	sweeps := []struct{ aligned, straddle bool }{{false, false}, {true, false}, {true, true}}
 	planned, kept := len(opts.hosts)*len(sweeps)*len(c.Factors), 0
+	count := pointCounter{planned: planned, start: start}
 	for _, h := range opts.hosts {
 		for _, sweep := range sweeps {
 			if ctx.Err() != nil {
@@ -238,7 +253,7 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 			c = experiment.DefaultFanIn(h, opts.quick)
 			c.Workers, c.Seed, c.Aligned, c.Straddle = opts.workers, opts.seed, sweep.aligned, sweep.straddle
 			res, err := experiment.RunFanInContext(ctx, c, func(p experiment.FanInPoint) {
-				fmt.Fprintf(stderr, "%d hosts, %s, f7 %g: %s\n", h, experiment.EpochsText(sweep.aligned, sweep.straddle), p.F7, experiment.PerfLine(p.Perf))
+				fmt.Fprintf(stderr, "%s %d hosts, %s, f7 %g: %s\n", count.next(), h, experiment.EpochsText(sweep.aligned, sweep.straddle), p.F7, experiment.PerfLine(p.Perf))
 			})
 			if err != nil {
 				return asFlagError(err)

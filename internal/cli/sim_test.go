@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,5 +249,23 @@ func TestSimFCTJSONWithoutOutNamesNoFile(t *testing.T) {
 	}
 	if f, ok := doc.Points[0]["flows_file"]; !ok || f != nil {
 		t.Errorf("flows_file %v (present %v), want null", f, ok)
+	}
+}
+
+// A sweep's progress lines are numbered against the points planned, so that a long run says how
+// far it is.
+func TestSimRunNumbersItsPoints(t *testing.T) {
+	_, errOut, status := run(t, "sim", "run", "fig9", "--quick", "--flows", "20", "--out", t.TempDir())
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 24 {
+		t.Fatalf("%d progress lines, want one for each of the 24 points:\n%s", len(lines), errOut)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf("[%d/24, ", i+1); !strings.HasPrefix(l, want) {
+			t.Errorf("line %d %q, want it to start %q", i+1, l, want)
+		}
 	}
 }
