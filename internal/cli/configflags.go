@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -73,10 +71,9 @@ func (c *configFlags) flagGave(fe *model.FieldError) bool {
 	if fe.Field != "target-rate" {
 		return c.changed(fe.Field)
 	}
-	l, _, _ := strings.Cut(fe.Value, "=")
-	n, err := strconv.Atoi(l)
-	_, given := c.model.targetRates[model.Level(n)]
-	return err == nil && given
+	l, _, ok := config.LevelValue(fe)
+	_, given := c.model.targetRates[l]
+	return ok && given
 }
 
 // apply overrides d's keys with the flags the user gave.

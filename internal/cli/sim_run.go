@@ -175,7 +175,7 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 		}
 	}
 	start := time.Now()
-	count := pointCounter{planned: len(c.Workloads) * len(c.Loads) * len(c.Schemes), start: start}
+	count := pointCounter{planned: c.Planned(), start: start}
 	res, err := experiment.RunFig9Context(ctx, c, func(r *experiment.FCTResult) {
 		fmt.Fprintf(stderr, "%s %s load %g %s: %s\n", count.next(), r.Workload, r.Load, r.Scheme, experiment.PerfLine(r.Perf))
 	})

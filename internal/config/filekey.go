@@ -30,11 +30,20 @@ func FileKey(err error) error {
 		out.Field = key
 	}
 	if out.Field == "factors" || out.Field == "target_rate" {
-		if l, v, ok := strings.Cut(out.Value, "="); ok {
-			if n, err := strconv.Atoi(l); err == nil {
-				out.Field, out.Value = fmt.Sprintf("%s[%d]", out.Field, n), v
-			}
+		if l, v, ok := LevelValue(fe); ok {
+			out.Field, out.Value = fmt.Sprintf("%s[%d]", out.Field, l), v
 		}
 	}
 	return &out
+}
+
+// LevelValue splits the value of a per-level field error, "L=V" as validation writes a factor or
+// a target rate, into the level and the value; ok is false for any other value.
+func LevelValue(fe *model.FieldError) (l model.Level, value string, ok bool) {
+	before, value, ok := strings.Cut(fe.Value, "=")
+	n, err := strconv.Atoi(before)
+	if !ok || err != nil {
+		return 0, "", false
+	}
+	return model.Level(n), value, true
 }

@@ -2,9 +2,9 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +61,7 @@ func TestPTPQuick(t *testing.T) {
 }
 
 func TestTwoPCQuick(t *testing.T) {
-	res, _ := runQuick(t, "2pc")
+	res, dir := runQuick(t, "2pc")
 	top := twoPCMaxRatio(res)
 	qIdle, ok1 := twoPCRate(res, twopc.QJump, 0)
 	qTop, ok2 := twoPCRate(res, twopc.QJump, top)
@@ -86,7 +86,7 @@ func TestTwoPCQuick(t *testing.T) {
 	if s, ok := res.series(twoPCArm(twopc.QJump, 0), toolTwoPC, metricTxn); !ok || !s.HasParam || s.Param != 0 {
 		t.Errorf("qjump idle txn series: %+v, %v; want param 0", s, ok)
 	}
-	checkTwoPCDetection(t, res)
+	checkTwoPCDetection(t, res, dir)
 }
 
 // checkTwoPCDetection: tcp waits its 150 ms timeout, qjump a few epochs. Each timeout runs from
@@ -96,7 +96,7 @@ func TestTwoPCQuick(t *testing.T) {
 // (chooseDetectEpochs), and a run whose idle transactions were slow gets a longer one, so where
 // that timeout exceeds 20 ms (5× faster needs it under 30 ms, with a transaction to spare) the
 // test asks for 2×. A CI run under a host stall had a 35 ms qjump verdict against tcp's 152 ms.
-func checkTwoPCDetection(t *testing.T, res *Results) {
+func checkTwoPCDetection(t *testing.T, res *Results, dir string) {
 	t.Helper()
 	tcp, okT := res.series("tcp failure", toolTwoPC, metricDetect)
 	qj, okQ := res.series("qjump failure", toolTwoPC, metricDetect)
@@ -105,11 +105,12 @@ func checkTwoPCDetection(t *testing.T, res *Results) {
 	if !okT || !okQ {
 		t.Fatalf("a frozen server was not declared dead: tcp %v, qjump %v", okT, okQ)
 	}
-	arm, _ := res.Arm("qjump failure")
-	wait, err := twoPCWaitOf(arm.Description)
-	if err != nil {
-		t.Fatalf("qjump failure arm: %v", err)
+	// The timeout the qjump coordinator ran with, as its summary says.
+	sum, err := readTwoPCSummary(filepath.Join(dir, "raw", safe("qjump failure")+"-2pc-summary.json"))
+	if err != nil || sum.ReplyWaitNS <= 0 {
+		t.Fatalf("the qjump failure arm's summary: reply wait %d ns, %v", sum.ReplyWaitNS, err)
 	}
+	wait := time.Duration(sum.ReplyWaitNS)
 	if tcpMsg.MaxUS < 150_000 {
 		t.Errorf("tcp declared the server dead %.0fµs after its unanswered message, before its 150 ms timeout", tcpMsg.MaxUS)
 	}
@@ -124,25 +125,6 @@ func checkTwoPCDetection(t *testing.T, res *Results) {
 	if qj.MaxUS*want > tcp.MaxUS {
 		t.Errorf("detection from the freeze: tcp %.0fµs, qjump %.0fµs (timeout %s); want qjump %g× faster", tcp.MaxUS, qj.MaxUS, wait, want)
 	}
-}
-
-// twoPCWaitOf reads the qjump failure arm's timeout, K epochs of E, from its description
-// (detectArm writes it).
-func twoPCWaitOf(description string) (time.Duration, error) {
-	_, tail, ok := strings.Cut(description, "failure timeout ")
-	if !ok {
-		return 0, fmt.Errorf("no failure timeout in %q", description)
-	}
-	var k int
-	var epoch string
-	if _, err := fmt.Sscanf(tail, "%d epochs of %s", &k, &epoch); err != nil {
-		return 0, fmt.Errorf("failure timeout %q: %v", tail, err)
-	}
-	e, err := time.ParseDuration(epoch)
-	if err != nil {
-		return 0, fmt.Errorf("failure timeout %q: %v", tail, err)
-	}
-	return time.Duration(k) * e, nil
 }
 
 // The burst generator leaves the paper's 25 ms pause after a burst of ratio × B frames at R.
@@ -255,18 +237,5 @@ func TestBarrierQuick(t *testing.T) {
 	}
 	if len(res.Targets) != 3 {
 		t.Errorf("targets: %+v", res.Targets)
-	}
-}
-
-// The qjump failure arm's timeout is read back from the description detectArm writes.
-func TestTwoPCWaitOf(t *testing.T) {
-	d := "qjump, idle network; the server on h4 is frozen (SIGSTOP) after 1s; failure timeout 3 epochs of " + (491520 * time.Nanosecond).String()
-	if w, err := twoPCWaitOf(d); err != nil || w != 1474560*time.Nanosecond {
-		t.Errorf("twoPCWaitOf(%q) = %s, %v; want 1.47456ms", d, w, err)
-	}
-	for _, bad := range []string{"tcp, idle network", "failure timeout three epochs of 1ms", "failure timeout 3 epochs of 1 fortnight"} {
-		if _, err := twoPCWaitOf(bad); err == nil {
-			t.Errorf("twoPCWaitOf(%q) read a timeout", bad)
-		}
 	}
 }
