@@ -253,6 +253,18 @@ func TestPlanEgress(t *testing.T) {
 	if l := p.Levels[0]; l.Kind != leafSegmenter || l.MaxSize != 1514 {
 		t.Errorf("level 0: %+v, want a one-frame segmenter under a capping root", l)
 	}
+	// A bucket no TBF holds, one more byte of packet than model.MaxShapedBucket. The model's
+	// validation refuses it first; the plan, given it unvalidated, must refuse it as well.
+	huge := d
+	huge.Model.Factors = model.Factors{7: model.Limited(float64(model.MaxShapedBucket + 1 + 24)), 0: model.Unlimited()}
+	huge.Model.Packet, huge.Model.Hosts = 1, 1e10 // E = 16 s: the level runs at 1 Gb/s, below R, so it is shaped
+	if _, err := planEgress(huge, dev); err == nil || !strings.Contains(err.Error(), "more than a TBF holds") {
+		t.Errorf("a bucket of MaxShapedBucket+1 bytes of packet: %v, want refused", err)
+	}
+	huge.Model.Factors[7] = model.Limited(float64(model.MaxShapedBucket + 24))
+	if _, err := planEgress(huge, dev); err != nil {
+		t.Errorf("a bucket of MaxShapedBucket bytes of packet: %v, want planned", err)
+	}
 	d.Mode = config.Police
 	if p, _ = planEgress(d, dev); p.Levels[7].Kind != leafSegmenter {
 		t.Errorf("police level 7: %+v, want a segmenter (the program polices)", p.Levels[7])

@@ -139,9 +139,11 @@ func planEgress(d config.Dataplane, dev egressDevice) (egressPlan, error) {
 		if f, ok := d.Model.Factors[model.Level(l)]; ok && d.Mode == config.Shape {
 			if b, limited := d.Model.Budget(f); limited && d.Model.LevelRate(f) < rcap {
 				burst := max(uint64(d.Model.Mesochronous-1)*uint64(b), frameWire)
-				if burst-uint64(model.FrameOverhead) > math.MaxUint32/2 {
+				// The model's validation refuses such a bucket (calc does too); this is what a
+				// configuration that somehow skipped it meets.
+				if burst-uint64(model.FrameOverhead) > model.MaxShapedBucket {
 					return p, fmt.Errorf("plan egress of %s: level %d: shape mode's bucket, (m-1)·f·P = %s, is more than a TBF holds (%s): "+
-						"need a smaller P or factor for level %d, or --mode police", dev.Name, l, model.Bytes(burst), model.Bytes(math.MaxUint32/2), l)
+						"need a smaller P or factor for level %d, or --mode police", dev.Name, l, model.Bytes(burst), model.Bytes(model.MaxShapedBucket), l)
 				}
 				maxSize := uint32(burst - uint64(model.FrameOverhead))
 				lp = leafPlan{Kind: leafShaper, Rate: max(bytesPerSecond(d.Model.LevelRate(f)), 1), MaxSize: maxSize,

@@ -139,10 +139,10 @@ func TestStatusDuringUpAndDown(t *testing.T) {
 	t.Logf("%d status reads beside 15 ups and downs", reads)
 }
 
-// TestReplaceRefusedLeavesTheRunningQJump: up --replace with a configuration that the device's
-// egress plan refuses changes nothing: the QJump that runs keeps running. Before, the running one
-// was taken down first, and the refusal left the interface with no QJump at all (the agent's
-// change of mode met it).
+// TestReplaceRefusedLeavesTheRunningQJump: up --replace with a configuration that cannot be built
+// changes nothing: the QJump that runs keeps running. Before, the running one was taken down
+// first, and the refusal (then the device's egress plan's; since 2026-11-28 the model's, which
+// calc shares) left the interface with no QJump at all (the agent's change of mode met it).
 func TestReplaceRefusedLeavesTheRunningQJump(t *testing.T) {
 	h := newHosts(t)
 	h.mustQjump(t, h.a, upArgs()...)

@@ -376,3 +376,33 @@ func TestShapedBurstHoldsAFrame(t *testing.T) {
 		t.Errorf("police f7 = 0.5: port burst %v, want n·2·f·P = 18456B", fi.Buffer)
 	}
 }
+
+// TestValidateRefusesABucketNoShaperHolds: in shape mode a level's token bucket, (m−1)·f·P, must
+// fit the TBF that up builds (MaxShapedBucket), so that calc refuses what up would refuse. Police
+// mode has no bucket, and a level at line rate is left to the link, so neither is refused.
+func TestValidateRefusesABucketNoShaperHolds(t *testing.T) {
+	base := Config{Hosts: 1000000, Rate: 10e9, Packet: 1500, Mesochronous: 2, Shaped: true}
+	over := base
+	over.Factors = Factors{7: Limited(1500000), 0: Unlimited()}
+	wantAllowed(t, over.Validate(), "level 7's bucket in shape mode, (m−1)·f·P = 2.25GB, is more than a TBF holds (2.147GB)",
+		"need a factor of at most 1.431e+06 with P=1500B and m=2, or mode police")
+
+	justOver := base
+	justOver.Factors = Factors{7: Limited(1431656)} // 2,147,484,000 B
+	wantAllowed(t, justOver.Validate(), "(m−1)·f·P = 2147484000B, is more than a TBF holds (2147483647B)")
+
+	for _, ok := range []struct {
+		name string
+		cfg  func(Config) Config
+	}{
+		{"the factor the message gives", func(c Config) Config { c.Factors = Factors{7: Limited(1.431e6)}; return c }},
+		{"the largest bucket", func(c Config) Config { c.Factors = Factors{7: Limited(1431655)}; return c }},
+		{"police mode", func(c Config) Config { c.Factors, c.Shaped = over.Factors, false; return c }},
+		{"m = 1, no bucket of budgets", func(c Config) Config { c.Factors, c.Mesochronous = over.Factors, 1; return c }},
+		{"a level at line rate", func(c Config) Config { c.Hosts, c.Factors = 1000, Factors{7: Limited(1500000)}; return c }},
+	} {
+		if err := ok.cfg(base).Validate(); err != nil {
+			t.Errorf("%s: refused: %v", ok.name, err)
+		}
+	}
+}

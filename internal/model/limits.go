@@ -16,6 +16,22 @@ const MaxEpoch = 100 * 24 * time.Hour
 // maxBudget is the largest budget the model computes exactly in float64 (2^53 bytes, 9 PB).
 const maxBudget = 1 << 53
 
+// MaxShapedBucket is the largest token bucket shape mode can give a level, in bytes of packet
+// (the wire overhead, FrameOverhead, comes on top): Linux's TBF takes its bucket as a u32 of
+// bytes, and the dataplane lets a level queue two buckets, a limit that is a u32 too.
+const MaxShapedBucket = math.MaxUint32 / 2
+
+// ShapedBucket is the wire bytes of the token bucket that shape mode gives a limited level of
+// factor f, (m−1)·f·P (the dataplane adds at least one frame), and whether the level is shaped
+// at all: a level whose budget allows R or more is left to the link.
+func (c Config) ShapedBucket(f Factor) (bucket float64, shaped bool) {
+	b, limited := c.Budget(f)
+	if !limited || c.LevelRate(f) >= c.Rate {
+		return 0, false
+	}
+	return float64(c.Mesochronous-1) * float64(b), true
+}
+
 // epochBits is m·n·P·8, the bits of the transmission part of the epoch.
 func (c Config) epochBits() float64 {
 	return float64(c.Mesochronous) * float64(c.Hosts) * float64(c.Packet) * 8
@@ -68,7 +84,29 @@ func (c Config) validateFactor(l Level, f Factor) error {
 				"never send anything: need a factor of at least %s with P=%s",
 			l, b, MinWireFrame, Limited(ceilSig(float64(MinWireFrame)/float64(c.Packet))), c.Packet))
 	}
+	if c.Shaped {
+		return c.validateShapedBucket(l, f, value)
+	}
 	return nil
+}
+
+// validateShapedBucket refuses, in shape mode, a level whose token bucket is larger than the
+// shaper holds (MaxShapedBucket). calc must refuse it as up does: the bound it prints counts
+// that bucket, and no host could build it.
+func (c Config) validateShapedBucket(l Level, f Factor, value string) error {
+	bucket, shaped := c.ShapedBucket(f)
+	if !shaped || bucket-float64(FrameOverhead) <= MaxShapedBucket {
+		return nil
+	}
+	most := (MaxShapedBucket + float64(FrameOverhead)) / (float64(c.Mesochronous-1) * float64(c.Packet))
+	have, holds := Bytes(bucket).String(), Bytes(MaxShapedBucket).String()
+	if have == holds { // just over: the rounded figures would read alike
+		have, holds = fmt.Sprintf("%.0fB", bucket), fmt.Sprintf("%dB", MaxShapedBucket)
+	}
+	return fieldError("factors", value, fmt.Sprintf(
+		"level %d's bucket in shape mode, (m−1)·f·P = %s, is more than a TBF holds (%s): "+
+			"need a factor of at most %s with P=%s and m=%d, or mode police",
+		l, have, holds, Limited(floorSig(most)), c.Packet, c.Mesochronous))
 }
 
 // validateFanIn refuses a guaranteed level whose bound calc could not print: a worst-case
@@ -155,4 +193,20 @@ func ceilSig(v float64) float64 {
 	}
 	s := math.Pow(10, float64(e))
 	return math.Ceil(v*s*notUp) / s
+}
+
+// floorSig rounds v down to four significant digits, so that a largest value an error message
+// gives is allowed.
+func floorSig(v float64) float64 {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return v
+	}
+	const notDown = 1 + 1e-12 // 23.349999999999 is 23.35, not 23.34
+	e := 3 - int(math.Floor(math.Log10(v)))
+	if e < 0 {
+		s := math.Pow(10, float64(-e))
+		return math.Floor(v/s*notDown) * s
+	}
+	s := math.Pow(10, float64(e))
+	return math.Floor(v*s*notDown) / s
 }
