@@ -179,34 +179,25 @@ func (c Config) MinTargetRate() Rate {
 // error message says is enough is enough.
 func ceilRate(r float64) Rate { return Rate(ceilSig(r)) }
 
-// ceilSig rounds v > 0 up to four significant digits. A power of ten is exact only with a
-// non-negative exponent, so the scale is applied by division or multiplication as needed.
-func ceilSig(v float64) float64 {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return v
-	}
-	const notUp = 1 - 1e-12 // 23.340000000001 is 23.34, not 23.35
-	e := 3 - int(math.Floor(math.Log10(v)))
-	if e < 0 {
-		s := math.Pow(10, float64(-e))
-		return math.Ceil(v/s*notUp) * s
-	}
-	s := math.Pow(10, float64(e))
-	return math.Ceil(v*s*notUp) / s
-}
+// ceilSig rounds v > 0 up to four significant digits. The nudge keeps a figure that is
+// already four digits but for float noise where it is: 23.340000000001 is 23.34, not 23.35.
+func ceilSig(v float64) float64 { return roundSig(v, math.Ceil, 1-1e-12) }
 
-// floorSig rounds v down to four significant digits, so that a largest value an error message
-// gives is allowed.
-func floorSig(v float64) float64 {
+// floorSig rounds v > 0 down to four significant digits, so that a largest value an error
+// message gives is allowed: 23.349999999999 is 23.35, not 23.34.
+func floorSig(v float64) float64 { return roundSig(v, math.Floor, 1+1e-12) }
+
+// roundSig rounds v·nudge to four significant digits with round. A power of ten is exact only
+// with a non-negative exponent, so the scale is applied by division or multiplication as needed.
+func roundSig(v float64, round func(float64) float64, nudge float64) float64 {
 	if !(v > 0) || math.IsInf(v, 0) {
 		return v
 	}
-	const notDown = 1 + 1e-12 // 23.349999999999 is 23.35, not 23.34
 	e := 3 - int(math.Floor(math.Log10(v)))
 	if e < 0 {
 		s := math.Pow(10, float64(-e))
-		return math.Floor(v/s*notDown) * s
+		return round(v/s*nudge) * s
 	}
 	s := math.Pow(10, float64(e))
-	return math.Floor(v*s*notDown) / s
+	return round(v*s*nudge) / s
 }

@@ -130,8 +130,8 @@ func TestShapingGivesR(t *testing.T) {
 	defer srv.Process.Kill()
 	waitListening(t, tb.Names.HostNS(2), "tcp", 5201)
 	// UDP at twice R: the shaper, not a TCP flow's ability to fill the link on a busy host, sets
-	// what reaches the switch port. 16 s covers the wait below and six windows; the deferred
-	// kill ends it sooner.
+	// what reaches the switch port. 16 s covers the wait below and four rounds; the deferred kill
+	// ends it sooner.
 	cli := tb.Exec(1, "iperf3", "-c", tb.Names.HostAddr(2).String(), "-t", "16", "-u",
 		"-b", strconv.FormatFloat(2*float64(c.Rate), 'f', 0, 64), "-l", "1400")
 	client := exec.Command(cli[0], cli[1:]...)
@@ -152,39 +152,30 @@ func TestShapingGivesR(t *testing.T) {
 	// it) and the rate over the time no CPU stood still (every stall did). A CI run with a stall
 	// of 573 ms measured 99.98 Mb/s over the whole window for R = 100 Mb/s, and 139.73 Mb/s
 	// without the stall: the stall had held a CPU, not the shaper.
-	// A window a tenth of which stood still says too little (a shaper at 86 % of R could pass):
-	// up to six windows are measured for one that did not. (A CI host stood still for 256 to
-	// 484 ms in each of three; a quiet host measures once.)
-	const maxTries = 6
-	for try := 1; ; try++ {
+	// The counter is read every 100 ms, and the rate is judged over the span of at least a second
+	// between two reads that stood still least (cleanestSpan). Fixed 2 s windows failed on a host
+	// that stood still 256 to 875 ms in each of them; the stalls came a second or two apart, with
+	// clean seconds between them. Up to four rounds of 2.5 s; a quiet host judges the first.
+	const rounds = 4
+	for round := 1; ; round++ {
 		stalls := testutil.StallMonitor(t)
-		b0, t0 := htbWireBytes(t, ns, dev), time.Now()
-		time.Sleep(2 * time.Second)
-		b1, t1 := htbWireBytes(t, ns, dev), time.Now()
-		window := t1.Sub(t0)
-		stalled := time.Duration(machine.NewTimeline(stalls()).Within(t0.UnixNano(), t1.UnixNano()))
-		low, high := shapedRateRange(b1-b0, window, stalled)
-		t.Logf("switch port rate %.2f-%.2f Mb/s for R=%s (over the whole %s, of which a CPU stood still %s)",
-			low/1e6, high/1e6, c.Rate, window.Round(time.Millisecond), stalled.Round(time.Millisecond))
-		if stalled > window/10 {
-			if try == maxTries {
-				t.Fatalf("a CPU stood still over a tenth of each of %d windows: the shaped rate cannot be measured", try)
+		samples := sampleBytes(2500*time.Millisecond, 100*time.Millisecond, func() int64 { return htbWireBytes(t, ns, dev) })
+		span, ok := cleanestSpan(samples, machine.NewTimeline(stalls()), time.Second)
+		if !ok {
+			t.Logf("round %d: a CPU stood still over a tenth of every second of it", round)
+			if round == rounds {
+				t.Fatalf("a CPU stood still over a tenth of every second of %d rounds of 2.5 s: the shaped rate cannot be measured", rounds)
 			}
 			continue
 		}
+		low, high := shapedRateRange(span.to.bytes-span.from.bytes, span.length(), span.stalled)
+		t.Logf("switch port rate %.2f-%.2f Mb/s for R=%s (over %s of round %d, of which a CPU stood still %s)",
+			low/1e6, high/1e6, c.Rate, span.length().Round(time.Millisecond), round, span.stalled.Round(time.Millisecond))
 		if r := float64(c.Rate); high < 0.95*r || low > 1.05*r {
 			t.Fatalf("shaped rate %.2f-%.2f Mb/s does not meet R=%s within 5%%", low/1e6, high/1e6, c.Rate)
 		}
 		return
 	}
-}
-
-// shapedRateRange is what bytes over a window say of a shaper's rate when the window held a
-// stall of at least one CPU: from the rate over the whole window, if the stall held no packet,
-// to the rate over the window less the stall, if it held every one.
-func shapedRateRange(bytes int64, window, stalled time.Duration) (low, high float64) {
-	bits := float64(bytes) * 8
-	return bits / window.Seconds(), bits / (window - stalled).Seconds()
 }
 
 // TestStrictPriorityOnSwitchPort saturates the switch port in front of h2 with level-0 bulk from
