@@ -47,7 +47,10 @@
  * tag has 24 bits: a CPU would have to stall inside one program run for 2^24 epochs to see a tag
  * come round again. Uncontended, the common path is two loads and one compare-and-swap. A packet
  * whose swap loses QJ_CHARGE_TRIES races in a row is dropped and counted as contended. The clock
- * is read once per packet; the division that finds the epoch grid runs only at a rollover.
+ * is read once per packet that police mode charges, and by no other: an unlimited level (bulk at
+ * level 0, by default) and shape mode, where the shaper decides, have no epoch to find, and the
+ * read is the largest single cost of a packet (about 40 ns of 190 on the Intel host of
+ * docs/performance.md). The division that finds the epoch grid runs only at a rollover.
  *
  * Over budget, police mode drops the packet (Listing 1 of the paper) or, with autoclass, demotes it
  * to the highest lower level that still has budget (the original module's autoclassifier). The
@@ -436,15 +439,21 @@ static __always_inline struct qj_demotion *demotion_of(struct __sk_buff *skb, bo
  * verdict and, when sent, the level in *sent.
  */
 static __always_inline enum qj_verdict police(struct __sk_buff *skb, const volatile struct qj_config *cfg,
-					      __u32 level, __u64 w, __u64 now, __u32 *sent)
+					      __u32 level, __u64 w, __u32 *sent)
 {
 	bool autoclass = cfg->flags & QJ_AUTOCLASS;
 	struct qj_demotion *dm = NULL;
 	enum qj_verdict v;
+	__u64 now;
 	int lower;
 
 	*sent = level;
-	if (autoclass && cfg->level[level & QJ_LEVEL_MASK].limited) {
+	/* An unlimited level is never charged, nor demoted from (a demotion is a limited level's),
+	 * so it needs no clock (the top). */
+	if (!cfg->level[level & QJ_LEVEL_MASK].limited)
+		return QJ_SENT;
+	now = bpf_ktime_get_ns();
+	if (autoclass) {
 		dm = demotion_of(skb, false);
 		if (dm && now < dm->until && dm->level < level)
 			*sent = dm->level;
@@ -584,7 +593,6 @@ static __always_inline void count(__u32 level, enum qj_verdict v, __u64 w, enum 
 SEC("tc")
 int qjump_egress(struct __sk_buff *skb)
 {
-	__u64 now = bpf_ktime_get_ns();
 	const volatile struct qj_config *cfg = &config;
 	__u32 level, at, sent;
 	const volatile struct qj_level *lc;
@@ -607,7 +615,7 @@ int qjump_egress(struct __sk_buff *skb)
 	}
 	sent = level;
 	if (cfg->mode == QJ_MODE_POLICE)
-		v = police(skb, cfg, level, w, now, &sent);
+		v = police(skb, cfg, level, w, &sent);
 	if (v != QJ_SENT) {
 		count(level, v, w, kind_verdict(l3.kind));
 		return QJ_TC_DROP;

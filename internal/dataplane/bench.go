@@ -19,8 +19,12 @@ type ProgramCost struct {
 	EmptyNs float64 `json:"empty_ns"` // a program that returns at once: the test harness itself
 	ClockNs float64 `json:"clock_ns"` // a program that only reads bpf_ktime_get_ns: QJump's floor
 	QJumpNs float64 `json:"qjump_ns"` // QJump, police mode, limited level: classify, charge, mark, count
-	// The same packet in shape mode, where the program charges no budget (the shaper does).
+	// The same packet in shape mode, where the program charges no budget (the shaper does) and so
+	// reads no clock.
 	ShapeNs float64 `json:"qjump_shape_ns"`
+	// The same packet in police mode on an unlimited level, as bulk traffic at level 0 is by
+	// default: classified, marked and counted, never charged, and no clock read.
+	UnlimitedNs float64 `json:"qjump_unlimited_ns"`
 	// Police mode with a cgroup ceiling set (above the packet's level), so the program walks the
 	// socket's cgroup ancestors; nil (null) when this process's cgroup depth is unknown.
 	CeilingNs *float64 `json:"qjump_ceiling_ns"`
@@ -43,22 +47,27 @@ func BenchProgram(packets, rounds int) (ProgramCost, error) {
 		return res, err
 	}
 	defer floors.Close()
-	police, err := benchObjects(config.Police)
+	police, err := benchObjects(config.Police, benchLevel)
 	if err != nil {
 		return res, err
 	}
 	defer police.Close()
-	shape, err := benchObjects(config.Shape)
+	shape, err := benchObjects(config.Shape, benchLevel)
 	if err != nil {
 		return res, err
 	}
 	defer shape.Close()
-	ceiling, err := benchObjects(config.Police)
+	unlimited, err := benchObjects(config.Police, 0)
+	if err != nil {
+		return res, err
+	}
+	defer unlimited.Close()
+	ceiling, err := benchObjects(config.Police, benchLevel)
 	if err != nil {
 		return res, err
 	}
 	defer ceiling.Close()
-	progs := []*ebpf.Program{floors.FloorEmpty, floors.FloorClock, police.QjumpEgress, shape.QjumpEgress}
+	progs := []*ebpf.Program{floors.FloorEmpty, floors.FloorClock, police.QjumpEgress, shape.QjumpEgress, unlimited.QjumpEgress}
 	if benchCeiling(ceiling) == nil {
 		progs = append(progs, ceiling.QjumpEgress)
 	}
@@ -66,14 +75,18 @@ func BenchProgram(packets, rounds int) (ProgramCost, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, o := range []*qjumpObjects{police, shape} {
-		if err := checkBenchPath(o.Counters, uint64(packets)*uint64(rounds)); err != nil {
+	sent := uint64(packets) * uint64(rounds)
+	for _, c := range []struct {
+		objs  *qjumpObjects
+		level model.Level
+	}{{police, benchLevel}, {shape, benchLevel}, {unlimited, 0}} {
+		if err := checkBenchPath(c.objs.Counters, c.level, sent); err != nil {
 			return res, err
 		}
 	}
-	res.EmptyNs, res.ClockNs, res.QJumpNs, res.ShapeNs = medians[0], medians[1], medians[2], medians[3]
-	if len(medians) > 4 {
-		res.CeilingNs = &medians[4]
+	res.EmptyNs, res.ClockNs, res.QJumpNs, res.ShapeNs, res.UnlimitedNs = medians[0], medians[1], medians[2], medians[3], medians[4]
+	if len(medians) > 5 {
+		res.CeilingNs = &medians[5]
 	}
 	res.Ratio = res.QJumpNs / res.ClockNs
 	return res, nil
@@ -115,10 +128,12 @@ func fastMean(xs []float64) float64 {
 	return stats.Mean(sorted[:max(1, len(sorted)*9/10)])
 }
 
-// benchObjects loads a private copy of the program with the bench configuration in mode.
-func benchObjects(mode config.Mode) (*qjumpObjects, error) {
+// benchObjects loads a private copy of the program with the bench configuration in mode, the
+// bench's packets going to level (benchLevel, limited, or 0, unlimited).
+func benchObjects(mode config.Mode, level model.Level) (*qjumpObjects, error) {
 	d := benchConfig()
 	d.Mode = mode
+	d.DefaultLevel = level
 	var classids [model.NumLevels]uint32
 	if mode == config.Shape {
 		classids = htbClassIDs()
@@ -145,28 +160,31 @@ func benchCeiling(objs *qjumpObjects) error {
 }
 
 // checkBenchPath makes sure the measured packets took the path the figure claims: every one sent
-// on level 5, charged to its budget, none dropped. A broken configuration would otherwise have the
-// docs quote the cost of the drop path. At least, not exactly, packets: cilium/ebpf restarts a run
-// that a signal interrupts, which runs some packets twice.
-func checkBenchPath(counters *ebpf.Map, packets uint64) error {
+// on level, none dropped. A broken configuration would otherwise have the docs quote the cost of
+// the drop path. At least, not exactly, packets: cilium/ebpf restarts a run that a signal
+// interrupts, which runs some packets twice.
+func checkBenchPath(counters *ebpf.Map, level model.Level, packets uint64) error {
 	c, err := readCounters(counters)
 	if err != nil {
 		return err
 	}
-	if l5 := c[5]; l5.SentPackets < packets || l5.DroppedPackets != 0 {
-		return fmt.Errorf("benchmark qjump: level 5 sent %d and dropped %d of %d packets, want all sent",
-			l5.SentPackets, l5.DroppedPackets, packets)
+	if l := c[level]; l.SentPackets < packets || l.DroppedPackets != 0 {
+		return fmt.Errorf("benchmark qjump: level %d sent %d and dropped %d of %d packets, want all sent",
+			level, l.SentPackets, l.DroppedPackets, packets)
 	}
 	return nil
 }
 
-// benchConfig: every packet (priority 0, so the default level) lands on level 5, whose budget of
-// 10⁷·P per 24 s epoch cannot run out during a benchmark.
+// benchLevel is where the bench's packets are charged: limited, with a budget of 10⁷·P per 24 s
+// epoch, which cannot run out during a benchmark. Level 0 is unlimited.
+const benchLevel model.Level = 5
+
+// benchConfig: every packet (priority 0, so the default level) lands on benchLevel.
 func benchConfig() config.Dataplane {
 	d := config.Default()
 	d.Model.Hosts, d.Model.Rate = 1, 1000
-	d.Model.Factors = model.Factors{5: model.Limited(1e7), 0: model.Unlimited()}
-	d.DefaultLevel = 5
+	d.Model.Factors = model.Factors{benchLevel: model.Limited(1e7), 0: model.Unlimited()}
+	d.DefaultLevel = benchLevel
 	return d
 }
 

@@ -48,7 +48,7 @@ func TestPartsCost(t *testing.T) {
 	names := []string{"empty", "clock only", "committed"}
 	groups := [][]*ebpf.Program{{floors.FloorEmpty}, {floors.FloorClock}, nil}
 	for range loads {
-		o, err := benchObjects(config.Police)
+		o, err := benchObjects(config.Police, benchLevel)
 		if err != nil {
 			t.Fatal(err)
 		}
