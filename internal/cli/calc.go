@@ -75,16 +75,13 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
 }
 
 func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
-	cfg, err := opts.model.config(opts.factorsSet, model.DefaultMTU)
+	mode := config.Mode(opts.mode)
+	if mode != config.Police && mode != config.Shape {
+		return asFlagError(&model.FieldError{Field: "mode", Value: opts.mode, Allowed: "need police or shape"})
+	}
+	cfg, err := opts.model.config(opts.factorsSet, model.DefaultMTU, mode) // Shaped set for shape mode
 	if err != nil {
 		return err
-	}
-	switch config.Mode(opts.mode) {
-	case config.Police:
-	case config.Shape:
-		cfg.Shaped = true
-	default:
-		return asFlagError(&model.FieldError{Field: "mode", Value: opts.mode, Allowed: "need police or shape"})
 	}
 	res, err := cfg.Solve()
 	if err != nil {

@@ -51,12 +51,12 @@ func parseTargetRates(s string) (map[model.Level]model.Rate, error) {
 }
 
 // config returns the model configuration for a device of this MTU (P auto is one full frame of
-// it) with --target-rate solved into factors. factorsSet says whether the user gave --factors: a
-// level given in both is ambiguous and refused, while a target rate simply replaces a default
-// factor.
-func (m *modelFlags) config(factorsSet bool, mtu int) (model.Config, error) {
+// it) in mode with --target-rate solved into factors. factorsSet says whether the user gave
+// --factors: a level given in both is ambiguous and refused, while a target rate simply replaces
+// a default factor.
+func (m *modelFlags) config(factorsSet bool, mtu int, mode config.Mode) (model.Config, error) {
 	d := config.Default()
-	d.Model, d.AutoPacket = m.cfg, m.packetAuto
+	d.Model, d.AutoPacket, d.Mode = m.cfg, m.packetAuto, mode
 	if err := checkTargetRates(m.targetRates, m.cfg.Factors, factorsSet); err != nil {
 		return m.cfg, err
 	}

@@ -103,6 +103,9 @@ func (d Dataplane) ResolvePacket(mtu int) (Dataplane, error) {
 // Solved returns d with its target rates solved into factors (a target rate replaces the factor of
 // its level), the model told the mode, and validated.
 func (d Dataplane) Solved() (Dataplane, error) {
+	// The fan-in bound counts the mode's burst, and shape mode's bucket has a limit that a
+	// target rate must be checked against too.
+	d.Model.Shaped = d.Mode == Shape
 	if err := d.Validate(); err != nil {
 		return d, err
 	}
@@ -111,7 +114,6 @@ func (d Dataplane) Solved() (Dataplane, error) {
 	}
 	d.Model = d.Model.WithTargetRates(d.TargetRates)
 	d.TargetRates = nil
-	d.Model.Shaped = d.Mode == Shape // the fan-in bound counts the mode's burst
 	return d, d.Validate()
 }
 

@@ -76,15 +76,29 @@ func TestPacketFromFile(t *testing.T) {
 func TestSolvedRefusesImpossibleTargetRates(t *testing.T) {
 	for _, tc := range []struct {
 		rate  model.Rate
+		mode  Mode
+		hosts int
 		field string
-	}{{20e9, "target-rate"}, {1, "target-rate"}} {
+	}{
+		{20e9, Police, 12, "target-rate"},
+		{1, Police, 12, "target-rate"},
+		// E = 2.4 s with P = 1500 B: 8 Gb/s needs a shape-mode bucket of 2.4 GB, more than a
+		// TBF holds. It is the target rate that is refused, not the factor it would solve to.
+		{8e9, Shape, 1000000, "target-rate"},
+	} {
 		d := Default()
-		d.Model.Hosts, d.Model.Rate = 12, 10e9
+		d.Model.Hosts, d.Model.Rate, d.Model.Packet, d.Mode = tc.hosts, 10e9, 1500, tc.mode
 		d.TargetRates = map[model.Level]model.Rate{5: tc.rate}
 		_, err := d.Solved()
 		var fe *model.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.field {
-			t.Errorf("target rate %v: error %v, want a field error on %s", tc.rate, err, tc.field)
+			t.Errorf("target rate %v in %s mode: error %v, want a field error on %s", tc.rate, tc.mode, err, tc.field)
 		}
+	}
+	d := Default()
+	d.Model.Hosts, d.Model.Rate, d.Model.Packet, d.Mode = 1000000, 10e9, 1500, Police
+	d.TargetRates = map[model.Level]model.Rate{5: 8e9}
+	if _, err := d.Solved(); err != nil {
+		t.Errorf("8 Gb/s in police mode, which has no bucket: %v", err)
 	}
 }

@@ -339,6 +339,18 @@ func TestCheckTargetRates(t *testing.T) {
 	if err := cfg.CheckTargetRates(map[Level]Rate{8: 1e9}); err == nil {
 		t.Error("level 8 accepted")
 	}
+	// Shape mode: E = 2.4 s, so a bucket of (m−1)·f·P at most 2,147,483,647 + 24 bytes is a rate
+	// of at most 7.158 Gb/s; the rate the message gives solves to a bucket that fits.
+	shaped := Config{Hosts: 1000000, Rate: 10e9, Packet: 1500, Mesochronous: 2, Factors: DefaultFactors(), Shaped: true}
+	wantAllowed(t, shaped.CheckTargetRates(map[Level]Rate{5: 8e9}),
+		"in shape mode its bucket, (m−1)·f·P, would be 2.4GB, more than a TBF holds (2.147GB): need at most 7.158Gb/s with E = 2.4s and m=2")
+	if err := shaped.WithTargetRates(map[Level]Rate{5: 7.158e9}).Validate(); err != nil {
+		t.Errorf("the rate the message gives solves to a factor that is refused: %v", err)
+	}
+	shaped.Shaped = false
+	if err := shaped.CheckTargetRates(map[Level]Rate{5: 8e9}); err != nil {
+		t.Errorf("8 Gb/s in police mode, which has no bucket: %v", err)
+	}
 }
 
 // Whatever the epoch, the smallest target rate solves to a budget of one minimum frame.

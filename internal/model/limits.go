@@ -133,8 +133,9 @@ func (c Config) validateFanIn(l Level) error {
 }
 
 // CheckTargetRates refuses a target rate that no factor can reach: one above R (a level never
-// sends faster than its link) or one whose budget per epoch is smaller than one minimum frame on
-// the wire. c must be valid. WithTargetRates solves what passes.
+// sends faster than its link), one whose budget per epoch is smaller than one minimum frame on
+// the wire, or in shape mode one whose bucket no TBF holds. c must be valid. WithTargetRates
+// solves what passes.
 func (c Config) CheckTargetRates(rates map[Level]Rate) error {
 	levels := make([]Level, 0, len(rates))
 	for l := range rates {
@@ -158,8 +159,30 @@ func (c Config) CheckTargetRates(rates map[Level]Rate) error {
 				"its budget would be %s per epoch E = %s, less than one minimum frame on the wire (%s): "+
 					"need at least %s", b, FormatDuration(c.Epoch()), MinWireFrame, c.MinTargetRate()))
 		}
+		if err := c.checkShapedTarget(t, value); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// checkShapedTarget refuses, in shape mode, a target rate whose factor would give a bucket no TBF
+// holds (validateShapedBucket), in terms of the rate the user gave rather than a factor they
+// never wrote.
+func (c Config) checkShapedTarget(t Rate, value string) error {
+	if !c.Shaped {
+		return nil
+	}
+	bucket, shaped := c.ShapedBucket(Limited(c.FactorForRate(t)))
+	if !shaped || bucket-float64(FrameOverhead) <= MaxShapedBucket {
+		return nil
+	}
+	budget := (MaxShapedBucket + float64(FrameOverhead)) / float64(c.Mesochronous-1)
+	most := Rate(floorSig(budget * 8 / c.Epoch().Seconds()))
+	return fieldError("target-rate", value, fmt.Sprintf(
+		"in shape mode its bucket, (m−1)·f·P, would be %s, more than a TBF holds (%s): "+
+			"need at most %s with E = %s and m=%d, or mode police",
+		Bytes(bucket), Bytes(MaxShapedBucket), most, FormatDuration(c.Epoch()), c.Mesochronous))
 }
 
 // MinTargetRate is the smallest rate, to four significant digits, whose budget carries one
