@@ -3,6 +3,7 @@ package dataplane
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -16,6 +17,23 @@ import (
 	"github.com/qjump-net/qjump/internal/stats"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
+
+// TestPartsScriptFitsTheSource: bench/dataplane/parts finds each part it compiles out by a line
+// of bpf/qjump.bpf.c, so a change to the program can leave the script behind (the clock's move
+// into police mode did, 2026-11-28, and the next measurement found it). Its --check mode makes
+// and compiles every variant without measuring, here, so that such a change fails the tests.
+func TestPartsScriptFitsTheSource(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		testutil.Unavailable(t, "clang is not installed (scripts/deps installs it)")
+	}
+	out, err := exec.Command("../../bench/dataplane/parts", "--check").CombinedOutput()
+	if err != nil {
+		t.Fatalf("bench/dataplane/parts --check: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "6 variants compiled") {
+		t.Errorf("bench/dataplane/parts --check said %q, want its 6 variants compiled", out)
+	}
+}
 
 // TestPartsCost is a measurement, not a check: what each part of the program costs a packet. It
 // runs only when QJUMP_PARTS_DIR names a directory of objects compiled from variants of
