@@ -111,7 +111,7 @@ func runBenchDataplane(ctx context.Context, opts *benchDataplaneOptions, stdout 
 
 func printBenchDataplane(w io.Writer, out benchDataplaneJSON) error {
 	p := out.Program
-	fmt.Fprintf(w, "BPF_PROG_TEST_RUN, a fresh 64-byte UDP frame per run on a limited level, median of %d rounds of %d packets\n", p.Rounds, p.Packets)
+	fmt.Fprintf(w, "BPF_PROG_TEST_RUN, a fresh 64-byte UDP frame per run, police mode on a limited level but where a row says otherwise, median of %d rounds of %d packets\n", p.Rounds, p.Packets)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROGRAM\tNS/PACKET")
 	fmt.Fprintf(tw, "empty\t%.0f\n", p.EmptyNs)
