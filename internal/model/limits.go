@@ -95,18 +95,34 @@ func (c Config) validateFactor(l Level, f Factor) error {
 // that bucket, and no host could build it.
 func (c Config) validateShapedBucket(l Level, f Factor, value string) error {
 	bucket, shaped := c.ShapedBucket(f)
-	if !shaped || bucket-float64(FrameOverhead) <= MaxShapedBucket {
+	if !shaped || fitsShaper(bucket) {
 		return nil
 	}
-	most := (MaxShapedBucket + float64(FrameOverhead)) / (float64(c.Mesochronous-1) * float64(c.Packet))
-	have, holds := Bytes(bucket).String(), Bytes(MaxShapedBucket).String()
-	if have == holds { // just over: the rounded figures would read alike
-		have, holds = fmt.Sprintf("%.0fB", bucket), fmt.Sprintf("%dB", MaxShapedBucket)
-	}
+	most := c.largestShapedBudget() / float64(c.Packet)
+	have, holds := shaperFigures(bucket)
 	return fieldError("factors", value, fmt.Sprintf(
 		"level %d's bucket in shape mode, (m−1)·f·P = %s, is more than a TBF holds (%s): "+
 			"need a factor of at most %s with P=%s and m=%d, or mode police",
 		l, have, holds, Limited(floorSig(most)), c.Packet, c.Mesochronous))
+}
+
+// fitsShaper says whether a bucket of these wire bytes fits the shaper (MaxShapedBucket counts
+// bytes of packet).
+func fitsShaper(bucket float64) bool { return bucket-float64(FrameOverhead) <= MaxShapedBucket }
+
+// largestShapedBudget is the largest budget f·P whose bucket (m−1)·f·P fits the shaper; m ≥ 2.
+func (c Config) largestShapedBudget() float64 {
+	return (MaxShapedBucket + float64(FrameOverhead)) / float64(c.Mesochronous-1)
+}
+
+// shaperFigures prints a bucket over the shaper's limit and that limit, with every byte where the
+// rounded figures would read alike (a bucket just over).
+func shaperFigures(bucket float64) (have, holds string) {
+	have, holds = Bytes(bucket).String(), Bytes(MaxShapedBucket).String()
+	if have == holds {
+		have, holds = fmt.Sprintf("%.0fB", bucket), fmt.Sprintf("%dB", MaxShapedBucket)
+	}
+	return have, holds
 }
 
 // validateFanIn refuses a guaranteed level whose bound calc could not print: a worst-case
@@ -174,15 +190,15 @@ func (c Config) checkShapedTarget(t Rate, value string) error {
 		return nil
 	}
 	bucket, shaped := c.ShapedBucket(Limited(c.FactorForRate(t)))
-	if !shaped || bucket-float64(FrameOverhead) <= MaxShapedBucket {
+	if !shaped || fitsShaper(bucket) {
 		return nil
 	}
-	budget := (MaxShapedBucket + float64(FrameOverhead)) / float64(c.Mesochronous-1)
-	most := Rate(floorSig(budget * 8 / c.Epoch().Seconds()))
+	most := Rate(floorSig(c.largestShapedBudget() * 8 / c.Epoch().Seconds()))
+	have, holds := shaperFigures(bucket)
 	return fieldError("target-rate", value, fmt.Sprintf(
 		"in shape mode its bucket, (m−1)·f·P, would be %s, more than a TBF holds (%s): "+
 			"need at most %s with E = %s and m=%d, or mode police",
-		Bytes(bucket), Bytes(MaxShapedBucket), most, FormatDuration(c.Epoch()), c.Mesochronous))
+		have, holds, most, FormatDuration(c.Epoch()), c.Mesochronous))
 }
 
 // MinTargetRate is the smallest rate, to four significant digits, whose budget carries one
