@@ -13,7 +13,8 @@ import (
 
 type calcOptions struct {
 	model      *modelFlags
-	factorsSet bool
+	changed    func(flag string) bool // whether the user gave the flag
+	configFile string
 	mode       string
 	json       bool
 }
@@ -21,7 +22,7 @@ type calcOptions struct {
 func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
 	opts := &calcOptions{model: newModelFlags()}
 	cmd := &cobra.Command{
-		Use:   "calc --hosts N --rate R [flags]",
+		Use:   "calc (--hosts N --rate R | --config FILE) [flags]",
 		Short: "Compute the network epoch, per-level budgets, rates and latency bounds",
 		Long: `calc evaluates QJump's model for a cluster:
 
@@ -45,7 +46,11 @@ switch port under full fan-in: the bound holds where the switches can buffer tha
 
 Level 7 is the highest priority. At factor 1 it has a guaranteed latency bound; a level whose
 levels-at-or-above sum past m is oversubscribed under full fan-in, and calc says by how much
-instead of printing a bound. A level may be "unlimited" (no budget), which is not factor 0.`,
+instead of printing a bound. A level may be "unlimited" (no budget), which is not factor 0.
+
+--config reads a configuration file as up and the agent do (docs/configuration.md): its model and
+mode, with any flag given on the command line over the same key. So the bounds of the file a
+cluster runs are one command away, and calc refuses what up would refuse of it.`,
 		Example: `  # the paper's 12-host 10G testbed, ptpd at 7, memcached at 5 (solved for 5Gb/s), Hadoop at 0
   qjump calc --hosts 12 --rate 10G --epsilon 4us --mesochronous 1 \
              --factors 7=1,0=unlimited --target-rate 5=5G
@@ -54,11 +59,15 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
   qjump calc --hosts 144 --rate 10G --packet 9k --mesochronous 1 \
              --factors 7=1,6=2,5=3,4=5,3=10,2=20,1=100,0=144
 
+  # the bounds of a configuration file, and of the same with level 5 at 2Gb/s
+  qjump calc --config qjump.yaml
+  qjump calc --config qjump.yaml --target-rate 5=2G
+
   # machine-readable output (fields in docs/cli.md)
   qjump calc --hosts 12 --rate 10G --json`,
 		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.factorsSet = cmd.Flags().Changed("factors")
+			opts.changed = cmd.Flags().Changed
 			if runF != nil {
 				return runF(opts)
 			}
@@ -66,32 +75,53 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
 		},
 	}
 	opts.model.register(cmd.Flags())
+	cmd.Flags().StringVar(&opts.configFile, "config", "", "read the model and mode from this configuration file, as up does; flags given override its keys (docs/configuration.md)")
 	cmd.Flags().StringVar(&opts.mode, "mode", string(config.Police),
 		"how the hosts hold levels to their budgets, as up's --mode: police or shape (sets b in D_i)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of a table")
-	_ = cmd.MarkFlagRequired("hosts")
-	_ = cmd.MarkFlagRequired("rate")
 	return cmd
 }
 
 func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
-	mode := config.Mode(opts.mode)
-	if mode != config.Police && mode != config.Shape {
-		return asFlagError(&model.FieldError{Field: "mode", Value: opts.mode, Allowed: "need police or shape"})
-	}
-	cfg, err := opts.model.config(opts.factorsSet, model.DefaultMTU, mode) // Shaped set for shape mode
+	d, err := opts.dataplane()
 	if err != nil {
 		return err
 	}
-	res, err := cfg.Solve()
+	res, err := d.Model.Solve()
 	if err != nil {
 		return asFlagError(err)
 	}
 	if opts.json {
-		return printJSON(stdout, newCalcJSON(res, opts.model.packetAuto))
+		return printJSON(stdout, newCalcJSON(res, d.AutoPacket))
 	}
 	warn(stderr, res.Warnings)
-	return printCalc(stdout, res, opts.model.packetAuto)
+	return printCalc(stdout, res, d.AutoPacket)
+}
+
+// dataplane merges defaults, --config and the flags the user gave, in that order, as up does,
+// with P auto one full frame of a 1500-byte MTU (calc has no device), and solves it: the model
+// comes out told its mode (Shaped) and with the target rates solved into factors.
+func (o *calcOptions) dataplane() (config.Dataplane, error) {
+	d := config.Default()
+	if o.configFile != "" {
+		var err error
+		if d, err = config.Load(o.configFile); err != nil {
+			return d, configError(err)
+		}
+	}
+	flags := configFlags{changed: o.changed, model: o.model, configFile: o.configFile, mode: o.mode}
+	if err := flags.apply(&d); err != nil {
+		return d, err
+	}
+	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
+		return d, usageErrorf("the model needs --hosts and --rate (or hosts: and rate: in --config)")
+	}
+	d, err := d.ResolvePacket(model.DefaultMTU)
+	if err != nil {
+		return d, flags.blame(err)
+	}
+	solved, err := d.Solved()
+	return solved, flags.blame(err)
 }
 
 // autoPacketNote says what P auto stands for in calc, which has no device.

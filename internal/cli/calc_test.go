@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -311,7 +312,7 @@ func TestCalcHelpExplainsEveryFlag(t *testing.T) {
 		t.Fatalf("status %d", status)
 	}
 	for _, want := range []string{"--hosts", "--rate", "--packet", "--epsilon", "--mesochronous",
-		"--factors", "--target-rate", "--json", "Examples:", "E   = m·n·P·8/R + ε"} {
+		"--factors", "--target-rate", "--config", "--mode", "--json", "Examples:", "E   = m·n·P·8/R + ε"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -320,7 +321,7 @@ func TestCalcHelpExplainsEveryFlag(t *testing.T) {
 
 func TestCalcOptions(t *testing.T) {
 	got := parseOptions(t, newCalcCommand, "--hosts", "12", "--rate", "10G")
-	if got.model.cfg.Hosts != 12 || got.model.cfg.Rate != 10e9 || got.factorsSet || got.json {
+	if got.model.cfg.Hosts != 12 || got.model.cfg.Rate != 10e9 || got.changed("factors") || got.json || got.configFile != "" {
 		t.Errorf("parsed %+v", got)
 	}
 	// What the flags leave out is config.Default()'s model.
@@ -329,8 +330,11 @@ func TestCalcOptions(t *testing.T) {
 		len(c.Factors) != len(def.Factors) {
 		t.Errorf("defaults %+v, want config.Default()'s %+v", c, def)
 	}
-	if got := parseOptions(t, newCalcCommand, "--hosts", "2", "--rate", "1G", "--factors", "7=2", "--json"); !got.factorsSet || !got.json {
+	if got := parseOptions(t, newCalcCommand, "--hosts", "2", "--rate", "1G", "--factors", "7=2", "--json"); !got.changed("factors") || !got.json {
 		t.Errorf("--factors --json parsed as %+v", got)
+	}
+	if got := parseOptions(t, newCalcCommand, "--config", "q.yaml"); got.configFile != "q.yaml" || got.changed("hosts") {
+		t.Errorf("--config parsed as %+v", got)
 	}
 }
 
@@ -373,5 +377,54 @@ func TestFlagValueErrorsNameFlagAndValue(t *testing.T) {
 			t.Errorf("qjump %s: %q leaks the parser's error", strings.Join(c.args, " "), errOut)
 		}
 		wantUsageError(t, c.args, c.want)
+	}
+}
+
+// TestCalcConfig: calc --config reads a configuration file as up does, its model and its mode,
+// with the flags given over its keys; what the file lacks or gets wrong is named where it is.
+func TestCalcConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, yaml string) string {
+		t.Helper()
+		path := dir + "/" + name
+		if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	file := write("q.yaml", "hosts: 12\nrate: 10G\nmode: shape\nfactors: {7: 1, 0: unlimited}\ntarget_rate: {5: 5G}\n")
+	same := func(name string, withFile, withFlags []string) {
+		t.Helper()
+		a, aErr, aStatus := run(t, withFile...)
+		b, bErr, bStatus := run(t, withFlags...)
+		if aStatus != 0 || bStatus != 0 || a != b || a == "" {
+			t.Errorf("%s: %v gave (%d) %q %q;\n%v gave (%d) %q %q; want the same table", name,
+				withFile, aStatus, a, aErr, withFlags, bStatus, b, bErr)
+		}
+	}
+	flags := []string{"calc", "--hosts", "12", "--factors", "7=1,0=unlimited", "--target-rate", "5=5G"}
+	same("the file", []string{"calc", "--config", file},
+		append(flags, "--rate", "10G", "--mode", "shape"))
+	same("flags over the file", []string{"calc", "--config", file, "--rate", "40G", "--mode", "police", "--json"},
+		append(flags, "--rate", "40G", "--mode", "police", "--json"))
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"a file without the model", []string{"calc", "--config", write("nomodel.yaml", "factors: {7: 1}\n")},
+			"the model needs --hosts and --rate (or hosts: and rate: in --config)"},
+		{"a file's value, named by its key", []string{"calc", "--config", file, "--rate", "1G"},
+			file + `: invalid target_rate[5] "5Gb/s": need at most R = 1Gb/s`},
+		{"a flag's value, named by its flag", []string{"calc", "--config", file, "--hosts", "0"},
+			`invalid --hosts "0"`},
+		{"a file that is not there", []string{"calc", "--config", dir + "/none.yaml"}, dir + "/none.yaml"},
+		{"neither", []string{"calc", "--rate", "10G"}, "the model needs --hosts and --rate"},
+	} {
+		out, errOut, status := run(t, tc.args...)
+		if status != 2 || out != "" || !strings.Contains(errOut, tc.says) {
+			t.Errorf("%s: %v gave (%d) %q %q, want status 2 and %q", tc.name, tc.args, status, out, errOut, tc.says)
+		}
 	}
 }

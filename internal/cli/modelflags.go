@@ -50,27 +50,6 @@ func parseTargetRates(s string) (map[model.Level]model.Rate, error) {
 	return model.ParseLevelMap(s, model.ParseRate)
 }
 
-// config returns the model configuration for a device of this MTU (P auto is one full frame of
-// it) in mode with --target-rate solved into factors. factorsSet says whether the user gave
-// --factors: a level given in both is ambiguous and refused, while a target rate simply replaces
-// a default factor.
-func (m *modelFlags) config(factorsSet bool, mtu int, mode config.Mode) (model.Config, error) {
-	d := config.Default()
-	d.Model, d.AutoPacket, d.Mode = m.cfg, m.packetAuto, mode
-	if err := checkTargetRates(m.targetRates, m.cfg.Factors, factorsSet); err != nil {
-		return m.cfg, err
-	}
-	d, err := d.ResolvePacket(mtu)
-	if err != nil {
-		return m.cfg, err
-	}
-	d.TargetRates = m.targetRates
-	if d, err = d.Solved(); err != nil {
-		return m.cfg, asFlagError(err)
-	}
-	return d.Model, nil
-}
-
 // checkTargetRates refuses a level that --target-rate solves for while --factors (factorsSet)
 // also gives it a factor: which one the user meant is ambiguous.
 func checkTargetRates(rates map[model.Level]model.Rate, factors model.Factors, factorsSet bool) error {
