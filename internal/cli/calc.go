@@ -102,26 +102,12 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 // with P auto one full frame of a 1500-byte MTU (calc has no device), and solves it: the model
 // comes out told its mode (Shaped) and with the target rates solved into factors.
 func (o *calcOptions) dataplane() (config.Dataplane, error) {
-	d := config.Default()
-	if o.configFile != "" {
-		var err error
-		if d, err = config.Load(o.configFile); err != nil {
-			return d, configError(err)
-		}
-	}
 	flags := configFlags{changed: o.changed, model: o.model, configFile: o.configFile, mode: o.mode}
-	if err := flags.apply(&d); err != nil {
+	d, err := flags.fileOrDefault()
+	if err != nil {
 		return d, err
 	}
-	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
-		return d, usageErrorf("the model needs --hosts and --rate (or hosts: and rate: in --config)")
-	}
-	d, err := d.ResolvePacket(model.DefaultMTU)
-	if err != nil {
-		return d, flags.blame(err)
-	}
-	solved, err := d.Solved()
-	return solved, flags.blame(err)
+	return flags.over(d, "", func(string) (int, error) { return model.DefaultMTU, nil }, noModel)
 }
 
 // autoPacketNote says what P auto stands for in calc, which has no device.

@@ -36,6 +36,19 @@ func (c *configFlags) register(fs *pflag.FlagSet, def config.Dataplane, configHe
 	fs.IntVar(&c.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15), and any above 15")
 }
 
+// fileOrDefault is the --config file's configuration, or the defaults without a file: what up and
+// calc lay the flags over.
+func (c *configFlags) fileOrDefault() (config.Dataplane, error) {
+	if c.configFile == "" {
+		return config.Default(), nil
+	}
+	d, err := config.Load(c.configFile)
+	if err != nil {
+		return d, configError(err)
+	}
+	return d, nil
+}
+
 // over is the configuration for dev: base with the flags the user gave over it, P resolved for
 // dev's MTU (mtu) and solved. noModel is the usage error when neither gave hosts and rate.
 func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, noModel string) (config.Dataplane, error) {

@@ -109,15 +109,15 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 // dataplane merges defaults, --config and the flags the user gave, in that order, resolves P for
 // the device (mtu) and solves it.
 func (o *upOptions) dataplane(mtu mtuOf) (config.Dataplane, error) {
-	d := config.Default()
-	if o.configFile != "" {
-		var err error
-		if d, err = config.Load(o.configFile); err != nil {
-			return d, configError(err)
-		}
+	d, err := o.fileOrDefault()
+	if err != nil {
+		return d, err
 	}
-	return o.over(d, o.dev, mtu, "the model needs --hosts and --rate (or hosts: and rate: in --config)")
+	return o.over(d, o.dev, mtu, noModel)
 }
+
+// noModel is up's and calc's usage error when neither the flags nor --config give the model.
+const noModel = "the model needs --hosts and --rate (or hosts: and rate: in --config)"
 
 func parseAttach(s string) (dataplane.Attach, error) {
 	switch a := dataplane.Attach(s); a {
