@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -110,6 +111,7 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 		how, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))
+	fmt.Fprintln(w, guarantees(d))
 	for _, warning := range statusWarnings(st, deviceMTU) {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
@@ -144,6 +146,24 @@ func autoclassText(d config.Dataplane) string {
 
 // levelModel is a level's factor, budget and rate as text. A level without a factor carries no
 // traffic of its own: it says which level carries what is sent at it.
+// guarantees says which levels of the running configuration have a latency bound under full
+// fan-in, and what it is (calc's WORST-CASE FAN-IN DELAY, for the mode that runs), so that an
+// operator reads the bound the interface is giving without running calc.
+func guarantees(d config.Dataplane) string {
+	m := d.Model
+	m.Shaped = d.Mode == config.Shape
+	var out []string
+	for _, l := range m.Factors.Levels() { // highest first
+		if fi := m.FanIn(l); fi.Guaranteed {
+			out = append(out, fmt.Sprintf("level %d within %s", l, model.FormatDuration(fi.Delay)))
+		}
+	}
+	if len(out) == 0 {
+		return "guaranteed under full fan-in: no level (calc --config says why)"
+	}
+	return "guaranteed under full fan-in: " + strings.Join(out, ", ")
+}
+
 func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string) {
 	f, ok := d.Model.Factors[l]
 	if !ok {

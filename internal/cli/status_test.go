@@ -98,3 +98,27 @@ func TestStatusWarnsWhenTheDeviceChanged(t *testing.T) {
 		t.Errorf("a device not attached: warnings %q, want none", got)
 	}
 }
+
+// TestStatusSaysTheGuarantees: status names the levels with a bound under full fan-in and the
+// bound, as calc prints it for the mode that runs: 29.53µs and 59.06µs in police mode for the
+// configuration below, half of each in shape mode (b = m−1 = 1 budget a host).
+func TestStatusSaysTheGuarantees(t *testing.T) {
+	c := config.Default()
+	c.Model.Hosts, c.Model.Rate = 12, model.Rate(10e9)
+	c.Model.Factors = model.Factors{7: model.Limited(1), 6: model.Limited(1), 0: model.Unlimited()}
+	c, err := c.ResolvePacket(1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 29.53µs, level 6 within 59.06µs"; got != want {
+		t.Errorf("police mode: %q, want %q", got, want)
+	}
+	c.Mode = config.Shape
+	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 14.765µs, level 6 within 29.53µs"; got != want {
+		t.Errorf("shape mode: %q, want %q", got, want)
+	}
+	c.Model.Factors = model.Factors{7: model.Unlimited()}
+	if got := guarantees(c); !strings.Contains(got, "no level") {
+		t.Errorf("an unlimited top level: %q, want no level guaranteed", got)
+	}
+}
