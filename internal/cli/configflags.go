@@ -49,15 +49,18 @@ func (c *configFlags) fileOrDefault() (config.Dataplane, error) {
 	return d, nil
 }
 
+// noModel is up's and calc's usage error when neither the flags nor --config give the model.
+const noModel = "the model needs --hosts and --rate (or hosts: and rate: in --config)"
+
 // over is the configuration for dev: base with the flags the user gave over it, P resolved for
-// dev's MTU (mtu) and solved. noModel is the usage error when neither gave hosts and rate.
-func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, noModel string) (config.Dataplane, error) {
+// dev's MTU (mtu) and solved. missing is the usage error when neither gave hosts and rate.
+func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, missing string) (config.Dataplane, error) {
 	d := base
 	if err := c.apply(&d); err != nil {
 		return d, err
 	}
 	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
-		return d, usageErrorf("%s", noModel)
+		return d, usageErrorf("%s", missing)
 	}
 	d, err := forDevice(d, dev, mtu)
 	if err != nil {

@@ -144,14 +144,11 @@ func autoclassText(d config.Dataplane) string {
 	return ""
 }
 
-// levelModel is a level's factor, budget and rate as text. A level without a factor carries no
-// traffic of its own: it says which level carries what is sent at it.
 // guarantees says which levels of the running configuration have a latency bound under full
 // fan-in, and what it is (calc's WORST-CASE FAN-IN DELAY, for the mode that runs), so that an
 // operator reads the bound the interface is giving without running calc.
 func guarantees(d config.Dataplane) string {
-	m := d.Model
-	m.Shaped = d.Mode == config.Shape
+	m := d.ModelOfMode()
 	var out []string
 	for _, l := range m.Factors.Levels() { // highest first
 		if fi := m.FanIn(l); fi.Guaranteed {
@@ -164,6 +161,8 @@ func guarantees(d config.Dataplane) string {
 	return "guaranteed under full fan-in: " + strings.Join(out, ", ")
 }
 
+// levelModel is a level's factor, budget and rate as text. A level without a factor carries no
+// traffic of its own: it says which level carries what is sent at it.
 func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string) {
 	f, ok := d.Model.Factors[l]
 	if !ok {

@@ -116,9 +116,6 @@ func (o *upOptions) dataplane(mtu mtuOf) (config.Dataplane, error) {
 	return o.over(d, o.dev, mtu, noModel)
 }
 
-// noModel is up's and calc's usage error when neither the flags nor --config give the model.
-const noModel = "the model needs --hosts and --rate (or hosts: and rate: in --config)"
-
 func parseAttach(s string) (dataplane.Attach, error) {
 	switch a := dataplane.Attach(s); a {
 	case dataplane.AttachAuto, dataplane.AttachTCX, dataplane.AttachClsact:

@@ -100,12 +100,20 @@ func (d Dataplane) ResolvePacket(mtu int) (Dataplane, error) {
 	return d, nil
 }
 
+// ModelOfMode is d's model told the mode it runs in (model.Config.Shaped): the fan-in bound counts
+// the mode's burst, and shape mode's buckets have a limit. A running configuration read back from
+// its record is not solved again, so what reads its bounds (status) asks for this.
+func (d Dataplane) ModelOfMode() model.Config {
+	m := d.Model
+	m.Shaped = d.Mode == Shape
+	return m
+}
+
 // Solved returns d with its target rates solved into factors (a target rate replaces the factor of
 // its level), the model told the mode, and validated.
 func (d Dataplane) Solved() (Dataplane, error) {
-	// The fan-in bound counts the mode's burst, and shape mode's bucket has a limit that a
-	// target rate must be checked against too.
-	d.Model.Shaped = d.Mode == Shape
+	// Told first: shape mode's bucket has a limit that a target rate is checked against too.
+	d.Model = d.ModelOfMode()
 	if err := d.Validate(); err != nil {
 		return d, err
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 // TestBenchProgramRuns checks that the benchmark runs and measures what it says: BenchProgram
-// fails unless every packet was sent on its level (5, limited; 0, unlimited) and none dropped. The figures themselves
-// go to docs/performance.md, never into an assertion on time.
+// fails unless every packet was sent on its level (5, limited; 0, unlimited) and none dropped.
+// The figures themselves go to docs/performance.md, never into an assertion on time.
 func TestBenchProgramRuns(t *testing.T) {
 	testutil.RequirePriv(t, "BPF_PROG_TEST_RUN")
 	res, err := BenchProgram(2000, 3)

@@ -141,7 +141,7 @@ func planEgress(d config.Dataplane, dev egressDevice) (egressPlan, error) {
 				burst := max(uint64(d.Model.Mesochronous-1)*uint64(b), frameWire)
 				// The model's validation refuses such a bucket (calc does too); this is what a
 				// configuration that somehow skipped it meets.
-				if burst-uint64(model.FrameOverhead) > model.MaxShapedBucket {
+				if !model.FitsShaper(float64(burst)) {
 					return p, fmt.Errorf("plan egress of %s: level %d: shape mode's bucket, (m-1)·f·P = %s, is more than a TBF holds (%s): "+
 						"need a smaller P or factor for level %d, or --mode police", dev.Name, l, model.Bytes(burst), model.Bytes(model.MaxShapedBucket), l)
 				}

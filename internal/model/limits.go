@@ -95,7 +95,7 @@ func (c Config) validateFactor(l Level, f Factor) error {
 // that bucket, and no host could build it.
 func (c Config) validateShapedBucket(l Level, f Factor, value string) error {
 	bucket, shaped := c.ShapedBucket(f)
-	if !shaped || fitsShaper(bucket) {
+	if !shaped || FitsShaper(bucket) {
 		return nil
 	}
 	most := c.largestShapedBudget() / float64(c.Packet)
@@ -106,9 +106,9 @@ func (c Config) validateShapedBucket(l Level, f Factor, value string) error {
 		l, have, holds, Limited(floorSig(most)), c.Packet, c.Mesochronous))
 }
 
-// fitsShaper says whether a bucket of these wire bytes fits the shaper (MaxShapedBucket counts
-// bytes of packet).
-func fitsShaper(bucket float64) bool { return bucket-float64(FrameOverhead) <= MaxShapedBucket }
+// FitsShaper says whether a bucket of these wire bytes fits the shaper (MaxShapedBucket counts
+// bytes of packet): the model's validation and the dataplane's egress plan ask the same.
+func FitsShaper(bucket float64) bool { return bucket-float64(FrameOverhead) <= MaxShapedBucket }
 
 // largestShapedBudget is the largest budget f·P whose bucket (m−1)·f·P fits the shaper; m ≥ 2.
 func (c Config) largestShapedBudget() float64 {
@@ -190,7 +190,7 @@ func (c Config) checkShapedTarget(t Rate, value string) error {
 		return nil
 	}
 	bucket, shaped := c.ShapedBucket(Limited(c.FactorForRate(t)))
-	if !shaped || fitsShaper(bucket) {
+	if !shaped || FitsShaper(bucket) {
 		return nil
 	}
 	most := Rate(floorSig(c.largestShapedBudget() * 8 / c.Epoch().Seconds()))
