@@ -122,3 +122,56 @@ func TestStatusSaysTheGuarantees(t *testing.T) {
 		t.Errorf("an unlimited top level: %q, want no level guaranteed", got)
 	}
 }
+
+// status --json carries the same guarantees as the text, per level, under calc's field names:
+// the configuration of TestStatusSaysTheGuarantees, whose bounds are 29.53µs and 59.06µs in
+// police mode and half of each in shape mode; the unlimited level 0 and the levels not
+// configured have none (null).
+func TestStatusJSONSaysTheGuarantees(t *testing.T) {
+	c := config.Default()
+	c.Model.Hosts, c.Model.Rate = 12, model.Rate(10e9)
+	c.Model.Factors = model.Factors{7: model.Limited(1), 6: model.Limited(1), 0: model.Unlimited()}
+	c, err := c.ResolvePacket(1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mode config.Mode
+		want map[int]int64 // level -> fan_in_delay_ns; every other level: not guaranteed
+	}{
+		{config.Police, map[int]int64{7: 29530, 6: 59060}},
+		{config.Shape, map[int]int64{7: 14765, 6: 29530}},
+	} {
+		c.Mode = tc.mode
+		st := newStatusJSON([]dataplane.Status{{Device: "eth0", Config: c}}, nil, func(string) (int, error) { return 1500, nil })
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Devices []struct {
+				Levels []struct {
+					Level        int    `json:"level"`
+					Guaranteed   *bool  `json:"guaranteed"`
+					FanInDelayNs *int64 `json:"fan_in_delay_ns"`
+				} `json:"levels"`
+			} `json:"devices"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range got.Devices[0].Levels {
+			want, guaranteed := tc.want[l.Level]
+			switch {
+			case l.Guaranteed == nil:
+				t.Errorf("%s mode, level %d: no guaranteed key", tc.mode, l.Level)
+			case *l.Guaranteed != guaranteed:
+				t.Errorf("%s mode, level %d: guaranteed %v, want %v", tc.mode, l.Level, *l.Guaranteed, guaranteed)
+			case guaranteed && (l.FanInDelayNs == nil || *l.FanInDelayNs != want):
+				t.Errorf("%s mode, level %d: fan_in_delay_ns %v, want %d", tc.mode, l.Level, l.FanInDelayNs, want)
+			case !guaranteed && l.FanInDelayNs != nil:
+				t.Errorf("%s mode, level %d: fan_in_delay_ns %d, want null", tc.mode, l.Level, *l.FanInDelayNs)
+			}
+		}
+	}
+}

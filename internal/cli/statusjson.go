@@ -35,12 +35,17 @@ type levelJSON struct {
 	Unlimited   bool     `json:"unlimited"`
 	BudgetBytes *int64   `json:"budget_bytes"`
 	RateBps     *float64 `json:"rate_bps"` // null for a level not configured, as budget_bytes
+	// Guaranteed and FanInDelayNs are calc's fields of the same names for the mode that runs:
+	// whether the level has a latency bound under full fan-in, and the bound (null when not).
+	Guaranteed   bool   `json:"guaranteed"`
+	FanInDelayNs *int64 `json:"fan_in_delay_ns"`
 	dataplane.Counters
 }
 
 func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJSON {
 	out := statusJSON{Devices: []deviceJSON{}, LeftOver: append([]string{}, orphans...)}
 	for _, st := range all {
+		fanIn := st.Config.ModelOfMode()
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
 			Warnings: append([]string{}, statusWarnings(st, mtu)...)}
@@ -53,6 +58,9 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 			}
 			if b, limited := st.Config.Model.Budget(f); ok && limited {
 				lj.BudgetBytes = ptr(int64(b))
+			}
+			if fi := fanIn.FanIn(model.Level(l)); ok && fi.Guaranteed {
+				lj.Guaranteed, lj.FanInDelayNs = true, ptr(fi.Delay.Nanoseconds())
 			}
 			d.Levels = append(d.Levels, lj)
 		}
