@@ -60,6 +60,7 @@ var (
 	epochDesc      = prometheus.NewDesc("qjump_epoch_seconds", "Network epoch E = m·n·P·8/R + ε.", []string{"interface"}, nil)
 	budgetDesc     = prometheus.NewDesc("qjump_level_budget_bytes", "Bytes the level may send per epoch, f·P (limited levels only).", ifaceLevel, nil)
 	rateDesc       = prometheus.NewDesc("qjump_level_rate_bytes_per_second", "Rate the level may send at in bytes/s, f·P/E capped at the link's R/8; R/8 for an unlimited level.", ifaceLevel, nil)
+	fanInDesc      = prometheus.NewDesc("qjump_level_fan_in_delay_seconds", "The level's latency bound under full fan-in in the mode that runs (calc's worst-case fan-in delay); only for levels that have one.", ifaceLevel, nil)
 	readDesc       = prometheus.NewDesc("qjump_dataplane_read_success", "1 if this scrape read the dataplane's state, 0 if it failed (see the agent's log).", nil, nil)
 )
 
@@ -79,7 +80,7 @@ func (c dataplaneCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- lc.desc
 	}
 	for _, d := range []*prometheus.Desc{droppedPackets, droppedBytes, attachedDesc, generationDesc, infoDesc,
-		epochDesc, budgetDesc, rateDesc, readDesc} {
+		epochDesc, budgetDesc, rateDesc, fanInDesc, readDesc} {
 		ch <- d
 	}
 }
@@ -110,6 +111,7 @@ func collectDevice(ch chan<- prometheus.Metric, st dataplane.Status) {
 	gauge(generationDesc, float64(st.Generation), dev)
 	gauge(infoDesc, 1, dev, config.Hash(d), string(d.Mode))
 	gauge(epochDesc, d.Model.Epoch().Seconds(), dev)
+	bounds := d.ModelOfMode()
 	for l := range model.NumLevels {
 		level := strconv.Itoa(l)
 		c := st.Levels[l]
@@ -128,5 +130,8 @@ func collectDevice(ch chan<- prometheus.Metric, st dataplane.Status) {
 			gauge(budgetDesc, float64(b), dev, level)
 		}
 		gauge(rateDesc, float64(d.Model.LevelRate(f))/8, dev, level)
+		if fi := bounds.FanIn(model.Level(l)); fi.Guaranteed {
+			gauge(fanInDesc, fi.Delay.Seconds(), dev, level)
+		}
 	}
 }

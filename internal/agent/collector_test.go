@@ -68,6 +68,27 @@ qjump_level_budget_bytes{interface="eth0",level="7"} 1538
 	}
 }
 
+// TestCollectorExportsTheBound: the guaranteed level's fan-in bound, for testStatus's n = 2 hosts
+// at 100 Mb/s with one full frame (1538 B) as P: n·b·P·8/R = 2·2·1538·8/1e8 s in police mode
+// (b = 2), half of it in shape mode (b = m−1 = 1); the unlimited level 0 has none.
+func TestCollectorExportsTheBound(t *testing.T) {
+	for _, tc := range []struct {
+		mode config.Mode
+		want string
+	}{{config.Police, "0.00049216"}, {config.Shape, "0.00024608"}} {
+		st := testStatus(t)
+		st.Config.Mode = tc.mode
+		c := dataplaneCollector{list: func() ([]dataplane.Status, error) { return []dataplane.Status{st}, nil }, log: func(error) {}}
+		want := `
+# HELP qjump_level_fan_in_delay_seconds The level's latency bound under full fan-in in the mode that runs (calc's worst-case fan-in delay); only for levels that have one.
+# TYPE qjump_level_fan_in_delay_seconds gauge
+qjump_level_fan_in_delay_seconds{interface="eth0",level="7"} ` + tc.want + "\n"
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want), "qjump_level_fan_in_delay_seconds"); err != nil {
+			t.Errorf("%s mode: %v", tc.mode, err)
+		}
+	}
+}
+
 // TestEveryDropReasonIsExported: each reason in the table is a label value of the two metrics,
 // so a reason added with issue 8's counters appears without any other change.
 func TestEveryDropReasonIsExported(t *testing.T) {
