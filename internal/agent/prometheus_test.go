@@ -34,8 +34,13 @@ func (cl *cluster) prometheusScrapes() {
 	for i := range cl.agents {
 		targets = append(targets, fmt.Sprintf("'%s:%s'", cl.tb.Names.HostAddr(i+1), agentPort))
 	}
-	cfg := fmt.Sprintf("global: {scrape_interval: 1s, scrape_timeout: 900ms}\n"+
-		"scrape_configs:\n  - job_name: qjump\n    static_configs:\n      - targets: [%s]\n", strings.Join(targets, ", "))
+	rules, err := filepath.Abs(filepath.Join(deployDir, "prometheus", "qjump-alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("global: {scrape_interval: 1s, scrape_timeout: 900ms, evaluation_interval: 1s}\n"+
+		"rule_files: [%q]\n"+
+		"scrape_configs:\n  - job_name: qjump\n    static_configs:\n      - targets: [%s]\n", rules, strings.Join(targets, ", "))
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +78,37 @@ func (cl *cluster) prometheusScrapes() {
 	}
 	if n, _ := prom.scalar(`count(count by (hash) (qjump_config_info))`); n != 1 {
 		t.Errorf("prometheus sees %v distinct configuration hashes across the cluster, want 1", n)
+	}
+	cl.alertRulesEvaluate(prom)
+}
+
+// alertRulesEvaluate checks the shipped alerting rules on what the agents really export: each
+// evaluates without error, the bound the cluster file gives level 7 (factor 2 at m = 2) is
+// scraped from every host, and so the rule for an interface without any bound finds none.
+func (cl *cluster) alertRulesEvaluate(prom promAPI) {
+	t := cl.t
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rules, err := prom.rules()
+		bad := 0
+		for _, r := range rules {
+			if r.Health != "ok" || r.LastError != "" {
+				bad++
+			}
+		}
+		if err == nil && len(rules) > 0 && bad == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("alerting rules not all evaluated without error within 10 s: %+v (%v)", rules, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n, err := prom.scalar(`count(qjump_level_fan_in_delay_seconds{level="7"})`); n != float64(len(cl.agents)) {
+		t.Errorf("level 7's bound scraped from %v hosts (%v), want all %d", n, err, len(cl.agents))
+	}
+	if _, err := prom.scalar(`count(qjump_epoch_seconds unless on (instance, interface) qjump_level_fan_in_delay_seconds)`); err == nil {
+		t.Errorf("an interface without a guaranteed level in a cluster whose level 7 has one")
 	}
 }
 
@@ -116,6 +152,37 @@ func (cl *cluster) compareScrape(prom promAPI, host int) {
 
 // promAPI queries Prometheus's HTTP API inside a namespace.
 type promAPI struct{ ns string }
+
+// promRule is one rule of /api/v1/rules as far as the tests read it.
+type promRule struct {
+	Name      string
+	Health    string
+	LastError string
+}
+
+// rules lists every loaded rule.
+func (p promAPI) rules() ([]promRule, error) {
+	resp, err := nsClient(p.ns).Get("http://" + promListen + "/api/v1/rules")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Groups []struct {
+				Rules []promRule
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return nil, err
+	}
+	var out []promRule
+	for _, g := range r.Data.Groups {
+		out = append(out, g.Rules...)
+	}
+	return out, nil
+}
 
 // scalar runs an instant query whose result is one number.
 func (p promAPI) scalar(query string) (float64, error) {

@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"gopkg.in/yaml.v3"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+const (
+	alertRules = "../../deploy/prometheus/qjump-alerts.yaml"
+	alertTests = "../../deploy/prometheus/qjump-alerts.test.yaml"
+)
+
+// TestAlertRules runs Debian's promtool on the shipped alerting rules: they parse, and their
+// own tests (which alert fires for which series, with what text) pass.
+func TestAlertRules(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		testutil.Unavailable(t, "promtool is not installed (scripts/deps installs prometheus, which has it)")
+	}
+	for _, args := range [][]string{{"check", "rules", alertRules}, {"test", "rules", alertTests}} {
+		if out, err := exec.Command(promtool, args...).CombinedOutput(); err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// TestAlertRulesUseExportedMetrics: every qjump metric the rules name is one the agent serves,
+// and every series their tests feed has the labels the agent gives it (and the instance label
+// that Prometheus adds): a renamed metric or label would otherwise leave an alert that passes its
+// tests and never fires.
+func TestAlertRulesUseExportedMetrics(t *testing.T) {
+	exported := exportedLabels(t)
+	rules, err := os.ReadFile(alertRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range regexp.MustCompile(`qjump_[a-z0-9_]+`).FindAllString(string(rules), -1) {
+		if _, ok := exported[name]; !ok {
+			t.Errorf("the rules name %s, which the agent does not export", name)
+		}
+	}
+	var tests struct {
+		Tests []struct {
+			Name        string `yaml:"name"`
+			InputSeries []struct {
+				Series string `yaml:"series"`
+			} `yaml:"input_series"`
+		} `yaml:"tests"`
+	}
+	data, err := os.ReadFile(alertTests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &tests); err != nil {
+		t.Fatal(err)
+	}
+	series := regexp.MustCompile(`^([a-z0-9_]+)\{(.*)\}$`)
+	label := regexp.MustCompile(`([a-z_]+)="[^"]*"`)
+	for _, tc := range tests.Tests {
+		for _, in := range tc.InputSeries {
+			m := series.FindStringSubmatch(in.Series)
+			if m == nil {
+				t.Errorf("%s: series %q not in the form name{labels}", tc.Name, in.Series)
+				continue
+			}
+			want, ok := exported[m[1]]
+			if !ok {
+				t.Errorf("%s: series of %s, which the agent does not export", tc.Name, m[1])
+				continue
+			}
+			var got []string
+			for _, l := range label.FindAllStringSubmatch(m[2], -1) {
+				if l[1] != "instance" {
+					got = append(got, l[1])
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: series %s has labels %v (instance aside), the agent exports %v", tc.Name, in.Series, got, want)
+			}
+		}
+	}
+}
+
+// exportedLabels is every metric the agent's registry describes, with its labels, sorted.
+func exportedLabels(t *testing.T) map[string][]string {
+	t.Helper()
+	m := newMetrics(dataplaneCollector{list: func() ([]dataplane.Status, error) { return nil, nil }, log: func(error) {}})
+	ch := make(chan *prometheus.Desc, 1024)
+	m.registry.Describe(ch)
+	close(ch)
+	name := regexp.MustCompile(`fqName: "([^"]+)"`)
+	labels := regexp.MustCompile(`variableLabels: \{([^}]*)\}`)
+	out := map[string][]string{}
+	for d := range ch {
+		s := d.String()
+		n := name.FindStringSubmatch(s)
+		if n == nil {
+			t.Fatalf("cannot read the name of %s", s)
+		}
+		var ls []string
+		if l := labels.FindStringSubmatch(s); l != nil && l[1] != "" {
+			ls = strings.Split(l[1], ",")
+		}
+		slices.Sort(ls)
+		out[n[1]] = ls
+	}
+	if len(out) < 20 {
+		t.Fatalf("read %d metrics from the registry, expected the agent's 20 or more: has Desc.String's form changed?", len(out))
+	}
+	return out
+}
