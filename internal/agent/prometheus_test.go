@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/agent"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -80,6 +81,7 @@ func (cl *cluster) prometheusScrapes() {
 		t.Errorf("prometheus sees %v distinct configuration hashes across the cluster, want 1", n)
 	}
 	cl.alertRulesEvaluate(prom)
+	cl.dashboardQueriesAnswer(prom)
 }
 
 // alertRulesEvaluate checks the shipped alerting rules on what the agents really export: each
@@ -109,6 +111,22 @@ func (cl *cluster) alertRulesEvaluate(prom promAPI) {
 	}
 	if _, err := prom.scalar(`count(qjump_epoch_seconds unless on (instance, interface) qjump_level_fan_in_delay_seconds)`); err == nil {
 		t.Errorf("an interface without a guaranteed level in a cluster whose level 7 has one")
+	}
+}
+
+// dashboardQueriesAnswer runs every query of the shipped Grafana dashboard as Grafana would with
+// every host and interface chosen: each is valid PromQL and finds data on a running cluster.
+func (cl *cluster) dashboardQueriesAnswer(prom promAPI) {
+	grafana := strings.NewReplacer(`$instance`, `.*`, `$interface`, `.*`, `$__rate_interval`, `1m`)
+	for _, q := range agent.DashboardQueries(cl.t) {
+		if strings.HasPrefix(q, "label_values(") { // a variable's values: Grafana's own function
+			q = strings.TrimSuffix(strings.TrimPrefix(q, "label_values("), ")")
+			q = q[:strings.LastIndex(q, ",")]
+		}
+		q = grafana.Replace(q)
+		if n, err := prom.count(q); err != nil || n == 0 {
+			cl.t.Errorf("dashboard query %s: %d series (%v), want some", q, n, err)
+		}
 	}
 }
 
@@ -182,6 +200,29 @@ func (p promAPI) rules() ([]promRule, error) {
 		out = append(out, g.Rules...)
 	}
 	return out, nil
+}
+
+// count runs an instant query and returns how many series it found.
+func (p promAPI) count(query string) (int, error) {
+	resp, err := nsClient(p.ns).Get("http://" + promListen + "/api/v1/query?query=" + url.QueryEscape(query))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Status string
+		Error  string
+		Data   struct {
+			Result []json.RawMessage
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return 0, err
+	}
+	if r.Status != "success" {
+		return 0, fmt.Errorf("query %s: %s %s", query, r.Status, r.Error)
+	}
+	return len(r.Data.Result), nil
 }
 
 // scalar runs an instant query whose result is one number.
