@@ -202,51 +202,44 @@ func (p promAPI) rules() ([]promRule, error) {
 	return out, nil
 }
 
-// count runs an instant query and returns how many series it found.
-func (p promAPI) count(query string) (int, error) {
-	resp, err := nsClient(p.ns).Get("http://" + promListen + "/api/v1/query?query=" + url.QueryEscape(query))
+// query runs an instant query and returns the series it found.
+func (p promAPI) query(q string) ([]struct{ Value [2]any }, error) {
+	resp, err := nsClient(p.ns).Get("http://" + promListen + "/api/v1/query?query=" + url.QueryEscape(q))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	var r struct {
 		Status string
 		Error  string
 		Data   struct {
-			Result []json.RawMessage
+			Result []struct{ Value [2]any }
 		}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if r.Status != "success" {
-		return 0, fmt.Errorf("query %s: %s %s", query, r.Status, r.Error)
+		return nil, fmt.Errorf("query %s: %s %s", q, r.Status, r.Error)
 	}
-	return len(r.Data.Result), nil
+	return r.Data.Result, nil
+}
+
+// count runs an instant query and returns how many series it found.
+func (p promAPI) count(q string) (int, error) {
+	result, err := p.query(q)
+	return len(result), err
 }
 
 // scalar runs an instant query whose result is one number.
-func (p promAPI) scalar(query string) (float64, error) {
-	resp, err := nsClient(p.ns).Get("http://" + promListen + "/api/v1/query?query=" + url.QueryEscape(query))
+func (p promAPI) scalar(q string) (float64, error) {
+	result, err := p.query(q)
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	var r struct {
-		Status string
-		Error  string
-		Data   struct {
-			Result []struct {
-				Value [2]any
-			}
-		}
+	if len(result) != 1 {
+		return 0, fmt.Errorf("query %s: %d results, want 1", q, len(result))
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return 0, err
-	}
-	if r.Status != "success" || len(r.Data.Result) != 1 {
-		return 0, fmt.Errorf("query %s: %s %s, %d results", query, r.Status, r.Error, len(r.Data.Result))
-	}
-	s, _ := r.Data.Result[0].Value[1].(string)
+	s, _ := result[0].Value[1].(string)
 	return strconv.ParseFloat(s, 64)
 }

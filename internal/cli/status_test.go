@@ -99,10 +99,10 @@ func TestStatusWarnsWhenTheDeviceChanged(t *testing.T) {
 	}
 }
 
-// TestStatusSaysTheGuarantees: status names the levels with a bound under full fan-in and the
-// bound, as calc prints it for the mode that runs: 29.53µs and 59.06µs in police mode for the
-// configuration below, half of each in shape mode (b = m−1 = 1 budget a host).
-func TestStatusSaysTheGuarantees(t *testing.T) {
+// twoGuaranteed is 12 hosts at 10 Gb/s with one full 1500-MTU frame as P, levels 7 and 6 at
+// factor 1 (both guaranteed at m = 2) and an unlimited level 0, in police mode.
+func twoGuaranteed(t *testing.T) config.Dataplane {
+	t.Helper()
 	c := config.Default()
 	c.Model.Hosts, c.Model.Rate = 12, model.Rate(10e9)
 	c.Model.Factors = model.Factors{7: model.Limited(1), 6: model.Limited(1), 0: model.Unlimited()}
@@ -110,6 +110,14 @@ func TestStatusSaysTheGuarantees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// TestStatusSaysTheGuarantees: status names the levels with a bound under full fan-in and the
+// bound, as calc prints it for the mode that runs: 29.53µs and 59.06µs in police mode for the
+// configuration below, half of each in shape mode (b = m−1 = 1 budget a host).
+func TestStatusSaysTheGuarantees(t *testing.T) {
+	c := twoGuaranteed(t)
 	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 29.53µs, level 6 within 59.06µs"; got != want {
 		t.Errorf("police mode: %q, want %q", got, want)
 	}
@@ -128,13 +136,7 @@ func TestStatusSaysTheGuarantees(t *testing.T) {
 // police mode and half of each in shape mode; the unlimited level 0 and the levels not
 // configured have none (null).
 func TestStatusJSONSaysTheGuarantees(t *testing.T) {
-	c := config.Default()
-	c.Model.Hosts, c.Model.Rate = 12, model.Rate(10e9)
-	c.Model.Factors = model.Factors{7: model.Limited(1), 6: model.Limited(1), 0: model.Unlimited()}
-	c, err := c.ResolvePacket(1500)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := twoGuaranteed(t)
 	for _, tc := range []struct {
 		mode config.Mode
 		want map[int]int64 // level -> fan_in_delay_ns; every other level: not guaranteed
