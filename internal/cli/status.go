@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,14 +15,17 @@ import (
 )
 
 type statusOptions struct {
-	dev  string
-	json bool
+	dev      string
+	json     bool
+	watch    bool
+	interval time.Duration
+	count    int
 }
 
 func newStatusCommand(runF func(*statusOptions) error) *cobra.Command {
 	opts := &statusOptions{}
 	cmd := &cobra.Command{
-		Use:   "status [--dev IF] [--json]",
+		Use:   "status [--dev IF] [--json] [--watch [--interval D] [--count N]]",
 		Short: "Show QJump's configuration and per-level counters on the interfaces it is up on",
 		Long: `status prints, for each interface QJump is up on in this network namespace (or only --dev),
 the hook, the mode, the network epoch, and per level: factor, budget per epoch, rate, the packets
@@ -35,36 +39,62 @@ since up; reload keeps them.
 It warns when the interface has changed under the configuration it runs: an MTU raised since up
 makes full frames longer than budgets sized for the old one (every such frame is then dropped as
 larger than the budget), and leaves a P that was auto short of one full frame (reload --dev IF
---packet auto resolves it again).`,
+--packet auto resolves it again).
+
+--watch prints what is happening now instead: every --interval (1s by default), per level and per
+second over the last interval, the limit (f·P·8/E), the wire bits and packets sent, and the
+packets dropped (every reason), demoted and held by the shapers, until Ctrl-C or --count updates.
+On a terminal each update replaces the last; into a pipe or a file they follow one another, and
+with --json each is one line of JSON.`,
 		Example: `  qjump status
   qjump status --dev eth0 --json
+  qjump status --watch                      # rates per level, refreshed every second
+  qjump status --watch --interval 100ms --count 50 --json > rates.jsonl
   ip netns exec host1 qjump status`,
 		Args: noArgs("dev"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := validateWatch(opts, cmd.Flags().Changed("interval"), cmd.Flags().Changed("count")); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.watch {
+				ctx, stop := interruptible(cmd.Context())
+				defer stop()
+				return watchStatus(ctx, opts, cmd.OutOrStdout(), isTerminal(cmd.OutOrStdout()))
 			}
 			return runStatus(opts, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&opts.dev, "dev", "", "only this interface")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of tables")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of tables (with --watch: one line per update)")
+	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", false, "print the rates per level every --interval, until Ctrl-C")
+	cmd.Flags().DurationVar(&opts.interval, "interval", time.Second, "with --watch: time between updates, 10ms to 1h")
+	cmd.Flags().IntVar(&opts.count, "count", 0, "with --watch: stop after this many updates (0: until Ctrl-C)")
 	return cmd
 }
 
-func runStatus(opts *statusOptions, stdout io.Writer) error {
-	var all []dataplane.Status
-	if opts.dev != "" {
-		st, err := dataplane.DeviceStatus(opts.dev)
+// readStatus reads the state of dev, or of every interface QJump is up on in this namespace.
+func readStatus(dev string) ([]dataplane.Status, error) {
+	if dev != "" {
+		st, err := dataplane.DeviceStatus(dev)
 		if err != nil {
-			return dataplaneError(err)
+			return nil, dataplaneError(err)
 		}
-		all = append(all, st)
-	} else {
-		var err error
-		if all, err = dataplane.List(); err != nil {
-			return dataplaneError(err)
-		}
+		return []dataplane.Status{st}, nil
+	}
+	all, err := dataplane.List()
+	if err != nil {
+		return nil, dataplaneError(err)
+	}
+	return all, nil
+}
+
+func runStatus(opts *statusOptions, stdout io.Writer) error {
+	all, err := readStatus(opts.dev)
+	if err != nil {
+		return err
 	}
 	var orphans []string
 	if opts.dev == "" {
