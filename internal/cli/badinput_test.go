@@ -125,7 +125,7 @@ func TestBadInput(t *testing.T) {
 		{name: "status of a device not up", args: []string{"status", "--dev", "eth0"}, code: 1, says: "not up"},
 		{name: "watch of a device not up", args: []string{"status", "--dev", "eth0", "--watch"}, code: 1, says: "not up"},
 		{name: "an interval without --watch", args: []string{"status", "--interval", "2s"}, code: 2, says: "need --watch"},
-		{name: "an interval too short", args: []string{"status", "--watch", "--interval", "1ms"}, code: 2, says: `invalid --interval 1ms: need 10ms to 1h0m0s`},
+		{name: "an interval too short", args: []string{"status", "--watch", "--interval", "1ms"}, code: 2, says: `invalid --interval 1ms: need 10ms to 1h`},
 		{name: "a negative count", args: []string{"status", "--watch", "--count", "-1"}, code: 2, says: `invalid --count -1`},
 	}
 	before := snapshot(t, ns)

@@ -70,7 +70,7 @@ with --json each is one line of JSON.`,
 	cmd.Flags().StringVar(&opts.dev, "dev", "", "only this interface")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of tables (with --watch: one line per update)")
 	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", false, "print the rates per level every --interval, until Ctrl-C")
-	cmd.Flags().DurationVar(&opts.interval, "interval", time.Second, "with --watch: time between updates, 10ms to 1h")
+	cmd.Flags().DurationVar(&opts.interval, "interval", time.Second, "with --watch: time between updates, "+watchIntervals)
 	cmd.Flags().IntVar(&opts.count, "count", 0, "with --watch: stop after this many updates (0: until Ctrl-C)")
 	return cmd
 }

@@ -20,9 +20,11 @@ import (
 // the differences over the time between two readings, so nothing is sampled or estimated.
 
 // Bounds of --interval: below 10 ms the time between readings is mostly the reading itself.
+// watchIntervals says them as people write them (time.Duration prints an hour as 1h0m0s).
 const (
 	minWatchInterval = 10 * time.Millisecond
 	maxWatchInterval = time.Hour
+	watchIntervals   = "10ms to 1h"
 )
 
 // validateWatch checks the watch flags: --interval and --count only with --watch, and in range.
@@ -31,7 +33,7 @@ func validateWatch(opts *statusOptions, intervalSet, countSet bool) error {
 	case !opts.watch && (intervalSet || countSet):
 		return usageErrorf("--interval and --count need --watch (status without it prints the totals once)")
 	case opts.interval < minWatchInterval || opts.interval > maxWatchInterval:
-		return usageErrorf("invalid --interval %s: need %s to %s", opts.interval, minWatchInterval, maxWatchInterval)
+		return usageErrorf("invalid --interval %s: need %s", opts.interval, watchIntervals)
 	case opts.count < 0:
 		return usageErrorf("invalid --count %d: need 0 (until Ctrl-C) or more updates", opts.count)
 	}
