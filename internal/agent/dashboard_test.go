@@ -110,7 +110,3 @@ func TestDashboardUsesExportedMetrics(t *testing.T) {
 		}
 	}
 }
-
-// DashboardQueries is dashboardQueries of the shipped dashboard, for the cluster test (package
-// agent_test), which runs them on a real Prometheus.
-func DashboardQueries(t *testing.T) []string { return dashboardQueries(readDashboard(t)) }

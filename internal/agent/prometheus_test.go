@@ -35,7 +35,7 @@ func (cl *cluster) prometheusScrapes() {
 	for i := range cl.agents {
 		targets = append(targets, fmt.Sprintf("'%s:%s'", cl.tb.Names.HostAddr(i+1), agentPort))
 	}
-	rules, err := filepath.Abs(filepath.Join(deployDir, "prometheus", "qjump-alerts.yaml"))
+	rules, err := filepath.Abs(agent.AlertRulesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,12 @@ func (cl *cluster) alertRulesEvaluate(prom promAPI) {
 	if n, err := prom.scalar(`count(qjump_level_fan_in_delay_seconds{level="7"})`); n != float64(len(cl.agents)) {
 		t.Errorf("level 7's bound scraped from %v hosts (%v), want all %d", n, err, len(cl.agents))
 	}
-	if _, err := prom.scalar(`count(qjump_epoch_seconds unless on (instance, interface) qjump_level_fan_in_delay_seconds)`); err == nil {
-		t.Errorf("an interface without a guaranteed level in a cluster whose level 7 has one")
+	if n, err := prom.count(`qjump_epoch_seconds unless on (instance, interface) qjump_level_fan_in_delay_seconds`); err != nil || n != 0 {
+		t.Errorf("%d interfaces without a guaranteed level (%v) in a cluster whose level 7 has one", n, err)
+	}
+	// A healthy cluster raises nothing, not even a pending alert.
+	if n, err := prom.count(`ALERTS`); err != nil || n != 0 {
+		t.Errorf("%d alerts raised or pending on a healthy cluster (%v)", n, err)
 	}
 }
 
