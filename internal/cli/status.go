@@ -44,8 +44,9 @@ larger than the budget), and leaves a P that was auto short of one full frame (r
 --watch prints what is happening now instead: every --interval (1s by default), per level and per
 second over the last interval, the limit (f·P·8/E), the wire bits and packets sent, and the
 packets dropped (every reason), demoted and held by the shapers, until Ctrl-C or --count updates.
-On a terminal each update replaces the last; into a pipe or a file they follow one another, and
-with --json each is one line of JSON.`,
+An interface that goes down or comes up meanwhile is said to, and the watch goes on. On a
+terminal each update replaces the last; into a pipe or a file they follow one another, and with
+--json each is one line of JSON.`,
 		Example: `  qjump status
   qjump status --dev eth0 --json
   qjump status --watch                      # rates per level, refreshed every second
@@ -69,7 +70,7 @@ with --json each is one line of JSON.`,
 	}
 	cmd.Flags().StringVar(&opts.dev, "dev", "", "only this interface")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of tables (with --watch: one line per update)")
-	cmd.Flags().BoolVarP(&opts.watch, "watch", "w", false, "print the rates per level every --interval, until Ctrl-C")
+	cmd.Flags().BoolVar(&opts.watch, "watch", false, "print the rates per level every --interval, until Ctrl-C")
 	cmd.Flags().DurationVar(&opts.interval, "interval", time.Second, "with --watch: time between updates, "+watchIntervals)
 	cmd.Flags().IntVar(&opts.count, "count", 0, "with --watch: stop after this many updates (0: until Ctrl-C)")
 	return cmd

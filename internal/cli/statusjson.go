@@ -45,7 +45,7 @@ type levelJSON struct {
 func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJSON {
 	out := statusJSON{Devices: []deviceJSON{}, LeftOver: append([]string{}, orphans...)}
 	for _, st := range all {
-		fanIn := st.Config.ModelOfMode()
+		bounds := st.Config.ModelOfMode()
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
 			Warnings: append([]string{}, statusWarnings(st, mtu)...)}
@@ -59,7 +59,7 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 			if b, limited := st.Config.Model.Budget(f); ok && limited {
 				lj.BudgetBytes = ptr(int64(b))
 			}
-			if fi := fanIn.FanIn(model.Level(l)); ok && fi.Guaranteed {
+			if fi := bounds.FanIn(model.Level(l)); ok && fi.Guaranteed {
 				lj.Guaranteed, lj.FanInDelayNs = true, ptr(fi.Delay.Nanoseconds())
 			}
 			d.Levels = append(d.Levels, lj)

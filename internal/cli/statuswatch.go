@@ -3,13 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
@@ -40,8 +42,9 @@ func validateWatch(opts *statusOptions, intervalSet, countSet bool) error {
 	return nil
 }
 
-// levelRates is what one level did per second between two readings.
-type levelRates struct {
+// LevelRates is what one level did per second between two readings (exported so that a frame
+// decodes: encoding/json cannot fill an embedded pointer to an unexported type).
+type LevelRates struct {
 	SentBitsPerSecond       float64 `json:"sent_bps"` // wire bits, what the budget is charged
 	SentPacketsPerSecond    float64 `json:"sent_pps"`
 	DroppedPacketsPerSecond float64 `json:"dropped_pps"` // every reason (status's second table)
@@ -51,8 +54,8 @@ type levelRates struct {
 
 // ratesOf is what the counters did from before to after, dt apart; false when a counter went
 // down (QJump went down and up again between the readings, so its counters started over).
-func ratesOf(before, after dataplane.Counters, dt time.Duration) (levelRates, bool) {
-	var r levelRates
+func ratesOf(before, after dataplane.Counters, dt time.Duration) (LevelRates, bool) {
+	var r LevelRates
 	s := dt.Seconds()
 	ok := true
 	per := func(b, a uint64) float64 {
@@ -73,20 +76,22 @@ func ratesOf(before, after dataplane.Counters, dt time.Duration) (levelRates, bo
 // watchDevice is one device's rates over one interval.
 type watchDevice struct {
 	Device     string `json:"device"`
+	Attached   bool   `json:"attached"` // false: QJump's state without its program (status says why)
 	Mode       string `json:"mode"`
 	Generation uint64 `json:"generation"`
 	EpochNs    int64  `json:"epoch_ns"`
 	// Since says why there are no rates: "first reading" (the device came up since the last
-	// one) or "counters started over" (it went down and up); empty when there are.
+	// one), "counters started over" (it went down and up: a counter or the generation went
+	// down, which is how a restart shows) or "no longer up"; empty when there are rates.
 	Since  string       `json:"since,omitempty"`
 	Levels []watchLevel `json:"levels"`
 }
 
 type watchLevel struct {
-	Level      int      `json:"level"`
-	Configured bool     `json:"configured"`
-	LimitBps   *float64 `json:"limit_bps"` // f·P·8/E capped at R; null for a level not configured
-	levelRates
+	Level       int      `json:"level"`
+	Configured  bool     `json:"configured"`
+	RateBps     *float64 `json:"rate_bps"` // the level's rate, its limit, as status --json; null if not configured
+	*LevelRates          // absent when the device has no rates (Since)
 }
 
 // watchFrame is one update: every device's rates over the interval that ended at Time.
@@ -104,55 +109,80 @@ func newWatchFrame(before, after []dataplane.Status, dt time.Duration, at time.T
 	for _, st := range before {
 		prev[st.Device] = st
 	}
+	up := map[string]bool{}
 	for _, st := range after {
-		m := st.Config.Model
-		d := watchDevice{Device: st.Device, Mode: string(st.Config.Mode), Generation: st.Generation,
-			EpochNs: m.Epoch().Nanoseconds(), Levels: []watchLevel{}}
-		old, seen := prev[st.Device]
-		if !seen {
-			d.Since = "first reading"
+		up[st.Device] = true
+		f.Devices = append(f.Devices, watchOf(prev, st, dt))
+	}
+	for _, st := range before {
+		if !up[st.Device] {
+			f.Devices = append(f.Devices, watchDevice{Device: st.Device, Since: "no longer up", Levels: []watchLevel{}})
 		}
-		var levels [model.NumLevels]levelRates
-		for l := range levels {
-			r, ok := ratesOf(old.Levels[l], st.Levels[l], dt)
-			if seen && !ok {
-				d.Since = "counters started over"
-			}
-			levels[l] = r
-		}
-		for l := model.NumLevels - 1; l >= 0; l-- {
-			f, configured := m.Factors[model.Level(l)]
-			wl := watchLevel{Level: l, Configured: configured}
-			if configured {
-				wl.LimitBps = ptr(float64(m.LevelRate(f)))
-			}
-			if d.Since == "" {
-				wl.levelRates = levels[l]
-			}
-			// A level that is not configured carries nothing of its own (its carrier counts
-			// it): shown only if something was counted there.
-			if configured || wl.levelRates != (levelRates{}) {
-				d.Levels = append(d.Levels, wl)
-			}
-		}
-		f.Devices = append(f.Devices, d)
 	}
 	return f
 }
 
-// printWatchFrame prints f as one table per device.
-func printWatchFrame(w io.Writer, f watchFrame) error {
+// watchOf is st's rates since its reading in prev, if it has one there.
+func watchOf(prev map[string]dataplane.Status, st dataplane.Status, dt time.Duration) watchDevice {
+	m := st.Config.Model
+	d := watchDevice{Device: st.Device, Attached: st.Attached, Mode: string(st.Config.Mode), Generation: st.Generation,
+		EpochNs: m.Epoch().Nanoseconds(), Levels: []watchLevel{}}
+	old, seen := prev[st.Device]
+	var levels [model.NumLevels]LevelRates
+	restarted := seen && st.Generation < old.Generation
+	for l := range levels {
+		r, ok := ratesOf(old.Levels[l], st.Levels[l], dt)
+		restarted = restarted || (seen && !ok)
+		levels[l] = r
+	}
+	switch {
+	case !seen:
+		d.Since = "first reading"
+	case restarted:
+		d.Since = "counters started over"
+	}
+	for l := model.NumLevels - 1; l >= 0; l-- {
+		f, configured := m.Factors[model.Level(l)]
+		wl := watchLevel{Level: l, Configured: configured}
+		if configured {
+			wl.RateBps = ptr(float64(m.LevelRate(f)))
+		}
+		if d.Since == "" {
+			wl.LevelRates = &levels[l]
+		}
+		// A level that is not configured carries nothing of its own (its carrier counts it):
+		// shown only if something was counted there.
+		if configured || (wl.LevelRates != nil && *wl.LevelRates != (LevelRates{})) {
+			d.Levels = append(d.Levels, wl)
+		}
+	}
+	return d
+}
+
+// printWatchFrame prints f as one table per device; dev is the device watched, if one was.
+func printWatchFrame(w io.Writer, f watchFrame, dev string) error {
 	if len(f.Devices) == 0 {
-		fmt.Fprintf(w, "%s: qjump is not up on any interface in this network namespace\n", f.Time.Format("15:04:05.000"))
+		where := "any interface in this network namespace"
+		if dev != "" {
+			where = dev
+		}
+		fmt.Fprintf(w, "%s: qjump is not up on %s\n", f.Time.Format("15:04:05.000"), where)
 		return nil
 	}
 	for i, d := range f.Devices {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		if d.Since == "no longer up" {
+			fmt.Fprintf(w, "%s at %s: qjump is no longer up\n", d.Device, f.Time.Format("15:04:05.000"))
+			continue
+		}
 		fmt.Fprintf(w, "%s at %s: %s mode, E=%s, generation %d; per second over the last %s\n", d.Device,
 			f.Time.Format("15:04:05.000"), d.Mode, model.FormatDuration(time.Duration(d.EpochNs)), d.Generation,
 			model.FormatDuration(time.Duration(f.IntervalS*1e9).Round(time.Millisecond)))
+		if !d.Attached {
+			fmt.Fprintf(w, "NOT ATTACHED: its traffic leaves unlimited and unmarked (qjump status says more)\n")
+		}
 		if d.Since != "" {
 			fmt.Fprintf(w, "no rates yet: %s\n", d.Since)
 			continue
@@ -161,17 +191,27 @@ func printWatchFrame(w io.Writer, f watchFrame) error {
 		fmt.Fprintln(tw, "LEVEL\tLIMIT\tSENT\tPACKETS\tDROPPED\tDEMOTED\tSHAPED\t")
 		for _, l := range d.Levels {
 			limit := "-"
-			if l.LimitBps != nil {
-				limit = model.Rate(*l.LimitBps).String()
+			if l.RateBps != nil {
+				limit = model.Rate(*l.RateBps).String()
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t\n", l.Level, limit, model.Rate(l.SentBitsPerSecond),
-				l.SentPacketsPerSecond, l.DroppedPacketsPerSecond, l.DemotedPacketsPerSecond, l.ShapedPacketsPerSecond)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.Level, limit, model.Rate(l.SentBitsPerSecond),
+				perSecond(l.SentPacketsPerSecond), perSecond(l.DroppedPacketsPerSecond),
+				perSecond(l.DemotedPacketsPerSecond), perSecond(l.ShapedPacketsPerSecond))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// perSecond is a count per second as people read it: whole above 10, else to two significant
+// digits, so that 3 drops in 10 s read 0.3, not 0.
+func perSecond(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return strconv.FormatFloat(x, 'g', 2, 64)
 }
 
 // clearScreen moves a terminal's cursor home and clears it, so that each frame replaces the last.
@@ -182,7 +222,7 @@ const clearScreen = "\x1b[H\x1b[2J"
 // terminal each update replaces the last; otherwise (a pipe, a file) they follow one another, and
 // with --json each is one line of JSON.
 func watchStatus(ctx context.Context, opts *statusOptions, w io.Writer, terminal bool) error {
-	before, err := readStatus(opts.dev)
+	before, err := readStatus(opts.dev) // a --dev that is not up at the start is an error
 	if err != nil {
 		return err
 	}
@@ -195,39 +235,51 @@ func watchStatus(ctx context.Context, opts *statusOptions, w io.Writer, terminal
 			return nil
 		case <-tick.C:
 		}
-		after, err := readStatus(opts.dev)
+		after, err := readWatched(opts.dev)
 		if err != nil {
 			return err
 		}
 		now := time.Now()
 		f := newWatchFrame(before, after, now.Sub(last), now)
 		before, last = after, now
-		if err := emitWatchFrame(w, f, opts.json, terminal); err != nil {
+		if err := emitWatchFrame(w, f, opts, terminal); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// readWatched is readStatus during a watch, where a --dev that went down is a device no longer
+// up, shown as such, not the end of the watch.
+func readWatched(dev string) ([]dataplane.Status, error) {
+	if dev == "" {
+		return readStatus("")
+	}
+	st, err := dataplane.DeviceStatus(dev)
+	if errors.Is(err, dataplane.ErrNotUp) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, dataplaneError(err)
+	}
+	return []dataplane.Status{st}, nil
+}
+
 // emitWatchFrame writes one update in the form the watch was asked for.
-func emitWatchFrame(w io.Writer, f watchFrame, asJSON, terminal bool) error {
+func emitWatchFrame(w io.Writer, f watchFrame, opts *statusOptions, terminal bool) error {
 	switch {
-	case asJSON:
+	case opts.json:
 		return json.NewEncoder(w).Encode(f)
 	case terminal:
 		fmt.Fprint(w, clearScreen)
 	default:
 		fmt.Fprintln(w, "---")
 	}
-	return printWatchFrame(w, f)
+	return printWatchFrame(w, f, opts.dev)
 }
 
 // isTerminal says whether w is a terminal, where a watch redraws in place.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && term.IsTerminal(int(f.Fd()))
 }

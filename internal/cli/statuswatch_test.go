@@ -18,9 +18,9 @@ import (
 )
 
 func TestStatusWatchOptions(t *testing.T) {
-	got := parseOptions(t, newStatusCommand, "-w", "--interval", "250ms", "--count", "3", "--json")
+	got := parseOptions(t, newStatusCommand, "--watch", "--interval", "250ms", "--count", "3", "--json")
 	if !got.watch || got.interval != 250*time.Millisecond || got.count != 3 || !got.json {
-		t.Errorf("-w --interval 250ms --count 3 --json parsed as %+v", got)
+		t.Errorf("--watch --interval 250ms --count 3 --json parsed as %+v", got)
 	}
 	if got := parseOptions(t, newStatusCommand, "--watch"); got.interval != time.Second || got.count != 0 {
 		t.Errorf("--watch alone: interval %s, count %d; want 1s until Ctrl-C", got.interval, got.count)
@@ -33,7 +33,7 @@ func TestRatesOf(t *testing.T) {
 	before := dataplane.Counters{SentPackets: 100, SentBytes: 150000, DroppedPackets: 10, OversizePackets: 1, ShapedPackets: 7}
 	after := dataplane.Counters{SentPackets: 300, SentBytes: 450000, DroppedPackets: 30, OversizePackets: 3, DemotedPackets: 4, ShapedPackets: 7}
 	r, ok := ratesOf(before, after, 2*time.Second)
-	want := levelRates{SentBitsPerSecond: 1.2e6, SentPacketsPerSecond: 100, DroppedPacketsPerSecond: 11, DemotedPacketsPerSecond: 2}
+	want := LevelRates{SentBitsPerSecond: 1.2e6, SentPacketsPerSecond: 100, DroppedPacketsPerSecond: 11, DemotedPacketsPerSecond: 2}
 	if !ok || r != want {
 		t.Errorf("rates %+v (ok %v), want %+v", r, ok, want)
 	}
@@ -66,24 +66,55 @@ func TestWatchFrame(t *testing.T) {
 	if d.Since != "" || len(d.Levels) != 2 || d.Levels[0].Level != 7 || d.Levels[1].Level != 0 {
 		t.Fatalf("eth0: %+v, want rates for levels 7 and 0", d)
 	}
-	if l := d.Levels[0]; l.SentPacketsPerSecond != 100 || l.SentBitsPerSecond != 80000 || l.DroppedPacketsPerSecond != 10 ||
-		l.LimitBps == nil || *l.LimitBps != float64(c.Model.LevelRate(model.Limited(1))) {
+	if l := d.Levels[0]; l.LevelRates == nil || l.SentPacketsPerSecond != 100 || l.SentBitsPerSecond != 80000 ||
+		l.DroppedPacketsPerSecond != 10 || l.RateBps == nil || *l.RateBps != float64(c.Model.LevelRate(model.Limited(1))) {
 		t.Errorf("eth0 level 7: %+v, want 100 packets, 80 kb/s, 10 drops a second and the level's rate as limit", l)
 	}
-	if f.Devices[1].Since != "first reading" {
-		t.Errorf("eth1, new: since %q, want first reading", f.Devices[1].Since)
+	if d := f.Devices[1]; d.Since != "first reading" || d.Levels[0].LevelRates != nil {
+		t.Errorf("eth1, new: since %q, rates %v; want first reading and no rates", d.Since, d.Levels[0].LevelRates)
 	}
 	reset := newWatchFrame([]dataplane.Status{later}, []dataplane.Status{eth0}, time.Second, time.Unix(0, 0))
 	if reset.Devices[0].Since != "counters started over" {
 		t.Errorf("counters that went down: since %q, want counters started over", reset.Devices[0].Since)
 	}
+	// Down, up and reloaded twice between two readings, with more traffic than before: only the
+	// generation shows it.
+	again := later
+	again.Generation, again.Levels[7].SentPackets, again.Levels[7].SentBytes = 0, 100, 10000
+	if g := newWatchFrame([]dataplane.Status{later}, []dataplane.Status{again}, time.Second, time.Unix(0, 0)); g.Devices[0].Since != "counters started over" {
+		t.Errorf("a generation that went down: since %q, want counters started over", g.Devices[0].Since)
+	}
+	gone := newWatchFrame([]dataplane.Status{later, eth1}, []dataplane.Status{eth1}, time.Second, time.Unix(0, 0))
+	if len(gone.Devices) != 2 || gone.Devices[1].Device != "eth0" || gone.Devices[1].Since != "no longer up" {
+		t.Errorf("eth0 gone: %+v, want it said no longer up", gone.Devices)
+	}
 	var out bytes.Buffer
-	if err := printWatchFrame(&out, f); err != nil {
+	if err := printWatchFrame(&out, f, ""); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"eth0 at 00:00:00.000: police mode, E=29.53µs, generation 1; per second over the last 500ms", "LEVEL", "80kb/s", "eth1", "no rates yet: first reading"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("printed frame lacks %q:\n%s", want, out.String())
+	first := out.String()
+	for _, want := range []string{"eth0 at 00:00:00.000: police mode, E=29.53µs, generation 1; per second over the last 500ms",
+		"LEVEL", "80kb/s", "eth1", "no rates yet: first reading"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("printed frame lacks %q:\n%s", want, first)
+		}
+	}
+	out.Reset()
+	if err := printWatchFrame(&out, newWatchFrame(nil, nil, time.Second, time.Unix(0, 0).UTC()), "eth0"); err != nil ||
+		out.String() != "00:00:00.000: qjump is not up on eth0\n" {
+		t.Errorf("a watched device not up: %q (%v)", out.String(), err)
+	}
+	if !strings.Contains(first, "NOT ATTACHED") {
+		t.Errorf("devices with Attached false (as in this test) not said to be so:\n%s", first)
+	}
+}
+
+// TestPerSecond: rates under 10 keep two significant digits, so that a few drops over a long
+// interval do not read as none.
+func TestPerSecond(t *testing.T) {
+	for x, want := range map[float64]string{0: "0", 0.3: "0.3", 0.0333: "0.033", 2.5: "2.5", 9.94: "9.9", 10: "10", 63.4: "63", 1e6: "1000000"} {
+		if got := perSecond(x); got != want {
+			t.Errorf("perSecond(%v) = %q, want %q", x, got, want)
 		}
 	}
 }
@@ -120,7 +151,7 @@ func TestStatusWatchSeesTraffic(t *testing.T) {
 			t.Fatalf("frame %d: %+v, want eth0 with rates over about 500ms", frames, f)
 		}
 		top := f.Devices[0].Levels[0]
-		if top.Level != 7 || top.LimitBps == nil || top.DroppedPacketsPerSecond != 0 {
+		if top.Level != 7 || top.RateBps == nil || top.LevelRates == nil || top.DroppedPacketsPerSecond != 0 {
 			t.Errorf("frame %d, level 7: %+v, want a limit and no drops", frames, top)
 		}
 		pps, intervals = append(pps, top.SentPacketsPerSecond), append(intervals, f.IntervalS)
