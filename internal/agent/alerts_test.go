@@ -40,13 +40,37 @@ func TestAlertRules(t *testing.T) {
 // tests and never fires.
 func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	exported := exportedLabels(t)
-	rules, err := os.ReadFile(alertRules)
+	var rules struct {
+		Groups []struct {
+			Rules []struct {
+				Alert       string            `yaml:"alert"`
+				Expr        string            `yaml:"expr"`
+				Annotations map[string]string `yaml:"annotations"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	data, err := os.ReadFile(alertRules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range regexp.MustCompile(`qjump_[a-z0-9_]+`).FindAllString(string(rules), -1) {
-		if _, ok := exported[name]; !ok {
-			t.Errorf("the rules name %s, which the agent does not export", name)
+	if err := yaml.Unmarshal(data, &rules); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			checkQuery(t, r.Expr, exported)
+			// The labels the text names must be on the alert's series too.
+			var known []string
+			for _, n := range regexp.MustCompile(`qjump_[a-z0-9_]+`).FindAllString(r.Expr, -1) {
+				known = append(known, exported[n]...)
+			}
+			for _, a := range r.Annotations {
+				for _, m := range regexp.MustCompile(`\$labels\.([a-z_]+)`).FindAllStringSubmatch(a, -1) {
+					if m[1] != "instance" && !slices.Contains(known, m[1]) {
+						t.Errorf("%s: its text names $labels.%s, on none of its metrics", r.Alert, m[1])
+					}
+				}
+			}
 		}
 	}
 	var tests struct {
@@ -57,8 +81,7 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 			} `yaml:"input_series"`
 		} `yaml:"tests"`
 	}
-	data, err := os.ReadFile(alertTests)
-	if err != nil {
+	if data, err = os.ReadFile(alertTests); err != nil {
 		t.Fatal(err)
 	}
 	if err := yaml.Unmarshal(data, &tests); err != nil {

@@ -85,27 +85,34 @@ func TestDashboardUsesExportedMetrics(t *testing.T) {
 		}
 		ids[p.ID] = true
 	}
-	metric := regexp.MustCompile(`qjump_[a-z0-9_]+`)
-	labels := regexp.MustCompile(`(?:by \(([a-z_, ]+)\))|(?:([a-z_]+)=~?")`)
-	word := regexp.MustCompile(`[a-z_]+`)
 	for _, q := range dashboardQueries(d) {
-		names := metric.FindAllString(q, -1)
-		if len(names) == 0 {
-			t.Errorf("query %s names no qjump metric", q)
+		checkQuery(t, q, exported)
+	}
+}
+
+// checkQuery fails t unless every metric q names is one the agent exports and every label it
+// selects, matches on or groups by is on one of those metrics (or is Prometheus's instance).
+func checkQuery(t *testing.T, q string, exported map[string][]string) {
+	t.Helper()
+	metric := regexp.MustCompile(`qjump_[a-z0-9_]+`)
+	labels := regexp.MustCompile(`(?:(?:by|on) \(([a-z_, ]+)\))|(?:([a-z_]+)=~?")`)
+	word := regexp.MustCompile(`[a-z_]+`)
+	names := metric.FindAllString(q, -1)
+	if len(names) == 0 {
+		t.Errorf("query %s names no qjump metric", q)
+	}
+	var known []string
+	for _, n := range names {
+		ls, ok := exported[n]
+		if !ok {
+			t.Errorf("query %s: %s is not a metric the agent exports", q, n)
 		}
-		var known []string
-		for _, n := range names {
-			ls, ok := exported[n]
-			if !ok {
-				t.Errorf("query %s: %s is not a metric the agent exports", q, n)
-			}
-			known = append(known, ls...)
-		}
-		for _, m := range labels.FindAllStringSubmatch(q, -1) {
-			for _, l := range word.FindAllString(m[1]+" "+m[2], -1) {
-				if l != "instance" && !slices.Contains(known, l) {
-					t.Errorf("query %s: label %s is on none of its metrics", q, l)
-				}
+		known = append(known, ls...)
+	}
+	for _, m := range labels.FindAllStringSubmatch(q, -1) {
+		for _, l := range word.FindAllString(m[1]+" "+m[2], -1) {
+			if l != "instance" && !slices.Contains(known, l) {
+				t.Errorf("query %s: label %s is on none of its metrics", q, l)
 			}
 		}
 	}
