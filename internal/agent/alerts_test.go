@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -142,4 +144,51 @@ func exportedLabels(t *testing.T) map[string][]string {
 		t.Fatalf("read %d metrics from the registry, expected the agent's 20 or more: has Desc.String's form changed?", len(out))
 	}
 	return out
+}
+
+// TestPrometheusRuleIsTheRulesFile: deploy/prometheus/prometheusrule prints a PrometheusRule whose
+// spec is the rules file, unchanged (one copy of the rules), in the namespace and with the labels
+// asked for; and refuses a namespace Kubernetes would, saying why.
+func TestPrometheusRuleIsTheRulesFile(t *testing.T) {
+	script := "../../deploy/prometheus/prometheusrule"
+	out, err := exec.Command(script, "--namespace", "monitoring", "--label", "release=kube-prometheus-stack").Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	var rule struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Metadata   struct {
+			Name      string            `yaml:"name"`
+			Namespace string            `yaml:"namespace"`
+			Labels    map[string]string `yaml:"labels"`
+		} `yaml:"metadata"`
+		Spec any `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal(out, &rule); err != nil {
+		t.Fatalf("not YAML: %v\n%s", err, out)
+	}
+	if rule.APIVersion != "monitoring.coreos.com/v1" || rule.Kind != "PrometheusRule" || rule.Metadata.Name != "qjump" ||
+		rule.Metadata.Namespace != "monitoring" || rule.Metadata.Labels["release"] != "kube-prometheus-stack" {
+		t.Errorf("header %s %s %+v, want a monitoring.coreos.com/v1 PrometheusRule qjump in monitoring labelled release", rule.APIVersion, rule.Kind, rule.Metadata)
+	}
+	data, err := os.ReadFile(alertRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file any
+	if err := yaml.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rule.Spec, file) {
+		t.Errorf("the PrometheusRule's spec is not the rules file")
+	}
+	cmd := exec.Command(script, "--namespace", "Bad_NS")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "invalid --namespace 'Bad_NS'") {
+		t.Errorf("--namespace Bad_NS: %v, stderr %q; want exit 2 naming the namespace", err, stderr.String())
+	}
 }
