@@ -62,10 +62,7 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 		for _, r := range g.Rules {
 			checkQuery(t, r.Expr, exported)
 			// The labels the text names must be on the alert's series too.
-			var known []string
-			for _, n := range regexp.MustCompile(`qjump_[a-z0-9_]+`).FindAllString(r.Expr, -1) {
-				known = append(known, exported[n]...)
-			}
+			known, _ := queryLabels(r.Expr, exported)
 			for _, a := range r.Annotations {
 				for _, m := range regexp.MustCompile(`\$labels\.([a-z_]+)`).FindAllStringSubmatch(a, -1) {
 					if m[1] != "instance" && !slices.Contains(known, m[1]) {

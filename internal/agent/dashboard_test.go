@@ -90,24 +90,33 @@ func TestDashboardUsesExportedMetrics(t *testing.T) {
 	}
 }
 
+// metricName matches the name of one of the agent's metrics in a query.
+var metricName = regexp.MustCompile(`qjump_[a-z0-9_]+`)
+
+// queryLabels is every label of the qjump metrics q names, and the names the agent does not export.
+func queryLabels(q string, exported map[string][]string) (labels, missing []string) {
+	for _, n := range metricName.FindAllString(q, -1) {
+		ls, ok := exported[n]
+		if !ok {
+			missing = append(missing, n)
+		}
+		labels = append(labels, ls...)
+	}
+	return labels, missing
+}
+
 // checkQuery fails t unless every metric q names is one the agent exports and every label it
 // selects, matches on or groups by is on one of those metrics (or is Prometheus's instance).
 func checkQuery(t *testing.T, q string, exported map[string][]string) {
 	t.Helper()
-	metric := regexp.MustCompile(`qjump_[a-z0-9_]+`)
 	labels := regexp.MustCompile(`(?:(?:by|on) \(([a-z_, ]+)\))|(?:([a-z_]+)=~?")`)
 	word := regexp.MustCompile(`[a-z_]+`)
-	names := metric.FindAllString(q, -1)
-	if len(names) == 0 {
+	if !metricName.MatchString(q) {
 		t.Errorf("query %s names no qjump metric", q)
 	}
-	var known []string
-	for _, n := range names {
-		ls, ok := exported[n]
-		if !ok {
-			t.Errorf("query %s: %s is not a metric the agent exports", q, n)
-		}
-		known = append(known, ls...)
+	known, missing := queryLabels(q, exported)
+	for _, n := range missing {
+		t.Errorf("query %s: %s is not a metric the agent exports", q, n)
 	}
 	for _, m := range labels.FindAllStringSubmatch(q, -1) {
 		for _, l := range word.FindAllString(m[1]+" "+m[2], -1) {

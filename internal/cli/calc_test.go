@@ -160,15 +160,23 @@ func findLevel(t *testing.T, c calcJSON, level int) calcLevelOut {
 	return calcLevelOut{}
 }
 
-func TestCalcJSONNullsWhatDoesNotExist(t *testing.T) {
+// threeLevelCalc is calc --json, decoded, for 12 hosts at 10 Gb/s with a guaranteed level 7, an
+// oversubscribed level 5 and an unlimited level 0.
+func threeLevelCalc(t *testing.T) map[string]any {
+	t.Helper()
 	out, _, status := run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--factors", "7=1,5=6,0=unlimited")
 	if status != 0 {
-		t.Fatalf("status %d", status)
+		t.Fatalf("calc: status %d", status)
 	}
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
+	return raw
+}
+
+func TestCalcJSONNullsWhatDoesNotExist(t *testing.T) {
+	raw := threeLevelCalc(t)
 	// That every field docs/cli.md promises is there: TestCLIDocNamesCalcFields.
 	levels := raw["levels"].([]any)
 	top, over, unlimited := levels[0].(map[string]any), levels[1].(map[string]any), levels[2].(map[string]any)

@@ -122,14 +122,7 @@ func TestCLIDocNamesStatusFields(t *testing.T) {
 // TestCLIDocNamesCalcFields: the same for calc --json, over a configuration with a guaranteed, an
 // oversubscribed and an unlimited level.
 func TestCLIDocNamesCalcFields(t *testing.T) {
-	out, _, status := run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--factors", "7=1,5=6,0=unlimited")
-	if status != 0 {
-		t.Fatalf("calc: status %d", status)
-	}
-	var calc map[string]any
-	if err := json.Unmarshal([]byte(out), &calc); err != nil {
-		t.Fatal(err)
-	}
+	calc := threeLevelCalc(t)
 	tables := docTables(t, "`qjump calc --json`")
 	if len(tables) != 2 {
 		t.Fatalf("calc --json: %d tables in docs/cli.md, want 2 (the object, a level)", len(tables))

@@ -73,18 +73,22 @@ func ratesOf(before, after dataplane.Counters, dt time.Duration) (LevelRates, bo
 	return r, ok
 }
 
+// Why a device of a watch frame has no rates (watchDevice.Since).
+const (
+	sinceFirst   = "first reading"         // it came up since the previous reading
+	sinceRestart = "counters started over" // it went down and up: a counter or the generation went down
+	sinceGone    = "no longer up"
+)
+
 // watchDevice is one device's rates over one interval.
 type watchDevice struct {
-	Device     string `json:"device"`
-	Attached   bool   `json:"attached"` // false: QJump's state without its program (status says why)
-	Mode       string `json:"mode"`
-	Generation uint64 `json:"generation"`
-	EpochNs    int64  `json:"epoch_ns"`
-	// Since says why there are no rates: "first reading" (the device came up since the last
-	// one), "counters started over" (it went down and up: a counter or the generation went
-	// down, which is how a restart shows) or "no longer up"; empty when there are rates.
-	Since  string       `json:"since,omitempty"`
-	Levels []watchLevel `json:"levels"`
+	Device     string       `json:"device"`
+	Attached   bool         `json:"attached"` // false: QJump's state without its program (status says why)
+	Mode       string       `json:"mode"`
+	Generation uint64       `json:"generation"`
+	EpochNs    int64        `json:"epoch_ns"`
+	Since      string       `json:"since,omitempty"` // why there are no rates (sinceFirst...); empty when there are
+	Levels     []watchLevel `json:"levels"`
 }
 
 type watchLevel struct {
@@ -116,7 +120,7 @@ func newWatchFrame(before, after []dataplane.Status, dt time.Duration, at time.T
 	}
 	for _, st := range before {
 		if !up[st.Device] {
-			f.Devices = append(f.Devices, watchDevice{Device: st.Device, Since: "no longer up", Levels: []watchLevel{}})
+			f.Devices = append(f.Devices, watchDevice{Device: st.Device, Since: sinceGone, Levels: []watchLevel{}})
 		}
 	}
 	return f
@@ -129,17 +133,17 @@ func watchOf(prev map[string]dataplane.Status, st dataplane.Status, dt time.Dura
 		EpochNs: m.Epoch().Nanoseconds(), Levels: []watchLevel{}}
 	old, seen := prev[st.Device]
 	var levels [model.NumLevels]LevelRates
-	restarted := seen && st.Generation < old.Generation
+	counted := true // no counter went down
 	for l := range levels {
-		r, ok := ratesOf(old.Levels[l], st.Levels[l], dt)
-		restarted = restarted || (seen && !ok)
-		levels[l] = r
+		var ok bool
+		levels[l], ok = ratesOf(old.Levels[l], st.Levels[l], dt)
+		counted = counted && ok
 	}
 	switch {
 	case !seen:
-		d.Since = "first reading"
-	case restarted:
-		d.Since = "counters started over"
+		d.Since = sinceFirst
+	case !counted || st.Generation < old.Generation:
+		d.Since = sinceRestart
 	}
 	for l := model.NumLevels - 1; l >= 0; l-- {
 		f, configured := m.Factors[model.Level(l)]
@@ -173,7 +177,7 @@ func printWatchFrame(w io.Writer, f watchFrame, dev string) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if d.Since == "no longer up" {
+		if d.Since == sinceGone {
 			fmt.Fprintf(w, "%s at %s: qjump is no longer up\n", d.Device, f.Time.Format("15:04:05.000"))
 			continue
 		}
@@ -252,17 +256,11 @@ func watchStatus(ctx context.Context, opts *statusOptions, w io.Writer, terminal
 // readWatched is readStatus during a watch, where a --dev that went down is a device no longer
 // up, shown as such, not the end of the watch.
 func readWatched(dev string) ([]dataplane.Status, error) {
-	if dev == "" {
-		return readStatus("")
-	}
-	st, err := dataplane.DeviceStatus(dev)
+	all, err := readStatus(dev)
 	if errors.Is(err, dataplane.ErrNotUp) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, dataplaneError(err)
-	}
-	return []dataplane.Status{st}, nil
+	return all, err
 }
 
 // emitWatchFrame writes one update in the form the watch was asked for.
