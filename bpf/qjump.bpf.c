@@ -49,9 +49,9 @@
  * whose swap loses QJ_CHARGE_TRIES races in a row is dropped and counted as contended. The clock
  * is read once per packet that police mode charges, and by no other: an unlimited level (bulk at
  * level 0, by default) and shape mode, where the shaper decides, have no epoch to find, and the
- * read is the largest single cost of a packet (about 35 ns of the 150-180 ns a charged packet
- * costs on the Intel host of docs/performance.md). The division that finds the epoch grid runs
- * only at a rollover.
+ * read is the largest single cost of a packet (about 34 ns of the 84-107 ns a charged packet costs
+ * over an empty program on the Intel host of docs/performance.md, "The clock only where a budget
+ * is charged"). The division that finds the epoch grid runs only at a rollover.
  *
  * Over budget, police mode drops the packet (Listing 1 of the paper) or, with autoclass, demotes it
  * to the highest lower level that still has budget (the original module's autoclassifier). The
