@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -151,5 +152,32 @@ func TestShellCode(t *testing.T) {
 	}
 	if c := (Status{Signal: 15}).ShellCode(); c != 143 {
 		t.Errorf("SIGTERM → %d, want 143", c)
+	}
+}
+
+// The warning names what the dataplane will do with the program's level: send it at another
+// level, or, under a ceiling below every level that could carry it, drop all of it.
+func TestMappingWarnings(t *testing.T) {
+	d := config.Default()
+	d.Model.Factors = model.Factors{7: model.Limited(1), 5: model.Limited(12)}
+	active := []dataplane.DeviceConfig{{Device: "eth0", Config: d}}
+	two, six := model.Level(2), model.Level(6)
+	for _, c := range []struct {
+		level   model.Level
+		ceiling *model.Level
+		want    string // "" for no warning
+	}{
+		{7, nil, ""},
+		{5, &six, ""},
+		{2, nil, "counts priority 2 as level 5"},
+		{2, &two, "no level at or below --max-level 2"},
+	} {
+		w := MappingWarnings(active, c.level, c.ceiling)
+		switch {
+		case c.want == "" && len(w) > 0:
+			t.Errorf("level %d: warned %q, want nothing", c.level, w)
+		case c.want != "" && (len(w) != 1 || !strings.Contains(w[0], c.want)):
+			t.Errorf("level %d: warned %q, want one warning saying %q", c.level, w, c.want)
+		}
 	}
 }

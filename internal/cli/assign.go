@@ -67,7 +67,7 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warnMapping(stderr, active, s.Level)
+	warnMapping(stderr, active, s)
 	if err := apputil.Assign(path, s); err != nil {
 		return fmt.Errorf("assign: %w", dataplaneError(err))
 	}

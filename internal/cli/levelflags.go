@@ -60,8 +60,9 @@ func readActiveConfigs() activeConfigs {
 	return activeConfigs{devices, err}
 }
 
-// warnMapping says when the dataplane here would not count priority L as level L. Devices that
-// cannot be read (no dataplane, no privilege) give no warning.
-func warnMapping(stderr io.Writer, active activeConfigs, l model.Level) {
-	warn(stderr, apputil.MappingWarnings(active.devices, l))
+// warnMapping says when the dataplane here would not count priority L as level L, or would send
+// nothing of it under the ceiling. Devices that cannot be read (no dataplane, no privilege) give
+// no warning.
+func warnMapping(stderr io.Writer, active activeConfigs, s apputil.Settings) {
+	warn(stderr, apputil.MappingWarnings(active.devices, s.Level, s.MaxLevel))
 }

@@ -171,7 +171,7 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	if r.Settings, err = opts.settings(active); err != nil {
 		return err
 	}
-	warnMapping(stderr, active, r.Settings.Level)
+	warnMapping(stderr, active, r.Settings)
 	if r.Mode == apputil.ModePreload {
 		return commandError(apputil.ExecPreload(r, os.Environ()))
 	}

@@ -165,10 +165,28 @@ func (d Dataplane) Validate() error {
 // carrier of that level when it has no factor (model.Factors.Carrier). bpf/qjump.bpf.c classify()
 // does the same per packet.
 func (d Dataplane) LevelOf(p int) model.Level {
-	l := d.DefaultLevel
+	return d.carrier(d.classified(p))
+}
+
+// LevelUnder is LevelOf for a socket whose cgroup has a ceiling: the level is lowered to the
+// ceiling before its carrier is found, and when that carrier is above the ceiling no level may
+// send the packet (false): classify() drops it and counts it as "no level".
+func (d Dataplane) LevelUnder(p int, ceiling model.Level) (model.Level, bool) {
+	c := d.carrier(min(d.classified(p), ceiling))
+	return c, c <= ceiling
+}
+
+// classified is the level of socket priority p by the priority->level table, or the default
+// level for an unclassified priority.
+func (d Dataplane) classified(p int) model.Level {
 	if p >= 0 && p < Priorities && d.PriorityLevels[p] != Unclassified {
-		l = model.Level(d.PriorityLevels[p])
+		return model.Level(d.PriorityLevels[p])
 	}
+	return d.DefaultLevel
+}
+
+// carrier is the configured level that sends level l's packets (model.Factors.Carrier).
+func (d Dataplane) carrier(l model.Level) model.Level {
 	if c, ok := d.Model.Factors.Carrier(l); ok {
 		return c
 	}

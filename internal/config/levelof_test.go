@@ -33,3 +33,27 @@ func TestLevelOf(t *testing.T) {
 		t.Errorf("priority 6 without a factor for level 6 counted at %d, want its carrier 3", l)
 	}
 }
+
+// Under a ceiling the level drops to it before its carrier is found, and a carrier above the
+// ceiling sends nothing, as classify() in bpf/qjump.bpf.c: docs/dataplane.md's factors 7=1,5=12
+// with a ceiling of 2 drop everything.
+func TestLevelUnder(t *testing.T) {
+	d := Default()
+	d.Model.Factors = model.Factors{7: model.Limited(1), 5: model.Limited(12)}
+	for _, c := range []struct {
+		prio          int
+		ceiling, want model.Level
+		ok            bool
+	}{
+		{7, 7, 7, true},
+		{7, 6, 5, true},  // lowered to 6, carried by 5
+		{2, 7, 5, true},  // below every configured level: carried by the lowest, 5
+		{2, 2, 5, false}, // ... which a ceiling of 2 does not allow
+		{5, 4, 5, false},
+	} {
+		got, ok := d.LevelUnder(c.prio, c.ceiling)
+		if got != c.want || ok != c.ok {
+			t.Errorf("priority %d under ceiling %d: level %d, sent %t; want %d, %t", c.prio, c.ceiling, got, ok, c.want, c.ok)
+		}
+	}
+}
