@@ -181,3 +181,27 @@ func TestMappingWarnings(t *testing.T) {
 		}
 	}
 }
+
+// Under `ip netns exec` the cgroup v2 root is a private mount: a cgroup named by its host path
+// is found under it, and is named back to the user relative to the root.
+func TestCgroupUnderAPrivateRoot(t *testing.T) {
+	private := "/tmp/qjump-cgroup2-1"
+	for _, c := range []struct{ root, path, want string }{
+		{"/sys/fs/cgroup", "/sys/fs/cgroup/a/b", "/sys/fs/cgroup/a/b"},
+		{private, "/sys/fs/cgroup/a/b", private + "/a/b"},
+		{private, "/sys/fs/cgroup/unified/a", private + "/a"},
+		{private, "/sys/fs/cgroup", private},
+		{private, "/elsewhere/a", "/elsewhere/a"},
+		{private, "/sys/fs/cgroupx/a", "/sys/fs/cgroupx/a"},
+	} {
+		if got := underRoot(c.root, filepath.Clean(c.path)); got != c.want {
+			t.Errorf("%s under root %s: %s, want %s", c.path, c.root, got, c.want)
+		}
+	}
+	if got := CgroupName(private, private+"/a/b"); got != "a/b" {
+		t.Errorf("a cgroup under a private root is named %q, want a/b", got)
+	}
+	if got := CgroupName("/sys/fs/cgroup", "/sys/fs/cgroup/a"); got != "/sys/fs/cgroup/a" {
+		t.Errorf("a cgroup under the host's root is named %q, want its path", got)
+	}
+}

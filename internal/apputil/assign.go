@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/cilium/ebpf/link"
@@ -30,20 +31,48 @@ var ErrNotAssigned = errors.New("cgroup has no qjump assignment")
 // errNotCgroup is returned for a path that is not a cgroup v2 directory.
 var errNotCgroup = errors.New("not a cgroup v2 directory")
 
-// ResolveCgroup turns PATH into a cgroup v2 directory: absolute as given, or relative to the
-// cgroup v2 root (e.g. system.slice/memcached.service).
-func ResolveCgroup(path string) (string, error) {
-	if !filepath.IsAbs(path) {
-		root, err := host.CgroupMount()
-		if err != nil {
-			return "", err
-		}
+// ResolveCgroup turns PATH into a cgroup v2 directory under root (CgroupRoot): relative to the
+// root (e.g. system.slice/memcached.service), or absolute. An absolute path under the host's
+// mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system) names the same cgroup
+// under a root mounted privately.
+func ResolveCgroup(root, path string) (string, error) {
+	if filepath.IsAbs(path) {
+		path = underRoot(root, path)
+	} else {
 		path = filepath.Join(root, path)
 	}
 	if !host.IsCgroup(path) {
 		return "", fmt.Errorf("%w: %s", errNotCgroup, path)
 	}
 	return path, nil
+}
+
+// underRoot is the absolute path as seen under root: as given when root is where the host mounts
+// cgroup v2, or when path is not under such a place.
+func underRoot(root, path string) string {
+	if slices.Contains(host.CgroupMounts, root) {
+		return path
+	}
+	// The deeper mount first: a path under /sys/fs/cgroup/unified is under /sys/fs/cgroup too.
+	for _, mount := range slices.Backward(host.CgroupMounts) {
+		if rel, err := filepath.Rel(mount, path); err == nil && filepath.IsLocal(rel) {
+			return filepath.Join(root, rel)
+		}
+	}
+	return path
+}
+
+// CgroupName is the cgroup at path under root (CgroupRoot) as the user knows it: the path itself
+// under the host's mount, and relative to the cgroup v2 root under a private one, whose directory
+// means nothing outside this process.
+func CgroupName(root, path string) string {
+	if slices.Contains(host.CgroupMounts, root) {
+		return path
+	}
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return rel
+	}
+	return path
 }
 
 func pinDir(path string) (string, error) {

@@ -130,10 +130,11 @@ func sweep(parent string) {
 	}
 }
 
-// cgroup2ForRun is the cgroup v2 root for `run --mode cgroup`. `ip netns exec` gives its command
-// a fresh /sys without the cgroup mounts; cgroup v2 is one hierarchy, so mounting it again on a
-// private directory reaches the same cgroups. The mount is undone by the returned function.
-func cgroup2ForRun() (root string, unmount func(), err error) {
+// CgroupRoot is the cgroup v2 root to find and open cgroups under, and the function that
+// releases it. `ip netns exec` gives its command a fresh /sys without the cgroup mounts; cgroup v2
+// is one hierarchy, so mounting it again on a private directory reaches the host's cgroups, and
+// the release unmounts it.
+func CgroupRoot() (root string, release func(), err error) {
 	if root, err := host.CgroupMount(); err == nil {
 		return root, func() {}, nil
 	}

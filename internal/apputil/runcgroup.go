@@ -51,7 +51,7 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	root, unmount, err := cgroup2ForRun()
+	root, unmount, err := CgroupRoot()
 	if err != nil {
 		return Status{}, err
 	}

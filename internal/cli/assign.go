@@ -63,7 +63,12 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	path, err := resolveCgroup(opts.cgroup)
+	root, release, err := apputil.CgroupRoot()
+	if err != nil {
+		return err
+	}
+	defer release()
+	path, err := resolveCgroup(root, opts.cgroup)
 	if err != nil {
 		return err
 	}
@@ -71,7 +76,7 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	if err := apputil.Assign(path, s); err != nil {
 		return fmt.Errorf("assign: %w", dataplaneError(err))
 	}
-	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", path, s.Level)
+	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", apputil.CgroupName(root, path), s.Level)
 	if s.MaxLevel != nil {
 		fmt.Fprintf(stdout, ", packets never above level %d", *s.MaxLevel)
 	}
@@ -84,9 +89,9 @@ func cgroupFlag(fs *pflag.FlagSet, cgroup *string) {
 	fs.StringVar(cgroup, "cgroup", "", "the cgroup v2 directory, absolute or relative to the cgroup v2 root")
 }
 
-// resolveCgroup reads --cgroup: a cgroup v2 directory that exists.
-func resolveCgroup(cgroup string) (string, error) {
-	path, err := apputil.ResolveCgroup(cgroup)
+// resolveCgroup reads --cgroup: a cgroup v2 directory that exists under root (apputil.CgroupRoot).
+func resolveCgroup(root, cgroup string) (string, error) {
+	path, err := apputil.ResolveCgroup(root, cgroup)
 	if err != nil {
 		return "", usageErrorf("invalid --cgroup %q: %v", cgroup, err)
 	}

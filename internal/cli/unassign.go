@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -36,13 +37,20 @@ kernel's default.`,
 }
 
 func runUnassign(opts *unassignOptions, stdout io.Writer) error {
-	path, err := resolveCgroup(opts.cgroup)
+	root, release, err := apputil.CgroupRoot()
 	if err != nil {
 		return err
 	}
-	if err := apputil.Unassign(path); err != nil {
+	defer release()
+	path, err := resolveCgroup(root, opts.cgroup)
+	if err != nil {
+		return err
+	}
+	if err := apputil.Unassign(path); errors.Is(err, apputil.ErrNotAssigned) {
+		return fmt.Errorf("cgroup %s: %w", apputil.CgroupName(root, path), apputil.ErrNotAssigned)
+	} else if err != nil {
 		return dataplaneError(err)
 	}
-	fmt.Fprintf(stdout, "cgroup %s: unassigned\n", path)
+	fmt.Fprintf(stdout, "cgroup %s: unassigned\n", apputil.CgroupName(root, path))
 	return nil
 }

@@ -25,10 +25,14 @@ func CgroupID(path string) (uint64, error) {
 	return binary.NativeEndian.Uint64(h.Bytes()), nil
 }
 
+// CgroupMounts are where hosts mount the cgroup v2 hierarchy: /sys/fs/cgroup on a unified
+// system, /sys/fs/cgroup/unified on a hybrid one.
+var CgroupMounts = []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}
+
 // CgroupMount finds where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup on a unified system,
 // /sys/fs/cgroup/unified on a hybrid one.
 func CgroupMount() (string, error) {
-	for _, p := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+	for _, p := range CgroupMounts {
 		if IsCgroup(p) {
 			return p, nil
 		}
