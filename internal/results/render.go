@@ -215,11 +215,15 @@ func (v View) Markdown() string {
 			fmt.Fprintf(&b, "  - worst: %s\n", e)
 		}
 	}
-	b.WriteString("\n## Plots\n\n")
+	// Nor does a run without plots (the simulator's single point) get an empty Plots section.
+	var plots []string
 	for _, f := range v.Outcome.Files {
 		if strings.HasSuffix(f, ".png") {
-			fmt.Fprintf(&b, "![%s](%s)\n", f, f)
+			plots = append(plots, fmt.Sprintf("![%s](%s)\n", f, f))
 		}
+	}
+	if len(plots) > 0 {
+		b.WriteString("\n## Plots\n\n" + strings.Join(plots, ""))
 	}
 	return b.String()
 }

@@ -250,6 +250,11 @@ func TestMarkdown(t *testing.T) {
 	if got := testView().Markdown(); got != want {
 		t.Errorf("summary.md:\n%s\nwant:\n%s", got, want)
 	}
+	noPlots := testView()
+	noPlots.Outcome.Files = []string{"results.json", "flows.csv"}
+	if got := noPlots.Markdown(); strings.Contains(got, "## Plots") {
+		t.Errorf("summary.md of a run without plots has a Plots section:\n%s", got)
+	}
 }
 
 func TestPlots(t *testing.T) {
