@@ -57,6 +57,10 @@ func (f *fabricFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port and host NIC, per level at a QJump host (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric)")
 }
 
+// maxFabricDelay bounds --link-delay and --host-delay: far beyond any fabric's, and far from the
+// picosecond clock's limit (106 days), which a delay of thousands of hours wrapped around.
+const maxFabricDelay = time.Second
+
 func (f *fabricFlags) config() (topology.Config, error) {
 	c := topology.Config{
 		Racks: f.racks, HostsPerRack: f.hostsPerRack, Spines: f.spines,
@@ -82,6 +86,10 @@ func (f *fabricFlags) config() (topology.Config, error) {
 			f.racks, f.spines, experiment.MaxCoreLinks)
 	case f.buffer < 0:
 		return c, usageErrorf("invalid --buffer %d: need 0 (the scheme's) or a number of packets", f.buffer)
+	case f.linkDelay < 0 || f.linkDelay > maxFabricDelay:
+		return c, usageErrorf("invalid --link-delay %v: need a delay from 0 to %v", f.linkDelay, maxFabricDelay)
+	case f.hostDelay < 0 || f.hostDelay > maxFabricDelay:
+		return c, usageErrorf("invalid --host-delay %v: need a delay from 0 to %v", f.hostDelay, maxFabricDelay)
 	}
 	return c, nil
 }

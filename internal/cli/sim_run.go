@@ -47,10 +47,11 @@ not depend on how many), and writes into DIR:
           for (see qjump sim fct --help), at several times the wall time.
   fan-in  Fig. 11 at scale: every host sends its whole level-7 budget of 256-byte probes at each
           of its epochs to one host beside bulk level-0 traffic, f7 from 0.5 to 4, at 144 and 60
-          hosts, with random epoch phases (mesochronous hosts) and with aligned epochs (every
-          budget in one burst, the worst case); fanin-N.png, fanin-N-aligned.png,
-          results.json, summary.md. At least 10^6 probes per point
-          (10^5 with --quick).
+          hosts, with random epoch phases (mesochronous hosts), with aligned epochs (every
+          budget in one burst), and aligned and straddled (each host sends one budget just
+          before its epoch ends and the next just after it, the worst case the bound allows);
+          fanin-N.png, fanin-N-aligned.png, fanin-N-straddled.png, results.json, summary.md.
+          At least 10^6 probes per point (10^5 with --quick).
 results.json and summary.md are the testbed's results format (internal/results);
 qjump sim report DIR redraws the plots, summary.md and table from the files. Ctrl-C stops the
 run: the points that finished are written as above, marked partial, and run exits 130.`,
@@ -81,12 +82,15 @@ run: the points that finished are written as above, marked partial, and run exit
 }
 
 // check refuses any flag that is wrong for experiment name, before anything is made or simulated.
+// maxWorkers bounds --workers: more than the points of any sweep, far more than any host's cores.
+const maxWorkers = 1024
+
 func (opts *simRunOptions) check(name string) error {
 	switch {
 	case name != "fig9" && name != "fan-in":
 		return usageErrorf("unknown experiment %q: need fig9 or fan-in", name)
-	case opts.workers < 1:
-		return usageErrorf("invalid --workers %d: need at least 1", opts.workers)
+	case opts.workers < 1 || opts.workers > maxWorkers:
+		return usageErrorf("invalid --workers %d: need 1 to %d (one core each)", opts.workers, maxWorkers)
 	case name == "fig9" && opts.hostsSet:
 		return usageErrorf("--hosts is for fan-in, not fig9: fig9 runs the paper's 144-host fabric")
 	case name == "fan-in" && opts.steady:

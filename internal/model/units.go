@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -149,9 +150,16 @@ func (b Bytes) String() string {
 	}
 }
 
+// wellFormedDuration is what time.ParseDuration reads when the value fits.
+var wellFormedDuration = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // ParseDuration reads a duration; Go's syntax already accepts "us", "µs" and "μs".
 func ParseDuration(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	d, err := time.ParseDuration(s)
+	if err != nil && wellFormedDuration.MatchString(s) { // beyond time.Duration's 292 years
+		return 0, errors.New("need a duration of at most 292 years, e.g. 0, 500ns, 4us")
+	}
 	if err != nil {
 		return 0, errors.New(durationAllowed)
 	}

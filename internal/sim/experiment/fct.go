@@ -47,12 +47,29 @@ func (c *FCTConfig) Validate() error {
 	if err := c.fabric().Validate(); err != nil {
 		return fmt.Errorf("fabric (%s): %w", c.Fabric, err)
 	}
+	if span := c.arrivalSpan(); span > maxArrivalSpan {
+		return &model.FieldError{Field: "load", Value: fmt.Sprint(c.Load),
+			Allowed: fmt.Sprintf("need a load at which %d flows arrive within %.0f simulated seconds (they would take %.3g s): raise --load or lower --flows",
+				c.Flows, maxArrivalSpan, span)}
+	}
 	if c.Scheme == QJump {
 		if err := c.qjump().Validate(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// maxArrivalSpan bounds how long, in simulated seconds, a point's flows take to arrive: the
+// picosecond clock ends after 106 days, and a load of 10⁻¹² wrapped it around.
+const maxArrivalSpan = 1e6
+
+// arrivalSpan is the expected time, in seconds, the flows take to arrive at the load: their mean
+// bytes on the wire over the capacity the load takes of every host's edge link.
+func (c *FCTConfig) arrivalSpan() float64 {
+	f := c.fabric()
+	perSecond := c.Load * float64(f.Hosts()) * float64(f.EdgeRate) / 8 / workload.WireBytes(c.Workload.Mean())
+	return float64(c.Flows) / perSecond
 }
 
 func (c *FCTConfig) fabric() topology.Config {

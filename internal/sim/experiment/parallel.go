@@ -19,7 +19,8 @@ func parallel(ctx context.Context, n, workers int, point, done func(i int)) (fin
 	var mu sync.Mutex
 	finished = make([]bool, n)
 	abandoned := false
-	for w := 0; w < max(workers, 1); w++ {
+	// No more goroutines than points: each would only wait for a point that never comes.
+	for w := 0; w < max(min(workers, n), 1); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

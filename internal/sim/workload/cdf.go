@@ -122,3 +122,35 @@ func (c *CDF) Draw(u float64) int64 {
 	}
 	return int64(pk) * tcp.MSS
 }
+
+// DrawnMean is the exact mean of Draw over a uniform u, in bytes: above Mean by the rounding to
+// whole packets, which the load's arrival rate (computed from Mean, as the pFabric scripts do)
+// does not count. It sums the atom at the first size and, on each segment of the CDF, a size
+// uniform between its ends, rounded up to whole packets.
+func (c *CDF) DrawnMean() float64 {
+	m := c.Prob[0] * roundUp(c.Size[0])
+	for i := 1; i < len(c.Size); i++ {
+		p := c.Prob[i] - c.Prob[i-1]
+		a, b := c.Size[i-1], c.Size[i]
+		if p == 0 {
+			continue
+		}
+		if a == b {
+			m += p * roundUp(a)
+			continue
+		}
+		m += p * (ceilIntegral(b) - ceilIntegral(a)) / (b - a)
+	}
+	return m
+}
+
+// roundUp is a size in whole packets, at least one, in bytes.
+func roundUp(s float64) float64 { return max(1, math.Ceil(s/tcp.MSS)) * tcp.MSS }
+
+// ceilIntegral is the integral of roundUp(x) dx from 0 to y: k−1 whole steps of MSS bytes each
+// worth j·MSS, then the part of the k-th (y > 0).
+func ceilIntegral(y float64) float64 {
+	const m = float64(tcp.MSS)
+	k := math.Ceil(y / m)
+	return m*m*(k-1)*k/2 + k*m*(y-(k-1)*m)
+}

@@ -94,7 +94,7 @@ func TestDrawnSizesOfferTheRoundingAboveTheLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact := drawnMean(c)
+		exact := c.DrawnMean()
 		if !(exact > c.Mean() && exact <= c.Mean()+tcp.MSS) {
 			t.Errorf("%s: drawn mean %.1f outside (CDF mean %.1f, + one packet]", name, exact, c.Mean())
 		}
@@ -119,37 +119,7 @@ func TestDrawnMeanMatchesTheDraws(t *testing.T) {
 	}
 	mean := sum / n
 	se := math.Sqrt((sq/n - mean*mean) / n)
-	if exact := drawnMean(c); math.Abs(mean-exact) > 4*se {
+	if exact := c.DrawnMean(); math.Abs(mean-exact) > 4*se {
 		t.Errorf("%d draws average %.1f B, the closed form says %.1f (standard error %.1f)", n, mean, exact, se)
 	}
-}
-
-// drawnMean is the exact mean of Draw over a uniform u: the atom at the first size, then on each
-// segment of the CDF a size uniform between its ends, rounded up to whole packets.
-func drawnMean(c *CDF) float64 {
-	m := c.Prob[0] * roundUp(c.Size[0])
-	for i := 1; i < len(c.Size); i++ {
-		p := c.Prob[i] - c.Prob[i-1]
-		a, b := c.Size[i-1], c.Size[i]
-		if p == 0 {
-			continue
-		}
-		if a == b {
-			m += p * roundUp(a)
-			continue
-		}
-		m += p * (ceilIntegral(b) - ceilIntegral(a)) / (b - a)
-	}
-	return m
-}
-
-// roundUp is a size in whole packets, at least one, in bytes.
-func roundUp(s float64) float64 { return max(1, math.Ceil(s/tcp.MSS)) * tcp.MSS }
-
-// ceilIntegral is the integral of roundUp(x) dx from 0 to y: k−1 whole steps of MSS bytes each
-// worth j·MSS, then the part of the k-th (y > 0).
-func ceilIntegral(y float64) float64 {
-	const m = float64(tcp.MSS)
-	k := math.Ceil(y / m)
-	return m*m*(k-1)*k/2 + k*m*(y-(k-1)*m)
 }
