@@ -67,10 +67,20 @@ func FindBPFFS() (string, error) {
 	if isBPFFS(DefaultBPFFS) {
 		return DefaultBPFFS, nil
 	}
-	self := mountNamespace(os.Getpid())
+	return findHostBPFFS(mountNamespace(os.Getpid()), ancestors(), mountNamespace, isBPFFS)
+}
+
+// findHostBPFFS looks for the host's bpffs through the roots of the ancestors (ending with PID 1)
+// in another mount namespace than self, nsOf telling a process's. It answers ErrBPFFSUnmounted,
+// which lets BPFFS mount one, only when this mount namespace is known to be the host's: PID 1's.
+// Where PID 1's cannot be read (some inits refuse even root) and no ancestor is elsewhere, this
+// may be a private namespace whose ancestors are gone (a daemon started under ip netns exec and
+// reparented to PID 1): a bpffs mounted there would hide the host's pins, and up would put a
+// second limiter on an interface that has one.
+func findHostBPFFS(self string, ancestors []int, nsOf func(pid int) string, isBPFFS func(path string) bool) (string, error) {
 	private := false
-	for _, pid := range ancestors() {
-		ns := mountNamespace(pid)
+	for _, pid := range ancestors {
+		ns := nsOf(pid)
 		if ns == "" || ns == self {
 			continue
 		}
@@ -79,9 +89,14 @@ func FindBPFFS() (string, error) {
 			return p, nil
 		}
 	}
-	if private {
+	switch {
+	case private:
 		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
 			"on the host run: mount -t bpf bpf %s", ErrNoBPFFS, DefaultBPFFS)
+	case nsOf(1) == "":
+		return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (/proc/1/ns/mnt "+
+			"is unreadable), so none is mounted here, where it might hide the host's pins: on the host run: "+
+			"mount -t bpf bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
 	}
 	return "", ErrBPFFSUnmounted
 }
