@@ -3,11 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/suggest"
 )
 
 // The mistakes a command line most often has are a word off: a verb or flag misspelt (stat,
@@ -40,7 +41,7 @@ func unknownCommand(group *cobra.Command, typed string) error {
 		}
 	}
 	return usageErrorf("unknown command %q for %q%s (see %s --help)", typed, group.CommandPath(),
-		didYouMean(closest(typed, names), ""), group.CommandPath())
+		suggest.DidYouMean(suggest.Closest(typed, names), ""), group.CommandPath())
 }
 
 // unknownVerb rewrites cobra's error for a first word that names no verb, which cobra makes itself
@@ -78,11 +79,11 @@ func unknownFlag(cmd *cobra.Command, err error) error {
 		}
 		name, _, _ := strings.Cut(group, "=")
 		return fmt.Errorf("unknown flag -%s for %q%s (see %s --help)", group, cmd.CommandPath(),
-			didYouMean(closest(name, names), "--"), cmd.CommandPath())
+			suggest.DidYouMean(suggest.Closest(name, names), "--"), cmd.CommandPath())
 	}
 	name := ne.GetSpecifiedName()
 	return fmt.Errorf("unknown flag --%s for %q%s (see %s --help)", name, cmd.CommandPath(),
-		didYouMean(closest(name, names), "--"), cmd.CommandPath())
+		suggest.DidYouMean(suggest.Closest(name, names), "--"), cmd.CommandPath())
 }
 
 // oneDash is the long flag that a group of shorthands spells with one dash too few, with its
@@ -112,72 +113,4 @@ func verb(cmd *cobra.Command) string {
 		return cmd.Name()
 	}
 	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
-}
-
-// didYouMean is ": did you mean X?" for the candidates (X or Y, X, Y or Z), each with prefix;
-// empty without any.
-func didYouMean(candidates []string, prefix string) string {
-	if len(candidates) == 0 {
-		return ""
-	}
-	for i := range candidates {
-		candidates[i] = prefix + candidates[i]
-	}
-	last := len(candidates) - 1
-	if last == 0 {
-		return ": did you mean " + candidates[0] + "?"
-	}
-	return ": did you mean " + strings.Join(candidates[:last], ", ") + " or " + candidates[last] + "?"
-}
-
-// closest returns the names nearest to typed, at most three: those within two edits of it (one for
-// a word of four letters or fewer), and
-// those it starts or that start it (stat, status; calculate, calc), nearest first.
-func closest(typed string, names []string) []string {
-	const maxShown = 3
-	t := strings.ToLower(typed)
-	maxEdits := 2
-	if len(t) <= 4 {
-		maxEdits = 1 // two edits of a short word reach most short names
-	}
-	type near struct {
-		name  string
-		edits int
-	}
-	var found []near
-	for _, name := range names {
-		n := strings.ToLower(name)
-		d := editDistance(t, n)
-		if d <= maxEdits || (min(len(t), len(n)) >= 3 && (strings.HasPrefix(n, t) || strings.HasPrefix(t, n))) {
-			found = append(found, near{name, d})
-		}
-	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].edits < found[j].edits })
-	var out []string
-	for _, f := range found[:min(len(found), maxShown)] {
-		out = append(out, f.name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes (flag and verb names are
-// ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -30,26 +29,5 @@ func TestMistakesNameTheFix(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantUsageError(t, tt.args, tt.want) })
-	}
-}
-
-func TestClosest(t *testing.T) {
-	names := []string{"up", "down", "status", "reload", "calc", "sim"}
-	for typed, want := range map[string][]string{
-		"stat":    {"status"},
-		"relaod":  {"reload"},
-		"dwn":     {"down"},
-		"upp":     {"up"},
-		"xyz":     nil,
-		"sims":    {"sim"},
-		"STATUS":  {"status"},
-		"calcxyz": {"calc"},
-	} {
-		if got := closest(typed, names); !slices.Equal(got, want) {
-			t.Errorf("closest(%q) = %q, want %q", typed, got, want)
-		}
-	}
-	if got := closest("ab", []string{"abc", "abd", "abe", "abf"}); len(got) != 3 {
-		t.Errorf("closest shows %q, want at most three", got)
 	}
 }

@@ -1,0 +1,76 @@
+// Package suggest finds what a user probably meant by a name that is not one: a verb, a flag, a
+// key of a configuration file.
+package suggest
+
+import (
+	"sort"
+	"strings"
+)
+
+// DidYouMean is ": did you mean X?" for the candidates (X or Y, X, Y or Z), each with prefix;
+// empty without any.
+func DidYouMean(candidates []string, prefix string) string {
+	if len(candidates) == 0 {
+		return ""
+	}
+	for i := range candidates {
+		candidates[i] = prefix + candidates[i]
+	}
+	last := len(candidates) - 1
+	if last == 0 {
+		return ": did you mean " + candidates[0] + "?"
+	}
+	return ": did you mean " + strings.Join(candidates[:last], ", ") + " or " + candidates[last] + "?"
+}
+
+// Closest returns the names nearest to typed, at most three: those within two edits of it (one for
+// a word of four letters or fewer), and
+// those it starts or that start it (stat, status; calculate, calc), nearest first.
+func Closest(typed string, names []string) []string {
+	const maxShown = 3
+	t := strings.ToLower(typed)
+	maxEdits := 2
+	if len(t) <= 4 {
+		maxEdits = 1 // two edits of a short word reach most short names
+	}
+	type near struct {
+		name  string
+		edits int
+	}
+	var found []near
+	for _, name := range names {
+		n := strings.ToLower(name)
+		d := editDistance(t, n)
+		if d <= maxEdits || (min(len(t), len(n)) >= 3 && (strings.HasPrefix(n, t) || strings.HasPrefix(t, n))) {
+			found = append(found, near{name, d})
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].edits < found[j].edits })
+	var out []string
+	for _, f := range found[:min(len(found), maxShown)] {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, by bytes (flag and verb names are
+// ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,27 @@
+package suggest
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestClosest(t *testing.T) {
+	names := []string{"up", "down", "status", "reload", "calc", "sim"}
+	for typed, want := range map[string][]string{
+		"stat":    {"status"},
+		"relaod":  {"reload"},
+		"dwn":     {"down"},
+		"upp":     {"up"},
+		"xyz":     nil,
+		"sims":    {"sim"},
+		"STATUS":  {"status"},
+		"calcxyz": {"calc"},
+	} {
+		if got := Closest(typed, names); !slices.Equal(got, want) {
+			t.Errorf("Closest(%q) = %q, want %q", typed, got, want)
+		}
+	}
+	if got := Closest("ab", []string{"abc", "abd", "abe", "abf"}); len(got) != 3 {
+		t.Errorf("closest shows %q, want at most three", got)
+	}
+}
