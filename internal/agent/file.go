@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -95,6 +96,20 @@ func Load(path string) (Spec, error) {
 	return Parse(path, data)
 }
 
+// CheckSection checks the agent section of a file that has one, as the agent would at start and
+// on an edit, for `qjump calc --config`, which checks a cluster file before it ships; a file
+// without one (a plain configuration file for up) passes.
+func CheckSection(name string, data []byte) error {
+	var doc struct {
+		Agent *yaml.Node `yaml:"agent"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Agent == nil {
+		return nil // the rest of the file is config.Parse's to check
+	}
+	_, err := parseSection(name, data)
+	return err
+}
+
 // parseSection decodes the agent section strictly: an unknown key in it is an error, as in the
 // rest of the file.
 func parseSection(name string, data []byte) (Section, error) {
@@ -105,6 +120,10 @@ func parseSection(name string, data []byte) (Section, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		if fe := config.UnknownKey(name, err, config.Keys{Prefix: "agent.", Struct: Section{}},
+			config.Keys{Prefix: "agent.cgroups[].", Struct: CgroupRule{}}); fe != nil {
+			return Section{}, fe
+		}
 		return Section{}, &model.FieldError{Field: "agent", Value: oneLine(err.Error()),
 			Allowed: "need interfaces, listen and cgroups (docs/configuration.md)"}
 	}
@@ -112,10 +131,38 @@ func parseSection(name string, data []byte) (Section, error) {
 		return Section{}, &model.FieldError{Field: "agent.interfaces", Value: "",
 			Allowed: "the agent needs an agent: section naming its interfaces, e.g. interfaces: [eth0]"}
 	}
+	if err := levelsGiven(data); err != nil {
+		return Section{}, err
+	}
 	return *doc.Agent, doc.Agent.validate()
 }
 
+// levelsGiven refuses a cgroup rule without a level: decoded, a missing level is level 0, which
+// would put a service on bulk without a word.
+func levelsGiven(data []byte) error {
+	var doc struct {
+		Agent struct {
+			Cgroups []map[string]any `yaml:"cgroups"`
+		} `yaml:"agent"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil // the strict decoding has said what is wrong
+	}
+	for i, c := range doc.Agent.Cgroups {
+		if _, ok := c["level"]; !ok {
+			return &model.FieldError{Field: fmt.Sprintf("agent.cgroups[%d].level", i), Value: "",
+				Allowed: "need a level from 0 to 7 for each cgroup"}
+		}
+	}
+	return nil
+}
+
 func (s Section) validate() error {
+	if s.Listen != "" {
+		if err := CheckListen(s.Listen); err != nil {
+			return &model.FieldError{Field: "agent.listen", Value: s.Listen, Allowed: err.Error()}
+		}
+	}
 	if len(s.Interfaces) == 0 {
 		return &model.FieldError{Field: "agent.interfaces", Value: "[]", Allowed: "need at least one name or pattern, e.g. eth0 or eth*"}
 	}
@@ -144,6 +191,21 @@ func (s Section) validate() error {
 }
 
 func isLevel(l int) bool { return l >= 0 && l < model.NumLevels }
+
+// CheckListen checks an address to serve the endpoints on, as agent.listen and --listen give it:
+// host:port or :port, the port a number from 1 to 65535. Found at start, a bad address made the
+// agent exit 1 on its next restart, a crash loop under Restart=on-failure.
+func CheckListen(addr string) error {
+	const allowed = "need host:port or :port with a port from 1 to 65535, e.g. :9781 or 127.0.0.1:9781"
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New(allowed)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return errors.New(allowed)
+	}
+	return nil
+}
 
 // Matches says whether the interface name is one the section asks for.
 func (s Section) Matches(name string) bool {

@@ -56,9 +56,13 @@ func TestParseNamesTheField(t *testing.T) {
 		{"hosts: 2\nrate: 1G\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: []}\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [\"eth[\"]}\n", "agent.interfaces[0]"},
-		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], colour: red}\n", "agent"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], colour: red}\n", "key in t"},
+		{"hosts: 2\nrate: 1G\nagent: {interfacs: [eth0]}\n", "key in t"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 8}]}\n", "agent.cgroups[0].level"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 1, max_level: -1}]}\n", "agent.cgroups[0].max_level"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a}]}\n", "agent.cgroups[0].level"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], listen: nonsense}\n", "agent.listen"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], listen: \":99999\"}\n", "agent.listen"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 1}, {path: a/, level: 2}]}\n", "agent.cgroups[1].path"},
 	}
 	for _, tc := range cases {

@@ -81,6 +81,11 @@ pins, cgroup ids and cgroup program links) and CAP_SYS_RESOURCE (memlock, on ker
 }
 
 func runAgent(opts *agentOptions, stderr io.Writer) error {
+	if opts.listen != "" {
+		if err := agent.CheckListen(opts.listen); err != nil {
+			return usageErrorf("invalid --listen %q: %v", opts.listen, err)
+		}
+	}
 	ao := agent.Options{ConfigPath: opts.config, Listen: opts.listen, DownOnExit: opts.downOnExit,
 		StateDir: opts.stateDir, CgroupRoot: opts.cgroupRoot, Log: slog.New(slog.NewTextHandler(stderr, nil))}
 	if opts.watchPods {

@@ -103,7 +103,7 @@ func TestBadInput(t *testing.T) {
 		{name: "malformed YAML", args: []string{"up", "--dev", "eth0", "--config", file("bad.yaml", "hosts: [1, 2\n")},
 			code: 2, says: "bad.yaml"},
 		{name: "unknown key", args: []string{"up", "--dev", "eth0", "--config", file("typo.yaml", "hosts: 2\nrate: 1G\nfactor: {7: 1}\n")},
-			code: 2, says: "field factor not found"},
+			code: 2, says: `"factor": no such key at line 3: did you mean factors?`},
 		{name: "hosts out of range", args: []string{"up", "--dev", "eth0", "--config", file("hosts.yaml", "hosts: -3\nrate: 1G\n")},
 			code: 2, says: `invalid hosts "-3"`},
 		{name: "level out of range", args: []string{"up", "--dev", "eth0", "--config", file("level.yaml", "hosts: 2\nrate: 1G\nfactors: {9: 1}\n")},

@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/agent"
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 )
@@ -106,6 +108,16 @@ func (o *calcOptions) dataplane() (config.Dataplane, error) {
 	d, err := flags.fileOrDefault()
 	if err != nil {
 		return d, err
+	}
+	if o.configFile != "" {
+		// A cluster file's agent section too, so that calc refuses what every agent would.
+		data, err := os.ReadFile(o.configFile)
+		if err == nil {
+			err = agent.CheckSection(o.configFile, data)
+		}
+		if err != nil {
+			return d, configError(err)
+		}
 	}
 	return flags.over(d, "", func(string) (int, error) { return model.DefaultMTU, nil }, noModel)
 }

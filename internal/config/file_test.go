@@ -104,7 +104,7 @@ func TestBadValues(t *testing.T) {
 		{"pcp: {1: 8}\n", "pcp[1]"},
 		{"mode: shape\nautoclass: true\n", "autoclass"},
 		{"hosts: [1\n", "config file t"},
-		{"colour: blue\n", "config file t"},
+		{"colour: blue\n", "key in t"},
 	}
 	for _, tc := range cases {
 		f, err := Parse("t", []byte(tc.yaml))
@@ -226,5 +226,18 @@ func TestFileKey(t *testing.T) {
 	}
 	if other := errors.New("disk on fire"); FileKey(other) != other || FileKey(nil) != nil {
 		t.Error("FileKey changed an error that names no field")
+	}
+}
+
+// A key that is not one is named, with its line and the keys it is nearest to, not with yaml's
+// message about a Go type.
+func TestUnknownKeySaysWhichAndSuggests(t *testing.T) {
+	_, err := Parse("q.yaml", []byte("hosts: 2\nrate: 1G\nfactor: {7: 1}\n"))
+	want := `invalid key in q.yaml "factor": no such key at line 3: did you mean factors? (docs/configuration.md lists the keys)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if err != nil && strings.Contains(err.Error(), "config.File") {
+		t.Errorf("the message names a Go type: %v", err)
 	}
 }
