@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/qjump-net/qjump/internal/agent"
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 type agentOptions struct {
@@ -85,6 +86,12 @@ func runAgent(opts *agentOptions, stderr io.Writer) error {
 		if err := agent.CheckListen(opts.listen); err != nil {
 			return usageErrorf("invalid --listen %q: %v", opts.listen, err)
 		}
+	}
+	// A root that is no cgroup v2 hierarchy would leave every cgroup of the file "not on this host
+	// (yet)" for ever, a DaemonSet's wrong mount raising no alert.
+	if opts.cgroupRoot != "" && !host.IsCgroup(opts.cgroupRoot) {
+		return usageErrorf("invalid --cgroup-root %q: not a cgroup v2 hierarchy: need where the host's cgroup v2 is mounted "+
+			"(/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid host; in a pod, its hostPath mount)", opts.cgroupRoot)
 	}
 	ao := agent.Options{ConfigPath: opts.config, Listen: opts.listen, DownOnExit: opts.downOnExit,
 		StateDir: opts.stateDir, CgroupRoot: opts.cgroupRoot, Log: slog.New(slog.NewTextHandler(stderr, nil))}

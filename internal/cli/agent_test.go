@@ -30,6 +30,7 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"agent", "--config", good, "extra"}, `agent takes no arguments, got "extra": every setting is a flag`},
 		{[]string{"calc", "--config", bad}, "agent.cgroups[0].level"}, // calc checks what every agent would refuse
 		{[]string{"agent", "--config", good, "--listen", "nonsense"}, "invalid --listen"},
+		{[]string{"agent", "--config", good, "--cgroup-root", dir}, "invalid --cgroup-root"},
 		{[]string{"agent", "--config", good, "--listen", "127.0.0.1:99999"}, "a port from 1 to 65535"},
 	}
 	for _, tc := range cases {
