@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
 )
@@ -332,7 +333,9 @@ func (a *Agent) reconcile(dev string) {
 	}
 	a.m.applied.WithLabelValues(string(action)).Inc()
 	if action != Adopted {
-		a.log.Info("interface", "name", dev, "action", action, "hash", a.current.Load().Hash)
+		// The hash of what the interface runs, as qjump_config_info exports it: the file's own
+		// hash differs where P comes from the device's MTU.
+		a.log.Info("interface", "name", dev, "action", action, "hash", config.Hash(want))
 	}
 }
 
