@@ -185,3 +185,28 @@ func TestRenameToAnotherMatchingNameKeepsQJump(t *testing.T) {
 		t.Errorf("ens9 (eth0 renamed) has no QJump attached after the agent looked at every interface")
 	}
 }
+
+// TestRenameToAnUnmatchedNameTakesQJumpOff: an interface the agent runs QJump on is renamed to a
+// name the file does not match. Its event arrives under the new name, which the file ignores; the
+// agent must still notice that one of its own is gone by name and take QJump off at once, not at
+// the next resync 30 s later.
+func TestRenameToAnUnmatchedNameTakesQJumpOff(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagru", "198.19.81.1", "198.19.81.2")
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, config, cgroupConfig)
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19786", t.TempDir())
+	defer a.stop()
+	a.waitReady(10 * time.Second)
+	must(t, testbed.InNS(pair.A, "ip", "link", "set", "eth0", "name", "xyz0")...)
+	waitFor(t, "QJump taken off eth0 renamed xyz0", func() bool {
+		v, _ := a.metric(`qjump_agent_interface_actions_total{action="down"}`)
+		return v == 1
+	})
+	argv := testbed.InNS(pair.A, bin, "status", "--json")
+	out, err := exec.Command(argv[0], argv[1:]...).Output()
+	if err != nil || strings.Contains(string(out), `"xyz0"`) {
+		t.Errorf("after the rename: status %v\n%s\nwant QJump on no interface", err, out)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
@@ -270,6 +271,12 @@ func (a *Agent) onLink(ev linkEvent) {
 	}
 	spec := a.current.Load()
 	if !spec.Agent.Matches(ev.name) && !a.devices[ev.name] {
+		// An interface of ours renamed to a name the file does not match arrives under its new
+		// name: look at everything if one of ours has gone by name, rather than leave QJump on
+		// it until the next resync.
+		if !ev.deleted && a.anyDeviceRenamed() {
+			a.reconcileAll()
+		}
 		return
 	}
 	if ev.deleted {
@@ -277,6 +284,16 @@ func (a *Agent) onLink(ev linkEvent) {
 		return
 	}
 	a.reconcile(ev.name)
+}
+
+// anyDeviceRenamed says whether an interface this agent runs QJump on no longer exists by its name.
+func (a *Agent) anyDeviceRenamed() bool {
+	for dev := range a.devices {
+		if _, err := netlink.LinkByName(dev); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcileAll brings every matching interface to the running configuration and takes QJump off
