@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,7 +100,11 @@ func (f *fabricFlags) config() (topology.Config, error) {
 // it, so a path that cannot hold the results is refused at once rather than after minutes of
 // simulation. The returned function removes the directory again if makeOutDir made it and it is
 // still empty: a run interrupted before its first point finished leaves nothing behind.
-func makeOutDir(out string) (removeIfEmpty func(), err error) {
+func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
+	if other := experimentIn(out); other != "" && other != experiment {
+		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which a %s run would mix with: "+
+			"give another directory, or remove that one", out, other, experiment)
+	}
 	_, statErr := os.Stat(out)
 	made := errors.Is(statErr, fs.ErrNotExist)
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -115,6 +121,21 @@ func makeOutDir(out string) (removeIfEmpty func(), err error) {
 			os.Remove(out) // fails, as it should, if anything was written
 		}
 	}, nil
+}
+
+// experimentIn is the experiment of the results.json in dir, "" when there is none to read.
+func experimentIn(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return ""
+	}
+	var h struct {
+		Experiment string `json:"experiment"`
+	}
+	if json.Unmarshal(data, &h) != nil {
+		return ""
+	}
+	return h.Experiment
 }
 
 // productWithin says whether a×b ≤ limit for positive a and b. It divides rather than multiplies,

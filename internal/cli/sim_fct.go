@@ -140,7 +140,7 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	// Every flag is checked before anything is made or simulated.
 	removeIfEmpty := func() {}
 	if opts.out != "" {
-		if removeIfEmpty, err = makeOutDir(opts.out); err != nil {
+		if removeIfEmpty, err = makeOutDir(opts.out, experiment.ExperimentFCT); err != nil {
 			return err
 		}
 	}

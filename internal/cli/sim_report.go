@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -42,7 +45,7 @@ table the run printed.`,
 func runSimReport(opts *simReportOptions, stdout io.Writer) error {
 	v, err := experiment.Report(opts.dir)
 	if err != nil {
-		return missingIsUsage(err)
+		return reportInputError(err)
 	}
 	if opts.json {
 		b, err := os.ReadFile(filepath.Join(opts.dir, "results.json"))
@@ -53,4 +56,15 @@ func runSimReport(opts *simReportOptions, stdout io.Writer) error {
 		return err
 	}
 	return v.Table(stdout)
+}
+
+// reportInputError makes what is wrong with the directory given (missing, not a directory, a
+// results.json that is not one) a usage error, exit 2, like any bad input.
+func reportInputError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &UsageError{Err: err}
+	}
+	return missingIsUsage(err)
 }

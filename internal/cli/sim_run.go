@@ -133,6 +133,9 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
+// simRunExperiment is the experiment name each run writes in results.json.
+var simRunExperiment = map[string]string{"fig9": experiment.ExperimentFig9, "fan-in": experiment.ExperimentFanIn}
+
 func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, stderr io.Writer) error {
 	if err := opts.check(name); err != nil {
 		return err
@@ -141,7 +144,7 @@ func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, st
 	if out == "" {
 		out = filepath.Join("results", "sim-"+name+"-"+time.Now().Format("20060102-150405"))
 	}
-	removeIfEmpty, err := makeOutDir(out)
+	removeIfEmpty, err := makeOutDir(out, simRunExperiment[name])
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,11 @@ func TestSimFCTWritesFlowsAndResults(t *testing.T) {
 }
 
 func TestSimRejectsBadInput(t *testing.T) {
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "results.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notDir := filepath.Join(broken, "results.json")
 	for _, args := range [][]string{
 		{"sim", "fct", "--scheme", "reno"},
 		{"sim", "fct", "--load", "1.5"},
@@ -61,6 +66,8 @@ func TestSimRejectsBadInput(t *testing.T) {
 		{"sim", "typo"},
 		{"sim", "report"},
 		{"sim", "report", "/nonexistent/run"},
+		{"sim", "report", broken},
+		{"sim", "report", notDir},
 		{"testbed", "report", "/nonexistent/run"},
 	} {
 		_, errOut, status := run(t, args...)
@@ -289,5 +296,24 @@ func TestSimFCTWarnsOfRounding(t *testing.T) {
 	_, errOut, status = run(t, "sim", "fct", "--workload", "websearch", "--flows", "20", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1")
 	if status != 0 || strings.Contains(errOut, "warning") {
 		t.Errorf("web search: status %d, stderr %q; want 0 and no warning", status, errOut)
+	}
+}
+
+// --out holding another experiment's run is refused before anything is simulated: its plots and
+// flows would stay beside the new results.json. The same experiment again may overwrite its own.
+func TestSimOutOfAnotherExperimentRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"experiment": "sim-fig9"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, status := run(t, "sim", "fct", "--flows", "5", "--out", dir)
+	if status != exitUsage || !strings.Contains(errOut, "holds a sim-fig9 run") {
+		t.Errorf("sim fct into a fig9 run's directory: status %d, stderr %q; want 2 and why", status, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"experiment": "sim-fct"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, status := run(t, "sim", "fct", "--flows", "5", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1", "--out", dir); status != 0 {
+		t.Errorf("sim fct into a sim fct run's directory: status %d (%s), want 0", status, errOut)
 	}
 }
