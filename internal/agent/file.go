@@ -64,8 +64,17 @@ func (s Spec) ForDevice(mtu int) (config.Dataplane, error) {
 func Parse(name string, data []byte) (Spec, error) {
 	f, err := config.Parse(name, data)
 	if err != nil {
-		return Spec{}, err
+		return Spec{}, err // names the file already
 	}
+	spec, err := parseKeys(name, data, f)
+	if err != nil {
+		return Spec{}, fmt.Errorf("%s: %w", name, err) // as config.Load names it, for up and calc
+	}
+	return spec, nil
+}
+
+// parseKeys is Parse's check of the keys' values, after the file's YAML is read.
+func parseKeys(name string, data []byte, f config.File) (Spec, error) {
 	d := config.Default()
 	if err := f.Apply(&d); err != nil {
 		return Spec{}, err
@@ -106,8 +115,10 @@ func CheckSection(name string, data []byte) error {
 	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Agent == nil {
 		return nil // the rest of the file is config.Parse's to check
 	}
-	_, err := parseSection(name, data)
-	return err
+	if _, err := parseSection(name, data); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // parseSection decodes the agent section strictly: an unknown key in it is an error, as in the
@@ -120,7 +131,7 @@ func parseSection(name string, data []byte) (Section, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		if fe := config.UnknownKey(name, err, config.Keys{Prefix: "agent.", Struct: Section{}},
+		if fe := config.UnknownKey(err, config.Keys{Prefix: "agent.", Struct: Section{}},
 			config.Keys{Prefix: "agent.cgroups[].", Struct: CgroupRule{}}); fe != nil {
 			return Section{}, fe
 		}

@@ -67,8 +67,8 @@ func Parse(name string, data []byte) (File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		if fe := UnknownKey(name, err, Keys{"", File{}}); fe != nil {
-			return f, fe
+		if fe := UnknownKey(err, Keys{"", File{}}); fe != nil {
+			return f, fmt.Errorf("%s: %w", name, fe)
 		}
 		return f, &model.FieldError{Field: "config file " + name, Value: oneLine(err.Error()),
 			Allowed: "need YAML with the keys in docs/configuration.md"}

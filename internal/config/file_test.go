@@ -104,7 +104,7 @@ func TestBadValues(t *testing.T) {
 		{"pcp: {1: 8}\n", "pcp[1]"},
 		{"mode: shape\nautoclass: true\n", "autoclass"},
 		{"hosts: [1\n", "config file t"},
-		{"colour: blue\n", "key in t"},
+		{"colour: blue\n", "key"},
 	}
 	for _, tc := range cases {
 		f, err := Parse("t", []byte(tc.yaml))
@@ -233,7 +233,7 @@ func TestFileKey(t *testing.T) {
 // message about a Go type.
 func TestUnknownKeySaysWhichAndSuggests(t *testing.T) {
 	_, err := Parse("q.yaml", []byte("hosts: 2\nrate: 1G\nfactor: {7: 1}\n"))
-	want := `invalid key in q.yaml "factor": no such key at line 3: did you mean factors? (docs/configuration.md lists the keys)`
+	want := `q.yaml: invalid key "factor": no such key at line 3: did you mean factors? (docs/configuration.md lists the keys)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}

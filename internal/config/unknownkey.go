@@ -21,9 +21,9 @@ type Keys struct {
 }
 
 // UnknownKey turns strict decoding's error for a key that the file's structs do not have into one
-// naming the key, its line and the nearest keys, without the Go type that yaml names. nil when err
-// is about something else.
-func UnknownKey(name string, err error, structs ...Keys) *model.FieldError {
+// naming the key, its line and the nearest keys, without the Go type that yaml names; the caller
+// names the file. nil when err is about something else.
+func UnknownKey(err error, structs ...Keys) *model.FieldError {
 	m := unknownField.FindStringSubmatch(err.Error())
 	if m == nil {
 		return nil
@@ -35,7 +35,7 @@ func UnknownKey(name string, err error, structs ...Keys) *model.FieldError {
 			hint = suggest.DidYouMean(suggest.Closest(m[2], yamlKeys(k.Struct)), prefix)
 		}
 	}
-	return &model.FieldError{Field: "key in " + name, Value: prefix + m[2],
+	return &model.FieldError{Field: "key", Value: prefix + m[2],
 		Allowed: fmt.Sprintf("no such key at line %s%s (docs/configuration.md lists the keys)", m[1], hint)}
 }
 
