@@ -193,10 +193,10 @@ func TestRenameToAnotherMatchingNameKeepsQJump(t *testing.T) {
 func TestRenameToAnUnmatchedNameTakesQJumpOff(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagru", "198.19.81.1", "198.19.81.2")
+	pair := qjumpPair(t, "qjagru", "198.19.82.1", "198.19.82.2")
 	config := filepath.Join(t.TempDir(), "cluster.yaml")
 	writeFile(t, config, cgroupConfig)
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19786", t.TempDir())
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19787", t.TempDir())
 	defer a.stop()
 	a.waitReady(10 * time.Second)
 	must(t, testbed.InNS(pair.A, "ip", "link", "set", "eth0", "name", "xyz0")...)

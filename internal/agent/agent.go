@@ -390,7 +390,15 @@ func (a *Agent) syncCgroups() {
 		missing = true
 	}
 	a.noteAbsent(absent, want)
-	a.m.assignedCount.Set(float64(len(a.cg.applied)))
+	// A cgroup removed since it was assigned stays in applied, to be swept or assigned again when
+	// it comes back; it is absent, not kept on a level, and counted once, as absent.
+	kept := len(a.cg.applied)
+	for _, path := range absent {
+		if _, ok := a.cg.applied[path]; ok {
+			kept--
+		}
+	}
+	a.m.assignedCount.Set(float64(kept))
 	// A cgroup not there yet is looked for again every second: a pod's appears right after the
 	// pod, a service's when it starts. Looking costs one system call; only its coming is logged.
 	if (missing || len(absent) > 0) && a.retry != nil {

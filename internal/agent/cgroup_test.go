@@ -188,3 +188,32 @@ func TestRestartedServiceIsPutBackAtOnce(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRemovedCgroupIsAbsentNotAssigned: a service of the file that stops (its cgroup removed) is
+// counted as absent, and no longer as assigned: each cgroup of the file in one gauge, so that
+// assigned plus absent is what the file names.
+func TestRemovedCgroupIsAbsentNotAssigned(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	bin := testutil.QjumpBinary(t)
+	root, err := host.CgroupMount()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	pair := qjumpPair(t, "qjagab", "198.19.83.1", "198.19.83.2")
+	service := filepath.Join(root, fmt.Sprintf("qjump-agent-absent-%d.service", os.Getpid()))
+	if err := os.Mkdir(service, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(service) })
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, config, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n", service))
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19788", t.TempDir())
+	defer a.stop()
+	a.waitReady(10 * time.Second)
+	waitMetric(t, a, "qjump_agent_cgroups_assigned", 1)
+	if err := os.Remove(service); err != nil {
+		t.Fatal(err)
+	}
+	waitMetric(t, a, "qjump_agent_cgroups_absent", 1)
+	waitMetric(t, a, "qjump_agent_cgroups_assigned", 0)
+}
