@@ -32,9 +32,27 @@ type skbContext struct {
 // of a sequence of random levels and sizes spread over many epochs. The program runs under
 // BPF_PROG_TEST_RUN in police mode (over budget: drop) and reads the kernel's monotonic clock;
 // the simulator's limiter is fed that clock, read before and after each run, and a run that
-// straddles an epoch boundary is avoided by waiting out the last millisecond of an epoch.
+// straddles an epoch boundary is avoided by waiting out the last 2 ms of an epoch. A host so busy
+// that a run stalls past that (2.4 ms was seen on a loaded 2-core VM) leaves the verdict's epoch
+// unknown: the sequence starts again with a fresh program and limiter, up to three times.
 func TestLimiterAgreesWithDataplane(t *testing.T) {
 	testutil.RequirePriv(t, "loading the QJump eBPF program")
+	const attempts = 3
+	for a := 1; ; a++ {
+		stall, ok := limiterAgreesWithDataplane(t)
+		if ok {
+			return
+		}
+		if a == attempts {
+			t.Fatalf("every one of %d attempts had a run straddle an epoch boundary (the last a stall of %v): the host is too busy to compare", attempts, stall)
+		}
+		t.Logf("attempt %d: a run straddled an epoch boundary (a stall of %v); starting again", a, stall)
+	}
+}
+
+// limiterAgreesWithDataplane runs the sequence once; false, with the stall, when a run straddled an
+// epoch boundary, which leaves its verdict's epoch unknown.
+func limiterAgreesWithDataplane(t *testing.T) (time.Duration, bool) {
 	mc := testModel()
 	prog, cleanup := loadDataplane(t, mc)
 	defer cleanup()
@@ -62,7 +80,7 @@ func TestLimiterAgreesWithDataplane(t *testing.T) {
 		verdict := runProgram(t, prog, uint32(level), frame)
 		after := monotonicNs()
 		if before/e != after/e {
-			t.Fatalf("packet %d: the run straddled an epoch boundary (a stall of %v); rerun", i, time.Duration(after-before))
+			return time.Duration(after - before), false
 		}
 		// Both count wire bytes (docs/model.md): the frame, padded, plus 24.
 		want := sim.Charge(sim.Carrier(level), int64(model.WireBytes(model.Bytes(len(frame)))), before)
@@ -80,6 +98,7 @@ func TestLimiterAgreesWithDataplane(t *testing.T) {
 	if limited < 200 || dropped < 20 || dropped > limited-20 {
 		t.Fatalf("%d limited packets, %d over budget: the sequence does not exercise both verdicts", limited, dropped)
 	}
+	return 0, true
 }
 
 func monotonicNs() int64 {
