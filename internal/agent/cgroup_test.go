@@ -142,24 +142,8 @@ func waitMetric(t *testing.T, a *runningAgent, series string, want float64) {
 // cgroups are made and assigns the new one at once; before, it did so at the next resync, up to
 // 30 s during which the restarted service ran on no level.
 func TestRestartedServiceIsPutBackAtOnce(t *testing.T) {
-	testutil.RequirePriv(t, "cgroup programs")
-	bin := testutil.QjumpBinary(t)
-	root, err := host.CgroupMount()
-	if err != nil {
-		testutil.Unavailable(t, err.Error())
-	}
-	pair := qjumpPair(t, "qjagrs", "198.19.81.1", "198.19.81.2")
-	service := filepath.Join(root, fmt.Sprintf("qjump-agent-restart-%d.service", os.Getpid()))
-	if err := os.Mkdir(service, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.Remove(service) })
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n", service))
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19786", t.TempDir())
+	a, service := agentWithService(t, "qjagrs", "198.19.81", "127.0.0.1:19786", "restart")
 	defer a.stop()
-	a.waitReady(10 * time.Second)
-	waitMetric(t, a, "qjump_agent_cgroups_assigned", 1)
 
 	// The restart: the old cgroup goes, a new one is made under the same name.
 	if err := os.Remove(service); err != nil {
@@ -193,27 +177,35 @@ func TestRestartedServiceIsPutBackAtOnce(t *testing.T) {
 // counted as absent, and no longer as assigned: each cgroup of the file in one gauge, so that
 // assigned plus absent is what the file names.
 func TestRemovedCgroupIsAbsentNotAssigned(t *testing.T) {
+	a, service := agentWithService(t, "qjagab", "198.19.83", "127.0.0.1:19788", "absent")
+	defer a.stop()
+	if err := os.Remove(service); err != nil {
+		t.Fatal(err)
+	}
+	waitMetric(t, a, "qjump_agent_cgroups_absent", 1)
+	waitMetric(t, a, "qjump_agent_cgroups_assigned", 0)
+}
+
+// agentWithService starts an agent in a namespace pair of its own (name, subnet .1 and .2) whose
+// file puts a service's cgroup, made for the test, on level 3, and waits until it is assigned.
+func agentWithService(t *testing.T, name, subnet, listen, service string) (*runningAgent, string) {
+	t.Helper()
 	testutil.RequirePriv(t, "cgroup programs")
 	bin := testutil.QjumpBinary(t)
 	root, err := host.CgroupMount()
 	if err != nil {
 		testutil.Unavailable(t, err.Error())
 	}
-	pair := qjumpPair(t, "qjagab", "198.19.83.1", "198.19.83.2")
-	service := filepath.Join(root, fmt.Sprintf("qjump-agent-absent-%d.service", os.Getpid()))
-	if err := os.Mkdir(service, 0o755); err != nil {
+	pair := qjumpPair(t, name, subnet+".1", subnet+".2")
+	path := filepath.Join(root, fmt.Sprintf("qjump-agent-%s-%d.service", service, os.Getpid()))
+	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.Remove(service) })
+	t.Cleanup(func() { _ = os.Remove(path) })
 	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n", service))
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19788", t.TempDir())
-	defer a.stop()
+	writeFile(t, config, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n", path))
+	a := startAgent(t, bin, pair.A, config, listen, t.TempDir())
 	a.waitReady(10 * time.Second)
 	waitMetric(t, a, "qjump_agent_cgroups_assigned", 1)
-	if err := os.Remove(service); err != nil {
-		t.Fatal(err)
-	}
-	waitMetric(t, a, "qjump_agent_cgroups_absent", 1)
-	waitMetric(t, a, "qjump_agent_cgroups_assigned", 0)
+	return a, path
 }
