@@ -1,6 +1,10 @@
 package tcp
 
-import "github.com/qjump-net/qjump/internal/sim"
+import (
+	"math"
+
+	"github.com/qjump-net/qjump/internal/sim"
+)
 
 // Sender is a flow's sending end: NewReno with fast retransmit and recovery (RFC 6582) and a
 // retransmission timer with a minimum RTO, estimated as ns-2's agents estimate it without
@@ -31,16 +35,19 @@ type Sender struct {
 	recovering bool
 	done       bool
 	useSACK    bool // Config.SACK, copied likewise
+	// timerQueued says whether the timer has an event in the event list.
+	timerQueued bool
 	// The retransmission timeout is estimated as ns-2's TcpAgent does without timestamps (see
 	// sampleRTT): from one packet timed at a time, never a retransmitted one (Karn), and
 	// multiplied by 2^backoff after as many timeouts until a timed packet is acknowledged.
 	backoff uint8
 	timed   int32 // the packet being timed; -1: none (ns-2's rtt_active_ off)
+	// count is the ACKs since the window last grew in congestion avoidance (ns-2's count_).
+	count int32
 
 	srtt, rttvar, rto sim.Time
 	timedAt           sim.Time // when the timed packet was sent
 	timerAt           sim.Time // the retransmission deadline; Never when off
-	timerQueued       sim.Time // the time of the timer event in the event list; 0: none
 	hostClear         sim.Time // when the last packet the NIC accepted leaves it
 	// sacked holds, with SACK, a bit for each packet the receiver is known to hold, by sequence
 	// number; nil until the first out-of-order ACK. A pointer, so that a sender stays within 192
@@ -77,23 +84,32 @@ func (s *Sender) Next() int32 { return s.nxt }
 // Cwnd is the congestion window in packets.
 func (s *Sender) Cwnd() float64 { return s.cwnd }
 
-// SetCwnd sets the window (and ssthresh, as a reduction does): for Control implementations.
+// SetCwnd cuts the window to w (at least 1) and ssthresh to w's whole packets (at least 2), as
+// ns-2's slowdown does for DCTCP (CLOSE_CWND_DCTCP, CLOSE_SSTHRESH_DCTCP): for Control
+// implementations.
 func (s *Sender) SetCwnd(w float64) {
-	if w < 1 {
-		w = 1
-	}
-	s.cwnd, s.ssthresh = w, w
+	s.reduce(max(math.Floor(w), 2), max(w, 1))
 }
 
-// grow is TCP's window increase for an ACK of new data, up to the cap: one packet in slow start
-// and 1/cwnd in congestion avoidance, per ACK however many packets it acknowledges (RFC 5681,
-// §3.1, and ns-2's agents, opencwnd). Counting the packets instead let the ACK that fills a hole
-// after a loss grow the window by the hundreds of packets the receiver held beyond it.
+// reduce sets ssthresh and cwnd after a loss, a timeout or a mark, and restarts the count of
+// congestion avoidance (ns-2's slowdown).
+func (s *Sender) reduce(ssthresh, cwnd float64) {
+	s.ssthresh, s.cwnd, s.count = ssthresh, cwnd, 0
+}
+
+// grow is TCP's window increase for an ACK of new data, up to the cap: one packet in slow start,
+// and in congestion avoidance one whole packet once as many ACKs as the window holds have come,
+// per ACK however many packets it acknowledges (ns-2's opencwnd with windowOption_ 0, which the
+// pFabric paper's scripts set, and RFC 5681 §3.1's one packet per round trip). Counting the packets
+// instead let the ACK that fills a hole after a loss grow the window by the hundreds of packets
+// the receiver held beyond it. Adding 1/cwnd per ACK (ns-2's default, windowOption_ 1) grows
+// about as fast but leaves the window fractional between whole packets.
 func (s *Sender) grow() {
 	if s.cwnd < s.ssthresh {
 		s.cwnd++
-	} else {
-		s.cwnd += 1 / s.cwnd
+	} else if s.count++; float64(s.count) >= s.cwnd {
+		s.count = 0
+		s.cwnd++
 	}
 	if s.maxCwnd > 0 && s.cwnd > float64(s.maxCwnd) {
 		s.cwnd = float64(s.maxCwnd)
@@ -207,23 +223,24 @@ func (s *Sender) dupAck() {
 	case s.recovering:
 		s.cwnd++ // each duplicate is a packet that left the network
 	case s.dupacks == 3:
-		s.ssthresh = s.halfWindow()
-		s.cwnd = s.ssthresh + 3
+		half := s.halfWindow()
+		s.reduce(half, half+3)
 		s.recovering, s.recover = true, s.high
 		s.transmit(s.una)
 	}
 }
 
-// halfWindow is the slow-start threshold after a loss: half the congestion window, as ns-2's
-// agents (tcp.cc, slowdown with CLOSE_SSTHRESH_HALF: window()/2), which the pFabric and QJump
-// simulations ran, and Linux's Reno (tcp_reno_ssthresh) set it. Not half of the packets
-// outstanding (RFC 5681's FlightSize): without SACK those count every packet sent past a hole
-// that the receiver already holds. Two 14.6 MB flows from one host of the paper's fabric showed
-// it (bench/sim/dropped/two-flows-probe.patch): after a recovery of 10 ms one had 1,387 packets
+// halfWindow is the slow-start threshold after a loss: half the congestion window's whole
+// packets, at least 2, as ns-2's agents (tcp.cc, slowdown with CLOSE_SSTHRESH_HALF: the integer
+// ssthresh_ = window()/2), which the pFabric and QJump simulations ran, and Linux's Reno
+// (tcp_reno_ssthresh) set it. Not half of the packets outstanding (RFC 5681's FlightSize):
+// without SACK those count every packet sent past a hole that the receiver already holds. Two
+// 14.6 MB flows from one host of the paper's fabric showed it
+// (bench/sim/dropped/two-flows-probe.patch): after a recovery of 10 ms one had 1,387 packets
 // outstanding against a window of 96.5, and the recovery that followed ended in a burst of 693
 // packets into its 150-packet NIC queue: 1,564 drops where ns-2 has 169, and 172 with the window
 // halved.
-func (s *Sender) halfWindow() float64 { return max(s.cwnd/2, 2) }
+func (s *Sender) halfWindow() float64 { return max(math.Floor(s.cwnd/2), 2) }
 
 // sampleRTT updates the estimate from the round trip of the timed packet, as ns-2's rtt_update
 // (RFC 6298's gains; ns-2 counts in ticks of tcpTick_, 1 µs in the pFabric scripts, and we in
@@ -271,16 +288,16 @@ func (s *Sender) backOff() {
 // every ACK would churn the event list, so the event is left where it is and, when it fires
 // early, requeued for the deadline.
 func (s *Sender) armTimer() {
-	if s.timerAt == sim.Never || s.timerQueued != 0 {
+	if s.timerAt == sim.Never || s.timerQueued {
 		return
 	}
-	s.timerQueued = s.timerAt
+	s.timerQueued = true
 	s.el.Schedule(s.timerAt, s)
 }
 
 // DoNextEvent is the retransmission timer.
 func (s *Sender) DoNextEvent() {
-	s.timerQueued = 0
+	s.timerQueued = false
 	if s.done || s.timerAt == sim.Never {
 		return
 	}
@@ -299,8 +316,7 @@ func (s *Sender) DoNextEvent() {
 
 func (s *Sender) timeout() {
 	s.flow.Timeouts++
-	s.ssthresh = s.halfWindow()
-	s.cwnd = 1
+	s.reduce(s.halfWindow(), 1)
 	s.nxt = s.una
 	s.recovering, s.dupacks = false, 0
 	s.backOff()

@@ -15,21 +15,29 @@ func senderIntoTheVoid(packets, initCwnd int32) *Sender {
 	return NewSender(el, pool, &cfg, Reno{}, f, sim.Route{sinkFunc(func(p *sim.Packet) { pool.Put(p) })})
 }
 
+// lossesBy are the two ways a sender learns of a loss, as lose tells it.
+var lossesBy = []string{"three duplicate ACKs", "a timeout"}
+
+// lose tells s of a loss at una, by three duplicate ACKs or by its timer.
+func lose(s *Sender, by string) {
+	if by == "a timeout" {
+		s.timeout()
+		return
+	}
+	for range 3 {
+		s.dupAck()
+	}
+}
+
 // A loss halves the window, not the packets outstanding. After a long recovery without SACK, a
 // sender may have sent far beyond its first hole (here 1,400 packets past una, most of them held
 // by the receiver) while its window is 96; halving those would set ssthresh to 700, and the next
 // recovery would end in a burst of that size.
 func TestLossHalvesTheWindowNotWhatIsOutstanding(t *testing.T) {
-	for _, lossBy := range []string{"three duplicate ACKs", "a timeout"} {
+	for _, lossBy := range lossesBy {
 		s := senderIntoTheVoid(2000, 12)
 		s.una, s.nxt, s.high, s.cwnd, s.ssthresh = 100, 1500, 1500, 96, 50
-		if lossBy == "a timeout" {
-			s.timeout()
-		} else {
-			for range 3 {
-				s.dupAck()
-			}
-		}
+		lose(s, lossBy)
 		if s.ssthresh != 48 {
 			t.Errorf("after %s with a window of 96 and 1,400 packets outstanding: ssthresh %.1f, want 48",
 				lossBy, s.ssthresh)
@@ -38,20 +46,64 @@ func TestLossHalvesTheWindowNotWhatIsOutstanding(t *testing.T) {
 }
 
 // The window grows per ACK, not per packet acknowledged: the ACK that fills a hole and covers the
-// 49 packets the receiver held beyond it adds one packet in slow start (and 1/cwnd in congestion
-// avoidance), as RFC 5681 and ns-2's agents have it.
+// 49 packets the receiver held beyond it adds one packet in slow start, and counts as one of the
+// cwnd ACKs after which congestion avoidance adds one whole packet, as RFC 5681 and ns-2's agents
+// (opencwnd, with the pFabric scripts' windowOption_ 0) have it.
 func TestWindowGrowsPerACKNotPerPacketAcknowledged(t *testing.T) {
-	for _, phase := range []struct {
-		name           string
-		ssthresh, want float64
-	}{{"slow start", 1000, 11}, {"congestion avoidance", 5, 10.1}} {
-		s := senderIntoTheVoid(200, 10)
-		s.nxt, s.high, s.ssthresh = 60, 60, phase.ssthresh
-		s.newAck(50, false)
-		if s.cwnd != phase.want {
-			t.Errorf("%s: one ACK of 50 packets took the window from 10 to %.2f, want %.2f",
-				phase.name, s.cwnd, phase.want)
+	s := senderIntoTheVoid(200, 10)
+	s.nxt, s.high = 60, 60
+	s.newAck(50, false)
+	if s.cwnd != 11 {
+		t.Errorf("slow start: one ACK of 50 packets took the window from 10 to %.2f, want 11", s.cwnd)
+	}
+
+	s = senderIntoTheVoid(200, 10)
+	s.nxt, s.high, s.ssthresh = 60, 60, 5
+	s.newAck(50, false)
+	for ack := int32(51); ack <= 59; ack++ {
+		if s.cwnd != 10 {
+			t.Fatalf("congestion avoidance: the window grew to %.2f before the tenth ACK at a window of 10 (%d ACKs, the first of 50 packets)",
+				s.cwnd, ack-50)
 		}
+		s.newAck(ack, false)
+	}
+	if s.cwnd != 11 {
+		t.Errorf("congestion avoidance: ten ACKs at a window of 10, the first of 50 packets, took it to %.2f, want 11", s.cwnd)
+	}
+}
+
+// ssthresh is a whole number of packets, as ns-2's (an int: tcp.h, slowdown): a loss at a window of
+// 97.5 sets it to 48, and DCTCP's cut to 17.5 packets sets it to 17 with the window at 17.5. A
+// reduction also starts congestion avoidance's count of ACKs afresh (slowdown's count_ = 0).
+func TestThresholdIsWholePackets(t *testing.T) {
+	for _, lossBy := range lossesBy {
+		s := senderIntoTheVoid(2000, 12)
+		s.una, s.nxt, s.high, s.cwnd, s.ssthresh = 100, 300, 300, 97.5, 50
+		lose(s, lossBy)
+		if s.ssthresh != 48 {
+			t.Errorf("after %s at a window of 97.5: ssthresh %.2f, want 48", lossBy, s.ssthresh)
+		}
+	}
+
+	s := senderIntoTheVoid(200, 10)
+	s.SetCwnd(17.5)
+	if s.cwnd != 17.5 || s.ssthresh != 17 {
+		t.Errorf("DCTCP's cut to 17.5: cwnd %.2f and ssthresh %.2f, want 17.5 and 17", s.cwnd, s.ssthresh)
+	}
+	s.SetCwnd(0.6)
+	if s.cwnd != 1 || s.ssthresh != 2 {
+		t.Errorf("DCTCP's cut to 0.6: cwnd %.2f and ssthresh %.2f, want 1 and 2 (ns-2's floors)", s.cwnd, s.ssthresh)
+	}
+
+	s = senderIntoTheVoid(200, 10)
+	s.nxt, s.high, s.ssthresh = 60, 60, 5
+	for ack := int32(1); ack <= 9; ack++ {
+		s.newAck(ack, false) // nine of the ten ACKs a window of 10 needs to grow
+	}
+	s.SetCwnd(10)
+	s.newAck(10, false)
+	if s.cwnd != 10 {
+		t.Errorf("the first ACK after a cut to 10 grew the window to %.2f: the ACKs before the cut were still counted", s.cwnd)
 	}
 }
 
