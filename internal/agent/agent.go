@@ -54,8 +54,12 @@ type Agent struct {
 	beat    atomic.Int64         // the loop's last heartbeat, Unix nanoseconds
 
 	// Owned by the loop.
-	seen       [32]byte        // content of the last file read, valid or not
-	seenValid  bool            // whether that content was valid (and so runs)
+	seen      [32]byte // content of the last file read, valid or not
+	seenValid bool     // whether that content was valid (and so runs)
+	// readErr is why the file could not be read the last time it could not, "" since it could:
+	// the same failure again (a deleted file, and every write in its directory after) is one
+	// failure, counted and logged once.
+	readErr    string
 	generation uint64          // valid files loaded
 	devices    map[string]bool // interfaces this agent runs QJump on
 	cg         cgroups
@@ -222,11 +226,16 @@ func (a *Agent) loop(ctx context.Context, ev events) {
 // onFile applies a changed file, or logs and counts why it cannot, keeping what runs.
 func (a *Agent) onFile(fc fileChange) {
 	if fc.err != nil {
-		a.m.configErrors.WithLabelValues("read").Inc()
 		a.m.lastLoadOK.Set(0)
+		if fc.err.Error() == a.readErr {
+			return
+		}
+		a.readErr = fc.err.Error()
+		a.m.configErrors.WithLabelValues("read").Inc()
 		a.log.Error("config unreadable: keeping the running configuration", "config", a.opts.ConfigPath, "err", fc.err)
 		return
 	}
+	a.readErr = ""
 	sum := contentSum(fc.data)
 	if sum == a.seen {
 		// The same file again, perhaps after a moment it could not be read: its last load's

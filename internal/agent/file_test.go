@@ -156,4 +156,13 @@ func TestLastLoadRecoversAfterAReadError(t *testing.T) {
 			t.Errorf("step %d (%v, %q): last load successful %v, want %v", i, s.change.err, s.change.data, got, s.want)
 		}
 	}
+	// A deleted file stays deleted while other files of its directory change: one read failure.
+	readErrors := func() float64 { return promtestutil.ToFloat64(a.m.configErrors.WithLabelValues("read")) }
+	before := readErrors()
+	for range 5 {
+		a.onFile(fileChange{err: os.ErrNotExist})
+	}
+	if got := readErrors() - before; got != 1 {
+		t.Errorf("the same read failure five times was counted %v times, want once", got)
+	}
 }
