@@ -467,7 +467,7 @@ func (a *Agent) wantedCgroups() (want map[string]target, missing bool) {
 		}
 	}
 	for _, r := range a.current.Load().Agent.Cgroups {
-		p := Placement{Level: r.Level, MaxLevel: noCeiling, Enforce: r.Enforce}
+		p := Placement{Level: *r.Level, MaxLevel: noCeiling, Enforce: r.Enforce} // validate: never nil
 		if r.MaxLevel != nil {
 			p.MaxLevel = *r.MaxLevel
 		}

@@ -34,7 +34,7 @@ type Section struct {
 // CgroupRule is one cgroup's level and ceiling. The ceiling holds for every cgroup below it too.
 type CgroupRule struct {
 	Path     string `yaml:"path"`                // absolute, or relative to the cgroup v2 root
-	Level    int    `yaml:"level"`               // priority of every new socket in the cgroup
+	Level    *int   `yaml:"level"`               // priority of every new socket in the cgroup; nil: not given
 	MaxLevel *int   `yaml:"max_level,omitempty"` // ceiling in the dataplane, if set
 	Enforce  bool   `yaml:"enforce,omitempty"`   // refuse the programs' own SO_PRIORITY
 }
@@ -142,30 +142,7 @@ func parseSection(name string, data []byte) (Section, error) {
 		return Section{}, &model.FieldError{Field: "agent.interfaces", Value: "",
 			Allowed: "the agent needs an agent: section naming its interfaces, e.g. interfaces: [eth0]"}
 	}
-	if err := levelsGiven(data); err != nil {
-		return Section{}, err
-	}
 	return *doc.Agent, doc.Agent.validate()
-}
-
-// levelsGiven refuses a cgroup rule without a level: decoded, a missing level is level 0, which
-// would put a service on bulk without a word.
-func levelsGiven(data []byte) error {
-	var doc struct {
-		Agent struct {
-			Cgroups []map[string]any `yaml:"cgroups"`
-		} `yaml:"agent"`
-	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil // the strict decoding has said what is wrong
-	}
-	for i, c := range doc.Agent.Cgroups {
-		if _, ok := c["level"]; !ok {
-			return &model.FieldError{Field: fmt.Sprintf("agent.cgroups[%d].level", i), Value: "",
-				Allowed: "need a level from 0 to 7 for each cgroup"}
-		}
-	}
-	return nil
 }
 
 func (s Section) validate() error {
@@ -191,8 +168,10 @@ func (s Section) validate() error {
 			return &model.FieldError{Field: field + ".path", Value: "", Allowed: "need a cgroup v2 directory"}
 		case seen[filepath.Clean(c.Path)]:
 			return &model.FieldError{Field: field + ".path", Value: c.Path, Allowed: "each cgroup once"}
-		case !isLevel(c.Level):
-			return &model.FieldError{Field: field + ".level", Value: strconv.Itoa(c.Level), Allowed: "need a level from 0 to 7"}
+		case c.Level == nil: // a missing level would put the cgroup on bulk without a word
+			return &model.FieldError{Field: field + ".level", Value: "", Allowed: "need a level from 0 to 7 for each cgroup"}
+		case !isLevel(*c.Level):
+			return &model.FieldError{Field: field + ".level", Value: strconv.Itoa(*c.Level), Allowed: "need a level from 0 to 7"}
 		case c.MaxLevel != nil && !isLevel(*c.MaxLevel):
 			return &model.FieldError{Field: field + ".max_level", Value: strconv.Itoa(*c.MaxLevel), Allowed: "need a level from 0 to 7"}
 		}

@@ -191,8 +191,9 @@ func parseLoad(s string) (float64, error) {
 // than --load: the arrival rate comes from the CDF's mean (the pFabric scripts' way, 0.04 % more
 // on web search), and a CDF of flows under a packet offers several times the load.
 func warnRounding(stderr io.Writer, name string, cdf *workload.CDF) {
-	if ratio := cdf.DrawnMean() / cdf.Mean(); ratio > 1.01 {
+	drawn := cdf.DrawnMean()
+	if ratio := drawn / cdf.Mean(); ratio > 1.01 {
 		fmt.Fprintf(stderr, "qjump: warning: --workload %s: sizes are drawn in whole %d-byte packets, so its flows average %.0f B "+
-			"against the CDF's %.0f B and offer %.3g times --load\n", name, tcp.MSS, cdf.DrawnMean(), cdf.Mean(), ratio)
+			"against the CDF's %.0f B and offer %.3g times --load\n", name, tcp.MSS, drawn, cdf.Mean(), ratio)
 	}
 }

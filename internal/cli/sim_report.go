@@ -63,7 +63,7 @@ func runSimReport(opts *simReportOptions, stdout io.Writer) error {
 func reportInputError(err error) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, syscall.ENOTDIR) {
 		return &UsageError{Err: err}
 	}
 	return missingIsUsage(err)

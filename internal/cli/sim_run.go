@@ -81,10 +81,10 @@ run: the points that finished are written as above, marked partial, and run exit
 	return cmd
 }
 
-// check refuses any flag that is wrong for experiment name, before anything is made or simulated.
 // maxWorkers bounds --workers: more than the points of any sweep, far more than any host's cores.
 const maxWorkers = 1024
 
+// check refuses any flag that is wrong for experiment name, before anything is made or simulated.
 func (opts *simRunOptions) check(name string) error {
 	switch {
 	case name != "fig9" && name != "fan-in":

@@ -64,12 +64,10 @@ func (c *FCTConfig) Validate() error {
 // picosecond clock ends after 106 days, and a load of 10⁻¹² wrapped it around.
 const maxArrivalSpan = 1e6
 
-// arrivalSpan is the expected time, in seconds, the flows take to arrive at the load: their mean
-// bytes on the wire over the capacity the load takes of every host's edge link.
+// arrivalSpan is the expected time, in seconds, the flows take to arrive at the load.
 func (c *FCTConfig) arrivalSpan() float64 {
 	f := c.fabric()
-	perSecond := c.Load * float64(f.Hosts()) * float64(f.EdgeRate) / 8 / workload.WireBytes(c.Workload.Mean())
-	return float64(c.Flows) / perSecond
+	return float64(c.Flows) / workload.ArrivalRate(c.Workload, f.Hosts(), f.EdgeRate, c.Load)
 }
 
 func (c *FCTConfig) fabric() topology.Config {

@@ -15,18 +15,23 @@ func senderIntoTheVoid(packets, initCwnd int32) *Sender {
 	return NewSender(el, pool, &cfg, Reno{}, f, sim.Route{sinkFunc(func(p *sim.Packet) { pool.Put(p) })})
 }
 
-// lossesBy are the two ways a sender learns of a loss, as lose tells it.
+// lossesBy are the two ways a sender learns of a loss, as ssthreshAfterLoss tells it.
 var lossesBy = []string{"three duplicate ACKs", "a timeout"}
 
-// lose tells s of a loss at una, by three duplicate ACKs or by its timer.
-func lose(s *Sender, by string) {
+// ssthreshAfterLoss is the slow-start threshold of a sender at window cwnd, with packets
+// outstanding beyond una, after it learns of a loss at una by three duplicate ACKs or by its timer.
+func ssthreshAfterLoss(by string, cwnd float64, outstanding int32) float64 {
+	s := senderIntoTheVoid(2000, 12)
+	s.una, s.cwnd, s.ssthresh = 100, cwnd, 50
+	s.nxt, s.high = s.una+outstanding, s.una+outstanding
 	if by == "a timeout" {
 		s.timeout()
-		return
+	} else {
+		for range 3 {
+			s.dupAck()
+		}
 	}
-	for range 3 {
-		s.dupAck()
-	}
+	return s.ssthresh
 }
 
 // A loss halves the window, not the packets outstanding. After a long recovery without SACK, a
@@ -35,12 +40,8 @@ func lose(s *Sender, by string) {
 // recovery would end in a burst of that size.
 func TestLossHalvesTheWindowNotWhatIsOutstanding(t *testing.T) {
 	for _, lossBy := range lossesBy {
-		s := senderIntoTheVoid(2000, 12)
-		s.una, s.nxt, s.high, s.cwnd, s.ssthresh = 100, 1500, 1500, 96, 50
-		lose(s, lossBy)
-		if s.ssthresh != 48 {
-			t.Errorf("after %s with a window of 96 and 1,400 packets outstanding: ssthresh %.1f, want 48",
-				lossBy, s.ssthresh)
+		if got := ssthreshAfterLoss(lossBy, 96, 1400); got != 48 {
+			t.Errorf("after %s with a window of 96 and 1,400 packets outstanding: ssthresh %.1f, want 48", lossBy, got)
 		}
 	}
 }
@@ -77,11 +78,8 @@ func TestWindowGrowsPerACKNotPerPacketAcknowledged(t *testing.T) {
 // reduction also starts congestion avoidance's count of ACKs afresh (slowdown's count_ = 0).
 func TestThresholdIsWholePackets(t *testing.T) {
 	for _, lossBy := range lossesBy {
-		s := senderIntoTheVoid(2000, 12)
-		s.una, s.nxt, s.high, s.cwnd, s.ssthresh = 100, 300, 300, 97.5, 50
-		lose(s, lossBy)
-		if s.ssthresh != 48 {
-			t.Errorf("after %s at a window of 97.5: ssthresh %.2f, want 48", lossBy, s.ssthresh)
+		if got := ssthreshAfterLoss(lossBy, 97.5, 200); got != 48 {
+			t.Errorf("after %s at a window of 97.5: ssthresh %.2f, want 48", lossBy, got)
 		}
 	}
 

@@ -29,12 +29,17 @@ type Generator struct {
 // pFabric scripts count the load.
 func WireBytes(payload float64) float64 { return payload * 1500 / 1460 }
 
+// ArrivalRate is how many flows of cdf arrive per second to offer load over hosts with edge rate:
+// the load's share of their capacity over a flow's mean wire bytes (the CDF's, as the pFabric
+// scripts count it).
+func ArrivalRate(cdf *CDF, hosts int, rate sim.Rate, load float64) float64 {
+	return load * float64(hosts) * float64(rate) / (8 * WireBytes(cdf.Mean()))
+}
+
 // NewGenerator returns the flows of cdf at load over hosts with edge rate, seeded by seed.
 func NewGenerator(cdf *CDF, hosts int, rate sim.Rate, load float64, seed uint64) *Generator {
-	wireMean := WireBytes(cdf.Mean())
-	lambda := load * float64(hosts) * float64(rate) / (8 * wireMean) // flows per second
 	return &Generator{
-		cdf: cdf, hosts: hosts, meanGap: float64(sim.Second) / lambda,
+		cdf: cdf, hosts: hosts, meanGap: float64(sim.Second) / ArrivalRate(cdf, hosts, rate, load),
 		arrivals: rand.New(rand.NewPCG(seed, 1)),
 		sizes:    rand.New(rand.NewPCG(seed, 2)),
 		ends:     rand.New(rand.NewPCG(seed, 3)),

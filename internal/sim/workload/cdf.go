@@ -116,11 +116,7 @@ const MaxSize = math.MaxInt32 * tcp.MSS
 // Draw maps a uniform u in [0,1) to a flow size in bytes, rounded up to whole 1460-byte packets
 // as the ns-2 scripts draw sizes in packets.
 func (c *CDF) Draw(u float64) int64 {
-	pk := math.Ceil(c.Quantile(u) / tcp.MSS)
-	if pk < 1 {
-		pk = 1
-	}
-	return int64(pk) * tcp.MSS
+	return int64(roundUp(c.Quantile(u)))
 }
 
 // DrawnMean is the exact mean of Draw over a uniform u, in bytes: above Mean by the rounding to
