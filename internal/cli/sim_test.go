@@ -199,8 +199,9 @@ func TestSimWording(t *testing.T) {
 		want, not string
 	}{
 		{[]string{"sim", "fct", "--host-delay", "-1us"}, "negative", "with a unit"},
-		{[]string{"sim", "fct", "--host-delay", "10000000h"}, "at most 292 years", "with a unit"},
-		{[]string{"sim", "fct", "--link-delay", "2563h"}, "invalid --link-delay 2563h0m0s: need a delay from 0 to 1s", "fabric"},
+		{[]string{"sim", "fct", "--host-delay", "10000000h"}, `invalid --host-delay "10000000h": need a delay from 0 to 1s`, "with a unit"},
+		{[]string{"sim", "fct", "--link-delay", "2563h"}, `invalid --link-delay "2563h": need a delay from 0 to 1s`, "fabric"},
+		{[]string{"sim", "fct", "--link-delay", "0.0001ns"}, "whole number of picoseconds", "with a unit"},
 		{[]string{"sim", "run", "fan-in", "--workers", "99999999"}, "need 1 to 1024", "memory"},
 		{[]string{"sim", "fct", "--load", "1e-12", "--flows", "2"}, "raise --load or lower --flows", "panic"},
 		{[]string{"sim", "fct", "--load", "abc"}, "0 < L < 1", "strconv"},
