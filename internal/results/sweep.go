@@ -3,18 +3,23 @@ package results
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // SweepPlot draws latency percentiles and the maximum of series against their swept parameter, on
 // a log latency axis, beside a model's bound, as the paper's Fig. 11 does: with a horizontal floor
 // (the idle network's own maximum) and a vertical line where the maximum first exceeds the bound.
+// A point that lost samples is ringed and labelled with the share lost (addLosses).
 type SweepPlot struct {
 	File       string // PNG file name in the output directory
 	Title      string
@@ -26,6 +31,7 @@ type SweepPlot struct {
 	BoundLabel string
 	FloorUS    float64 // drawn when FloorLabel is set
 	FloorLabel string
+	Samples    string // what a sample is, for the legend of the lost ones: "probes" ("" reads "samples")
 }
 
 // boundColor is the colour of a model's bound in every plot.
@@ -70,6 +76,11 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 	}
 	if p.FloorLabel != "" {
 		curves = append(curves, p.addFloor(pl, pts))
+	}
+	if lossy, err := p.addLosses(pl, curves); err != nil {
+		return "", err
+	} else if lossy != nil {
+		curves = append(curves, lossy)
 	}
 	// The line where the maximum first exceeds the bound spans the axis's height: it is not among
 	// the curves the legend keeps clear of, and it reaches the top the legend leaves (set below).
@@ -138,4 +149,118 @@ func FirstOver(pts []Series, bound func(param float64) float64) (float64, bool) 
 		}
 	}
 	return 0, false
+}
+
+// lossColor marks lost samples: black, apart from every curve's colour.
+var lossColor = color.Black
+
+// addLosses rings every point that lost samples (lossMarks) and labels it with the share lost, and
+// returns the rings' places for the legend to keep clear of, nil when no point lost anything.
+func (p SweepPlot) addLosses(pl *plot.Plot, curves []plotter.XYs) (plotter.XYs, error) {
+	floor := math.Inf(1)
+	for _, xys := range curves {
+		for _, xy := range xys {
+			floor = math.Min(floor, xy.Y)
+		}
+	}
+	at, labels := lossMarks(p.Points, floor)
+	if len(at) == 0 {
+		return nil, nil
+	}
+	rings, err := plotter.NewScatter(at)
+	if err != nil {
+		return nil, err
+	}
+	rings.GlyphStyle = draw.GlyphStyle{Color: lossColor, Radius: vg.Points(5), Shape: boldRing{}}
+	text, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: labels})
+	if err != nil {
+		return nil, err
+	}
+	for i := range text.TextStyle {
+		text.TextStyle[i].Font.Size = vg.Points(8)
+		text.TextStyle[i].Color = lossColor
+		text.TextStyle[i].XAlign = draw.XCenter
+	}
+	text.Offset = vg.Point{Y: vg.Points(7)} // above the ring
+	pl.Add(rings, haloLabels{text})
+	samples := p.Samples
+	if samples == "" {
+		samples = "samples"
+	}
+	pl.Legend.Add(fmt.Sprintf("%s lost, %% of sent (curves: the delivered)", samples), rings)
+	return at, nil
+}
+
+// haloLabels draws labels on white, so that one on a curve or a grid line (a bound passing just
+// above a ring) stays legible.
+type haloLabels struct{ *plotter.Labels }
+
+func (l haloLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pad := vg.Points(1)
+	for i, label := range l.Labels.Labels {
+		pt := vg.Point{X: trX(l.XYs[i].X), Y: trY(l.XYs[i].Y)}
+		if !c.Contains(pt) {
+			continue
+		}
+		pt = pt.Add(l.Offset)
+		box := l.TextStyle[i].Rectangle(label).Add(pt)
+		box.Min, box.Max = box.Min.Sub(vg.Point{X: pad, Y: pad}), box.Max.Add(vg.Point{X: pad, Y: pad})
+		c.SetColor(color.White)
+		c.Fill(box.Path())
+		c.FillText(l.TextStyle[i], pt, label)
+	}
+}
+
+// lossMarks is where to ring the points of pts that lost samples, and their labels. The curves
+// are of the delivered samples alone, so without a ring a point whose switch dropped a third of
+// its probes draws a maximum as low as a clean point's: the ring sits on its maximum. A point that
+// lost every sample draws no point at all, and its neighbours' lines run straight across it: its
+// ring sits at floor, the bottom of the curves, labelled "all lost".
+func lossMarks(pts []Series, floor float64) (plotter.XYs, []string) {
+	var at plotter.XYs
+	var labels []string
+	for _, s := range pts {
+		if s.Lost <= 0 {
+			continue
+		}
+		y, label := floor, "all lost"
+		if !s.Empty() {
+			y, label = max(s.MaxUS, 1), lostShare(s.Lost, s.Samples)
+		}
+		at = append(at, plotter.XY{X: s.Param, Y: y})
+		labels = append(labels, label)
+	}
+	return at, labels
+}
+
+// lostShare is lost of samples as a percentage with two significant digits, and never rounded
+// to 0 % or 100 %, which would say that nothing or everything was lost: "8.4%", "48%", "0.0012%".
+func lostShare(lost, samples int) string {
+	pct := 100 * float64(lost) / float64(samples)
+	decimals := max(0, 1-int(math.Floor(math.Log10(pct))))
+	s := strconv.FormatFloat(pct, 'f', decimals, 64)
+	for lost < samples && decimals < 9 {
+		if v, _ := strconv.ParseFloat(s, 64); v < 100 {
+			break
+		}
+		decimals++
+		s = strconv.FormatFloat(pct, 'f', decimals, 64)
+	}
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s + "%"
+}
+
+// boldRing is draw.RingGlyph three times as thick, to stand out on the curves it rings.
+type boldRing struct{}
+
+func (boldRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.5)})
+	var ring vg.Path
+	ring.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	ring.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	ring.Close()
+	c.Stroke(ring)
 }
