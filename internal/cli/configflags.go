@@ -22,6 +22,9 @@ type configFlags struct {
 	autoclass    bool
 	vlanID       int
 	defaultLevel int
+	// keptRates are reload's target rates kept from the running configuration, which no flag or
+	// file gave: a refusal of one says so rather than blame a --target-rate the user never typed.
+	keptRates map[model.Level]model.Rate
 }
 
 // register adds the flags to fs, showing def's values as their defaults (a zero def shows none:
@@ -75,6 +78,11 @@ func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, missing
 // flags' --rate makes too fast is the file's target_rate[L], which is where it is written.
 func (c *configFlags) blame(err error) error {
 	var fe *model.FieldError
+	if errors.As(err, &fe) && c.kept(fe) {
+		l, v, _ := config.LevelValue(fe)
+		return usageErrorf("level %d keeps its target rate %s from the running configuration, which the new model "+
+			"cannot give: %s; give the level a new --target-rate %d=RATE, or give --factors", l, v, fe.Allowed, l)
+	}
 	if c.configFile == "" || !errors.As(err, &fe) || c.flagGave(fe) {
 		return asFlagError(err)
 	}
@@ -90,6 +98,19 @@ func (c *configFlags) flagGave(fe *model.FieldError) bool {
 	l, _, ok := config.LevelValue(fe)
 	_, given := c.model.targetRates[l]
 	return ok && given
+}
+
+// kept says whether the target rate fe refuses is one of keptRates.
+func (c *configFlags) kept(fe *model.FieldError) bool {
+	l, _, ok := config.LevelValue(fe)
+	return fe.Field == "target-rate" && ok && c.keptRate(l)
+}
+
+// keptRate says whether level l's target rate is one of keptRates that --target-rate left as it was.
+func (c *configFlags) keptRate(l model.Level) bool {
+	_, kept := c.keptRates[l]
+	_, given := c.model.targetRates[l]
+	return kept && !given
 }
 
 // apply overrides d's keys with the flags the user gave.

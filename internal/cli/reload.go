@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,14 +36,18 @@ then up.
 
 The new configuration is --config FILE, whole, or without it the one running now, with the flags
 given applied over it as up applies its flags over its file: --factors replaces every factor,
---target-rate solves the factor of the levels it names and leaves the others as they are.`,
+--target-rate solves the factor of the levels it names and leaves the others as they are. A level
+whose factor was solved from a target rate (by up, an earlier reload or the file) keeps that rate:
+its factor is solved again in the new epoch when n, R, P, ε or m change, and reload says so;
+--factors replaces it like any other factor.`,
 		Example: `  # the whole configuration from a file
   qjump reload --dev eth0 --config /etc/qjump.yaml
 
   # level 5 at 2Gb/s, everything else as it runs now
   qjump reload --dev eth0 --target-rate 5=2G
 
-  # 24 hosts instead of 12: a longer epoch, the same factors
+  # 24 hosts instead of 12: a longer epoch, the same factors (a level given a target rate
+  # keeps its rate, with a factor solved again)
   qjump reload --dev eth0 --hosts 24`,
 		Args: noArgs("dev"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -62,13 +67,14 @@ given applied over it as up applies its flags over its file: --factors replaces 
 }
 
 func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error {
-	var base uint64 // the generation the flags are applied to; 0 for a whole --config
+	var base uint64          // the generation the flags are applied to; 0 for a whole --config
+	var was config.Dataplane // what it runs, to say which factors kept a target rate
 	running := func(dev string) (config.Dataplane, error) {
 		st, err := dataplane.DeviceStatus(dev)
 		if err != nil {
 			return config.Dataplane{}, dataplaneError(err)
 		}
-		base = st.Generation
+		base, was = st.Generation, st.Config
 		return st.Config, nil
 	}
 	d, err := opts.dataplane(deviceMTU, running)
@@ -91,6 +97,7 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 		return dataplaneError(err)
 	}
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
+	opts.noteKeptRates(stderr, was, d)
 	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	return nil
 }
@@ -111,6 +118,30 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Da
 		if d, err = running(o.dev); err != nil {
 			return d, err
 		}
+		d = o.keepTargetRates(d)
 	}
 	return o.over(d, o.dev, mtu, fmt.Sprintf("invalid --config %s: a reload needs hosts: and rate: (or --hosts and --rate)", o.configFile))
+}
+
+// keepTargetRates makes the running configuration's target rates targets again: a factor gives
+// its rate only in the epoch it was solved for, so a reload that changes n, R, P, ε or m solves
+// them anew and each level keeps the rate it was given. --factors replaces every factor, those
+// solved from a target rate too.
+func (o *reloadOptions) keepTargetRates(d config.Dataplane) config.Dataplane {
+	if !o.changed("factors") {
+		d.TargetRates, o.keptRates = maps.Clone(d.SolvedRates), d.SolvedRates
+	}
+	d.SolvedRates = nil
+	return d
+}
+
+// noteKeptRates says which levels were solved again for the target rate they kept (reload without
+// --config), when that changed their factor: a reload of --hosts alone changes factors too.
+func (o *reloadOptions) noteKeptRates(stderr io.Writer, was, now config.Dataplane) {
+	for _, l := range now.Model.Factors.Levels() {
+		if o.keptRate(l) && was.Model.Factors[l] != now.Model.Factors[l] {
+			fmt.Fprintf(stderr, "qjump: level %d keeps its target rate %s: factor %s, was %s\n",
+				l, now.SolvedRates[l], factorText(now.Model.Factors[l]), factorText(was.Model.Factors[l]))
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 func TestReloadOptions(t *testing.T) {
@@ -70,5 +71,71 @@ func TestReloadFlagsOverTheRunningConfig(t *testing.T) {
 	}
 	if _, err = reloadFrom(t, &running, "--factors", "7=1,5=3", "--target-rate", "5=1G"); !errors.As(err, &usage) {
 		t.Errorf("level 5 in --factors and --target-rate: %v, want refused", err)
+	}
+}
+
+// A target rate given at up is a rate, not the factor it solved to in up's epoch: a reload that
+// changes the epoch (here n) solves it again, so level 5 stays at 5G. reload kept the factor, and
+// the level went to 4.6G without a word.
+func TestReloadKeepsTargetRates(t *testing.T) {
+	running, err := upOptionsFrom(t, []string{"--dev", "eth0", "--hosts", "12", "--rate", "10G", "--target-rate", "5=5G"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rateOf := func(d config.Dataplane, l model.Level) float64 { return float64(d.Model.LevelRate(d.Model.Factors[l])) }
+	near := func(r, want float64) bool { return r > want*0.9999 && r < want*1.0001 }
+	cases := []struct {
+		args []string
+		want float64 // level 5's rate
+	}{
+		{[]string{"--hosts", "13"}, 5e9},
+		{[]string{"--rate", "25G", "--epsilon", "4us"}, 5e9},
+		{[]string{"--hosts", "13", "--target-rate", "5=2G"}, 2e9},
+		{[]string{"--hosts", "13", "--target-rate", "3=1G"}, 5e9},
+	}
+	for _, tc := range cases {
+		d, err := reloadFrom(t, &running, tc.args...)
+		if err != nil || !near(rateOf(d, 5), tc.want) {
+			t.Errorf("reload %v: level 5 at %v (factor %v), %v; want %v", tc.args, rateOf(d, 5), d.Model.Factors[5], err, tc.want)
+		}
+	}
+	// --factors replaces every factor, one solved from a target rate too.
+	d, err := reloadFrom(t, &running, "--hosts", "13", "--factors", "7=1,5=12,0=unlimited")
+	if err != nil || d.Model.Factors[5] != model.Limited(12) || len(d.SolvedRates) != 0 {
+		t.Errorf("--factors 5=12 over a kept target rate: factors %v, targets %v, %v; want factor 12 and no target", d.Model.Factors, d.SolvedRates, err)
+	}
+	// A kept target rate the new model cannot give is named as kept, not as a --target-rate the
+	// user never typed.
+	_, err = reloadFrom(t, &running, "--rate", "1G")
+	var usage *UsageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "level 5 keeps its target rate 5Gb/s") || strings.Contains(err.Error(), "invalid --target-rate") {
+		t.Errorf("reload --rate 1G under a kept 5G: %v; want a usage error naming level 5's kept target rate", err)
+	}
+}
+
+// Through the binary, as a user runs it: the target rate outlives up in the pinned record, and a
+// reload of --hosts alone solves it again and says so.
+func TestReloadKeepsTargetRatesOnTheDevice(t *testing.T) {
+	ns := newHost(t)
+	if _, errOut, code := qjumpIn(t, ns, nil, "up", "--dev", "eth0", "--hosts", "12", "--rate", "10G", "--target-rate", "5=5G"); code != 0 {
+		t.Fatalf("qjump up: exit %d: %s", code, errOut)
+	}
+	_, errOut, code := qjumpIn(t, ns, nil, "reload", "--dev", "eth0", "--hosts", "13")
+	if code != 0 {
+		t.Fatalf("reload --hosts 13: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "level 5 keeps its target rate 5Gb/s: factor 13.0002, was 12.0002") {
+		t.Errorf("reload --hosts 13 said %q; want that level 5 keeps 5Gb/s with factor 13.0002", errOut)
+	}
+	out, errOut, code := qjumpIn(t, ns, nil, "status", "--json")
+	if code != 0 {
+		t.Fatalf("qjump status: exit %d: %s", code, errOut)
+	}
+	s := testutil.DecodeStatus(t, []byte(out))
+	if len(s.Devices) != 1 || s.Devices[0].Generation != 2 {
+		t.Fatalf("status after the reload: %+v", s.Devices)
+	}
+	if r := s.Devices[0].Level(t, 5).RateBps; r == nil || *r < 4.999e9 || *r > 5.001e9 {
+		t.Errorf("level 5 after reload --hosts 13: %v b/s, want 5G", r)
 	}
 }

@@ -45,8 +45,12 @@ type Dataplane struct {
 	// AutoPacket says P is one full frame of the device ("packet: auto", the default):
 	// ResolvePacket sets Model.Packet from the device's MTU. Until then it is model.DefaultPacket.
 	// Code that sets Model.Packet itself clears it, or ResolvePacket replaces that P.
-	AutoPacket   bool
-	TargetRates  map[model.Level]model.Rate // solved into Model.Factors by Solved
+	AutoPacket  bool
+	TargetRates map[model.Level]model.Rate // solved into Model.Factors by Solved
+	// SolvedRates are the target rates Solved turned into factors. A factor holds a rate only
+	// for the epoch it was solved in, so the pinned record keeps them, and a reload that changes
+	// n, R, P, ε or m solves them again instead of letting the level's rate drift.
+	SolvedRates  map[model.Level]model.Rate
 	Mode         Mode
 	Autoclass    bool // police: demote to the highest lower level with budget instead of dropping
 	Mark         Mark
@@ -110,7 +114,7 @@ func (d Dataplane) ModelOfMode() model.Config {
 }
 
 // Solved returns d with its target rates solved into factors (a target rate replaces the factor of
-// its level), the model told the mode, and validated.
+// its level) and kept as SolvedRates, the model told the mode, and validated.
 func (d Dataplane) Solved() (Dataplane, error) {
 	// Told first: shape mode's bucket has a limit that a target rate is checked against too.
 	d.Model = d.ModelOfMode()
@@ -121,7 +125,7 @@ func (d Dataplane) Solved() (Dataplane, error) {
 		return d, err
 	}
 	d.Model = d.Model.WithTargetRates(d.TargetRates)
-	d.TargetRates = nil
+	d.SolvedRates, d.TargetRates = d.TargetRates, nil
 	return d, d.Validate()
 }
 

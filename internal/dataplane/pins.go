@@ -13,6 +13,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/host"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // The pinned state of QJump: one directory per network namespace and device under QJump's state
@@ -101,6 +102,10 @@ type record struct {
 	// so that a reload from the running configuration resolves it again (PCP marking turned on
 	// makes a frame 4 bytes longer). False in records of versions before it, as for a given P.
 	AutoPacket bool `json:"auto_packet,omitempty"`
+	// TargetRates are the target rates Config's factors were solved from (bits/s by level), so
+	// that a reload that changes the epoch solves them again. Absent in records of versions
+	// before it: their factors stay as they are.
+	TargetRates map[model.Level]model.Rate `json:"target_rates,omitempty"`
 }
 
 const recordSize = 8192
@@ -118,7 +123,7 @@ func (r record) dataplane() (config.Dataplane, error) {
 	if err := f.Apply(&d); err != nil {
 		return d, err
 	}
-	d.AutoPacket = r.AutoPacket
+	d.AutoPacket, d.SolvedRates = r.AutoPacket, r.TargetRates
 	return d, nil
 }
 
@@ -127,7 +132,7 @@ func newRecord(dev string, ifindex int, d config.Dataplane) (record, error) {
 	if err != nil {
 		return record{}, fmt.Errorf("encode config: %w", err)
 	}
-	return record{Device: dev, Ifindex: ifindex, Config: string(y), AutoPacket: d.AutoPacket}, nil
+	return record{Device: dev, Ifindex: ifindex, Config: string(y), AutoPacket: d.AutoPacket, TargetRates: d.SolvedRates}, nil
 }
 
 // writeRecord stores r in the pinned record map of p, creating and pinning the map if needed.

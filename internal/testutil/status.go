@@ -25,14 +25,15 @@ type StatusDevice struct {
 
 // StatusLevel is one level of a StatusDevice.
 type StatusLevel struct {
-	Level          int    `json:"level"`
-	BudgetBytes    *int64 `json:"budget_bytes"`
-	SentPackets    uint64 `json:"sent_packets"`
-	SentBytes      uint64 `json:"sent_bytes"`
-	DroppedPackets uint64 `json:"dropped_packets"`
-	ShapedPackets  uint64 `json:"shaped_packets"`
-	DemotedPackets uint64 `json:"demoted_packets"`
-	NoLevelPackets uint64 `json:"no_level_packets"`
+	Level          int      `json:"level"`
+	BudgetBytes    *int64   `json:"budget_bytes"`
+	RateBps        *float64 `json:"rate_bps"`
+	SentPackets    uint64   `json:"sent_packets"`
+	SentBytes      uint64   `json:"sent_bytes"`
+	DroppedPackets uint64   `json:"dropped_packets"`
+	ShapedPackets  uint64   `json:"shaped_packets"`
+	DemotedPackets uint64   `json:"demoted_packets"`
+	NoLevelPackets uint64   `json:"no_level_packets"`
 	// OversizePackets were larger than the level's whole budget (a GSO packet, say).
 	OversizePackets uint64 `json:"oversize_packets"`
 }
