@@ -44,7 +44,12 @@ the interface's speed, if lower); down puts the saved ones back exactly.
 
 Packets carry their level as DSCP (CS0..CS7 by default), an 802.1Q PCP, both or neither. Flags
 override the same keys of --config (docs/configuration.md). An interface that is already up is
-left as it is unless --replace.`,
+left as it is unless --replace.
+
+Ctrl-C (SIGINT) or SIGTERM while up configures the interface undoes everything up did there and
+exits 130. Once the configuration is complete (up's commit point, before it prints its warnings
+and "up on IF"), it is too late to undo: up ignores the signal, exits 0 and QJump stays up;
+qjump down removes it.`,
 		Example: `  # a host of the paper's 12-host 10G testbed: level 7 at factor 1, level 5 at 5Gb/s
   qjump up --dev eth0 --hosts 12 --rate 10G --factors 7=1,0=unlimited --target-rate 5=5G
 
@@ -82,10 +87,11 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	}
 	warn(stderr, d.Model.Warnings())
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
-	// then undo.
+	// then undo. After the commit point, the check below, nothing is undone and up exits 0.
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	err = dataplane.Up(dataplane.UpOptions{Device: opts.dev, Config: d, Attach: how, Replace: opts.replace})
+	beforeUpCommits(ctx)
 	if ctx.Err() != nil {
 		if err == nil {
 			err = dataplane.Down(opts.dev)
@@ -98,6 +104,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataplaneError(err)
 	}
+	commit(stop)
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
 	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	if was, err := dataplane.Replaced(opts.dev); err == nil {
@@ -105,6 +112,10 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// beforeUpCommits runs between dataplane.Up and up's commit point: a test's hook, to send a
+// signal there.
+var beforeUpCommits = func(context.Context) {}
 
 // dataplane merges defaults, --config and the flags the user gave, in that order, resolves P for
 // the device (mtu) and solves it.
