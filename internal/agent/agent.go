@@ -110,8 +110,12 @@ func New(opts Options) (*Agent, error) {
 func (a *Agent) Listen() string { return a.opts.Listen }
 
 // Run applies the configuration, then follows the file, the interfaces, the cgroups and the pods
-// until ctx ends. It leaves QJump attached when it returns unless DownOnExit.
+// until ctx ends. It leaves QJump attached when it returns unless DownOnExit. Without the
+// dataplane's capabilities it returns dataplane.ErrNoPrivilege at once.
 func (a *Agent) Run(ctx context.Context) error {
+	if err := checkPrivilege(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", a.opts.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.opts.Listen, err)

@@ -57,7 +57,9 @@ restarts; --down-on-exit removes everything instead.
 
 Needs root with these capabilities, the ones deploy/systemd and deploy/kubernetes grant: CAP_BPF
 and CAP_PERFMON (programs and maps), CAP_NET_ADMIN (TCX/clsact, qdiscs), CAP_SYS_ADMIN (bpffs
-pins, cgroup ids and cgroup program links) and CAP_SYS_RESOURCE (memlock, on kernels before 5.11).`,
+pins, cgroup ids and cgroup program links) and CAP_SYS_RESOURCE (memlock, on kernels before 5.11).
+Without CAP_NET_ADMIN and CAP_SYS_ADMIN it refuses to start, naming what it lacks, and exits 1;
+there is no unprivileged mode (qjump calc --config FILE checks a cluster file without privilege).`,
 		Example: `  sudo qjump agent --config /etc/qjump/cluster.yaml
 
   # in a DaemonSet: pods of this node by annotation, node name from the downward API

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestAgentBadInput: what an operator can fix exits 2 with the field named, before the agent
@@ -38,5 +40,43 @@ func TestAgentBadInput(t *testing.T) {
 		if status != exitUsage || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: status %d, stderr %q; want 2 and one line naming %q", tc.args, status, errOut, tc.want)
 		}
+	}
+}
+
+// TestAgentRefusesWithoutPrivilege: an agent that cannot touch the dataplane says what it lacks
+// and exits 1 at once, as nobody and as root without CAP_NET_ADMIN and CAP_SYS_ADMIN. It used
+// to run on, failing every interface at every reconcile.
+func TestAgentRefusesWithoutPrivilege(t *testing.T) {
+	ns := newHost(t)
+	dir := testutil.SharedTempDir(t) // nobody must read the file
+	file := filepath.Join(dir, "cluster.yaml")
+	body := "hosts: 4\nrate: 1G\nagent: {interfaces: [eth0], listen: \"127.0.0.1:9781\"}\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		prefix  []string
+		missing string
+	}{
+		{"nobody", []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"},
+			"CAP_NET_ADMIN and CAP_SYS_ADMIN"},
+		{"root without CAP_NET_ADMIN", []string{"setpriv", "--inh-caps=-all", "--bounding-set=-net_admin"}, "lacks CAP_NET_ADMIN:"},
+	}
+	before := snapshot(t, ns)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// Bounded: an agent that does not refuse runs until it is killed.
+			prefix := append([]string{"timeout", "--signal=KILL", "10"}, tc.prefix...)
+			_, errOut, code := qjumpInAfter(t, ns, nil, prefix, "agent", "--config", file, "--state-dir", filepath.Join(dir, "state"))
+			if code != exitRuntime || !strings.Contains(errOut, tc.missing) || !strings.Contains(errOut, "run it as root") ||
+				strings.Count(errOut, "\n") != 1 {
+				t.Errorf("exit %d (-1: still running, killed after 10s), stderr %q; want 1 and one line saying %q and how to run it",
+					code, errOut, tc.missing)
+			}
+			if after := snapshot(t, ns); after != before {
+				t.Errorf("eth0 changed.\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
 	}
 }

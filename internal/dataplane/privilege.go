@@ -12,15 +12,34 @@ import (
 // ErrNoPrivilege means the process lacks the capabilities to load, pin and attach programs.
 var ErrNoPrivilege = errors.New("qjump's dataplane needs root")
 
-// checkPrivilege looks for CAP_NET_ADMIN (qdiscs, filters, TCX) and CAP_SYS_ADMIN (bpffs, BPF
-// objects) before anything is touched, so that a user without them gets one clear line instead of
-// whichever syscall fails first.
-func checkPrivilege() error {
+// required are the capabilities the dataplane needs: CAP_NET_ADMIN for qdiscs, filters and TCX,
+// CAP_SYS_ADMIN for bpffs and BPF objects (it also grants what CAP_BPF and CAP_PERFMON do).
+var required = []struct {
+	cap  int
+	name string
+}{{unix.CAP_NET_ADMIN, "CAP_NET_ADMIN"}, {unix.CAP_SYS_ADMIN, "CAP_SYS_ADMIN"}}
+
+// MissingPrivilege names the capabilities the dataplane needs that this process does not have
+// effective; none when it has them all, or when its capabilities cannot be read (then the
+// syscalls speak).
+func MissingPrivilege() []string {
 	caps, err := host.ReadCaps()
 	if err != nil {
-		return nil // cannot tell: let the syscalls speak
+		return nil
 	}
-	if need := host.CapMask(unix.CAP_NET_ADMIN, unix.CAP_SYS_ADMIN); caps.Eff&need != need {
+	var missing []string
+	for _, r := range required {
+		if caps.Eff&host.CapMask(r.cap) == 0 {
+			missing = append(missing, r.name)
+		}
+	}
+	return missing
+}
+
+// checkPrivilege looks for the required capabilities before anything is touched, so that a user
+// without them gets one clear line instead of whichever syscall fails first.
+func checkPrivilege() error {
+	if len(MissingPrivilege()) > 0 {
 		return fmt.Errorf("%w (CAP_NET_ADMIN and CAP_SYS_ADMIN): run it with sudo", ErrNoPrivilege)
 	}
 	return nil
