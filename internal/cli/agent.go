@@ -84,6 +84,13 @@ there is no unprivileged mode (qjump calc --config FILE checks a cluster file wi
 }
 
 func runAgent(opts *agentOptions, stderr io.Writer) error {
+	// The library takes an empty StateDir for its default; on the command line an empty value is
+	// a mistake (an unset variable in a unit file), and the default it would fall back to may not
+	// be where the operator meant the agent to remember its cgroups.
+	if opts.stateDir == "" {
+		return usageErrorf("invalid --state-dir \"\": need a directory for the agent's state, e.g. %s (the default "+
+			"without --state-dir)", agent.DefaultStateDir)
+	}
 	if opts.listen != "" {
 		if err := agent.CheckListen(opts.listen); err != nil {
 			return usageErrorf("invalid --listen %q: %v", opts.listen, err)
