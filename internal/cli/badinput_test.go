@@ -116,6 +116,7 @@ func TestBadInput(t *testing.T) {
 		{name: "a directory for a file", args: []string{"up", "--dev", "eth0", "--config", dir}, code: 2, says: "is a directory"},
 		{name: "bad mark", args: upArgs("--mark", "rainbow"), code: 2, says: `invalid --mark "rainbow"`},
 		{name: "VLAN id out of range", args: upArgs("--vlan-id", "4095"), code: 2, says: `invalid --vlan-id "4095"`},
+		{name: "VLAN id without PCP", args: upArgs("--vlan-id", "9"), code: 2, says: "--vlan-id 9 does nothing with mark dscp (the default)"},
 		{name: "default level out of range", args: upArgs("--default-level", "8"), code: 2, says: `invalid --default-level "8"`},
 		{name: "bad hook", args: upArgs("--attach", "xdp"), code: 2, says: `invalid --attach "xdp"`},
 		{name: "autoclass in shape mode", args: upArgs("--mode", "shape", "--autoclass"), code: 2, says: "--autoclass"},

@@ -25,6 +25,9 @@ type configFlags struct {
 	// keptRates are reload's target rates kept from the running configuration, which no flag or
 	// file gave: a refusal of one says so rather than blame a --target-rate the user never typed.
 	keptRates map[model.Level]model.Rate
+	// base is what a key neither --config nor a flag gives comes from, for messages: "the
+	// default" for up, "what the interface runs" for reload.
+	base string
 }
 
 // register adds the flags to fs, showing def's values as their defaults (a zero def shows none:
@@ -35,7 +38,7 @@ func (c *configFlags) register(fs *pflag.FlagSet, def config.Dataplane, configHe
 	fs.StringVar(&c.mode, "mode", string(def.Mode), "over budget: police (drop or demote) or shape (delay in HTB)")
 	fs.BoolVar(&c.autoclass, "autoclass", def.Autoclass, "police: demote over-budget packets to the highest lower level with budget")
 	fs.StringVar(&c.mark, "mark", string(def.Mark), "how packets carry their level: dscp, pcp, both or none")
-	fs.IntVar(&c.vlanID, "vlan-id", def.VLANID, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag")
+	fs.IntVar(&c.vlanID, "vlan-id", def.VLANID, "VLAN id of the 802.1Q tag that pcp marking pushes; 0 is a priority tag (needs --mark pcp or both)")
 	fs.IntVar(&c.defaultLevel, "default-level", int(def.DefaultLevel), "level of unclassified traffic: socket priorities the priority table leaves unmapped (by default 0 and 8..15), and any above 15")
 }
 
@@ -70,7 +73,43 @@ func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, missing
 		return d, err
 	}
 	solved, err := d.Solved()
-	return solved, c.blame(err)
+	if err != nil {
+		return solved, c.blame(err)
+	}
+	return solved, c.checkVLAN(solved)
+}
+
+// checkVLAN refuses a --vlan-id the configuration would ignore: the id goes in the 802.1Q tag
+// that only PCP marking pushes, so with mark dscp or none the flag would do nothing, silently. It
+// runs after validation, so that an id out of range is named as that first.
+func (c *configFlags) checkVLAN(d config.Dataplane) error {
+	if !c.changed("vlan-id") || d.Mark.MarksPCP() {
+		return nil
+	}
+	return usageErrorf("--vlan-id %d does nothing with %s, which pushes no 802.1Q tag to carry it: give --mark pcp "+
+		"or --mark both with it, or leave --vlan-id out", d.VLANID, c.markSource(d.Mark))
+}
+
+// markSource names where the mark came from: the flag, the --config file, or the base.
+func (c *configFlags) markSource(m config.Mark) string {
+	switch {
+	case c.changed("mark"):
+		return fmt.Sprintf("--mark %s", m)
+	case c.configFile != "":
+		return fmt.Sprintf("mark %s (--config %s's, or the default)", m, c.configFile)
+	}
+	return fmt.Sprintf("mark %s (%s)", m, c.base)
+}
+
+// vlanWarnings says when a VLAN id that no flag gave (the --config file's vlan_id, or the one the
+// interface runs) does nothing under the mark. It is a warning, not a refusal: the file may be a
+// cluster's, valid for every agent that reads it, and the id is kept for a later --mark pcp.
+func (c *configFlags) vlanWarnings(d config.Dataplane) []string {
+	if c.changed("vlan-id") || d.VLANID == 0 || d.Mark.MarksPCP() {
+		return nil
+	}
+	return []string{fmt.Sprintf("vlan_id %d does nothing with mark %s: only mark pcp or both pushes the 802.1Q tag it goes in",
+		d.VLANID, d.Mark)}
 }
 
 // blame names a field the configuration refused where its value came from: the flag when the

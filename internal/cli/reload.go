@@ -22,7 +22,7 @@ type reloadOptions struct {
 }
 
 func newReloadCommand(runF func(*reloadOptions) error) *cobra.Command {
-	opts := &reloadOptions{configFlags: configFlags{model: &modelFlags{}}}
+	opts := &reloadOptions{configFlags: configFlags{model: &modelFlags{}, base: "what the interface runs"}}
 	cmd := &cobra.Command{
 		Use:   "reload --dev IF [--config FILE] [model flags] [flags]",
 		Short: "Replace the configuration of a running interface atomically",
@@ -81,7 +81,7 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	warn(stderr, d.Model.Warnings())
+	warn(stderr, append(d.Model.Warnings(), opts.vlanWarnings(d)...))
 	// A signal in the middle would leave the new egress tree beside the old program: hold it
 	// until the reload is done or undone, then say which.
 	ctx, stop := interruptible(ctx)

@@ -139,3 +139,20 @@ func TestReloadKeepsTargetRatesOnTheDevice(t *testing.T) {
 		t.Errorf("level 5 after reload --hosts 13: %v b/s, want 5G", r)
 	}
 }
+
+// reload refuses --vlan-id on an interface that runs a mark without PCP, naming where the mark
+// came from, and takes it with a --mark that pushes the tag.
+func TestReloadVLANIDNeedsPCP(t *testing.T) {
+	running, err := upOptionsFrom(t, []string{"--dev", "eth0", "--hosts", "12", "--rate", "10G", "--mark", "dscp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = reloadFrom(t, &running, "--vlan-id", "9")
+	var usage *UsageError
+	if want := "--vlan-id 9 does nothing with mark dscp (what the interface runs)"; !errors.As(err, &usage) || !strings.Contains(err.Error(), want) {
+		t.Errorf("--vlan-id 9 over a running mark dscp: %v, want a usage error saying %q", err, want)
+	}
+	if d, err := reloadFrom(t, &running, "--vlan-id", "9", "--mark", "pcp"); err != nil || d.VLANID != 9 {
+		t.Errorf("--vlan-id 9 --mark pcp: VLAN id %d, %v; want 9", d.VLANID, err)
+	}
+}

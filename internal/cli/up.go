@@ -21,7 +21,7 @@ type upOptions struct {
 }
 
 func newUpCommand(runF func(*upOptions) error) *cobra.Command {
-	opts := &upOptions{configFlags: configFlags{model: newModelFlags()}}
+	opts := &upOptions{configFlags: configFlags{model: newModelFlags(), base: "the default"}}
 	cmd := &cobra.Command{
 		Use:   "up --dev IF [--config FILE] [model flags] [flags]",
 		Short: "Attach QJump's rate limiter to the egress of an interface",
@@ -85,7 +85,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warn(stderr, d.Model.Warnings())
+	warn(stderr, append(d.Model.Warnings(), opts.vlanWarnings(d)...))
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
 	// then undo. After the commit point, the check below, nothing is undone and up exits 0.
 	ctx, stop := interruptible(ctx)

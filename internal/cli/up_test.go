@@ -165,3 +165,51 @@ func TestUpNamesWhereARefusedValueCameFrom(t *testing.T) {
 		}
 	}
 }
+
+// --vlan-id goes in the tag only PCP marking pushes: with mark dscp or none (dscp is the default)
+// it would do nothing, so it is refused naming both flags and where the mark came from. A file's
+// vlan_id under such a mark is kept, with a warning.
+func TestUpVLANIDNeedsPCP(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("hosts: 12\nrate: 10G\n"+body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dscpFile, pcpFile := file("dscp.yaml", "mark: dscp\nvlan_id: 9\n"), file("pcp.yaml", "mark: pcp\nvlan_id: 9\n")
+	cases := []struct {
+		args    []string
+		refused string // the message's part that names the mark; "" when accepted
+		warns   bool
+	}{
+		{[]string{"--vlan-id", "9"}, "--vlan-id 9 does nothing with mark dscp (the default)", false},
+		{[]string{"--vlan-id", "0", "--mark", "dscp"}, "--vlan-id 0 does nothing with --mark dscp", false},
+		{[]string{"--vlan-id", "9", "--mark", "none"}, "--vlan-id 9 does nothing with --mark none", false},
+		{[]string{"--config", dscpFile, "--vlan-id", "9"}, "with mark dscp (--config " + dscpFile + "'s, or the default)", false},
+		{[]string{"--config", pcpFile, "--vlan-id", "9", "--mark", "dscp"}, "with --mark dscp", false},
+		{[]string{"--vlan-id", "9", "--mark", "pcp"}, "", false},
+		{[]string{"--vlan-id", "9", "--mark", "both"}, "", false},
+		{[]string{"--config", pcpFile, "--vlan-id", "7"}, "", false},
+		{[]string{"--config", dscpFile}, "", true},
+		{[]string{"--config", pcpFile, "--mark", "none"}, "", true},
+		{[]string{"--config", pcpFile}, "", false},
+	}
+	for _, tc := range cases {
+		args := append([]string{"--dev", "eth0", "--hosts", "12", "--rate", "10G"}, tc.args...)
+		opts := parseOptions(t, newUpCommand, args...)
+		d, err := opts.dataplane(func(string) (int, error) { return 1500, nil })
+		var usage *UsageError
+		switch {
+		case tc.refused == "" && err != nil:
+			t.Errorf("up %v: %v, want it accepted", tc.args, err)
+		case tc.refused != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), tc.refused) ||
+			!strings.Contains(err.Error(), "give --mark pcp or --mark both with it, or leave --vlan-id out")):
+			t.Errorf("up %v: %v, want a usage error saying %q and what would make it valid", tc.args, err, tc.refused)
+		}
+		if w := opts.vlanWarnings(d); err == nil && (len(w) == 1) != tc.warns {
+			t.Errorf("up %v: warnings %q, want a warning: %v", tc.args, w, tc.warns)
+		}
+	}
+}
