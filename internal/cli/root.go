@@ -50,8 +50,12 @@ func missingIsUsage(err error) error {
 // replaced by what the flag's type needs; the flag's help says the rest.
 func flagValueError(err error) error {
 	var ive *pflag.InvalidValueError
+	var repeated *repeatedFlagError
 	if !errors.As(err, &ive) {
 		return err
+	}
+	if errors.As(err, &repeated) { // a value given twice, each valid: nothing to rewrite
+		return repeated
 	}
 	allowed := ive.Unwrap().Error()
 	var num *strconv.NumError
@@ -101,6 +105,7 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.AddCommand(newSimCommand())
 	root.AddCommand(newAdviseCommand(nil))
 	root.DisableSuggestions = true // unknownVerb suggests, in one line
+	refuseRepeatedFlags(root)
 	return root
 }
 

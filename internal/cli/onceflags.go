@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// pflag keeps the last of a flag given twice, so `qjump up --dev eth0 --dev eth1` attached to
+// eth1 and said nothing; a LEVEL=... list such as --factors given twice kept only the second list.
+// Every flag but a real list (pflag's slice flags, whose values append) takes one value: a second,
+// different one is refused, naming both. The same value twice is no ambiguity and passes.
+
+// repeatedFlagError is a flag given a second, different value: bad input (exit 2).
+type repeatedFlagError struct {
+	name          string
+	first, second string
+}
+
+func (e *repeatedFlagError) Error() string {
+	return fmt.Sprintf("--%s given twice, %q and %q: give it once", e.name, e.first, e.second)
+}
+
+// onceValue is a flag's value that refuses a second, different Set. Type and String are the
+// value's own, so --help, completion and pflag's typed getters see the flag unchanged.
+type onceValue struct {
+	pflag.Value
+	name  string
+	given *string // the first value; nil until the flag is given
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.given != nil && *v.given != s {
+		return &repeatedFlagError{name: v.name, first: *v.given, second: s}
+	}
+	if err := v.Value.Set(s); err != nil {
+		return err
+	}
+	v.given = &s
+	return nil
+}
+
+// refuseRepeatedFlags makes every flag of cmd and of the verbs below it take one value, once, at
+// the root, so that no verb can forget to. Flags cobra adds when it runs (--help, the help and
+// completion verbs) are not wrapped: each is a switch whose repetition changes nothing.
+func refuseRepeatedFlags(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(onceFlag)
+	cmd.PersistentFlags().VisitAll(onceFlag)
+	for _, sub := range cmd.Commands() {
+		refuseRepeatedFlags(sub)
+	}
+}
+
+func onceFlag(f *pflag.Flag) {
+	switch f.Value.(type) {
+	case *onceValue, pflag.SliceValue: // wrapped already (a shared flag), or a list that appends
+		return
+	}
+	f.Value = &onceValue{Value: f.Value, name: f.Name}
+	// pflag's help knows a zero default by the value's concrete type, which the wrapper hides;
+	// by its text it knows "0" but not a duration's "0s", and would show "(default 0s)".
+	if f.Value.Type() == "duration" && f.DefValue == "0s" {
+		f.DefValue = "0"
+	}
+}
