@@ -95,8 +95,23 @@ func TestBadInput(t *testing.T) {
 		code   int
 		says   string
 	}{
+		// A missing interface is the same bad input for every verb that takes --dev.
 		{name: "unknown interface", args: []string{"up", "--dev", "qjdp-nosuch", "--hosts", "2", "--rate", "1G"},
 			code: 2, says: `no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: down", args: []string{"down", "--dev", "qjdp-nosuch"}, code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: reload", args: []string{"reload", "--dev", "qjdp-nosuch", "--hosts", "3"},
+			code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: status", args: []string{"status", "--dev", "qjdp-nosuch"}, code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: status --json", args: []string{"status", "--dev", "qjdp-nosuch", "--json"},
+			code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: status --watch", args: []string{"status", "--dev", "qjdp-nosuch", "--watch", "--count", "1"},
+			code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: run --sndbuf auto", args: []string{"run", "--level", "5", "--sndbuf", "auto", "--dev", "qjdp-nosuch", "--", "true"},
+			code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: run", args: []string{"run", "--level", "5", "--dev", "qjdp-nosuch", "--", "true"},
+			code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
+		{name: "unknown interface: assign", args: []string{"assign", "--level", "5", "--dev", "qjdp-nosuch", "--cgroup", "qjdp-nosuch.slice"},
+			code: 2, says: `invalid --dev: no such interface "qjdp-nosuch"`},
 		{name: "no privilege", prefix: []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"},
 			args: upArgs(), code: 1, says: "needs root"},
 		{name: "bpffs absent", env: []string{host.BPFFSEnv + "=" + notBPFFS}, args: upArgs(), code: 1, says: "no bpffs"},
@@ -165,5 +180,31 @@ func TestReloadRefusesModeChange(t *testing.T) {
 	s := testutil.DecodeStatus(t, []byte(out))
 	if len(s.Devices) != 1 || s.Devices[0].Generation != 1 {
 		t.Fatalf("refused reload changed generation: %+v", s.Devices)
+	}
+}
+
+// The state of an interface that has gone (deleted while QJump was up on it) stays reachable by
+// its name: status shows it not attached and down removes it. Only then is the name no interface
+// and no state, which down refuses as every verb does.
+func TestGoneDeviceKeepsItsState(t *testing.T) {
+	ns := newHost(t)
+	if _, errOut, code := qjumpIn(t, ns, nil, upArgs()...); code != 0 {
+		t.Fatalf("qjump up: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := testutil.Run(t, nil, "ip", "netns", "exec", ns, "ip", "link", "del", "eth0"); code != 0 {
+		t.Fatalf("ip link del eth0: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := qjumpIn(t, ns, nil, "status", "--dev", "eth0", "--json")
+	if code != 0 {
+		t.Fatalf("status of the gone eth0: exit %d: %s", code, errOut)
+	}
+	if s := testutil.DecodeStatus(t, []byte(out)); len(s.Devices) != 1 || s.Devices[0].Attached {
+		t.Errorf("status of the gone eth0: %+v, want its state, not attached", s.Devices)
+	}
+	if _, errOut, code := qjumpIn(t, ns, nil, "down", "--dev", "eth0"); code != 0 || !strings.Contains(errOut, "down on eth0") {
+		t.Errorf("down of the gone eth0: exit %d, %q; want its state removed", code, errOut)
+	}
+	if _, errOut, code := qjumpIn(t, ns, nil, "down", "--dev", "eth0"); code != 2 || !strings.Contains(errOut, `no such interface "eth0"`) {
+		t.Errorf("down again: exit %d, %q; want 2, no such interface", code, errOut)
 	}
 }

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
-	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
 // mtuOf returns the MTU of a network device in this network namespace.
@@ -16,7 +13,7 @@ type mtuOf func(dev string) (int, error)
 func deviceMTU(dev string) (int, error) {
 	link, err := netlink.LinkByName(dev)
 	if err != nil {
-		return 0, dataplaneError(fmt.Errorf("%w %q in this network namespace", dataplane.ErrNoDevice, dev))
+		return 0, noDevice(dev)
 	}
 	return link.Attrs().MTU, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 
 	"github.com/spf13/cobra"
 
@@ -23,8 +22,10 @@ func newDownCommand(runF func(*downOptions) error) *cobra.Command {
 		Short: "Detach QJump from an interface and remove everything up created",
 		Long: `down removes what up created on the interface: the eBPF program and its hook (TCX link or
 cls_bpf filter), the clsact qdisc if up added it, shape mode's HTB tree, and the pinned state. Other
-qdiscs and filters stay. An interface that is not up is not an error. If QJump's state was lost
-while its egress tree (or clsact filter) stayed on the interface, down removes those and says so.`,
+qdiscs and filters stay. An interface that is not up is not an error; a name that is no interface
+here, and has no QJump state, is bad input (exit 2). The state of an interface that went away
+while QJump was up on it is removed by its name. If QJump's state was lost while its egress tree
+(or clsact filter) stayed on the interface, down removes those and says so.`,
 		Example: `  qjump down --dev eth0
   ip netns exec host1 qjump down --dev eth0`,
 		Args: noArgs("dev"),
@@ -42,6 +43,9 @@ while its egress tree (or clsact filter) stayed on the interface, down removes t
 
 func runDown(ctx context.Context, opts *downOptions, stderr io.Writer) error {
 	dev := opts.dev
+	if err := checkDevOrState(dev); err != nil {
+		return err
+	}
 	_, err := dataplane.DeviceStatus(dev)
 	wasUp := !errors.Is(err, dataplane.ErrNotUp)
 	var left string
@@ -65,8 +69,6 @@ func runDown(ctx context.Context, opts *downOptions, stderr io.Writer) error {
 	case left != "":
 		fmt.Fprintf(stderr, "qjump: %s was not up, but had %s with no QJump state: removed it; the kernel's "+
 			"default qdisc is back (the tree up had replaced was in the lost state: put it back by hand if it was not the default)\n", dev, left)
-	case !linkExists(dev):
-		fmt.Fprintf(stderr, "qjump: %s was not up: nothing to do (and there is no interface %s in this network namespace)\n", dev, dev)
 	default:
 		fmt.Fprintf(stderr, "qjump: %s was not up: nothing to do\n", dev)
 	}
@@ -74,10 +76,4 @@ func runDown(ctx context.Context, opts *downOptions, stderr io.Writer) error {
 		return interruptedError(ctx, "down had finished on %s", dev)
 	}
 	return nil
-}
-
-// linkExists reports whether this network namespace has an interface called name.
-func linkExists(name string) bool {
-	_, err := net.InterfaceByName(name)
-	return err == nil
 }

@@ -40,6 +40,9 @@ func (f *levelFlags) register(fs *pflag.FlagSet, help levelFlagsHelp) {
 // --config or from active, the dataplane here.
 func (f *levelFlags) settings(active activeConfigs) (apputil.Settings, error) {
 	s := apputil.Settings{Level: f.level, Enforce: f.enforce}
+	if err := checkDev(f.dev); err != nil {
+		return s, err
+	}
 	var err error
 	if s.MaxLevel, err = f.max.ceiling(f.level); err != nil {
 		return s, err

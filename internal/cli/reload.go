@@ -67,6 +67,10 @@ its factor is solved again in the new epoch when n, R, P, ε or m change, and re
 }
 
 func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error {
+	// Strictly an interface: a reload of the state of a gone one could never be applied.
+	if err := checkDev(opts.dev); err != nil {
+		return err
+	}
 	var base uint64          // the generation the flags are applied to; 0 for a whole --config
 	var was config.Dataplane // what it runs, to say which factors kept a target rate
 	running := func(dev string) (config.Dataplane, error) {

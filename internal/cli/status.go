@@ -93,6 +93,9 @@ func readStatus(dev string) ([]dataplane.Status, error) {
 }
 
 func runStatus(opts *statusOptions, stdout io.Writer) error {
+	if err := checkDevOrState(opts.dev); err != nil {
+		return err
+	}
 	all, err := readStatus(opts.dev)
 	if err != nil {
 		return err

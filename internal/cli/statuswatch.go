@@ -226,6 +226,10 @@ const clearScreen = "\x1b[H\x1b[2J"
 // terminal each update replaces the last; otherwise (a pipe, a file) they follow one another, and
 // with --json each is one line of JSON.
 func watchStatus(ctx context.Context, opts *statusOptions, w io.Writer, terminal bool) error {
+	// Only at the start: an interface that goes away during the watch is shown as no longer up.
+	if err := checkDevOrState(opts.dev); err != nil {
+		return err
+	}
 	before, err := readStatus(opts.dev) // a --dev that is not up at the start is an error
 	if err != nil {
 		return err

@@ -77,6 +77,9 @@ qjump down removes it.`,
 }
 
 func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
+	if err := checkDev(opts.dev); err != nil {
+		return err
+	}
 	d, err := opts.dataplane(deviceMTU)
 	if err != nil {
 		return err
