@@ -47,7 +47,8 @@ override the same keys of --config (docs/configuration.md). An interface that is
 left as it is unless --replace.
 
 Ctrl-C (SIGINT) or SIGTERM while up configures the interface undoes everything up did there and
-exits 130. Once the configuration is complete (up's commit point, before it prints its warnings
+exits 130; with --replace it also puts back the configuration it was replacing, on the same hook
+(as a new up of it: generation 1, counters from 0). Once the configuration is complete (up's commit point, before it prints its warnings
 and "up on IF"), it is too late to undo: up ignores the signal, exits 0 and QJump stays up;
 qjump down removes it.`,
 		Example: `  # a host of the paper's 12-host 10G testbed: level 7 at factor 1, level 5 at 5Gb/s
@@ -89,6 +90,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 		return err
 	}
 	warn(stderr, append(d.Model.Warnings(), opts.vlanWarnings(d)...))
+	replacing := opts.replacing()
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
 	// then undo. After the commit point, the check below, nothing is undone and up exits 0.
 	ctx, stop := interruptible(ctx)
@@ -96,13 +98,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	err = dataplane.Up(dataplane.UpOptions{Device: opts.dev, Config: d, Attach: how, Replace: opts.replace})
 	beforeUpCommits(ctx)
 	if ctx.Err() != nil {
-		if err == nil {
-			err = dataplane.Down(opts.dev)
-		}
-		if err != nil {
-			return errors.Join(fmt.Errorf("%v while %s came up", context.Cause(ctx), opts.dev), dataplaneError(err))
-		}
-		return interruptedError(ctx, "nothing left attached on %s", opts.dev)
+		return undoUp(ctx, opts.dev, err, replacing)
 	}
 	if err != nil {
 		return dataplaneError(err)
@@ -114,6 +110,61 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "qjump: replaced %s on %s's egress; qjump down puts it back\n", was, opts.dev)
 	}
 	return nil
+}
+
+// replacing is the QJump configuration that up --replace is about to take down, to put back if
+// up is interrupted before its commit point: the user asked for a new configuration, not for
+// none. Nil without --replace, and when nothing attached runs (state left over by a killed up, or
+// of a deleted interface, is nothing worth putting back). It is read before dataplane.Up takes the
+// state lock: a reload in between would be lost by a put-back, as it is by the replace itself.
+func (o *upOptions) replacing() *dataplane.Status {
+	if !o.replace {
+		return nil
+	}
+	st, err := dataplane.DeviceStatus(o.dev)
+	if err != nil || !st.Attached {
+		return nil
+	}
+	return &st
+}
+
+// undoUp is up interrupted before its commit point (upErr: what dataplane.Up returned): the new
+// configuration is taken down and what --replace took down for it (replacing) is put back, or
+// the error says exactly what is left.
+func undoUp(ctx context.Context, dev string, upErr error, replacing *dataplane.Status) error {
+	while := fmt.Errorf("%v while %s came up", context.Cause(ctx), dev)
+	if upErr == nil {
+		if err := dataplane.Down(dev); err != nil {
+			left := fmt.Errorf("the new configuration may still be on %s (qjump down --dev %s removes it)", dev, dev)
+			if replacing != nil {
+				left = fmt.Errorf("%w; the one it replaced was not put back", left)
+			}
+			return errors.Join(while, fmt.Errorf("taking it down: %w", dataplaneError(err)), left)
+		}
+	} else if _, err := dataplane.DeviceStatus(dev); !errors.Is(err, dataplane.ErrNotUp) {
+		// dataplane.Up failed and undid its own work; if it failed before it took the old
+		// configuration down, that one still runs and there is nothing to put back.
+		return errors.Join(while, dataplaneError(upErr))
+	}
+	if replacing == nil {
+		if upErr != nil {
+			return errors.Join(while, dataplaneError(upErr))
+		}
+		return interruptedError(ctx, "nothing left attached on %s", dev)
+	}
+	// A new up of the old configuration on the old hook: the saved egress tree is the one that was
+	// there before QJump, given back by the Down above and saved again. Not Replace: anything
+	// found on dev now is someone else's, not ours to take down.
+	back := dataplane.Up(dataplane.UpOptions{Device: dev, Config: replacing.Config, Attach: replacing.Attach})
+	if back != nil {
+		return errors.Join(while, dataplaneError(upErr), fmt.Errorf("putting back the configuration %s ran before "+
+			"failed, so QJump is not up on it (qjump up puts a configuration on it): %w", dev, dataplaneError(back)))
+	}
+	if upErr != nil {
+		return errors.Join(while, dataplaneError(upErr), fmt.Errorf("put back the configuration %s ran before "+
+			"(generation 1: its counters start over)", dev))
+	}
+	return interruptedError(ctx, "put back the configuration %s ran before (generation 1: its counters start over)", dev)
 }
 
 // beforeUpCommits runs between dataplane.Up and up's commit point: a test's hook, to send a

@@ -16,10 +16,18 @@ import (
 // TestUpInterruptHelper and when to send itself SIGINT.
 const upInterruptEnv = "QJUMP_TEST_UP_INTERRUPT"
 
+// replaceArgs is an `up --replace` of another epoch than upArgs' (12 hosts, not 10), so that the
+// configuration on the interface afterwards says which of the two runs.
+func replaceArgs() []string {
+	return []string{"up", "--dev", "eth0", "--replace", "--hosts", "12", "--rate", "24M", "--packet", "1500B",
+		"--factors", "7=20,5=20,0=unlimited"}
+}
+
 // TestUpInterruptHelper is `qjump up` interrupted at one moment, run by TestUpInterrupt in a
 // process of its own (the signal is the process's): before-commit sends SIGINT after the
 // dataplane is up but before up's commit point; after-up once up has returned, in the moments
-// before the process exits. It prints up's exit status for TestUpInterrupt to read.
+// before the process exits; replace-before-commit is before-commit of replaceArgs. It prints up's
+// exit status for TestUpInterrupt to read.
 func TestUpInterruptHelper(t *testing.T) {
 	when := os.Getenv(upInterruptEnv)
 	if when == "" {
@@ -29,6 +37,10 @@ func TestUpInterruptHelper(t *testing.T) {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
+	}
+	args := upArgs()
+	if when == "replace-before-commit" {
+		when, args = "before-commit", replaceArgs()
 	}
 	if when == "before-commit" {
 		beforeUpCommits = func(ctx context.Context) {
@@ -40,7 +52,7 @@ func TestUpInterruptHelper(t *testing.T) {
 			}
 		}
 	}
-	code := Main(upArgs(), os.Stderr, os.Stderr)
+	code := Main(args, os.Stderr, os.Stderr)
 	if when == "after-up" {
 		interrupt()
 		time.Sleep(200 * time.Millisecond) // a default SIGINT would end the process here
@@ -82,4 +94,52 @@ func TestUpInterrupt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUpReplaceInterrupt: an `up --replace` interrupted before its commit point puts back the
+// QJump configuration it was replacing, on the same hook, over the same saved egress tree (down
+// afterwards gives back what was there before the first up). It used to take the interface down
+// altogether: the working configuration was lost.
+func TestUpReplaceInterrupt(t *testing.T) {
+	ns := newHost(t)
+	before := snapshot(t, ns)
+	if _, errOut, code := qjumpIn(t, ns, nil, upArgs()...); code != 0 {
+		t.Fatalf("qjump up: exit %d: %s", code, errOut)
+	}
+	first := statusOf(t, ns)
+	up := snapshot(t, ns)
+	out, errOut, code := testutil.Run(t, []string{upInterruptEnv + "=replace-before-commit"},
+		"ip", "netns", "exec", ns, os.Args[0], "-test.run=^TestUpInterruptHelper$")
+	says := "put back the configuration eth0 ran before"
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("up exited %d\n", exitInterrupted)) || !strings.Contains(errOut, says) {
+		t.Errorf("SIGINT before up --replace committed: process exit %d, stdout %q, stderr %q; want up to exit %d saying %q",
+			code, out, errOut, exitInterrupted, says)
+	}
+	if got := statusOf(t, ns); !got.Attached || got.EpochNs != first.EpochNs || got.Attach != first.Attach {
+		t.Errorf("after the interrupted --replace: %+v; want attached via %s with the first up's epoch %dns",
+			got, first.Attach, first.EpochNs)
+	}
+	if after := snapshot(t, ns); after != up {
+		t.Errorf("the configuration put back differs on eth0.\nafter the first up:\n%s\nnow:\n%s", up, after)
+	}
+	if _, errOut, code := qjumpIn(t, ns, nil, "down", "--dev", "eth0"); code != 0 {
+		t.Fatalf("qjump down: exit %d: %s", code, errOut)
+	}
+	if after := snapshot(t, ns); after != before {
+		t.Errorf("down after the put-back left eth0 changed.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// statusOf is eth0's entry of `qjump status --json` in ns; the test fails if QJump is not up.
+func statusOf(t *testing.T, ns string) testutil.StatusDevice {
+	t.Helper()
+	out, errOut, code := qjumpIn(t, ns, nil, "status", "--json", "--dev", "eth0")
+	if code != 0 {
+		t.Fatalf("qjump status: exit %d: %s", code, errOut)
+	}
+	s := testutil.DecodeStatus(t, []byte(out))
+	if len(s.Devices) != 1 {
+		t.Fatalf("qjump status --dev eth0: %d devices", len(s.Devices))
+	}
+	return s.Devices[0]
 }
