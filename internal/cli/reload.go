@@ -39,7 +39,12 @@ given applied over it as up applies its flags over its file: --factors replaces 
 --target-rate solves the factor of the levels it names and leaves the others as they are. A level
 whose factor was solved from a target rate (by up, an earlier reload or the file) keeps that rate:
 its factor is solved again in the new epoch when n, R, P, ε or m change, and reload says so;
---factors replaces it like any other factor.`,
+--factors replaces it like any other factor.
+
+Ctrl-C (SIGINT) or SIGTERM while reload swaps the configuration is held until the swap is done or
+undone: a reload is never left half made. Once the new configuration is in place (reload's commit
+point, before it prints its warnings and "reloaded IF"), the signal is ignored: reload exits 0
+and the interface runs the new configuration. If the reload failed, the old one still runs.`,
 		Example: `  # the whole configuration from a file
   qjump reload --dev eth0 --config /etc/qjump.yaml
 
@@ -87,24 +92,29 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 	}
 	warn(stderr, append(d.Model.Warnings(), opts.vlanWarnings(d)...))
 	// A signal in the middle would leave the new egress tree beside the old program: hold it
-	// until the reload is done or undone, then say which.
+	// until the reload is done or undone. Done is the commit point, as up's is: the new
+	// configuration is in place and stays, so a signal then (or later, until the process exits)
+	// does not make a reload that succeeded exit 130 as if it had failed.
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	err = dataplane.ReloadFrom(opts.dev, base, d)
-	if ctx.Err() != nil {
-		if err != nil {
+	beforeReloadCommits(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
 			return errors.Join(fmt.Errorf("%v while %s reloaded", context.Cause(ctx), opts.dev), dataplaneError(err))
 		}
-		return interruptedError(ctx, "the reload had finished: %s runs the new configuration", opts.dev)
-	}
-	if err != nil {
 		return dataplaneError(err)
 	}
+	commit(stop)
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
 	opts.noteKeptRates(stderr, was, d)
 	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
 	return nil
 }
+
+// beforeReloadCommits runs between dataplane.ReloadFrom and reload's commit point: a test's
+// hook, to send a signal there.
+var beforeReloadCommits = func(context.Context) {}
 
 // dataplane is the configuration to reload: --config FILE or what the device runs (running), the
 // flags the user gave over it, P resolved for the device (mtu), solved.
