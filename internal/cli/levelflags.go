@@ -43,6 +43,9 @@ func (f *levelFlags) settings(active activeConfigs) (apputil.Settings, error) {
 	if err := checkDev(f.dev); err != nil {
 		return s, err
 	}
+	if err := f.checkBudgetSource(); err != nil {
+		return s, err
+	}
 	var err error
 	if s.MaxLevel, err = f.max.ceiling(f.level); err != nil {
 		return s, err
@@ -61,6 +64,26 @@ type activeConfigs struct {
 func readActiveConfigs() activeConfigs {
 	devices, err := dataplane.ActiveConfigs()
 	return activeConfigs{devices, err}
+}
+
+// checkBudgetSource refuses --dev and --config without --sndbuf auto: they only say where auto
+// reads the level's budget, and the level and ceiling hold on every interface QJump is up on
+// whatever they name, so given alone they did nothing, silently, to a user who likely meant the
+// sockets to be tied to that interface or configuration.
+func (f *levelFlags) checkBudgetSource() error {
+	if f.sndbuf == "auto" {
+		return nil
+	}
+	for _, src := range []struct{ flag, value, what string }{
+		{"dev", f.dev, "the interface whose running dataplane gives the level's budget"},
+		{"config", f.config, "the configuration file that gives the level's budget"},
+	} {
+		if src.value != "" {
+			return usageErrorf("--%s %s is for --sndbuf auto (%s to size SO_SNDBUF from) and does nothing "+
+				"without it: add --sndbuf auto, or leave --%s out", src.flag, src.value, src.what, src.flag)
+		}
+	}
+	return nil
 }
 
 // warnMapping says when the dataplane here would not count priority L as level L, or would send

@@ -30,6 +30,13 @@ func TestRunAndAssignUsageErrors(t *testing.T) {
 		{[]string{"assign", "--level", "3"}, "cgroup"},
 		{[]string{"assign", "--cgroup", "/tmp", "--level", "9"}, "--level"},
 		{[]string{"unassign"}, "cgroup"},
+		// --dev and --config only say where --sndbuf auto reads the budget; without it they did
+		// nothing, silently (lo: an interface every network namespace has). A command that does
+		// not exist: were it run, preload mode would exec it in place of this test.
+		{[]string{"run", "--level", "3", "--dev", "lo", "--", "/nonexistent/qjump-cmd"}, "--dev lo is for --sndbuf auto"},
+		{[]string{"run", "--level", "3", "--sndbuf", "64k", "--dev", "lo", "--", "/nonexistent/qjump-cmd"}, "add --sndbuf auto, or leave --dev out"},
+		{[]string{"run", "--level", "3", "--config", "/etc/qjump.yaml", "--", "/nonexistent/qjump-cmd"}, "--config /etc/qjump.yaml is for --sndbuf auto"},
+		{[]string{"assign", "--cgroup", "/tmp", "--level", "5", "--dev", "lo"}, "--dev lo is for --sndbuf auto"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Main(c.args, &stdout, &stderr)
