@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -57,10 +58,36 @@ func onceFlag(f *pflag.Flag) {
 	case *onceValue, pflag.SliceValue: // wrapped already (a shared flag), or a list that appends
 		return
 	}
-	f.Value = &onceValue{Value: f.Value, name: f.Name}
+	v := f.Value
+	if need, ok := needsName[f.Name]; ok {
+		v = &namedValue{Value: v, need: need}
+	}
+	f.Value = &onceValue{Value: v, name: f.Name}
 	// pflag's help knows a zero default by the value's concrete type, which the wrapper hides;
 	// by its text it knows "0" but not a duration's "0s", and would show "(default 0s)".
 	if f.Value.Type() == "duration" && f.DefValue == "0s" {
 		f.DefValue = "0"
 	}
+}
+
+// needsName is, for the flags that name something in every verb that takes them, what an empty
+// value lacks. Empty is never a name: it is most often an unset shell variable, and it went
+// through as if the flag had been left out (status --dev "" showed every interface, down --dev ""
+// said there was nothing to do) or failed on "" (up: no such interface "", agent: open :).
+var needsName = map[string]string{
+	"dev":    "need an interface's name, e.g. eth0",
+	"config": "need a configuration file's path",
+}
+
+// namedValue is a flag's value that refuses to be set empty, saying what it needs instead.
+type namedValue struct {
+	pflag.Value
+	need string
+}
+
+func (v *namedValue) Set(s string) error {
+	if s == "" {
+		return errors.New(v.need)
+	}
+	return v.Value.Set(s)
 }

@@ -77,3 +77,34 @@ func TestRepeatedFlagsKeepHelpAndCompletion(t *testing.T) {
 		t.Errorf("completion after --dev: status %d, %q; want --default-level and not --dev again", status, out)
 	}
 }
+
+// An empty --dev or --config is refused, in every verb, as a flag that needs a name: it is most
+// often an unset shell variable. up said `no such interface ""`, agent `open : no such file`,
+// and where the flag may be left out (status, run, up --config) the empty value silently meant
+// "not given". Nothing here may act: the commands do not exist and the model is incomplete.
+func TestEmptyNameIsRefused(t *testing.T) {
+	const dev, file = `invalid --dev "": need an interface's name, e.g. eth0`, `invalid --config "": need a configuration file's path`
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"up", "--dev", "", "--hosts", "2", "--rate", "1G"}, dev},
+		{[]string{"up", "--dev=", "--rate", "1G"}, dev},
+		{[]string{"reload", "--dev", "", "--hosts", "3"}, dev},
+		{[]string{"status", "--dev", ""}, dev},
+		{[]string{"down", "--dev", ""}, dev},
+		{[]string{"run", "--level", "5", "--sndbuf", "auto", "--dev", "", "--", "/nonexistent/qjump-cmd"}, dev},
+		{[]string{"assign", "--cgroup", "/nonexistent", "--level", "5", "--dev", ""}, dev},
+		{[]string{"agent", "--config", ""}, file},
+		{[]string{"up", "--dev", "qjnosuch0", "--config", "", "--rate", "1G"}, file},
+		{[]string{"reload", "--dev", "qjnosuch0", "--config", ""}, file},
+		{[]string{"calc", "--config", "", "--rate", "1G"}, file},
+		{[]string{"run", "--level", "5", "--config", "", "--", "/nonexistent/qjump-cmd"}, file},
+	}
+	for _, tc := range cases {
+		_, errOut, status := run(t, tc.args...)
+		if status != exitUsage || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: status %d, stderr %q; want 2 and one line saying %q", tc.args, status, errOut, tc.want)
+		}
+	}
+}
