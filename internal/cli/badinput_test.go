@@ -159,6 +159,39 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestMissingCapabilityIsNamed: without one of the dataplane's capabilities (root in a container
+// that dropped it) up and status name that one, and only that one, with how to get it; nobody
+// lacks both. Before, every case named CAP_NET_ADMIN and CAP_SYS_ADMIN.
+func TestMissingCapabilityIsNamed(t *testing.T) {
+	ns := newHost(t)
+	nobody := []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"}
+	cases := []struct {
+		name          string
+		prefix        []string
+		says, notSays string
+	}{
+		{"without CAP_NET_ADMIN", []string{"setpriv", "--inh-caps=-all", "--bounding-set=-net_admin"},
+			"lacks CAP_NET_ADMIN: run it with sudo, or grant it CAP_NET_ADMIN", "CAP_SYS_ADMIN"},
+		{"without CAP_SYS_ADMIN", []string{"setpriv", "--inh-caps=-all", "--bounding-set=-sys_admin"},
+			"lacks CAP_SYS_ADMIN: run it with sudo, or grant it CAP_SYS_ADMIN", "CAP_NET_ADMIN"},
+		{"nobody", nobody, "lacks CAP_NET_ADMIN and CAP_SYS_ADMIN: run it with sudo", ""},
+	}
+	before := snapshot(t, ns)
+	for _, tc := range cases {
+		for _, args := range [][]string{upArgs(), {"status"}} {
+			_, errOut, code := qjumpInAfter(t, ns, nil, tc.prefix, args...)
+			if code != exitRuntime || !strings.Contains(errOut, tc.says) || (tc.notSays != "" && strings.Contains(errOut, tc.notSays)) ||
+				strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%s: qjump %s: exit %d, stderr %q; want 1 and one line saying %q, not %q",
+					tc.name, args[0], code, errOut, tc.says, tc.notSays)
+			}
+		}
+	}
+	if after := snapshot(t, ns); after != before {
+		t.Errorf("eth0 changed.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
 // TestReloadRefusesModeChange: police and shape differ in what they build on the device.
 func TestReloadRefusesModeChange(t *testing.T) {
 	ns := newHost(t)

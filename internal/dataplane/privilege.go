@@ -3,6 +3,7 @@ package dataplane
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -37,10 +38,13 @@ func MissingPrivilege() []string {
 }
 
 // checkPrivilege looks for the required capabilities before anything is touched, so that a user
-// without them gets one clear line instead of whichever syscall fails first.
+// without them gets one clear line instead of whichever syscall fails first. It names only what
+// is missing: root in a container that dropped one capability needs that one granted, and a
+// line naming both sends them looking for the one they have.
 func checkPrivilege() error {
-	if len(MissingPrivilege()) > 0 {
-		return fmt.Errorf("%w (CAP_NET_ADMIN and CAP_SYS_ADMIN): run it with sudo", ErrNoPrivilege)
+	if missing := MissingPrivilege(); len(missing) > 0 {
+		return fmt.Errorf("%w: this process lacks %s: run it with sudo, or grant it %s",
+			ErrNoPrivilege, strings.Join(missing, " and "), strings.Join(missing, " and "))
 	}
 	return nil
 }
