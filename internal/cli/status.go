@@ -150,12 +150,12 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tSENT PKTS\tSENT BYTES\tDROPPED\tDEMOTED\tSHAPED\t")
+	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tTARGET\tSENT PKTS\tSENT BYTES\tDROPPED\tDEMOTED\tSHAPED\t")
 	for l := model.NumLevels - 1; l >= 0; l-- {
 		f, b, r := levelModel(d, model.Level(l))
 		c := st.Levels[l]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", l, f, b, r, c.SentPackets, c.SentBytes,
-			c.Dropped(), c.DemotedPackets, c.ShapedPackets)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", l, f, b, r, targetText(d, model.Level(l)),
+			c.SentPackets, c.SentBytes, c.Dropped(), c.DemotedPackets, c.ShapedPackets)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -193,6 +193,18 @@ func guarantees(d config.Dataplane) string {
 		return "guaranteed under full fan-in: no level (calc --config says why)"
 	}
 	return "guaranteed under full fan-in: " + strings.Join(out, ", ")
+}
+
+// targetText is the target rate a level's factor was solved from, which reload keeps, or "-" for
+// a factor given as one (and a level without a factor).
+func targetText(d config.Dataplane, l model.Level) string {
+	if _, ok := d.Model.Factors[l]; !ok {
+		return "-"
+	}
+	if r, solved := d.SolvedRates[l]; solved {
+		return r.String()
+	}
+	return "-"
 }
 
 // levelModel is a level's factor, budget and rate as text. A level without a factor carries no

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -174,6 +175,59 @@ func TestStatusJSONSaysTheGuarantees(t *testing.T) {
 			case !guaranteed && l.FanInDelayNs != nil:
 				t.Errorf("%s mode, level %d: fan_in_delay_ns %d, want null", tc.mode, l.Level, *l.FanInDelayNs)
 			}
+		}
+	}
+}
+
+// status shows the target rate a level's factor was solved from (up --target-rate), which reload
+// keeps and solves again in a new epoch: target_rate_bps in --json (null for a level given a
+// factor), a TARGET column in the table. It showed only the factor and the rate, so nothing said
+// which levels reload would re-solve.
+func TestStatusShowsTargetRates(t *testing.T) {
+	ns := newHost(t)
+	// 4Mb/s at level 5 of 24Mb/s: factor 3.33333 in 10 hosts' epoch of 10ms, 4 in 12 hosts'.
+	up := []string{"up", "--dev", "eth0", "--hosts", "10", "--rate", "24M", "--packet", "1500B",
+		"--factors", "7=20,0=unlimited", "--target-rate", "5=4M"}
+	if _, errOut, code := qjumpIn(t, ns, nil, up...); code != 0 {
+		t.Fatalf("qjump up: exit %d: %s", code, errOut)
+	}
+	for _, reload := range [][]string{nil, {"reload", "--dev", "eth0", "--hosts", "12"}} {
+		if reload != nil {
+			if _, errOut, code := qjumpIn(t, ns, nil, reload...); code != 0 {
+				t.Fatalf("qjump reload: exit %d: %s", code, errOut)
+			}
+		}
+		out, errOut, code := qjumpIn(t, ns, nil, "status", "--json", "--dev", "eth0")
+		if code != 0 {
+			t.Fatalf("qjump status --json: exit %d: %s", code, errOut)
+		}
+		var got struct {
+			Devices []struct {
+				Levels []map[string]any `json:"levels"`
+			} `json:"devices"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range got.Devices[0].Levels {
+			level := int(l["level"].(float64))
+			target, has := l["target_rate_bps"]
+			if want := any(nil); level == 5 {
+				if !has || target != 4e6 {
+					t.Errorf("after %q: level 5 target_rate_bps %v (present %v), want 4e6", reload, target, has)
+				}
+			} else if !has || target != want {
+				t.Errorf("after %q: level %d target_rate_bps %v (present %v), want null", reload, level, target, has)
+			}
+		}
+		out, errOut, code = qjumpIn(t, ns, nil, "status", "--dev", "eth0")
+		if code != 0 {
+			t.Fatalf("qjump status: exit %d: %s", code, errOut)
+		}
+		if !regexp.MustCompile(`(?m)^\s+LEVEL\s+FACTOR\s+BUDGET/EPOCH\s+RATE\s+TARGET\s`).MatchString(out) ||
+			!regexp.MustCompile(`(?m)^\s+5\s+\S+\s+\S+\s+4Mb/s\s+4Mb/s\s`).MatchString(out) ||
+			!regexp.MustCompile(`(?m)^\s+7\s+20\s+\S+\s+\S+\s+-\s`).MatchString(out) {
+			t.Errorf("after %q: status shows no TARGET column with level 5 at 4Mb/s and level 7 without:\n%s", reload, out)
 		}
 	}
 }

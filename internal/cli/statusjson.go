@@ -35,6 +35,9 @@ type levelJSON struct {
 	Unlimited   bool     `json:"unlimited"`
 	BudgetBytes *int64   `json:"budget_bytes"`
 	RateBps     *float64 `json:"rate_bps"` // null for a level not configured, as budget_bytes
+	// TargetRateBps is the rate the level's factor was solved from (--target-rate, target_rate:),
+	// which reload keeps and solves again when the epoch changes; null for a factor given as one.
+	TargetRateBps *float64 `json:"target_rate_bps"`
 	// Guaranteed and FanInDelayNs are calc's fields of the same names for the mode that runs:
 	// whether the level has a latency bound under full fan-in, and the bound (null when not).
 	Guaranteed   bool   `json:"guaranteed"`
@@ -55,6 +58,9 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 			lj := levelJSON{Level: l, Configured: ok, Carrier: int(carrier), Counters: st.Levels[l]}
 			if ok {
 				lj.Unlimited, lj.RateBps = f.Unlimited, ptr(float64(st.Config.Model.LevelRate(f)))
+			}
+			if r, solved := st.Config.SolvedRates[model.Level(l)]; solved && ok {
+				lj.TargetRateBps = ptr(float64(r))
 			}
 			if b, limited := st.Config.Model.Budget(f); ok && limited {
 				lj.BudgetBytes = ptr(int64(b))
