@@ -48,9 +48,9 @@ left as it is unless --replace.
 
 Ctrl-C (SIGINT) or SIGTERM while up configures the interface undoes everything up did there and
 exits 130; with --replace it also puts back the configuration it was replacing, on the same hook
-(as a new up of it: generation 1, counters from 0). Once the configuration is complete (up's commit point, before it prints its warnings
-and "up on IF"), it is too late to undo: up ignores the signal, exits 0 and QJump stays up;
-qjump down removes it.`,
+(as a new up of it: generation 1, counters from 0). Once the configuration is complete (up's
+commit point, before it prints its warnings and "up on IF"), it is too late to undo: up ignores
+the signal, exits 0 and QJump stays up; qjump down removes it.`,
 		Example: `  # a host of the paper's 12-host 10G testbed: level 7 at factor 1, level 5 at 5Gb/s
   qjump up --dev eth0 --hosts 12 --rate 10G --factors 7=1,0=unlimited --target-rate 5=5G
 
