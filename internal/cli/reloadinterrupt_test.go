@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -25,27 +21,8 @@ func TestReloadInterruptHelper(t *testing.T) {
 	if when == "" {
 		t.Skip("run by TestReloadInterrupt in a namespace of its own")
 	}
-	interrupt := func() {
-		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if when == "after-reload" {
-		beforeReloadCommits = func(ctx context.Context) {
-			interrupt()
-			select { // until the signal has arrived
-			case <-ctx.Done():
-			case <-time.After(5 * time.Second):
-				t.Error("SIGINT did not cancel reload's context")
-			}
-		}
-	}
-	code := Main([]string{"reload", "--dev", "eth0", "--hosts", "12"}, os.Stderr, os.Stderr)
-	if when == "after-exit" {
-		interrupt()
-		time.Sleep(200 * time.Millisecond) // a default SIGINT would end the process here
-	}
-	fmt.Printf("reload exited %d\n", code)
+	args := []string{"reload", "--dev", "eth0", "--hosts", "12"}
+	mainInterrupted(t, args, &beforeReloadCommits, when == "after-reload", when == "after-exit")
 }
 
 // TestReloadInterrupt: reload's contract on Ctrl-C (reload --help), up's: once the new

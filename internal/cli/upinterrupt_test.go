@@ -33,31 +33,40 @@ func TestUpInterruptHelper(t *testing.T) {
 	if when == "" {
 		t.Skip("run by TestUpInterrupt in a namespace of its own")
 	}
+	args := upArgs()
+	if when == "replace-before-commit" {
+		when, args = "before-commit", replaceArgs()
+	}
+	mainInterrupted(t, args, &beforeUpCommits, when == "before-commit", when == "after-up")
+}
+
+// mainInterrupted runs the verb of args through Main in this process and sends the process SIGINT
+// at one moment: from hook, the verb's last step before its commit point, if atHook (waiting there
+// until the signal has cancelled the verb's context, as if it had come a moment earlier), or once
+// Main has returned, in the moments before the process exits, if atExit. It prints "VERB exited
+// N" for the test that ran this process to read.
+func mainInterrupted(t *testing.T, args []string, hook *func(context.Context), atHook, atExit bool) {
 	interrupt := func() {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
 	}
-	args := upArgs()
-	if when == "replace-before-commit" {
-		when, args = "before-commit", replaceArgs()
-	}
-	if when == "before-commit" {
-		beforeUpCommits = func(ctx context.Context) {
+	if atHook {
+		*hook = func(ctx context.Context) {
 			interrupt()
-			select { // until the signal has arrived, as if it had come a moment earlier
+			select {
 			case <-ctx.Done():
 			case <-time.After(5 * time.Second):
-				t.Error("SIGINT did not cancel up's context")
+				t.Errorf("SIGINT did not cancel %s's context", args[0])
 			}
 		}
 	}
 	code := Main(args, os.Stderr, os.Stderr)
-	if when == "after-up" {
+	if atExit {
 		interrupt()
 		time.Sleep(200 * time.Millisecond) // a default SIGINT would end the process here
 	}
-	fmt.Printf("up exited %d\n", code)
+	fmt.Printf("%s exited %d\n", args[0], code)
 }
 
 // TestUpInterrupt: up's contract on Ctrl-C (up --help). Before the commit point everything up did
