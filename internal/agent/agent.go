@@ -97,6 +97,7 @@ func New(opts Options) (*Agent, error) {
 	a.accept(spec)
 	a.m.lastLoadTime.SetToCurrentTime()
 	a.listenGiven = a.opts.Listen != ""
+	a.warnListenOverridden(spec.Agent.Listen)
 	if a.opts.Listen == "" {
 		a.opts.Listen = spec.Agent.Listen
 	}
@@ -104,6 +105,16 @@ func New(opts Options) (*Agent, error) {
 		a.opts.Listen = DefaultListen
 	}
 	return a, nil
+}
+
+// warnListenOverridden says so when --listen overrides a different agent.listen of the file: an
+// operator who narrows the file's address (127.0.0.1:9781) must not find the agent on every
+// address without a word.
+func (a *Agent) warnListenOverridden(fileListen string) {
+	if a.listenGiven && fileListen != "" && fileListen != a.opts.Listen {
+		a.log.Warn("agent.listen of the file is overridden by --listen: the agent serves on --listen's address",
+			"agent.listen", fileListen, "listen", a.opts.Listen)
+	}
 }
 
 // Listen is the address the agent serves on.
@@ -257,8 +268,12 @@ func (a *Agent) onFile(fc fileChange) {
 			"err", err, "running_hash", a.current.Load().Hash)
 		return
 	}
-	if spec.Agent.Listen != a.current.Load().Agent.Listen && !a.listenGiven {
-		a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", spec.Agent.Listen)
+	if spec.Agent.Listen != a.current.Load().Agent.Listen {
+		if a.listenGiven {
+			a.warnListenOverridden(spec.Agent.Listen)
+		} else {
+			a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", spec.Agent.Listen)
+		}
 	}
 	a.seenValid = true
 	a.accept(spec)

@@ -248,6 +248,11 @@ func TestSystemdUnit(t *testing.T) {
 		t.Errorf("--state-dir %s is not the RuntimeDirectory kept across stops (%s, preserve %s)",
 			dir, keys["RuntimeDirectory"], keys["RuntimeDirectoryPreserve"])
 	}
+	// The file's agent.listen says where the endpoints are (docs/configuration.md); a --listen in
+	// the unit would override it, so that a file narrowing them to 127.0.0.1 served on every address.
+	if l := flag(cmd, "listen"); l != "" {
+		t.Errorf("ExecStart passes --listen %s: it overrides the cluster file's agent.listen", l)
+	}
 	for k, want := range map[string]string{"ProtectSystem": "strict", "Restart": "on-failure", "NoNewPrivileges": "yes",
 		"ReadWritePaths": "/sys/fs/bpf"} {
 		if keys[k] != want {

@@ -1,0 +1,52 @@
+package agent
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestListenOverrideIsLogged: --listen (as the shipped DaemonSet passes it) overrides the file's
+// agent.listen. An operator who narrows the file's address must be told that it is not the one
+// served on, at start and when an edit changes it, rather than find the agent on every address.
+func TestListenOverrideIsLogged(t *testing.T) {
+	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n  listen: \"127.0.0.1:9790\"\n"
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	a, err := New(Options{ConfigPath: path, Listen: ":9781", StateDir: t.TempDir(),
+		Log: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Listen() != ":9781" {
+		t.Errorf("serves on %s, want --listen's :9781", a.Listen())
+	}
+	if !strings.Contains(log.String(), "overridden by --listen") || !strings.Contains(log.String(), "127.0.0.1:9790") {
+		t.Errorf("no word at start that --listen overrides agent.listen 127.0.0.1:9790:\n%s", log.String())
+	}
+	log.Reset()
+	a.onFile(fileChange{data: []byte(strings.Replace(file, "9790", "9791", 1))})
+	if !strings.Contains(log.String(), "overridden by --listen") || !strings.Contains(log.String(), "127.0.0.1:9791") {
+		t.Errorf("no word after an edit that --listen overrides agent.listen 127.0.0.1:9791:\n%s", log.String())
+	}
+
+	// The same address in both, or none in the file: nothing to say.
+	log.Reset()
+	same := strings.Replace(file, "127.0.0.1:9790", ":9781", 1)
+	if err := os.WriteFile(path, []byte(same), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{ConfigPath: path, Listen: ":9781", StateDir: t.TempDir(),
+		Log: slog.New(slog.NewTextHandler(&log, nil))}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "overridden") {
+		t.Errorf("warned with the same address in --listen and the file:\n%s", log.String())
+	}
+}
