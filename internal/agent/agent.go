@@ -127,6 +127,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := checkPrivilege(); err != nil {
 		return err
 	}
+	lock, err := lockStateDir(a.opts.StateDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
 	ln, err := net.Listen("tcp", a.opts.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.opts.Listen, err)
@@ -528,8 +533,10 @@ func (a *Agent) stop() error {
 	}
 	_, err := a.cg.sync(nil)
 	errs = append(errs, err)
-	if err := os.Remove(stateFile(a.opts.StateDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		errs = append(errs, err)
+	for _, f := range []string{stateFile(a.opts.StateDir), lockFile(a.opts.StateDir)} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
 	}
 	_ = os.Remove(a.opts.StateDir)
 	a.log.Info("agent stopped: qjump taken down", "interfaces", len(a.devices))

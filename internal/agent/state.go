@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // DefaultStateDir keeps what the agent assigned across its restarts. /run is cleared at boot, as
@@ -22,6 +26,36 @@ type state struct {
 }
 
 func stateFile(dir string) string { return filepath.Join(dir, "state.json") }
+
+func lockFile(dir string) string { return filepath.Join(dir, "agent.lock") }
+
+// lockStateDir makes this agent the only one that uses dir, until the returned file is closed (or
+// the process ends, however it ends). Two agents on one host (a DaemonSet on a node that also runs
+// the systemd unit: both keep their state in /run/qjump-agent; a second one started by hand) would
+// each overwrite the other's record of the cgroups it assigned and, given different files, reload
+// each other's interfaces back and forth at every resync. The second is refused, naming the first.
+func lockStateDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state directory: %w", err)
+	}
+	f, err := os.OpenFile(lockFile(dir), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock agent state: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		pid, _ := os.ReadFile(lockFile(dir))
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("another qjump agent (pid %s) runs with state directory %s: run one agent per host "+
+				"(stop the other, or its systemd unit or DaemonSet)", strings.TrimSpace(string(pid)), dir)
+		}
+		return nil, fmt.Errorf("lock agent state %s: %w", lockFile(dir), err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
 
 func readState(dir string) (state, error) {
 	s := state{Cgroups: map[string]*assignment{}}
