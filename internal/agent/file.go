@@ -135,6 +135,9 @@ func parseSection(name string, data []byte) (Section, error) {
 			config.Keys{Prefix: "agent.cgroups[].", Struct: CgroupRule{}}); fe != nil {
 			return Section{}, fe
 		}
+		if fe := sectionTypeError(data); fe != nil {
+			return Section{}, fe
+		}
 		return Section{}, &model.FieldError{Field: "agent", Value: oneLine(err.Error()),
 			Allowed: "need interfaces, listen and cgroups (docs/configuration.md)"}
 	}
@@ -143,6 +146,52 @@ func parseSection(name string, data []byte) (Section, error) {
 			Allowed: "the agent needs an agent: section naming its interfaces, e.g. interfaces: [eth0]"}
 	}
 	return *doc.Agent, doc.Agent.validate()
+}
+
+// sectionTypeError names the key of the agent section whose value has the wrong shape, which
+// YAML's own error does not (`interfaces: eth0`: "cannot unmarshal !!str `eth0` into []string"),
+// or nil if it finds none.
+func sectionTypeError(data []byte) *model.FieldError {
+	var doc struct {
+		Agent yaml.Node `yaml:"agent"`
+	}
+	if yaml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	n := &doc.Agent
+	if n.Kind != yaml.MappingNode {
+		return &model.FieldError{Field: "agent", Value: n.Value,
+			Allowed: "need a section with interfaces, listen and cgroups (docs/configuration.md)"}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, v := n.Content[i].Value, n.Content[i+1]
+		switch key {
+		case "interfaces":
+			var names []string
+			if v.Decode(&names) != nil {
+				return &model.FieldError{Field: "agent.interfaces", Value: v.Value,
+					Allowed: `need a list of interface names or patterns, e.g. [eth0, "ens*"]`}
+			}
+		case "listen":
+			var addr string
+			if v.Decode(&addr) != nil {
+				return &model.FieldError{Field: "agent.listen", Value: v.Value, Allowed: "need host:port or :port, e.g. \":9781\""}
+			}
+		case "cgroups":
+			if v.Kind != yaml.SequenceNode {
+				return &model.FieldError{Field: "agent.cgroups", Value: v.Value,
+					Allowed: "need a list of {path, level, max_level, enforce} entries"}
+			}
+			for j, c := range v.Content {
+				var r CgroupRule
+				if err := c.Decode(&r); err != nil {
+					return &model.FieldError{Field: fmt.Sprintf("agent.cgroups[%d]", j), Value: oneLine(err.Error()),
+						Allowed: "need path (a cgroup directory), level and max_level (0 to 7), enforce (true or false)"}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (s Section) validate() error {
