@@ -37,7 +37,7 @@ var errNotCgroup = errors.New("not a cgroup v2 directory")
 // under a root mounted privately.
 func ResolveCgroup(root, path string) (string, error) {
 	if filepath.IsAbs(path) {
-		path = underRoot(root, path)
+		path = underRoot(root, filepath.Clean(path))
 	} else {
 		path = filepath.Join(root, path)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -68,7 +69,7 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer release()
-	path, err := resolveCgroup(root, opts.cgroup)
+	path, err := assignedCgroup(root, opts.cgroup)
 	if err != nil {
 		return err
 	}
@@ -82,6 +83,23 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// assignedCgroup reads assign's --cgroup: resolveCgroup, less the cgroup v2 root. The root's
+// programs run after those of every cgroup below it (the kernel runs a socket's cgroup programs from
+// its cgroup up to the root), so assigning it put every process of the host on the level, over the
+// level of every run and assign; unassign still takes it, to undo that.
+func assignedCgroup(root, cgroup string) (string, error) {
+	path, err := resolveCgroup(root, cgroup)
+	if err != nil {
+		return "", err
+	}
+	if path == filepath.Clean(root) {
+		return "", usageErrorf("invalid --cgroup %q: the cgroup v2 root: every process of the host would be on the level, "+
+			"over the level of every cgroup below it; give a service's or a container's cgroup (for the host's "+
+			"unclassified traffic, the dataplane has --default-level)", cgroup)
+	}
+	return path, nil
 }
 
 // cgroupFlag registers --cgroup, the cgroup that assign and unassign work on.

@@ -1,6 +1,13 @@
 package cli
 
-import "testing"
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qjump-net/qjump/internal/apputil"
+)
 
 func TestAssignOptions(t *testing.T) {
 	got := parseOptions(t, newAssignCommand, "--cgroup", "system.slice/x.service", "--level", "5",
@@ -16,5 +23,28 @@ func TestAssignOptions(t *testing.T) {
 func TestUnassignOptions(t *testing.T) {
 	if got := parseOptions(t, newUnassignCommand, "--cgroup", "/sys/fs/cgroup/a"); got.cgroup != "/sys/fs/cgroup/a" {
 		t.Errorf("parsed %+v", got)
+	}
+}
+
+// The cgroup v2 root is refused by assign: its programs run after those of every cgroup below it,
+// so every process of the host would be on the level, over every run and assign. `--cgroup .`
+// and `--cgroup ""` (an unset variable) named it and were assigned. assignedCgroup is what
+// runAssign reads --cgroup with, before it attaches anything; calling runAssign here would put
+// the host on a level if the refusal ever went.
+func TestAssignRefusesTheRoot(t *testing.T) {
+	root, release, err := apputil.CgroupRoot()
+	if err != nil {
+		t.Skipf("no cgroup v2 here: %v", err)
+	}
+	defer release()
+	for _, arg := range []string{".", "./", root, root + "/", root + "/."} {
+		_, err := assignedCgroup(root, arg)
+		var usage *UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "the cgroup v2 root") {
+			t.Errorf("--cgroup %q: %v; want a usage error naming the cgroup v2 root", arg, err)
+		}
+	}
+	if path, err := resolveCgroup(root, root+"/"); err != nil || path != filepath.Clean(root) {
+		t.Errorf("unassign --cgroup %s/: %q, %v; want the root, to undo an assignment of it", root, path, err)
 	}
 }

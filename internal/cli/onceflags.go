@@ -77,6 +77,8 @@ func onceFlag(f *pflag.Flag) {
 var needsName = map[string]string{
 	"dev":    "need an interface's name, e.g. eth0",
 	"config": "need a configuration file's path",
+	// assign --cgroup "" was the cgroup v2 root: every process of the host on the level.
+	"cgroup": "need a cgroup's path, e.g. system.slice/NAME.service",
 }
 
 // namedValue is a flag's value that refuses to be set empty, saying what it needs instead.

@@ -84,6 +84,7 @@ func TestRepeatedFlagsKeepHelpAndCompletion(t *testing.T) {
 // "not given". Nothing here may act: the commands do not exist and the model is incomplete.
 func TestEmptyNameIsRefused(t *testing.T) {
 	const dev, file = `invalid --dev "": need an interface's name, e.g. eth0`, `invalid --config "": need a configuration file's path`
+	const cgroup = `invalid --cgroup "": need a cgroup's path`
 	cases := []struct {
 		args []string
 		want string
@@ -100,6 +101,9 @@ func TestEmptyNameIsRefused(t *testing.T) {
 		{[]string{"reload", "--dev", "qjnosuch0", "--config", ""}, file},
 		{[]string{"calc", "--config", "", "--rate", "1G"}, file},
 		{[]string{"run", "--level", "5", "--config", "", "--", "/nonexistent/qjump-cmd"}, file},
+		// assign --cgroup "" put the cgroup v2 root, the whole host, on the level.
+		{[]string{"assign", "--cgroup", "", "--level", "5"}, cgroup},
+		{[]string{"unassign", "--cgroup="}, cgroup},
 	}
 	for _, tc := range cases {
 		_, errOut, status := run(t, tc.args...)
