@@ -10,6 +10,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -203,5 +204,37 @@ func TestCgroupUnderAPrivateRoot(t *testing.T) {
 	}
 	if got := CgroupName("/sys/fs/cgroup", "/sys/fs/cgroup/a"); got != "/sys/fs/cgroup/a" {
 		t.Errorf("a cgroup under the host's root is named %q, want its path", got)
+	}
+}
+
+// A --cgroup that is not a cgroup v2 directory is named as the user knows it: under a private
+// root (ip netns exec) not by that root's directory, which is gone when qjump exits ("not a cgroup
+// v2 directory: /tmp/qjump-cgroup2-2444813672/nosuch"); and a file of the hierarchy
+// (cgroup.procs), which is on cgroup2 too, is refused here rather than failing to attach with
+// "create link: bad file descriptor".
+func TestResolveCgroupRefusals(t *testing.T) {
+	private := t.TempDir()
+	for _, c := range []struct{ arg, want string }{
+		{"nosuch", "not a cgroup v2 directory: nosuch under the cgroup v2 root"},
+		{"/sys/fs/cgroup/unified/a/b", "not a cgroup v2 directory: a/b under the cgroup v2 root"},
+		{"/elsewhere", "not a cgroup v2 directory: /elsewhere"},
+	} {
+		_, err := ResolveCgroup(private, c.arg)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s under a private root: %v; want %q", c.arg, err, c.want)
+		}
+	}
+	root, err := host.CgroupMount()
+	if err != nil {
+		t.Skipf("cgroup v2 is not mounted here: %v", err)
+	}
+	for _, arg := range []string{"cgroup.procs", filepath.Join(root, "cgroup.procs")} {
+		_, err := ResolveCgroup(root, arg)
+		if !errors.Is(err, errNotCgroup) || !strings.Contains(err.Error(), filepath.Join(root, "cgroup.procs")) {
+			t.Errorf("--cgroup %s: %v; want not a cgroup v2 directory, naming it", arg, err)
+		}
+	}
+	if path, err := ResolveCgroup(root, "."); err != nil || path != root {
+		t.Errorf("--cgroup . is %q, %v; want the root %s", path, err, root)
 	}
 }
