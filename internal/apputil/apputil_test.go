@@ -36,6 +36,17 @@ func TestPreloadEnv(t *testing.T) {
 	}
 }
 
+// A cgroup run inside a preload run: the outer run's shim settings go, so that the shim CMD
+// inherits does nothing and the cgroup's level holds (the innermost run decides).
+func TestCgroupEnv(t *testing.T) {
+	env := cgroupEnv([]string{"HOME=/root", "LD_PRELOAD=/lib/other.so /c/shim.so", "QJUMP_LEVEL=5",
+		"QJUMP_SNDBUF=1", "QJUMP_ENFORCE=1", "QJUMP_VERBOSE=1", "QJUMP_LEVELX=1"})
+	want := []string{"HOME=/root", "LD_PRELOAD=/lib/other.so /c/shim.so", "QJUMP_VERBOSE=1", "QJUMP_LEVELX=1"}
+	if !slices.Equal(env, want) {
+		t.Errorf("cgroupEnv = %q, want %q", env, want)
+	}
+}
+
 func paperConfig() model.Config {
 	return model.Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 2,
 		Factors: model.Factors{7: model.Limited(1), 5: model.Limited(6), 0: model.Unlimited()}}

@@ -44,3 +44,20 @@ func preloadEnv(environ []string, shim string, s Settings) []string {
 	}
 	return env
 }
+
+// cgroupEnv returns environ for CMD of `run --mode cgroup`: without the shim's settings that an
+// outer preload run left there. The shim stays preloaded but does nothing without QJUMP_LEVEL;
+// with it, it set every socket's priority after the cgroup's programs had, so CMD of
+// `qjump run --level 5 -- sh -c 'qjump run --mode cgroup --level 2 -- CMD'` was on level 5.
+// The innermost run decides, as in preloadEnv.
+func cgroupEnv(environ []string) []string {
+	env := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		switch key, _, _ := strings.Cut(kv, "="); key {
+		case EnvLevel, EnvSndBuf, EnvEnforce:
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}

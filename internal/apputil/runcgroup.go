@@ -107,7 +107,7 @@ func noteLeftLimits(root string, stdio Stdio) {
 // runIn starts CMD directly in the cgroup (clone3 with CLONE_INTO_CGROUP, so not one socket is
 // made outside it) and waits for it, passing on signals meanwhile.
 func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status, error) {
-	cmd := &exec.Cmd{Path: path, Args: argv, Stdin: stdio.In, Stdout: stdio.Out, Stderr: stdio.Err}
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: cgroupEnv(os.Environ()), Stdin: stdio.In, Stdout: stdio.Out, Stderr: stdio.Err}
 	// If qjump itself is killed (SIGKILL, which it cannot forward), CMD goes too rather than run
 	// on without its level: the cgroup programs are detached when qjump's descriptors close.
 	// Pdeathsig follows the thread that forked, so that thread is kept until CMD ends.
