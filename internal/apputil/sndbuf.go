@@ -55,6 +55,9 @@ func ParseSndBuf(s string) (int, error) {
 // ErrNoActiveConfig is returned when no device runs the dataplane to read budgets from.
 var ErrNoActiveConfig = errors.New("QJump is not up on any device in this network namespace")
 
+// ErrSeveralActive is returned by ActiveModel when no device is named and QJump is up on more than one.
+var ErrSeveralActive = errors.New("QJump is up on several devices in this network namespace")
+
 // ActiveModel is the model the dataplane runs with on device, or, when device is empty, on the
 // one device QJump is up on in this network namespace; active is what dataplane.ActiveConfigs read.
 func ActiveModel(active []dataplane.DeviceConfig, device string) (model.Config, error) {
@@ -64,7 +67,7 @@ func ActiveModel(active []dataplane.DeviceConfig, device string) (model.Config, 
 				return a.Config.Model, nil
 			}
 		}
-		return model.Config{}, fmt.Errorf("read active config of %s: %w on %s", device, dataplane.ErrNotUp, device)
+		return model.Config{}, fmt.Errorf("%w on %s", dataplane.ErrNotUp, device)
 	}
 	switch len(active) {
 	case 0:
@@ -76,5 +79,5 @@ func ActiveModel(active []dataplane.DeviceConfig, device string) (model.Config, 
 	for i, a := range active {
 		names[i] = a.Device
 	}
-	return model.Config{}, fmt.Errorf("QJump is up on %d devices (%s): say which with --dev", len(active), strings.Join(names, ", "))
+	return model.Config{}, fmt.Errorf("%w (%s): say which with --dev", ErrSeveralActive, strings.Join(names, ", "))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/apputil"
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -131,9 +132,16 @@ func (b budgetSource) model() (model.Config, error) {
 		return model.Config{}, dataplaneError(fmt.Errorf("list QJump devices: %w", b.active.err))
 	}
 	cfg, err := apputil.ActiveModel(b.active.devices, b.dev)
-	if errors.Is(err, apputil.ErrNoActiveConfig) {
+	// Bad input, as a --dev that names no interface: the user names the dataplane to read.
+	switch {
+	case errors.Is(err, apputil.ErrNoActiveConfig):
 		return cfg, usageErrorf("--sndbuf auto needs the level's budget: %v; bring it up (qjump up), "+
 			"give --dev IF where it runs, --config FILE, or a size such as 64k", err)
+	case errors.Is(err, dataplane.ErrNotUp):
+		return cfg, usageErrorf("--sndbuf auto needs the level's budget: %v; bring it up there (qjump up --dev %s), "+
+			"give --dev IF where it runs, --config FILE, or a size such as 64k", err, b.dev)
+	case errors.Is(err, apputil.ErrSeveralActive):
+		return cfg, usageErrorf("--sndbuf auto needs the level's budget: %v", err)
 	}
 	return cfg, err
 }

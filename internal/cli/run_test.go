@@ -2,10 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
 // Bad input to run, assign and unassign is refused before anything starts: one line naming the
@@ -80,5 +83,28 @@ func TestSndBufAutoFromConfig(t *testing.T) {
 	_, err = sndBufFlag("auto", src, 0)
 	if err == nil || !strings.Contains(err.Error(), "level 0: the level is unlimited") {
 		t.Errorf("--sndbuf auto at level 0: %v; want it to say the level is unlimited", err)
+	}
+}
+
+// --sndbuf auto with a --dev QJump is not up on, or with none named and QJump up on several, is
+// bad input (exit 2) that says what to do, as with QJump up nowhere. Before, a --dev not up
+// exited 1 with "read active config of lo: qjump is not up on lo".
+func TestSndBufAutoWithoutItsDataplane(t *testing.T) {
+	up := func(dev string) dataplane.DeviceConfig { return dataplane.DeviceConfig{Device: dev} }
+	for _, c := range []struct {
+		src  budgetSource
+		says string
+	}{
+		{budgetSource{dev: "lo"}, "qjump is not up on lo; bring it up there (qjump up --dev lo)"},
+		{budgetSource{dev: "lo", active: activeConfigs{devices: []dataplane.DeviceConfig{up("eth0")}}}, "qjump is not up on lo"},
+		{budgetSource{active: activeConfigs{devices: []dataplane.DeviceConfig{up("eth0"), up("eth1")}}},
+			"QJump is up on several devices in this network namespace (eth0, eth1): say which with --dev"},
+		{budgetSource{}, "QJump is not up on any device"},
+	} {
+		_, err := sndBufFlag("auto", c.src, 5)
+		var usage *UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("--sndbuf auto --dev %q with %d up: %v; want a usage error saying %q", c.src.dev, len(c.src.active.devices), err, c.says)
+		}
 	}
 }
