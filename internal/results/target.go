@@ -1,6 +1,10 @@
 package results
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
 
 // Target is one pass criterion, evaluated on the measured figures. Its JSON is targetJSON.
 type Target struct {
@@ -67,7 +71,16 @@ func (t Target) Verdict() string {
 	if !t.Met {
 		word = "MISSED"
 	}
-	return fmt.Sprintf("%s (%.3g %s, limit %.3g %s)", word, t.Value, t.Unit, t.Limit, t.Unit)
+	return fmt.Sprintf("%s (%s %s, limit %s %s)", word, figure(t.Value), t.Unit, figure(t.Limit), t.Unit)
+}
+
+// figure prints a target's value or limit to three significant digits, as the table prints its
+// figures: whole numbers from 100 up (952, 1308, 57760), never 1.31e+03, which %.3g printed.
+func figure(v float64) string {
+	if a := math.Abs(v); a >= 100 && a < 1e15 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // MissedByStallsOnly says whether a missed target is missed only by samples its producer's queues

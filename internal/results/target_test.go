@@ -30,3 +30,23 @@ func TestMissedByStallsOnly(t *testing.T) {
 		}
 	}
 }
+
+// A verdict's figures read as the table's do: a limit of 1,307.7 µs is 1308, not 1.31e+03, as
+// ping-iperf's quick run printed it.
+func TestVerdictFiguresHaveNoExponent(t *testing.T) {
+	for _, c := range []struct {
+		value, limit float64
+		unit, want   string
+	}{
+		{951.515, 1307.725, "µs", "MET (952 µs, limit 1308 µs)"},
+		{82.618, 50, "×", "MET (82.6 ×, limit 50 ×)"},
+		{8864, 6190.4, "µs", "MET (8864 µs, limit 6190 µs)"},
+		{1.5, 2, "µs", "MET (1.5 µs, limit 2 µs)"},
+		{0.0123, 0.5, "s", "MET (0.0123 s, limit 0.5 s)"},
+	} {
+		got := Target{Value: c.value, Limit: c.limit, Unit: c.unit, Evaluated: true, Met: true}.Verdict()
+		if got != c.want {
+			t.Errorf("Verdict of %g against %g: %q, want %q", c.value, c.limit, got, c.want)
+		}
+	}
+}
