@@ -20,6 +20,9 @@ func TestAdviseUsageErrors(t *testing.T) {
 		{[]string{"advise", "--throughput", "-3"}, "--throughput"},
 		{[]string{"advise", "--p99", "1ms", "--hosts", "3"}, "--hosts"},
 		{[]string{"advise", "--p99", "1ms", "--bulk-cc", "a b"}, "--bulk-cc"},
+		// one the kernel does not have: refused at once, not after the idle arms
+		{[]string{"advise", "--p99", "1ms", "--bulk-cc", "nosuchcc"}, "--bulk-cc"},
+		{[]string{"testbed", "run", "ping-iperf", "--quick", "--bulk-cc", "nosuchcc"}, "--bulk-cc"},
 		{[]string{"testbed", "run", "ptp", "--hosts", "3"}, "--hosts"},
 		{[]string{"testbed", "run", "2pc", "--hosts", "4"}, "--hosts"},
 		{[]string{"testbed", "run", "barrier", "--hosts", "1"}, "--hosts"},

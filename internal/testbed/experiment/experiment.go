@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
@@ -86,7 +88,7 @@ func Check(name string, o Options) error {
 	if o.Testbed.Hosts != 0 && o.Testbed.Hosts < e.minHosts {
 		return &model.FieldError{Field: "hosts", Value: fmt.Sprint(o.Testbed.Hosts), Allowed: fmt.Sprintf("%s needs at least %d hosts", name, e.minHosts)}
 	}
-	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") {
+	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") || !kernelHasCC(o.BulkCC) {
 		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"}
 	}
 	for _, f := range o.Sweep {
@@ -208,4 +210,17 @@ func finish(r *Results, rows []results.Row, dir string) error {
 		return fmt.Errorf("%w in %s: %s", ErrFaults, dir, strings.Join(r.Faults, "; "))
 	}
 	return nil
+}
+
+// kernelHasCC says whether a TCP socket can use congestion control cc, as iperf3's -C asks of
+// the kernel: the run is refused before anything is built, not after its idle arms, when the
+// first bulk flow fails ("unable to set TCP_CONGESTION"). Setting it also loads its module, as
+// iperf3's own request would. A socket that cannot be made leaves the question to iperf3.
+func kernelHasCC(cc string) bool {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return true
+	}
+	defer unix.Close(fd)
+	return unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc) == nil
 }
