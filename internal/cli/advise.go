@@ -21,6 +21,8 @@ type adviseOptions struct {
 	out     string
 	bulkCC  string
 	json    bool
+	// p99Set, throughputSet: the flag was given, so a 0 is the user's value, not "no target".
+	p99Set, throughputSet bool
 }
 
 // newAdviseCommand is `qjump advise`: the paper's §6.5 choice of a factor, measured on the
@@ -41,6 +43,7 @@ f ≤ m), and what was measured. The sweeps are kept in --out.`,
   qjump advise --p99 500us --throughput 2000 --out results/advise-memcached`,
 		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.p99Set, opts.throughputSet = cmd.Flags().Changed("p99"), cmd.Flags().Changed("throughput")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -62,6 +65,14 @@ f ≤ m), and what was measured. The sweeps are kept in --out.`,
 func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Writer) error {
 	if opts.program != "memcached" {
 		return usageErrorf("invalid --program %q: memcached is the program advise can measure", opts.program)
+	}
+	// A target given as 0 is refused as that flag's value; Validate alone would take it for no
+	// target at all and name --p99 "" even for --throughput 0.
+	if opts.p99Set && opts.target.P99 == 0 {
+		return usageErrorf("invalid --p99 %q: a latency greater than 0", "0s")
+	}
+	if opts.throughputSet && opts.target.Throughput == 0 {
+		return usageErrorf("invalid --throughput %q: requests per second, greater than 0", "0")
 	}
 	if err := opts.target.Validate(); err != nil {
 		return asFlagError(err)

@@ -18,6 +18,10 @@ func TestAdviseUsageErrors(t *testing.T) {
 		{[]string{"advise", "--program", "redis", "--p99", "1ms"}, "--program"},
 		{[]string{"advise", "--p99", "-1ms"}, "--p99"},
 		{[]string{"advise", "--throughput", "-3"}, "--throughput"},
+		// 0 is the flag's value, not a missing target: named as given
+		{[]string{"advise", "--throughput", "0"}, `--throughput "0"`},
+		{[]string{"advise", "--p99", "0"}, `--p99 "0s"`},
+		{[]string{"advise", "--p99", "0", "--throughput", "100"}, `--p99 "0s"`},
 		{[]string{"advise", "--p99", "1ms", "--hosts", "3"}, "--hosts"},
 		{[]string{"advise", "--p99", "1ms", "--bulk-cc", "a b"}, "--bulk-cc"},
 		// one the kernel does not have: refused at once, not after the idle arms
