@@ -87,6 +87,9 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	a, err := experiment.Advise(ctx, o, opts.target)
+	if err != nil && ctx.Err() != nil {
+		return interruptedRun(ctx, "advise", o.OutDir)
+	}
 	if a == nil {
 		return err
 	}

@@ -114,6 +114,9 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	res, err := experiment.Run(ctx, name, o)
+	if err != nil && ctx.Err() != nil {
+		return interruptedRun(ctx, name, o.OutDir)
+	}
 	if err != nil && !errors.Is(err, experiment.ErrFaults) {
 		return err
 	}
@@ -149,4 +152,10 @@ func prefixAll(dir string, files []string) []string {
 		out[i] = filepath.Join(dir, f)
 	}
 	return out
+}
+
+// interruptedRun is the error of a run that a signal stopped: it removed its testbed and wrote no
+// results, and exits 130 as every verb stopped by Ctrl-C does (docs/cli.md), not 1 as a failure.
+func interruptedRun(ctx context.Context, name, dir string) error {
+	return interruptedError(ctx, "%s stopped and its testbed removed; no results written (%s holds the raw output so far)", name, dir)
 }
