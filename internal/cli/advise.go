@@ -86,6 +86,9 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	ctx, stdout, progress, release := stopOnClosedOutput(ctx, stdout, o.Progress)
+	defer release()
+	o.Progress = progress
 	a, err := experiment.Advise(ctx, o, opts.target)
 	if err != nil && ctx.Err() != nil {
 		return interruptedRun(ctx, "advise", o.OutDir)

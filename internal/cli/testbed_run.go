@@ -113,6 +113,9 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	ctx, stdout, progress, release := stopOnClosedOutput(ctx, stdout, o.Progress)
+	defer release()
+	o.Progress = progress
 	res, err := experiment.Run(ctx, name, o)
 	if err != nil && ctx.Err() != nil {
 		return interruptedRun(ctx, name, o.OutDir)

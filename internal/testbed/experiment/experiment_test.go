@@ -258,6 +258,46 @@ func TestSIGTERMMidRun(t *testing.T) {
 	tbtest.AssertNothingLeft(t, prefix, nss)
 }
 
+// TestClosedOutputStopsRun closes the pipe a real `qjump testbed run` writes its progress to, as
+// `qjump testbed run ... | head` does, and checks that the run stopped as on Ctrl-C and removed
+// everything: SIGPIPE used to kill it at its next line, with its testbed up.
+func TestClosedOutputStopsRun(t *testing.T) {
+	bin := tbtest.RequireTools(t, "iperf3", "ping")
+	prefix := tbtest.Prefix(t)
+	cmd := exec.Command(bin, "testbed", "run", "ping-iperf", "--quick", "--prefix", prefix, "--out", t.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	progress, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Read up to the line that says the first arm started (the testbed is up), then go away.
+	sc := bufio.NewScanner(progress)
+	for sc.Scan() && !strings.Contains(sc.Text(), "[1/") {
+	}
+	nss := tbtest.NetnsOf(t, prefix)
+	if len(nss.Inodes) < 5 {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("testbed is not up: %v", nss.Inodes)
+	}
+	_ = progress.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Errorf("a run whose output was closed exited %v, want exit status 130 (stopped, testbed removed)", err)
+		}
+	case <-time.After(60 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatal("run did not stop within 60s of its output closing")
+	}
+	tbtest.AssertNothingLeft(t, prefix, nss)
+}
+
 // The fan-in bound is the model's own D7 where the model guarantees it, and its continuation past m.
 func TestFanInBound(t *testing.T) {
 	m := ModelInfo{Hosts: 5, RateBPS: 100e6, PacketBytes: int64(probePacket), EpsilonNS: 50_000, Mesochronous: 2}
