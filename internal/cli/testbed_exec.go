@@ -24,6 +24,10 @@ func newTestbedExecCommand(runF func(*testbedExecOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "exec HOST -- CMD [ARG...]",
 		Short: "Run a command inside host HOST's namespace (HOST is 1..N or its namespace name)",
+		Long: `exec runs CMD inside host HOST's network namespace (HOST is 1..N or its namespace name), with
+this terminal's input and output, and exits with its status. A CMD of 'qjump' is this very
+program, the one the testbed runs inside its hosts, whether or not a qjump is on PATH (a qjump
+built with 'go build -o bin/qjump' usually is not).`,
 		Example: `  qjump testbed exec 1 -- ping -c 3 198.18.0.2
   qjump testbed exec 2 -- qjump run --level 7 -- ping -c 3 198.18.0.1`,
 		Args: cobra.MinimumNArgs(2),
@@ -50,7 +54,7 @@ func runTestbedExec(opts *testbedExecOptions) error {
 	if err != nil || i < 1 || i > s.Config.Hosts {
 		return usageErrorf("invalid HOST %q: need 1 to %d or %s1..%s%d", host, s.Config.Hosts, prefix+"-h", prefix+"-h", s.Config.Hosts)
 	}
-	full := testbed.InNS(n.HostNS(i), opts.command...)
+	full := testbed.InNS(n.HostNS(i), execArgv(opts.command)...)
 	c := exec.Command(full[0], full[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := c.Run(); err != nil {
@@ -61,4 +65,14 @@ func runTestbedExec(opts *testbedExecOptions) error {
 		return fmt.Errorf("exec in %s: %w", n.HostNS(i), err)
 	}
 	return nil
+}
+
+// execArgv is the command exec runs: a bare "qjump" is this program (testbed.Binary), so that
+// the documented 'qjump testbed exec 1 -- qjump run --level 7 -- ping ...' works from a qjump
+// that is not on PATH, where nsenter failed with "failed to execute qjump".
+func execArgv(command []string) []string {
+	if len(command) == 0 || command[0] != "qjump" {
+		return command
+	}
+	return append([]string{testbed.Binary}, command[1:]...)
 }

@@ -152,3 +152,20 @@ func TestTestbedRunRateHelp(t *testing.T) {
 		}
 	}
 }
+
+// A bare qjump in exec's command is the qjump that runs the testbed, on PATH or not; any other
+// command, a qjump given by its path included, is run as given.
+func TestTestbedExecRunsThisQJump(t *testing.T) {
+	saved := testbed.Binary
+	t.Cleanup(func() { testbed.Binary = saved })
+	testbed.Binary = "/opt/build/bin/qjump"
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"qjump", "run", "--level", "7", "--", "ping"}, []string{"/opt/build/bin/qjump", "run", "--level", "7", "--", "ping"}},
+		{[]string{"/usr/bin/qjump", "status"}, []string{"/usr/bin/qjump", "status"}},
+		{[]string{"ping", "qjump"}, []string{"ping", "qjump"}},
+	} {
+		if got := execArgv(c.in); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("execArgv(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
