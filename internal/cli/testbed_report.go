@@ -2,7 +2,9 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -36,11 +38,15 @@ func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Comm
 }
 
 func runTestbedReport(opts *testbedReportOptions, stdout io.Writer) error {
-	res, err := experiment.Report(opts.dir)
+	dir, err := reportDir(opts.dir)
+	if err != nil {
+		return err
+	}
+	res, err := experiment.Report(dir)
 	if err != nil && !errors.Is(err, experiment.ErrFaults) {
 		return missingIsUsage(err)
 	}
-	if perr := printResults(stdout, res, opts.dir, opts.json); perr != nil {
+	if perr := printResults(stdout, res, dir, opts.json); perr != nil {
 		return perr
 	}
 	return err
@@ -57,4 +63,29 @@ func printResults(w io.Writer, res *experiment.Results, dir string, asJSON bool)
 		return err
 	}
 	return experiment.Table(w, res)
+}
+
+// reportDir is the directory report reads, from what was named: a run's directory, or its
+// results.json (which read "open DIR/results.json/results.json: not a directory", exit 1). A
+// directory a run wrote without results.json is a run that stopped before its end, which has
+// nothing to report, and says so rather than that no run wrote it.
+func reportDir(arg string) (string, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return arg, nil // Report names what is missing
+	}
+	if !fi.IsDir() {
+		if filepath.Base(arg) == "results.json" {
+			return filepath.Dir(arg), nil
+		}
+		return "", usageErrorf("invalid DIR %q: a file; need the directory a run wrote (the one that holds results.json)", arg)
+	}
+	if _, err := os.Stat(filepath.Join(arg, "results.json")); errors.Is(err, fs.ErrNotExist) {
+		for _, partial := range []string{"raw", "stalls.csv"} {
+			if _, err := os.Stat(filepath.Join(arg, partial)); err == nil {
+				return "", &UsageError{Err: fmt.Errorf("no results.json in %s: the run that wrote it stopped before it finished (interrupted or failed), so there is nothing to report; %s keeps what its tools wrote", arg, filepath.Join(arg, "raw"))}
+			}
+		}
+	}
+	return arg, nil
 }

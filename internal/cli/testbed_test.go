@@ -169,3 +169,39 @@ func TestTestbedExecRunsThisQJump(t *testing.T) {
 		}
 	}
 }
+
+// report takes what a hurried user names: a run's results.json as well as its directory; a
+// directory an interrupted run left says so; another file is bad input, exit 2.
+func TestTestbedReportNames(t *testing.T) {
+	run := t.TempDir()
+	doc := `{"experiment":"fan-in","title":"fan-in","testbed":{"hosts":3},"model":{"hosts":3,"rate_bps":1e8,
+		"packet_bytes":1514,"epsilon_ns":50000,"mesochronous":2,"epoch_ns":1000000,"max_frame_time_ns":121120},
+		"arms":[{"name":"noise","bulk":"none","param":1}]}`
+	samples := "arm,tool,metric,sender,seq,send_ns,latency_ns,lost,param\n" +
+		"noise,probe,network,2,0,1000,20000,false,1\nnoise,probe,network,2,1,2000,30000,false,1\n"
+	for name, body := range map[string]string{"results.json": doc, "samples.csv": samples, "summary.md": ""} {
+		if err := os.WriteFile(filepath.Join(run, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopped := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(stopped, "raw"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"testbed", "report", filepath.Join(run, "results.json")}, &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String(), "noise") {
+		t.Errorf("report DIR/results.json: exit %d, stderr %q", code, stderr.String())
+	}
+	for _, c := range []struct{ arg, says string }{
+		{stopped, "stopped before it finished"},
+		{filepath.Join(run, "summary.md"), "a file; need the directory"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		code := Main([]string{"testbed", "report", c.arg}, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), c.says) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("report %s: exit %d, stderr %q; want 2 and one line saying %q", c.arg, code, stderr.String(), c.says)
+		}
+	}
+}
