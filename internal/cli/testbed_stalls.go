@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"io"
+	"os"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +30,9 @@ func newTestbedStallsCommand() *cobra.Command {
 		Long: `stalls wakes a real-time thread on every CPU each millisecond and records every wake-up later
 than --threshold as a stall of that CPU, until SIGINT/SIGTERM, until its standard input closes
 (so that it ends with the run that started it, however that ends) or until --for has passed;
-then it writes the stalls (cpu, from_ns, to_ns, wall clock) as CSV to --out. Needs root.`,
+then it writes the stalls (cpu, from_ns, to_ns, wall clock) as CSV to --out. Standard input
+ends it only when it is a pipe or a terminal: from /dev/null or a file (cron, nohup, CI) it runs
+for --for. Needs root.`,
 		Example: `  # the machine's stalls over 15 s, with its CPUs free to halt and then held awake
   sleep 15 | qjump testbed stalls --out halting.csv
   sleep 15 | qjump testbed stalls --out awake.csv --awake`,
@@ -53,14 +58,22 @@ func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.
 	if opts.threshold < machine.MinThreshold {
 		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, machine.MinThreshold)
 	}
+	// Refused before measuring, not after hours of it.
+	f, err := os.Create(opts.out)
+	if err != nil {
+		return usageErrorf("invalid --out %q: %v", opts.out, err)
+	}
+	_ = f.Close()
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, opts.run)
 	defer cancel()
-	go func() {
-		_, _ = io.Copy(io.Discard, stdin)
-		cancel()
-	}()
+	if watchesStdin(stdin) {
+		go func() {
+			_, _ = io.Copy(io.Discard, stdin)
+			cancel()
+		}()
+	}
 	if opts.awake {
 		release, err := machine.HoldCPUsAwake()
 		if err != nil {
@@ -73,4 +86,27 @@ func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.
 		return err
 	}
 	return machine.WriteCSV(opts.out, stalls)
+}
+
+// watchesStdin says whether the end of stdin should end the measurement: a pipe (testbed run's,
+// or `sleep 15 |`) or a terminal (Ctrl-D) ends when its writer means it to. /dev/null or a
+// regular file is at its end at once, which ended every measurement run without a terminal (a
+// script's `< /dev/null`, cron, CI) before it began, whatever --for said.
+func watchesStdin(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return true
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	switch m := fi.Mode(); {
+	case m&(os.ModeNamedPipe|os.ModeSocket) != 0:
+		return true
+	case m&os.ModeCharDevice != 0:
+		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+		return err == nil
+	}
+	return false
 }

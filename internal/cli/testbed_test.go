@@ -205,3 +205,46 @@ func TestTestbedReportNames(t *testing.T) {
 		}
 	}
 }
+
+// stalls ends with its standard input only where that input can end on purpose: a pipe (testbed
+// run's) or a terminal. /dev/null or a file, a script's or cron's, ended it before it measured.
+func TestStallsWatchesOnlyPipesAndTerminals(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	file := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	regular, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer regular.Close()
+	for _, c := range []struct {
+		name string
+		in   *os.File
+		want bool
+	}{{"/dev/null", null, false}, {"a pipe", r, true}, {"a regular file", regular, false}} {
+		if got := watchesStdin(c.in); got != c.want {
+			t.Errorf("watchesStdin(%s) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// An --out that cannot be written is refused before the measurement, exit 2, not after it.
+func TestStallsRefusesUnwritableOut(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"testbed", "stalls", "--out", "/nonexistent/stalls.csv", "--for", "1s"}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--out") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 2 and one line naming --out", code, stderr.String())
+	}
+}
