@@ -28,6 +28,10 @@ func TestAdviseUsageErrors(t *testing.T) {
 		{[]string{"advise", "--p99", "1ms", "--bulk-cc", "nosuchcc"}, "--bulk-cc"},
 		{[]string{"testbed", "run", "ping-iperf", "--quick", "--bulk-cc", "nosuchcc"}, "--bulk-cc"},
 		{[]string{"testbed", "run", "ptp", "--hosts", "3"}, "--hosts"},
+		// a missing word names what is missing, not cobra's "accepts 1 arg(s), received 0"
+		{[]string{"testbed", "run", "--quick"}, "needs one experiment NAME, got 0: one of 2pc, barrier"},
+		{[]string{"testbed", "exec", "1"}, "needs a HOST and a command"},
+		{[]string{"testbed", "report"}, "needs one DIR"},
 		{[]string{"testbed", "run", "2pc", "--hosts", "4"}, "--hosts"},
 		{[]string{"testbed", "run", "barrier", "--hosts", "1"}, "--hosts"},
 		{[]string{"testbed", "run", "mixed", "--hosts", "5"}, "--hosts"},

@@ -30,7 +30,12 @@ program, the one the testbed runs inside its hosts, whether or not a qjump is on
 built with 'go build -o bin/qjump' usually is not).`,
 		Example: `  qjump testbed exec 1 -- ping -c 3 198.18.0.2
   qjump testbed exec 2 -- qjump run --level 7 -- ping -c 3 198.18.0.1`,
-		Args: cobra.MinimumNArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usageErrorf("testbed exec needs a HOST and a command to run in it: qjump testbed exec HOST -- CMD [ARG...]")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.host, opts.command = args[0], args[1:]
 			if runF != nil {

@@ -24,7 +24,12 @@ func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Comm
 		Use:     "report DIR",
 		Short:   "Redraw an experiment's plots, summary.md and table from its samples.csv and results.json",
 		Example: `  qjump testbed report results/ping-iperf-20261122-030000`,
-		Args:    cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("testbed report needs one DIR, the directory a run wrote (its --out), got %d", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
 			if runF != nil {

@@ -74,7 +74,12 @@ programs are put on levels with 'qjump run'.`,
   qjump testbed run memcached --out results/memcached
   qjump testbed run fan-in --hosts 6 --rate 100M
   qjump testbed run ping-iperf --bulk-cc bbr --out results/ping-iperf-bbr`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("testbed run needs one experiment NAME, got %d: one of %s (see qjump testbed run --help)", len(args), strings.Join(experiment.Names(), ", "))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name, opts.rateSet = args[0], cmd.Flags().Changed("rate")
 			if runF != nil {
