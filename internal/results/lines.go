@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -72,6 +73,7 @@ func (p LinePlot) Draw(dir, file string) (string, error) {
 func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 	pl := plot.New()
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
+	pl.X.Tick.Marker = linTicks{}
 	if p.LogY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
@@ -186,10 +188,13 @@ func (s Stack) Draw(dir string) (string, error) {
 	if s.SameY {
 		sameY(plots)
 	}
+	sameX(plots)
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
-		// The axes are aligned already: the legend takes a corner but does not move an axis.
-		placeLegend(plots[i][0], canvases[i][0], curves[i], nil)
+		// The axes are aligned already: the legend takes a corner but does not move an axis. It
+		// keeps clear of the marks' labels along the top as of the curves: it sat on "alone".
+		obstacles := append(curves[i], markLabels(panels[i], plots[i][0], canvases[i][0])...)
+		placeLegend(plots[i][0], canvases[i][0], obstacles, nil)
 		plots[i][0].Draw(canvases[i][0])
 	}
 	if err := savePNG(img, filepath.Join(dir, s.File)); err != nil {
@@ -233,6 +238,49 @@ func (b Bars) Draw(dir string) (string, error) {
 		return "", fmt.Errorf("save %s: %w", b.File, err)
 	}
 	return b.File, nil
+}
+
+// sameX gives every panel of a stack the x range of all of them: they share one axis (a time
+// line across phases, a factor), so that one x is one place in every panel. Each kept its own,
+// and gonum labelled the same time axis 0, 10, 20, 30 above and 0.00, 25.00 below.
+func sameX(plots [][]*plot.Plot) {
+	lo, hi := plots[0][0].X.Min, plots[0][0].X.Max
+	for _, row := range plots {
+		lo, hi = min(lo, row[0].X.Min), max(hi, row[0].X.Max)
+	}
+	for _, row := range plots {
+		row[0].X.Min, row[0].X.Max = lo, hi
+	}
+}
+
+// markLabels are the places the marks' labels take along the top of pl drawn on c, as segments
+// for placeLegend to keep clear of: from the mark to the end of its label's text, along the
+// bottom, middle and top of the text (a label stands on the top of the axis).
+func markLabels(p LinePlot, pl *plot.Plot, c draw.Canvas) []plotter.XYs {
+	dc := pl.DataCanvas(c)
+	width, height := float64(dc.Max.X-dc.Min.X), float64(dc.Max.Y-dc.Min.Y)
+	var out []plotter.XYs
+	for _, m := range p.Marks {
+		if m.Label == "" || width <= 0 || height <= 0 {
+			continue
+		}
+		size := pl.Legend.TextStyle.Rectangle(" " + m.Label).Size()
+		end := m.X + float64(size.X)/width*(pl.X.Max-pl.X.Min)
+		for _, f := range []float64{0, 0.5, 1} {
+			y := yAtNorm(pl, 1+f*float64(size.Y)/height)
+			out = append(out, plotter.XYs{{X: m.X, Y: y}, {X: end, Y: y}})
+		}
+	}
+	return out
+}
+
+// yAtNorm is the y value at n of pl's y axis (0 its bottom, 1 its top; above 1, over it).
+func yAtNorm(pl *plot.Plot, n float64) float64 {
+	lo, hi := pl.Y.Min, pl.Y.Max
+	if _, log := pl.Y.Scale.(plot.LogScale); log && lo > 0 && hi > 0 {
+		return math.Exp(math.Log(lo) + n*(math.Log(hi)-math.Log(lo)))
+	}
+	return lo + n*(hi-lo)
 }
 
 func sameY(plots [][]*plot.Plot) {

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // Line plots, stacks and bar charts write a PNG when they have data, and nothing when they have none.
@@ -35,5 +38,35 @@ func TestLinePlots(t *testing.T) {
 		if f, err := draw(); f != "" || err != nil {
 			t.Errorf("%s: drew %q, %v", name, f, err)
 		}
+	}
+}
+
+// A stack's panels share one x axis, and a panel's legend keeps clear of its marks' labels: the
+// mixed timeline's legend sat on the "alone" phase's label in the top-left corner.
+func TestStackSharesXAndKeepsLegendOffMarks(t *testing.T) {
+	var low []XY
+	for i := 0; i <= 30; i++ {
+		low = append(low, XY{X: float64(i), Y: 10})
+	}
+	marks := []Mark{{X: 0, Label: "alone"}, {X: 9, Label: "contended"}, {X: 22.5, Label: "qjump"}}
+	a := LinePlot{Title: "a", LogY: true, Lines: []Line{{Label: "PTP |offset|", Dots: true, Points: low}}, Marks: marks}
+	b := LinePlot{Title: "b", LogY: true, Lines: []Line{{Label: "memcached", Dots: true, Points: low[:20]}}, Marks: marks}
+	pa, ca, err := a.plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _, err := b.plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa.Y.Max = 3000 // room above the points, as the measured PTP offsets leave
+	sameX([][]*plot.Plot{{pa}, {pb}})
+	if pa.X.Min != pb.X.Min || pa.X.Max != pb.X.Max {
+		t.Errorf("x ranges [%g, %g] and [%g, %g], want one", pa.X.Min, pa.X.Max, pb.X.Min, pb.X.Max)
+	}
+	c := canvasOf(8*vg.Inch, 3*vg.Inch)
+	placeLegend(pa, c, append(ca, markLabels(a, pa, c)...), nil)
+	if pa.Legend.Top && pa.Legend.Left {
+		t.Error("the legend took the top-left corner, over the first mark's label")
 	}
 }

@@ -85,3 +85,52 @@ func tickLabel(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
+
+// linTicks marks a linear axis at the widest step of 1, 2 or 5 times a power of ten that puts at
+// least minLabels labels on it, each printed as a reader writes it: 0, 10,
+// 20, 30 or 0, 2, 4, 6 for a time axis in seconds, where gonum's default printed 0.00, 25.00
+// (two labels) and 0.00, 2.50, 5.00. Half steps get an unlabelled tick.
+type linTicks struct{}
+
+var _ plot.Ticker = linTicks{}
+
+// Ticks returns the ticks within [min, max].
+func (linTicks) Ticks(min, max float64) []plot.Tick {
+	span := max - min
+	if !(span > 0) || math.IsInf(span, 0) {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	top := int(math.Floor(math.Log10(span)))
+	for k := top; k >= top-3; k-- {
+		for _, m := range []float64{5, 2, 1} {
+			step := m * math.Pow(10, float64(k))
+			first := math.Ceil(min/step - 1e-9)
+			last := math.Floor(max/step + 1e-9)
+			if last-first+1 < minLabels {
+				continue
+			}
+			digits := 0
+			if k < 0 {
+				digits = -k
+			}
+			var ticks []plot.Tick
+			for i := first; i <= last; i++ {
+				v := i * step
+				if v == 0 {
+					v = 0 // not -0, which prints "-0"
+				}
+				scale := math.Pow(10, float64(digits))
+				v = math.Round(v*scale) / scale
+				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+				if h := v + step/2; h <= max {
+					ticks = append(ticks, plot.Tick{Value: h})
+				}
+			}
+			if h := first*step - step/2; h >= min {
+				ticks = append(ticks, plot.Tick{Value: h})
+			}
+			return ticks
+		}
+	}
+	return plot.DefaultTicks{}.Ticks(min, max)
+}

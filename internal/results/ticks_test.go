@@ -2,6 +2,7 @@ package results
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -79,5 +80,33 @@ func TestLogTicksMarkMinorTicks(t *testing.T) {
 	}
 	if minor != 2*8 { // 2..9 and 20..90: 1, 10 and 100 are labelled
 		t.Fatalf("%d minor ticks on [1, 100]", minor)
+	}
+}
+
+// A linear axis gets round labels at a 1-2-5 step, never gonum's 0.00, 25.00 for a time axis of
+// 30 s, nor "-0" for an axis that starts a hair below 0.
+func TestLinTicks(t *testing.T) {
+	for _, c := range []struct {
+		min, max float64
+		want     []string
+	}{
+		{0, 30.3, []string{"0", "10", "20", "30"}},
+		{-0.05, 6.1, []string{"0", "2", "4", "6"}},
+		{1, 8.325, []string{"2", "4", "6", "8"}},
+		{0, 0.05, []string{"0", "0.02", "0.04"}},
+		{1500, 2600, []string{"1500", "2000", "2500"}},
+	} {
+		var got []string
+		for _, tk := range (linTicks{}).Ticks(c.min, c.max) {
+			if tk.Value < c.min || tk.Value > c.max {
+				t.Fatalf("[%g, %g]: tick %g outside the range", c.min, c.max, tk.Value)
+			}
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("[%g, %g]: labels %q, want %q", c.min, c.max, got, c.want)
+		}
 	}
 }
