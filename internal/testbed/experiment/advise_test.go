@@ -72,3 +72,18 @@ func TestAdvicePointsBoundOnlyWhereGuaranteed(t *testing.T) {
 		t.Errorf("f5 = 8 bound in the table: %q", got)
 	}
 }
+
+// The advice line quotes the chosen factor's rate as the table row above it does, not the
+// confirming run's, whose own ε moves it a little.
+func TestAdviceQuotesTheTableRow(t *testing.T) {
+	two := AdvicePoint{Factor: 2, LevelRateBPS: 24.02e6, PerSec: 2770, Met: true}
+	a := &Advice{Program: "memcached", Target: "p99 ≤ 1ms", Level: kvLevel, Points: []AdvicePoint{two}, Chosen: &two,
+		Confirm: &AdvicePoint{Factor: 2, LevelRateBPS: 23.79e6, PerSec: 2702, Met: true}}
+	var b strings.Builder
+	if err := a.Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "advice: f5 = 2 (T5 = 24.02Mb/s") {
+		t.Errorf("the advice does not quote the table's T5:\n%s", b.String())
+	}
+}
