@@ -36,8 +36,7 @@ for --for. Needs root.`,
 		Example: `  # the machine's stalls over 15 s, with its CPUs free to halt and then held awake
   sleep 15 | qjump testbed stalls --out halting.csv
   sleep 15 | qjump testbed stalls --out awake.csv --awake`,
-		Hidden: true,
-		Args:   noArgs(""),
+		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTestbedStalls(cmd.Context(), opts, cmd.InOrStdin())
 		},
