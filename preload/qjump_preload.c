@@ -206,17 +206,24 @@ static bool is_ip_socket(int fd)
 	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && is_ip(domain);
 }
 
-/* apply_priority sets the level's priority on fd; errno is the caller's to restore. */
-static void apply_priority(int fd)
+/*
+ * apply_priority sets the level's priority on fd and says whether it could; errno is the
+ * caller's to restore. A failure is about that socket only: a program that drops its privileges
+ * after opening its sockets (ping opens its raw sockets first, then a UDP socket it never sends
+ * on) has its traffic on the level and one socket without it, so the report names the socket.
+ */
+static bool apply_priority(int fd)
 {
 	if (!cfg.has_level)
-		return;
+		return false;
 	if (sys_setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &cfg.priority, sizeof(cfg.priority)) == 0)
-		return;
+		return true;
 	if (once(REPORT_PRIORITY_FAILED))
-		say("cannot set SO_PRIORITY %d: %s%s; sockets keep the default priority",
-		    cfg.priority, strerror(errno),
+		say("cannot set SO_PRIORITY %d on socket %d: %s%s; that socket keeps the default "
+		    "priority (said for the first such socket only)",
+		    cfg.priority, fd, strerror(errno),
 		    errno == EPERM ? " (priority 7 needs CAP_NET_ADMIN or CAP_NET_RAW)" : "");
+	return false;
 }
 
 static void apply_sndbuf(int fd)
@@ -234,13 +241,18 @@ int socket(int domain, int type, int protocol)
 {
 	int fd = sys_socket(domain, type, protocol);
 	int saved = errno;
+	bool prioritised;
 
 	if (fd < 0 || !is_ip(domain))
 		return fd;
-	apply_priority(fd);
+	prioritised = apply_priority(fd);
 	apply_sndbuf(fd);
-	if (cfg.verbose && cfg.has_level)
-		say("socket %d: priority %d", fd, cfg.priority);
+	if (cfg.verbose && cfg.has_level) {
+		if (prioritised)
+			say("socket %d: priority %d", fd, cfg.priority);
+		else
+			say("socket %d: default priority", fd);
+	}
 	errno = saved;
 	return fd;
 }

@@ -184,8 +184,22 @@ func TestFailedSetsockoptReportedOnce(t *testing.T) {
 	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	r := p.run(t, []string{"QJUMP_LEVEL=7"}, nobody)
 	expect(t, r, map[string]string{"tcp": "0", "udp": "0", "accepted": "0"})
-	if strings.Count(r.stderr, "cannot set SO_PRIORITY 7") != 1 || !strings.Contains(r.stderr, "CAP_NET_ADMIN") {
-		t.Errorf("want one report naming the capability, got %q", r.stderr)
+	if strings.Count(r.stderr, "cannot set SO_PRIORITY 7 on socket") != 1 || !strings.Contains(r.stderr, "CAP_NET_ADMIN") {
+		t.Errorf("want one report naming the socket and the capability, got %q", r.stderr)
+	}
+}
+
+// QJUMP_VERBOSE tells each socket's priority as it is, not as asked: the shim said "priority 7"
+// of a socket whose SO_PRIORITY had just failed (ping's UDP socket, opened after ping drops its
+// capabilities).
+func TestVerboseTellsAFailedPriority(t *testing.T) {
+	testutil.RequirePriv(t, "running the probe as nobody")
+	p := buildProbe(t)
+	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	r := p.run(t, []string{"QJUMP_LEVEL=7", "QJUMP_VERBOSE=1"}, nobody)
+	expect(t, r, map[string]string{"tcp": "0", "udp": "0", "accepted": "0"})
+	if strings.Contains(r.stderr, "priority 7\n") || !strings.Contains(r.stderr, ": default priority") {
+		t.Errorf("want every socket told at the default priority, none at 7, got %q", r.stderr)
 	}
 }
 
