@@ -502,3 +502,24 @@ func TestSeriesWithoutSamplesSaysNone(t *testing.T) {
 		}
 	}
 }
+
+// Every arm lists its series in one order, whichever tool wrote an arm's first sample: the tools
+// of an arm run at once, and the order of first appearance within each arm put ping first in
+// one arm of ping-iperf's table and the probe first in the next.
+func TestSeriesOfOrdersEveryArmAlike(t *testing.T) {
+	row := func(arm, tool, metric string) Row {
+		return Row{Arm: arm, Tool: tool, Metric: metric, LatencyNS: 1000}
+	}
+	rows := []Row{
+		row("idle", "ping", "rtt"), row("idle", "probe", "oneway"), row("idle", "probe", "rtt"),
+		row("shared", "probe", "rtt"), row("shared", "probe", "oneway"), row("shared", "ping", "rtt"),
+	}
+	var got []string
+	for _, s := range SeriesOf(rows) {
+		got = append(got, s.Arm+"/"+s.Tool+"/"+s.Metric)
+	}
+	want := []string{"idle/ping/rtt", "idle/probe/oneway", "idle/probe/rtt", "shared/ping/rtt", "shared/probe/oneway", "shared/probe/rtt"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("series in the order %q, want %q", got, want)
+	}
+}

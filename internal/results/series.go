@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"sort"
 	"strconv"
 )
 
@@ -24,17 +25,34 @@ type Series struct {
 // Key names the series.
 func (s Series) Key() Key { return Key{Arm: s.Arm, Tool: s.Tool, Metric: s.Metric} }
 
-// SeriesOf groups rows by arm, tool and metric, in the order the series first appear.
+// SeriesOf groups rows by arm, tool and metric: arms in the order they first appear, and within
+// every arm the same order of tools and metrics, the order in which each first appears in the
+// run. Within an arm the tools run at once and either may write the first sample, so the order
+// of first appearance within each arm put ping first in one arm and the probe first in the next.
 func SeriesOf(rows []Row) []Series {
 	groups := map[Key][]Row{}
 	var order []Key
+	arm, kind := map[string]int{}, map[[2]string]int{} // first appearances
 	for _, row := range rows {
 		k := row.Key()
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], row)
+		if _, ok := arm[k.Arm]; !ok {
+			arm[k.Arm] = len(arm)
+		}
+		if _, ok := kind[[2]string{k.Tool, k.Metric}]; !ok {
+			kind[[2]string{k.Tool, k.Metric}] = len(kind)
+		}
 	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if arm[a.Arm] != arm[b.Arm] {
+			return arm[a.Arm] < arm[b.Arm]
+		}
+		return kind[[2]string{a.Tool, a.Metric}] < kind[[2]string{b.Tool, b.Metric}]
+	})
 	var out []Series
 	for _, k := range order {
 		g := groups[k]
