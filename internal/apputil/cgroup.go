@@ -132,22 +132,37 @@ func sweep(parent string) {
 
 // CgroupRoot is the cgroup v2 root to find and open cgroups under, and the function that
 // releases it. `ip netns exec` gives its command a fresh /sys without the cgroup mounts; cgroup v2
-// is one hierarchy, so mounting it again on a private directory reaches the host's cgroups, and
-// the release unmounts it.
+// is one hierarchy, so mounting it again reaches the host's cgroups. That mount is a detached one
+// (fsopen, fsmount): attached nowhere in any mount namespace and held only by a descriptor of
+// this process, reached as /proc/self/fd/N. So there is no mount point to make or remove: it
+// used to be a /tmp/qjump-cgroup2-* directory, left behind by every qjump killed or interrupted
+// before it could remove it. The kernel frees the mount with the descriptor, by release or when
+// the process ends however it ends, and two qjumps at once each have their own.
 func CgroupRoot() (root string, release func(), err error) {
 	if root, err := host.CgroupMount(); err == nil {
 		return root, func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "qjump-cgroup2-")
+	fd, err := detachedCgroupMount()
 	if err != nil {
-		return "", nil, fmt.Errorf("%w; mounting one privately failed: %v", host.ErrNoCgroup2, err)
-	}
-	if err := unix.Mount("cgroup2", dir, "cgroup2", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		os.Remove(dir)
 		return "", nil, fmt.Errorf("%w; mounting one privately failed: %w", host.ErrNoCgroup2, err)
 	}
-	return dir, func() {
-		_ = unix.Unmount(dir, unix.MNT_DETACH)
-		_ = os.Remove(dir)
-	}, nil
+	return fmt.Sprintf("/proc/self/fd/%d", fd), func() { _ = unix.Close(fd) }, nil
+}
+
+// detachedCgroupMount mounts the cgroup v2 hierarchy without attaching it anywhere and returns
+// the mount's descriptor (close-on-exec: CMD does not inherit it).
+func detachedCgroupMount() (int, error) {
+	fsfd, err := unix.Fsopen("cgroup2", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("fsopen cgroup2: %w", err)
+	}
+	defer unix.Close(fsfd)
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return -1, fmt.Errorf("create cgroup2 superblock: %w", err)
+	}
+	fd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("fsmount cgroup2: %w", err)
+	}
+	return fd, nil
 }

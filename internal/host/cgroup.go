@@ -13,9 +13,11 @@ var ErrNoCgroup2 = errors.New("no cgroup v2 hierarchy at /sys/fs/cgroup or /sys/
 	"(mount one: mount -t cgroup2 none /sys/fs/cgroup/unified)")
 
 // CgroupID is the cgroup v2 id of the cgroup directory at path: what bpf_skb_cgroup_id returns
-// for the sockets of its processes.
+// for the sockets of its processes. A symbolic link at path is followed: the root of a detached
+// cgroup v2 mount (apputil.CgroupRoot under ip netns exec) is /proc/self/fd/N, whose own handle,
+// procfs's, is no cgroup's.
 func CgroupID(path string) (uint64, error) {
-	h, _, err := unix.NameToHandleAt(unix.AT_FDCWD, path, 0)
+	h, _, err := unix.NameToHandleAt(unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
 	if err != nil {
 		return 0, fmt.Errorf("cgroup id of %s: %w", path, err)
 	}
