@@ -1,6 +1,7 @@
 package apputil
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
@@ -16,6 +17,12 @@ func setCeiling(path string, max *model.Level) error {
 		return clearCeiling(path, dataplane.ClearCgroupCeiling)
 	}
 	return dataplane.WithStateLock(func(l dataplane.Locked) error { return setCeilingLocked(l, path, max) })
+}
+
+// setCeilingContext sets the ceiling as setCeiling does, but gives up waiting for the state lock
+// when ctx is done (an error that is context.Canceled), having set nothing.
+func setCeilingContext(ctx context.Context, path string, max *model.Level) error {
+	return dataplane.WithStateLockContext(ctx, func(l dataplane.Locked) error { return setCeilingLocked(l, path, max) })
 }
 
 // setCeilingLocked is setCeiling under the state lock, which l holds.

@@ -2,6 +2,7 @@ package apputil
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
 )
 
@@ -23,8 +25,10 @@ type transientCgroup struct {
 	dir  *os.File // kept open for clone3(CLONE_INTO_CGROUP)
 }
 
-func newTransientCgroup(parent string) (*transientCgroup, error) {
-	path, err := mkdirRun(parent)
+// newTransientCgroup makes a cgroup under parent, once the stale ones there are swept; ctx done
+// while the sweep waits for the state lock ends it with ErrInterrupted, having made nothing.
+func newTransientCgroup(ctx context.Context, parent string) (*transientCgroup, error) {
+	path, err := mkdirRun(ctx, parent)
 	if err != nil {
 		return nil, err
 	}
@@ -38,12 +42,15 @@ func newTransientCgroup(parent string) (*transientCgroup, error) {
 
 // mkdirRun makes parent/run-PID-*. A run ending at the same moment may remove an empty parent
 // between the two mkdirs, so that is retried.
-func mkdirRun(parent string) (string, error) {
+func mkdirRun(ctx context.Context, parent string) (string, error) {
 	for try := 0; ; try++ {
 		if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			return "", fmt.Errorf("create cgroup %s: %w", parent, err)
 		}
-		sweep(parent)
+		sweep(ctx, parent)
+		if ctx.Err() != nil {
+			return "", ErrInterrupted
+		}
 		path, err := os.MkdirTemp(parent, fmt.Sprintf("run-%d-", os.Getpid()))
 		if err == nil {
 			return path, nil
@@ -115,8 +122,9 @@ func populated(path string) bool {
 // run-PID-* where PID no longer exists. What CMD left running there is killed: with qjump gone
 // its programs are detached, and it would run on off its level. Their ceilings (--max-level) go
 // next: the id is lost with the cgroup, and an entry left in the shared map keeps `qjump down`
-// from removing it.
-func sweep(parent string) {
+// from removing it. Clearing one waits for the state lock; ctx done meanwhile stops the sweep,
+// leaving that cgroup for the next run, so that an interrupt is not held up by an up's lock.
+func sweep(ctx context.Context, parent string) {
 	stale, _ := filepath.Glob(filepath.Join(parent, "run-*-*"))
 	for _, path := range stale {
 		var pid int
@@ -124,7 +132,10 @@ func sweep(parent string) {
 			continue
 		}
 		if unix.Kill(pid, 0) == unix.ESRCH && endCgroup(path) == nil {
-			_ = setCeiling(path, nil)
+			_ = clearCeiling(path, func(id uint64) error { return dataplane.ClearCgroupCeilingContext(ctx, id) })
+			if ctx.Err() != nil {
+				return
+			}
 			_ = removeTree(path)
 		}
 	}

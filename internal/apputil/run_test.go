@@ -2,6 +2,7 @@ package apputil
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -530,7 +531,7 @@ func TestSweepClearsKilledRunsCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dataplane.ClearCgroupCeiling(id) })
-	sweep(parent)
+	sweep(context.Background(), parent)
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("stale cgroup %s not swept: %v", stale, err)
 	}

@@ -1,6 +1,8 @@
 package apputil
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,10 +45,32 @@ type Stdio struct {
 	Out, Err io.Writer
 }
 
+// ErrInterrupted is RunCgroup's error when SIGINT or SIGTERM came before CMD started: CMD was
+// not started, and what run had made for it is removed (the error says so, or what is left).
+var ErrInterrupted = errors.New("interrupted before CMD started")
+
+// interrupts are the signals that stop `run --mode cgroup` before CMD starts, less those qjump was
+// started with ignored (forwardable says why).
+func interrupts() []os.Signal {
+	var out []os.Signal
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if !signal.Ignored(sig) {
+			out = append(out, sig)
+		}
+	}
+	return out
+}
+
 // RunCgroup runs CMD inside a transient cgroup with the programs of s attached, forwards signals
 // to it and removes the cgroup afterwards. It returns how CMD ended; notes for the user (enforce
-// refusals) go to stdio.Err.
-func RunCgroup(r Run, stdio Stdio) (Status, error) {
+// refusals) go to stdio.Err. A SIGINT or SIGTERM before CMD starts (waiting for the state lock to
+// set --max-level's ceiling, most likely: an up or a reload may hold it for seconds) does not end
+// the process, which would leave the cgroup until the next run swept it: what was made is
+// removed and the error is ErrInterrupted.
+func RunCgroup(r Run, stdio Stdio) (st Status, err error) {
+	// Caught until RunCgroup returns: a second Ctrl-C must not cut the cleanup short either.
+	ctx, stop := signal.NotifyContext(context.Background(), interrupts()...)
+	defer stop()
 	path, err := lookPath(r.Command[0])
 	if err != nil {
 		return Status{}, err
@@ -57,7 +81,10 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 	}
 	defer unmount()
 	noteLeftLimits(root, stdio)
-	cg, err := newTransientCgroup(filepath.Join(root, Slice))
+	cg, err := newTransientCgroup(ctx, filepath.Join(root, Slice))
+	if errors.Is(err, ErrInterrupted) {
+		return Status{}, interruptError(fmt.Sprintf("%v before %s started: not run, no cgroup made", context.Cause(ctx), r.Command[0]))
+	}
 	if err != nil {
 		return Status{}, err
 	}
@@ -65,8 +92,12 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 	// runIn below), then the ceiling goes, then the programs, then the cgroup. What cannot be
 	// undone is said.
 	defer func() {
-		if err := cg.remove(); err != nil {
-			fmt.Fprintf(stdio.Err, "qjump: %v\n", err)
+		rmErr := cg.remove()
+		if rmErr != nil {
+			fmt.Fprintf(stdio.Err, "qjump: %v\n", rmErr)
+		}
+		if errors.Is(err, ErrInterrupted) {
+			err = interrupted(ctx, r.Command[0], CgroupName(root, cg.path), rmErr == nil)
 		}
 	}()
 	a, err := attach(cg.path, r.Settings)
@@ -74,13 +105,22 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 		return Status{}, err
 	}
 	defer a.Close()
+	if ctx.Err() != nil {
+		return Status{}, ErrInterrupted
+	}
 	if r.MaxLevel != nil {
-		if err := setCeiling(cg.path, r.MaxLevel); err != nil {
+		err := setCeilingContext(ctx, cg.path, r.MaxLevel)
+		switch {
+		case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
+			// Given up waiting for the lock: nothing was set, and clearing would wait for it too.
+			return Status{}, ErrInterrupted
+		case err != nil:
+			_ = setCeiling(cg.path, nil) // whatever part of it was set
 			return Status{}, err
 		}
 		defer setCeiling(cg.path, nil)
 	}
-	st, err := runIn(cg, path, r.Command, stdio)
+	st, err = runIn(ctx, cg, path, r.Command, stdio)
 	// Whether CMD ended or could not start: nothing else ever runs in the cgroup.
 	if endErr := cg.end(); endErr != nil {
 		fmt.Fprintf(stdio.Err, "qjump: %v\n", endErr)
@@ -90,6 +130,22 @@ func RunCgroup(r Run, stdio Stdio) (Status, error) {
 	}
 	return st, err
 }
+
+// interrupted is ErrInterrupted as the user reads it: the signal, that CMD was not started and
+// whether its cgroup is gone.
+func interrupted(ctx context.Context, cmd, cgroup string, removed bool) error {
+	left := "removed its cgroup " + cgroup
+	if !removed {
+		left = "its cgroup " + cgroup + " is left (above), the next run removes it"
+	}
+	return interruptError(fmt.Sprintf("%v before %s started: not run; %s", context.Cause(ctx), cmd, left))
+}
+
+// interruptError is an ErrInterrupted that reads as its own text.
+type interruptError string
+
+func (e interruptError) Error() string        { return string(e) }
+func (e interruptError) Is(target error) bool { return target == ErrInterrupted }
 
 // noteLeftLimits says which limits of the caller's cgroup CMD will not be under, if any.
 func noteLeftLimits(root string, stdio Stdio) {
@@ -106,7 +162,8 @@ func noteLeftLimits(root string, stdio Stdio) {
 
 // runIn starts CMD directly in the cgroup (clone3 with CLONE_INTO_CGROUP, so not one socket is
 // made outside it) and waits for it, passing on signals meanwhile.
-func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status, error) {
+// A signal of ctx's that came before the start ends it with ErrInterrupted, CMD not started.
+func runIn(ctx context.Context, cg *transientCgroup, path string, argv []string, stdio Stdio) (Status, error) {
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: cgroupEnv(os.Environ()), Stdin: stdio.In, Stdout: stdio.Out, Stderr: stdio.Err}
 	// If qjump itself is killed (SIGKILL, which it cannot forward), CMD goes too rather than run
 	// on without its level: the cgroup programs are detached when qjump's descriptors close.
@@ -117,6 +174,10 @@ func runIn(cg *transientCgroup, path string, argv []string, stdio Stdio) (Status
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwardable()...)
 	defer signal.Stop(sigs)
+	// From here a signal is also CMD's, forwarded once it runs; one that came before is not.
+	if ctx.Err() != nil {
+		return Status{}, ErrInterrupted
+	}
 	if err := cmd.Start(); err != nil {
 		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, err)
 	}

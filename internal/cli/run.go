@@ -38,6 +38,8 @@ which the dataplane maps to level L). Unix sockets are untouched. Two modes:
                      forwards signals, removes the cgroup afterwards and exits as CMD did. The
                      cgroup is below qjump.slice, outside the caller's: limits set on that
                      (a service's MemoryMax=) do not hold for CMD, and run says so.
+                     Ctrl-C or SIGTERM before CMD starts (while run waits for QJump's
+                     state lock to set --max-level) removes the cgroup and exits 130.
 
 --sndbuf sets SO_SNDBUF so a program at a rate-limited level feels back-pressure early instead
 of queueing bytes its level may not send for many epochs; "auto" sizes it to two epochs of the
@@ -237,6 +239,9 @@ func commandError(err error) error {
 		return &statusError{err: fmt.Errorf("run: %w", err), status: 127}
 	case errors.Is(err, apputil.ErrCommandNotExecutable):
 		return &statusError{err: fmt.Errorf("run: %w", err), status: 126}
+	case errors.Is(err, apputil.ErrInterrupted):
+		// run --mode cgroup stopped before CMD started, having removed what it made.
+		return &statusError{err: fmt.Errorf("run: %w", err), status: exitInterrupted}
 	case errors.Is(err, apputil.ErrPreloadCannotReach):
 		return &UsageError{Err: fmt.Errorf("run: %w", err)}
 	case err != nil:

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -30,7 +31,13 @@ func SetCgroupCeiling(path string, max model.Level) error {
 // The last ceiling cleared on a host where QJump is up nowhere takes the shared maps, and QJump's
 // state directory, with it: what `qjump run --max-level` or `assign --max-level` made goes.
 func ClearCgroupCeiling(cgroupID uint64) error {
-	return holdState(false, func(l Locked) error { return l.ClearCgroupCeiling(cgroupID) })
+	return ClearCgroupCeilingContext(context.Background(), cgroupID)
+}
+
+// ClearCgroupCeilingContext is ClearCgroupCeiling that stops waiting for the state lock when ctx
+// is done, clearing nothing (an error that is context.Canceled).
+func ClearCgroupCeilingContext(ctx context.Context, cgroupID uint64) error {
+	return holdState(ctx, false, func(l Locked) error { return l.ClearCgroupCeiling(cgroupID) })
 }
 
 // Locked is QJump's state while WithStateLock holds its lock: changes made through it take turns
@@ -40,16 +47,24 @@ type Locked struct{ p paths }
 // WithStateLock runs f holding the state lock (lockState), so that a change f makes of its own
 // (qjump assign's pins) and of the ceilings through l is one turn: two of them never interleave.
 // What is left empty goes as the lock is given up.
-func WithStateLock(f func(l Locked) error) error { return holdState(true, f) }
+func WithStateLock(f func(l Locked) error) error {
+	return holdState(context.Background(), true, f)
+}
+
+// WithStateLockContext is WithStateLock that stops waiting for the lock when ctx is done (an
+// interrupt), returning an error that wraps context.Cause(ctx) without running f.
+func WithStateLockContext(ctx context.Context, f func(l Locked) error) error {
+	return holdState(ctx, true, f)
+}
 
 // holdState is WithStateLock; without create, where there is no state directory f runs without
 // the lock (withState), as there is nothing to clear.
-func holdState(create bool, f func(l Locked) error) error {
+func holdState(ctx context.Context, create bool, f func(l Locked) error) error {
 	p, err := pathsFor("")
 	if err != nil {
 		return err
 	}
-	return withState(p.root, create, func() error {
+	return withStateContext(ctx, p.root, create, func() error {
 		err := f(Locked{p})
 		removeEmpty(p) // the last thing under the lock
 		return err

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -19,7 +20,8 @@ import (
 // create makes the directory if it is missing; without it, a missing directory is os.ErrNotExist.
 // Down removes the directory when nothing is left in it, perhaps while others wait for the lock:
 // a lock taken on a directory that is no longer at the path is taken again on the one that is.
-func lockState(root string, create bool) (unlock func(), err error) {
+// Waiting for the lock ends with ctx's error when ctx is done first (waitLock).
+func lockState(ctx context.Context, root string, create bool) (unlock func(), err error) {
 	for {
 		if create {
 			if err := os.MkdirAll(root, 0o700); err != nil {
@@ -33,8 +35,7 @@ func lockState(root string, create bool) (unlock func(), err error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
-			dir.Close()
+		if err := waitLock(ctx, dir); err != nil {
 			return nil, fmt.Errorf("lock %s: %w", root, err)
 		}
 		same, err := host.SameFile(dir, root)
@@ -50,10 +51,47 @@ func lockState(root string, create bool) (unlock func(), err error) {
 	}
 }
 
+// waitLock takes the exclusive flock on dir, or gives up when ctx is done first: a caller that
+// can be interrupted (run --mode cgroup waiting to set its ceiling while an up holds the lock)
+// must be able to stop waiting to undo what it made. flock itself cannot be abandoned (Go restarts
+// it after a signal), so it waits in a goroutine of its own, in turn with the other waiters. A
+// wait given up closes dir when that flock returns, which frees the lock if it was got meanwhile.
+// On an error dir is closed.
+func waitLock(ctx context.Context, dir *os.File) error {
+	if ctx.Done() == nil { // context.Background(): nothing can end the wait
+		err := unix.Flock(int(dir.Fd()), unix.LOCK_EX)
+		if err != nil {
+			dir.Close()
+		}
+		return err
+	}
+	fd := int(dir.Fd())
+	got := make(chan error, 1)
+	go func() { got <- unix.Flock(fd, unix.LOCK_EX) }()
+	select {
+	case err := <-got:
+		if err != nil {
+			dir.Close()
+		}
+		return err
+	case <-ctx.Done():
+		go func() {
+			<-got
+			dir.Close()
+		}()
+		return context.Cause(ctx)
+	}
+}
+
 // withState runs f holding lockState. Without create, where there is no state directory f runs
 // without the lock: there is nothing for it to change or to race for, and it says so itself.
 func withState(root string, create bool, f func() error) error {
-	unlock, err := lockState(root, create)
+	return withStateContext(context.Background(), root, create, f)
+}
+
+// withStateContext is withState whose wait for the lock ends with ctx.
+func withStateContext(ctx context.Context, root string, create bool, f func() error) error {
+	unlock, err := lockState(ctx, root, create)
 	if !create && errors.Is(err, os.ErrNotExist) {
 		return f()
 	}
