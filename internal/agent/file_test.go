@@ -53,6 +53,8 @@ func TestParseNamesTheField(t *testing.T) {
 		{"hosts: 2\nrate: 1G\ndscp: {7: 64}\n" + agent, "dscp[7]"},
 		{"hosts: 2\nrate: 1G\ntarget_rate: {5: 2G}\n" + agent, "target_rate[5]"},
 		{"hosts: 2\nrate: 1G\nvlan_id: 5000\n" + agent, "vlan_id"},
+		{"this is { not: yaml\n" + agent, "key"},
+		{"hosts: 2\nrate: 1G\n  bad: x\n" + agent, "YAML"},
 		{"hosts: 2\nrate: 1G\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: []}\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [\"eth[\"]}\n", "agent.interfaces[0]"},

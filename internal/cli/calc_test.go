@@ -423,6 +423,10 @@ func TestCalcConfig(t *testing.T) {
 		{"a flag's value, named by its flag", []string{"calc", "--config", file, "--hosts", "0"},
 			`invalid --hosts "0"`},
 		{"a file that is not there", []string{"calc", "--config", dir + "/none.yaml"}, dir + "/none.yaml"},
+		{"a file that is not YAML", []string{"calc", "--config", write("notyaml.yaml", "this is { not: yaml\n")},
+			`notyaml.yaml: invalid key "this is { not": no such key at line 1`},
+		{"a YAML syntax error", []string{"calc", "--config", write("syntax.yaml", "hosts: 2\nrate: 1G\n  bad: x\n")},
+			`syntax.yaml: invalid YAML "mapping values are not allowed in this context": a syntax error at or just after line 3`},
 		{"neither", []string{"calc", "--rate", "10G"}, "the model needs --hosts and --rate"},
 	} {
 		out, errOut, status := run(t, tc.args...)

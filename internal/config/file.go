@@ -70,6 +70,9 @@ func Parse(name string, data []byte) (File, error) {
 		if fe := UnknownKey(err, Keys{"", File{}}); fe != nil {
 			return f, fmt.Errorf("%s: %w", name, fe)
 		}
+		if fe := SyntaxError(err); fe != nil {
+			return f, fmt.Errorf("%s: %w", name, fe)
+		}
 		return f, &model.FieldError{Field: "config file " + name, Value: oneLine(err.Error()),
 			Allowed: "need YAML with the keys in docs/configuration.md"}
 	}

@@ -103,7 +103,7 @@ func TestBadValues(t *testing.T) {
 		{"dscp: {1: 64}\n", "dscp[1]"},
 		{"pcp: {1: 8}\n", "pcp[1]"},
 		{"mode: shape\nautoclass: true\n", "autoclass"},
-		{"hosts: [1\n", "config file t"},
+		{"hosts: [1\n", "YAML"},
 		{"colour: blue\n", "key"},
 	}
 	for _, tc := range cases {
@@ -239,5 +239,26 @@ func TestUnknownKeySaysWhichAndSuggests(t *testing.T) {
 	}
 	if err != nil && strings.Contains(err.Error(), "config.File") {
 		t.Errorf("the message names a Go type: %v", err)
+	}
+}
+
+// A line that is not YAML's key: value form is named as the key YAML reads in it, and a YAML
+// syntax error as one, with the file and the line: `this is { not: yaml` used to give
+// yaml's "field this is { not not found in type config.File".
+func TestNotYAMLSaysWhere(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"this is { not: yaml\n",
+			`q.yaml: invalid key "this is { not": no such key at line 1 (docs/configuration.md lists the keys)`},
+		{"hosts: 2\nrate: 1G\n  bad: x\n",
+			`q.yaml: invalid YAML "mapping values are not allowed in this context": a syntax error at or just after line 3: ` +
+				`need a YAML mapping of the keys in docs/configuration.md`},
+	} {
+		_, err := Parse("q.yaml", []byte(tc.yaml))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %s", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "config.File") {
+			t.Errorf("%q: the message names a Go type: %v", tc.yaml, err)
+		}
 	}
 }

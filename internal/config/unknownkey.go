@@ -11,7 +11,29 @@ import (
 )
 
 // unknownField is strict YAML decoding's error for a key it does not know, in a struct of a type.
-var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
+// The key is yaml's as written, spaces and all: a line that is not a key (`this is { not: yaml`) is
+// one YAML reads as the key "this is { not", and it used to slip through as the raw message.
+var unknownField = regexp.MustCompile(`line (\d+): field (.+?) not found in type (\S+)`)
+
+// yamlSyntax is a YAML parser's error, with the line where yaml found the problem when it knows it.
+var yamlSyntax = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// SyntaxError turns a YAML parser's error into one naming the line and the problem, without
+// yaml's own prefix; the caller names the file. nil when err is about something else (a value
+// of the wrong type: yaml's "unmarshal errors").
+func SyntaxError(err error) *model.FieldError {
+	m := yamlSyntax.FindStringSubmatch(err.Error())
+	if m == nil || strings.HasPrefix(m[2], "unmarshal errors") || strings.Contains(m[2], "\n") {
+		return nil
+	}
+	where := "a syntax error"
+	if m[1] != "" {
+		// yaml names the line where the construct it could not finish began, for some errors.
+		where += " at or just after line " + m[1]
+	}
+	return &model.FieldError{Field: "YAML", Value: m[2],
+		Allowed: where + ": need a YAML mapping of the keys in docs/configuration.md"}
+}
 
 // Keys is a struct with yaml tags that a file decodes into, and where it sits in the file
 // ("agent.", "agent.cgroups[]."; "" at the top).
