@@ -95,6 +95,7 @@ func New(opts Options) (*Agent, error) {
 	data, _ := os.ReadFile(opts.ConfigPath)
 	a.seen, a.seenValid = contentSum(data), true
 	a.accept(spec)
+	a.logWarnings(spec)
 	a.m.lastLoadTime.SetToCurrentTime()
 	a.listenGiven = a.opts.Listen != ""
 	a.warnListenOverridden(spec.Agent.Listen)
@@ -105,6 +106,15 @@ func New(opts Options) (*Agent, error) {
 		a.opts.Listen = DefaultListen
 	}
 	return a, nil
+}
+
+// logWarnings logs what `qjump calc --config` warns about the file the agent takes (a rate
+// without a unit, an epoch over 1 s...): the agent applies it all the same, as up would, and its
+// log is the only place its operator would see them.
+func (a *Agent) logWarnings(spec Spec) {
+	for _, w := range spec.Warnings {
+		a.log.Warn("config warning", "config", a.opts.ConfigPath, "warning", w)
+	}
 }
 
 // warnListenOverridden says so when --listen overrides a different agent.listen of the file: an
@@ -282,6 +292,7 @@ func (a *Agent) onFile(fc fileChange) {
 	}
 	a.seenValid = true
 	a.accept(spec)
+	a.logWarnings(spec)
 	a.watchFileCgroups()
 	a.log.Info("config changed", "hash", spec.Hash, "generation", a.generation)
 	a.reconcileAll()

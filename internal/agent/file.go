@@ -44,6 +44,9 @@ type Spec struct {
 	Dataplane config.Dataplane // solved at the file's P (auto: one 1500-MTU frame)
 	Hash      string           // config.Hash(Dataplane): equal on hosts that run the same cluster config
 	Agent     Section
+	// Warnings are what `qjump calc --config` warns about the file: rates without a unit, then
+	// the model's warnings at the file's P. The agent logs them as it takes the file.
+	Warnings []string
 
 	applied config.Dataplane // the file applied to the defaults, before P and target rates are solved
 }
@@ -70,6 +73,10 @@ func Parse(name string, data []byte) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", name, err) // as config.Load names it, for up and calc
 	}
+	for _, w := range f.Warnings() {
+		spec.Warnings = append(spec.Warnings, name+": "+w)
+	}
+	spec.Warnings = append(spec.Warnings, spec.Dataplane.Model.Warnings()...)
 	return spec, nil
 }
 

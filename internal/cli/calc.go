@@ -85,7 +85,7 @@ cluster runs are one command away, and calc refuses what up would refuse of it.`
 }
 
 func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
-	d, err := opts.dataplane()
+	d, unitWarnings, err := opts.dataplane()
 	if err != nil {
 		return err
 	}
@@ -93,6 +93,7 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return asFlagError(err)
 	}
+	res.Warnings = append(unitWarnings, res.Warnings...)
 	if opts.json {
 		return printJSON(stdout, newCalcJSON(res, d.AutoPacket))
 	}
@@ -102,12 +103,13 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 
 // dataplane merges defaults, --config and the flags the user gave, in that order, as up does,
 // with P auto one full frame of a 1500-byte MTU (calc has no device), and solves it: the model
-// comes out told its mode (Shaped) and with the target rates solved into factors.
-func (o *calcOptions) dataplane() (config.Dataplane, error) {
+// comes out told its mode (Shaped) and with the target rates solved into factors. The warnings
+// are the rates the file and the flags gave without a unit, which up and the agent also say.
+func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 	flags := configFlags{changed: o.changed, model: o.model, configFile: o.configFile, mode: o.mode}
 	d, err := flags.fileOrDefault()
 	if err != nil {
-		return d, err
+		return d, nil, err
 	}
 	if o.configFile != "" {
 		// A cluster file's agent section too, so that calc refuses what every agent would.
@@ -116,10 +118,11 @@ func (o *calcOptions) dataplane() (config.Dataplane, error) {
 			err = agent.CheckSection(o.configFile, data)
 		}
 		if err != nil {
-			return d, configError(err)
+			return d, nil, configError(err)
 		}
 	}
-	return flags.over(d, "", func(string) (int, error) { return model.DefaultMTU, nil }, noModel)
+	d, err = flags.over(d, "", func(string) (int, error) { return model.DefaultMTU, nil }, noModel)
+	return d, flags.unitWarnings(), err
 }
 
 // autoPacketNote says what P auto stands for in calc, which has no device.

@@ -435,3 +435,33 @@ func TestCalcConfig(t *testing.T) {
 		}
 	}
 }
+
+// A rate without a unit is read as bits per second, from a flag as from a file, and calc says so
+// the same way for both (up, reload and the agent too); with its unit there is nothing to say.
+func TestCalcWarnsOfARateWithoutUnit(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/bare.yaml"
+	if err := os.WriteFile(file, []byte("hosts: 2\nrate: 25\ntarget_rate: {5: 5}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		says []string
+	}{
+		{[]string{"calc", "--hosts", "2", "--rate", "25"}, []string{`--rate "25" has no unit: read as 25b/s`, "e.g. 25G for 25 Gb/s"}},
+		{[]string{"calc", "--hosts", "2", "--rate", "25G", "--target-rate", "5=1000000000"},
+			[]string{`--target-rate level 5 "1000000000" has no unit: read as 1Gb/s`}},
+		{[]string{"calc", "--config", file},
+			[]string{file + `: rate "25" has no unit: read as 25b/s`, file + `: target_rate[5] "5" has no unit`}},
+	} {
+		_, errOut, status := run(t, tc.args...)
+		for _, s := range tc.says {
+			if status != 0 || !strings.Contains(errOut, "qjump: warning: ") || !strings.Contains(errOut, s) {
+				t.Errorf("%v: status %d, stderr %q; want 0 and a warning saying %q", tc.args, status, errOut, s)
+			}
+		}
+	}
+	if _, errOut, _ := run(t, "calc", "--hosts", "2", "--rate", "25G"); strings.Contains(errOut, "no unit") {
+		t.Errorf("--rate 25G: %q, want no unit warning", errOut)
+	}
+}

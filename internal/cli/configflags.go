@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -28,6 +29,14 @@ type configFlags struct {
 	// base is what a key neither --config nor a flag gives comes from, for messages: "the
 	// default" for up, "what the interface runs" for reload.
 	base string
+	// fileWarnings are the --config file's warnings (config.File.Warnings), read by fileOrDefault.
+	fileWarnings []string
+}
+
+// unitWarnings are the rates the --config file and the flags gave without a unit: read as bits
+// per second, and said so the same way wherever they came from.
+func (c *configFlags) unitWarnings() []string {
+	return append(slices.Clone(c.fileWarnings), c.model.unitWarnings()...)
 }
 
 // register adds the flags to fs, showing def's values as their defaults (a zero def shows none:
@@ -48,10 +57,11 @@ func (c *configFlags) fileOrDefault() (config.Dataplane, error) {
 	if c.configFile == "" {
 		return config.Default(), nil
 	}
-	d, err := config.Load(c.configFile)
+	d, w, err := config.LoadWarned(c.configFile)
 	if err != nil {
 		return d, configError(err)
 	}
+	c.fileWarnings = w
 	return d, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -18,6 +19,8 @@ type modelFlags struct {
 	cfg         model.Config
 	packetAuto  bool // --packet auto: one full frame of the device
 	targetRates map[model.Level]model.Rate
+	// rateText and targetText are --rate and --target-rate as typed, for unitWarnings.
+	rateText, targetText string
 }
 
 // newModelFlags starts from config.Default()'s model, the one place that says what an input left
@@ -30,7 +33,7 @@ func newModelFlags() *modelFlags {
 func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[int]{&m.cfg.Hosts, parseWhole(1, "need a whole number of hosts, at least 1")}, "hosts",
 		"n: hosts that may send to one destination at once, e.g. 12")
-	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, model.ParseRate}, "rate",
+	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, func(s string) (model.Rate, error) { m.rateText = s; return model.ParseRate(s) }}, "rate",
 		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
 	fs.Var(&packetValue{&m.cfg.Packet, &m.packetAuto}, "packet",
 		"P: wire bytes a host may send per epoch at factor 1, e.g. 1538B, 9k; auto is one full frame of the\n"+
@@ -41,9 +44,29 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 		"m: epoch misalignment compensation; 2 is safe for unsynchronised hosts, 1 is the paper's nP/R")
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
 		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
-	fs.Var(&unitValue[map[model.Level]model.Rate]{&m.targetRates, parseTargetRates}, "target-rate",
+	fs.Var(&unitValue[map[model.Level]model.Rate]{&m.targetRates, func(s string) (map[model.Level]model.Rate, error) {
+		m.targetText = s
+		return parseTargetRates(s)
+	}}, "target-rate",
 		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G; replaces the level's factor (the default, or\n"+
 			"the --config file's, or for reload the running one), but a level also given in --factors is refused")
+}
+
+// unitWarnings says which of --rate and --target-rate's rates were given without a unit, as a
+// file's rate is warned about (config.File.Warnings): both read a bare number as bits per second.
+func (m *modelFlags) unitWarnings() []string {
+	var w []string
+	if s := model.UnitlessRate("--rate", m.rateText); s != "" {
+		w = append(w, s)
+	}
+	for _, item := range strings.Split(m.targetText, ",") {
+		if l, v, ok := strings.Cut(item, "="); ok {
+			if s := model.UnitlessRate("--target-rate level "+strings.TrimSpace(l), v); s != "" {
+				w = append(w, s)
+			}
+		}
+	}
+	return w
 }
 
 func parseTargetRates(s string) (map[model.Level]model.Rate, error) {

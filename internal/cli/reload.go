@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -90,7 +91,7 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	warn(stderr, append(d.Model.Warnings(), opts.vlanWarnings(d)...))
+	warn(stderr, slices.Concat(opts.unitWarnings(), d.Model.Warnings(), opts.vlanWarnings(d)))
 	// A signal in the middle would leave the new egress tree beside the old program: hold it
 	// until the reload is done or undone. Done is the commit point, as up's is: the new
 	// configuration is in place and stays, so a signal then (or later, until the process exits)
@@ -123,7 +124,7 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Da
 	var err error
 	switch {
 	case o.configFile != "":
-		if d, err = config.Load(o.configFile); err != nil {
+		if d, o.fileWarnings, err = config.LoadWarned(o.configFile); err != nil {
 			return d, configError(err)
 		}
 	case !o.changes:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -89,7 +90,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warn(stderr, append(d.Model.Warnings(), opts.vlanWarnings(d)...))
+	warn(stderr, slices.Concat(opts.unitWarnings(), d.Model.Warnings(), opts.vlanWarnings(d)))
 	replacing := opts.replacing()
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
 	// then undo. After the commit point, the check below, nothing is undone and up exits 0.

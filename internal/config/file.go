@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,15 +42,43 @@ type File struct {
 
 // Load reads the file at path and applies it over Default().
 func Load(path string) (Dataplane, error) {
+	d, _, err := LoadWarned(path)
+	return d, err
+}
+
+// LoadWarned is Load with the file's warnings (Warnings), each naming the file.
+func LoadWarned(path string) (Dataplane, []string, error) {
 	f, err := Read(path)
 	if err != nil {
-		return Dataplane{}, err
+		return Dataplane{}, nil, err
 	}
 	d := Default()
 	if err := f.Apply(&d); err != nil {
-		return d, fmt.Errorf("%s: %w", path, err)
+		return d, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return d, nil
+	var w []string
+	for _, s := range f.Warnings() {
+		w = append(w, path+": "+s)
+	}
+	return d, w, nil
+}
+
+// Warnings lists what the file gives that is valid but probably not what its writer meant: a rate
+// without a unit (model.UnitlessRate), which reads as bits per second. The caller names the file.
+func (f File) Warnings() []string {
+	var w []string
+	if f.Rate != nil {
+		if s := model.UnitlessRate("rate", *f.Rate); s != "" {
+			w = append(w, s)
+		}
+	}
+	levels := slices.Sorted(maps.Keys(f.TargetRate))
+	for _, l := range levels {
+		if s := model.UnitlessRate("target_rate["+l+"]", f.TargetRate[l]); s != "" {
+			w = append(w, s)
+		}
+	}
+	return w
 }
 
 // Read parses the file at path. Unknown keys are errors, so a typo never goes unnoticed.

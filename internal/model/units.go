@@ -53,6 +53,24 @@ func splitNumber(s string) (float64, string, error) {
 	return v, strings.TrimSpace(s[i:]), nil
 }
 
+// UnitlessRate is the warning for a rate written without a unit (what names it and its text s),
+// "" when s has one or is no rate. ParseRate reads a bare number as bits per second, as tc does
+// and as the configurations that status --json and the pinned record write give R ("rate:
+// 10000000000"), so it stays valid; but a person who writes `rate: 25` most likely meant 25G, and
+// at 25 b/s the model is as valid as it is useless, so the reading is said, with the fix.
+func UnitlessRate(what, s string) string {
+	v, unit, err := splitNumber(strings.TrimSpace(s))
+	if err != nil || unit != "" {
+		return ""
+	}
+	if _, err := ParseRate(s); err != nil {
+		return ""
+	}
+	n := strconv.FormatFloat(v, 'f', -1, 64)
+	return fmt.Sprintf("%s %q has no unit: read as %s, bits per second; write the unit to say which, e.g. %sG for %s Gb/s, %sb for bits",
+		what, strings.TrimSpace(s), Rate(v), n, n, n)
+}
+
 // ParseRate reads a rate in bits per second. A capital B (bytes) is refused rather than silently
 // multiplied by 8: network people write bits. ("bps" is bits here, as in "10Gbps"; tc alone reads
 // it as bytes, and tc's own spelling of bits, "10gbit", is accepted.)

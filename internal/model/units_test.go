@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -165,4 +166,21 @@ func FuzzParseDuration(f *testing.F) {
 			t.Fatalf("%q: %v printed as %q reads back as %v, %v", s, d, FormatDuration(d), back, err)
 		}
 	})
+}
+
+// A rate without a unit reads as bits per second (tc's reading, and how status --json writes R),
+// and is said to be one, with the spelling that says which was meant.
+func TestUnitlessRate(t *testing.T) {
+	want := `rate "25" has no unit: read as 25b/s, bits per second; write the unit to say which, e.g. 25G for 25 Gb/s, 25b for bits`
+	if got := UnitlessRate("rate", "25"); got != want {
+		t.Errorf("rate 25: %q, want %q", got, want)
+	}
+	if got := UnitlessRate("--rate", " 10000000000 "); !strings.Contains(got, "read as 10Gb/s") {
+		t.Errorf("rate 10000000000: %q, want it read as 10Gb/s", got)
+	}
+	for _, s := range []string{"25G", "25b", "10gbit", "1000bps", "", "0", "ten", "10GB"} {
+		if got := UnitlessRate("rate", s); got != "" {
+			t.Errorf("rate %q: %q, want no warning (a unit, or no rate at all)", s, got)
+		}
+	}
 }
