@@ -460,7 +460,8 @@ func (a *Agent) saveState() {
 
 // state is the agent's state as saved: the cgroups it assigned, the interfaces it runs QJump on.
 func (a *Agent) state() state {
-	return state{Cgroups: a.cg.applied, Devices: sortedKeys(a.devices)}
+	netns, _ := host.NetnsKey() // the agent's own: it never changes namespace
+	return state{Cgroups: a.cg.applied, Devices: sortedKeys(a.devices), Netns: netns}
 }
 
 // noteAbsent logs each wanted cgroup that is not on this host once, when it is first found

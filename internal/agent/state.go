@@ -20,9 +20,12 @@ const DefaultStateDir = "/run/qjump-agent"
 // assigned (so that it can unassign those the file no longer lists) and which ceilings it set
 // below them (ids of removed cgroups cannot be found any other way), and which interfaces it runs
 // QJump on (so that it takes QJump off one the file stopped matching while it was not running).
+// Netns is the network namespace (host.NetnsKey) the Devices are in, for qjump status (Manages):
+// interface names are per namespace.
 type state struct {
 	Cgroups map[string]*assignment `json:"cgroups"`
 	Devices []string               `json:"devices,omitempty"`
+	Netns   string                 `json:"netns,omitempty"`
 }
 
 func stateFile(dir string) string { return filepath.Join(dir, "state.json") }

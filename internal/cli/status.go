@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/agent"
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
@@ -131,7 +132,7 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	d, m := st.Config, st.Config.Model
 	state := "attached"
 	if !st.Attached {
-		state = "NOT ATTACHED (interface or hook gone, or an up killed before it finished: run qjump down)"
+		state = "NOT ATTACHED (" + notAttachedAdvice(st.Device) + ")"
 	}
 	how := st.Attach
 	if how == "" {
@@ -220,4 +221,22 @@ func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string)
 		return "unlimited", "unlimited", d.Model.Rate.String()
 	}
 	return factorText(f), b.String(), d.Model.LevelRate(f).String()
+}
+
+// agentStateDir is where status looks for a running qjump agent's state (a test's own directory
+// in tests).
+var agentStateDir = agent.DefaultStateDir
+
+// notAttachedAdvice is what to do about a device with QJump's state but no hook. `qjump down` is
+// the fix unless a qjump agent runs QJump on it: the agent puts the hook back at its next resync
+// (docs/deployment.md), and a down would be undone by it. When status can see that agent (the
+// default state directory, naming the device in this namespace, its lock held) it says so;
+// otherwise, as an agent with another --state-dir is not seen, the advice covers both cases.
+func notAttachedAdvice(dev string) string {
+	if pid, ok := agent.Manages(agentStateDir, dev); ok {
+		return fmt.Sprintf("hook gone: the qjump agent (pid %d) runs QJump on %s and puts it back at its next resync, "+
+			"within 30 s; qjump down would not stick", pid, dev)
+	}
+	return "interface or hook gone, or an up killed before it finished: run qjump down, unless a qjump agent " +
+		"manages it, which puts it back within 30 s"
 }

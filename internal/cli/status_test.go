@@ -2,12 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -229,5 +235,46 @@ func TestStatusShowsTargetRates(t *testing.T) {
 			!regexp.MustCompile(`(?m)^\s+7\s+20\s+\S+\s+\S+\s+-\s`).MatchString(out) {
 			t.Errorf("after %q: status shows no TARGET column with level 5 at 4Mb/s and level 7 without:\n%s", reload, out)
 		}
+	}
+}
+
+// A device whose hook is gone is one to take down, unless a qjump agent runs QJump on it: the agent
+// puts the hook back at its next resync, and status says so instead. Without a visible agent the
+// advice covers both. It said "run qjump down" in both cases.
+func TestStatusNotAttachedAdvice(t *testing.T) {
+	dir := t.TempDir()
+	old := agentStateDir
+	agentStateDir = dir
+	t.Cleanup(func() { agentStateDir = old })
+	st := dataplane.Status{Device: "eth0", Attach: "tcx", Config: twoGuaranteed(t)}
+	first := func() string {
+		var out strings.Builder
+		if err := printStatus(&out, st); err != nil {
+			t.Fatal(err)
+		}
+		line, _, _ := strings.Cut(out.String(), "\n")
+		return line
+	}
+	if got := first(); !strings.Contains(got, "run qjump down, unless a qjump agent manages it, which puts it back within 30 s") {
+		t.Errorf("no agent seen: %q; want the advice to cover down and an agent", got)
+	}
+	ns, err := host.NetnsKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Create(filepath.Join(dir, "agent.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["eth0"], "netns": "`+ns+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the qjump agent (pid %d) runs QJump on eth0 and puts it back at its next resync, within 30 s", os.Getpid())
+	if got := first(); !strings.Contains(got, want) || strings.Contains(got, "run qjump down") {
+		t.Errorf("an agent runs eth0: %q; want %q and no qjump down", got, want)
 	}
 }
