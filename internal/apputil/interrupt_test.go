@@ -31,8 +31,8 @@ func privateBPFFS(t *testing.T) string {
 }
 
 // holdStateLock takes QJump's state lock on bpffs, as an up or a reload under way holds it, until
-// the test ends.
-func holdStateLock(t *testing.T, bpffs string) {
+// the test ends or release.
+func holdStateLock(t *testing.T, bpffs string) (release func()) {
 	t.Helper()
 	state := host.StateDirIn(bpffs)
 	if err := os.Mkdir(state, 0o700); err != nil {
@@ -46,6 +46,7 @@ func holdStateLock(t *testing.T, bpffs string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
+	return func() { f.Close() }
 }
 
 // waitsForFlock says whether process pid is blocked waiting for an flock (a "->" line of
@@ -144,4 +145,33 @@ func staleCgroup(t *testing.T) {
 		_ = os.Remove(stale)
 		_ = os.Remove(parent) // unless a run is in it
 	})
+}
+
+// A qjump started with SIGINT ignored (a shell's trap "" INT; Go honours an inherited SIG_IGN for
+// SIGHUP and SIGINT only) keeps ignoring it while it waits for the lock, and runs CMD once it has
+// the lock: catching it for the interrupt would undo the ignoring, as forwarding would
+// (forwardable).
+func TestRunIgnoringSIGINTIgnoresItBeforeCMD(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup mode and a bpffs")
+	b := programs(t)
+	bpffs := privateBPFFS(t)
+	release := holdStateLock(t, bpffs)
+	marker := filepath.Join(t.TempDir(), "started")
+	cmd := exec.Command("sh", "-c", `trap "" INT; exec "$0" run --mode cgroup --level 1 --max-level 3 -- touch "$1"`, b.qjump, marker)
+	cmd.Env = append(qjumpEnv(), host.BPFFSEnv+"="+bpffs)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // only if the test fails
+	testutil.WaitFor(t, 10*time.Second, "run to wait for the state lock", func() bool { return waitsForFlock(cmd.Process.Pid) })
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(100 * time.Millisecond)
+	release()
+	err := cmd.Wait()
+	if _, statErr := os.Stat(marker); err != nil || statErr != nil {
+		t.Errorf("run with INT ignored, sent it while it waited: %v, stderr %q, CMD ran: %v; want CMD run and exit 0",
+			err, stderr.String(), statErr == nil)
+	}
 }

@@ -50,7 +50,8 @@ type Stdio struct {
 var ErrInterrupted = errors.New("interrupted before CMD started")
 
 // interrupts are the signals that stop `run --mode cgroup` before CMD starts, less those qjump was
-// started with ignored (forwardable says why).
+// started with ignored (forwardable says why; Go keeps an inherited SIG_IGN for SIGINT, not for
+// SIGTERM).
 func interrupts() []os.Signal {
 	var out []os.Signal
 	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
@@ -69,7 +70,10 @@ func interrupts() []os.Signal {
 // removed and the error is ErrInterrupted.
 func RunCgroup(r Run, stdio Stdio) (st Status, err error) {
 	// Caught until RunCgroup returns: a second Ctrl-C must not cut the cleanup short either.
-	ctx, stop := signal.NotifyContext(context.Background(), interrupts()...)
+	ctx, stop := context.Background(), context.CancelFunc(func() {})
+	if sigs := interrupts(); len(sigs) > 0 { // none would catch every signal, the runtime's SIGURG too
+		ctx, stop = signal.NotifyContext(ctx, sigs...)
+	}
 	defer stop()
 	path, err := lookPath(r.Command[0])
 	if err != nil {
