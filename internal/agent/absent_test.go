@@ -1,10 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,13 +13,7 @@ import (
 func TestAbsentCgroupIsNotAnError(t *testing.T) {
 	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n" +
 		"  cgroups:\n    - {path: system.slice/qjtest-absent.service, level: 5}\n"
-	path := filepath.Join(t.TempDir(), "cluster.yaml")
-	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	a, err := New(Options{ConfigPath: path, StateDir: t.TempDir(), CgroupRoot: t.TempDir(),
-		Log: slog.New(slog.NewTextHandler(&log, nil))})
+	a, _, log, err := loggedAgent(t, "", file, Options{CgroupRoot: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

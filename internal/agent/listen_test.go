@@ -1,10 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,13 +10,7 @@ import (
 // served on, at start and when an edit changes it, rather than find the agent on every address.
 func TestListenOverrideIsLogged(t *testing.T) {
 	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n  listen: \"127.0.0.1:9790\"\n"
-	path := filepath.Join(t.TempDir(), "cluster.yaml")
-	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	a, err := New(Options{ConfigPath: path, Listen: ":9781", StateDir: t.TempDir(),
-		Log: slog.New(slog.NewTextHandler(&log, nil))})
+	a, path, log, err := loggedAgent(t, "", file, Options{Listen: ":9781"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +27,8 @@ func TestListenOverrideIsLogged(t *testing.T) {
 	}
 
 	// The same address in both, or none in the file: nothing to say.
-	log.Reset()
 	same := strings.Replace(file, "127.0.0.1:9790", ":9781", 1)
-	if err := os.WriteFile(path, []byte(same), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := New(Options{ConfigPath: path, Listen: ":9781", StateDir: t.TempDir(),
-		Log: slog.New(slog.NewTextHandler(&log, nil))}); err != nil {
+	if _, _, log, err = loggedAgent(t, path, same, Options{Listen: ":9781"}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(log.String(), "overridden") {

@@ -1,10 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,13 +10,8 @@ import (
 // that 25 b/s gives. It applied such a file without a word.
 func TestAgentLogsWhatCalcWarns(t *testing.T) {
 	const file = "hosts: 2\nrate: 25\nagent:\n  interfaces: [\"qjtest-none*\"]\n"
-	path := filepath.Join(t.TempDir(), "cluster.yaml")
-	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	if _, err := New(Options{ConfigPath: path, StateDir: t.TempDir(), CgroupRoot: t.TempDir(),
-		Log: slog.New(slog.NewTextHandler(&log, nil))}); err != nil {
+	_, _, log, err := loggedAgent(t, "", file, Options{CgroupRoot: t.TempDir()})
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`rate \"25\" has no unit: read as 25b/s`, "network epoch 32m48.64s is over 1s"} {

@@ -202,9 +202,11 @@ func TestFanInQuick(t *testing.T) {
 	}
 }
 
-// TestSIGTERMMidRun stops a real `qjump testbed run` while bulk traffic flows and checks that it
-// removed everything: namespaces, links, state, processes, pins.
-func TestSIGTERMMidRun(t *testing.T) {
+// startQuickRun starts a real `qjump testbed run ping-iperf --quick` on a testbed of its own
+// prefix, in a process group of its own (so that a failing test can kill all of it), and returns
+// it with the prefix and its progress (stderr), for the tests that stop a run midway.
+func startQuickRun(t *testing.T) (*exec.Cmd, string, io.ReadCloser) {
+	t.Helper()
 	bin := tbtest.RequireTools(t, "iperf3", "ping")
 	prefix := tbtest.Prefix(t)
 	cmd := exec.Command(bin, "testbed", "run", "ping-iperf", "--quick", "--prefix", prefix, "--out", t.TempDir())
@@ -216,6 +218,13 @@ func TestSIGTERMMidRun(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, prefix, progress
+}
+
+// TestSIGTERMMidRun stops a real `qjump testbed run` while bulk traffic flows and checks that it
+// removed everything: namespaces, links, state, processes, pins.
+func TestSIGTERMMidRun(t *testing.T) {
+	cmd, prefix, progress := startQuickRun(t)
 	// Interrupt once bulk traffic flows: the run says so in its progress on stderr.
 	flowing := make(chan bool, 1)
 	go func() {
@@ -262,17 +271,7 @@ func TestSIGTERMMidRun(t *testing.T) {
 // `qjump testbed run ... | head` does, and checks that the run stopped as on Ctrl-C and removed
 // everything: SIGPIPE used to kill it at its next line, with its testbed up.
 func TestClosedOutputStopsRun(t *testing.T) {
-	bin := tbtest.RequireTools(t, "iperf3", "ping")
-	prefix := tbtest.Prefix(t)
-	cmd := exec.Command(bin, "testbed", "run", "ping-iperf", "--quick", "--prefix", prefix, "--out", t.TempDir())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	progress, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, prefix, progress := startQuickRun(t)
 	// Read up to the line that says the first arm started (the testbed is up), then go away.
 	sc := bufio.NewScanner(progress)
 	for sc.Scan() && !strings.Contains(sc.Text(), "[1/") {
