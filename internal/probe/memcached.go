@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -25,7 +26,19 @@ type KVOptions struct {
 	Seed     uint64        // the same seed gives the same request sequence
 	For      time.Duration // stop measuring after this long even if Count is not reached (0: no limit)
 	Populate bool          // set every key before measuring
+	// Timeout is how long a request may wait for its reply (0: DefaultKVTimeout); one that waits
+	// longer, or whose connection fails, is a lost sample, and the load connects again.
+	Timeout time.Duration
 }
+
+// DefaultKVTimeout is a request's longest wait: longer than any latency the experiments measure,
+// shorter than TCP's backoff after a few losses of one segment (0.2, 0.4, 0.8 s...), which is how
+// a request of a contended 100 Mb/s arm can go unanswered for seconds.
+const DefaultKVTimeout = 2 * time.Second
+
+// maxLostInRow is how many requests in a row may go unanswered before the load gives up: a
+// server that accepts and never replies is not a congested network.
+const maxLostInRow = 5
 
 // KVSample is one request.
 type KVSample struct {
@@ -45,7 +58,7 @@ func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
+	defer func() { conn.Close() }() // the one open at the end: a lost request opens another
 	rd := bufio.NewReader(conn)
 	value := strings.Repeat("q", opts.Value)
 	for k := 0; opts.Populate && k < opts.Keys; k++ {
@@ -60,6 +73,8 @@ func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
 	if opts.For > 0 {
 		end = time.Now().Add(opts.For)
 	}
+	timeout := cmp.Or(opts.Timeout, DefaultKVTimeout)
+	lostInRow := 0
 	for i := 0; i < opts.Count && ctx.Err() == nil && (end.IsZero() || time.Now().Before(end)); i++ {
 		if wait := time.Until(last.Add(opts.Interval)); wait > 0 {
 			time.Sleep(wait)
@@ -67,7 +82,7 @@ func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
 		last = time.Now()
 		key, get := rng.IntN(opts.Keys), rng.Float64() < opts.GetRatio
 		s := KVSample{Seq: i, Op: "set", SendNS: now()}
-		_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+		_ = conn.SetDeadline(time.Now().Add(timeout))
 		if get {
 			s.Op = "get"
 			err = kvGet(conn, rd, key, opts.Value)
@@ -76,9 +91,20 @@ func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
 		}
 		s.LatencyNS, s.OK = now()-s.SendNS, err == nil
 		samples = append(samples, s)
-		if err != nil {
-			return samples, fmt.Errorf("request %d: %w", i, err)
+		if err == nil {
+			lostInRow = 0
+			continue
 		}
+		// Lost. The reply may still come, so the connection is out of step: open another.
+		if lostInRow++; lostInRow == maxLostInRow {
+			return samples, fmt.Errorf("%d requests in a row unanswered within %v, the last (request %d): %w", lostInRow, timeout, i, err)
+		}
+		again, dialErr := dialRetry(ctx, opts.Server, 3*time.Second)
+		if dialErr != nil {
+			return samples, fmt.Errorf("after request %d was lost: %w", i, dialErr)
+		}
+		conn.Close()
+		conn, rd = again, bufio.NewReader(again)
 	}
 	return samples, nil
 }
