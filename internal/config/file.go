@@ -103,6 +103,10 @@ func Parse(name string, data []byte) (File, error) {
 		if fe := SyntaxError(err); fe != nil {
 			return f, fmt.Errorf("%s: %w", name, fe)
 		}
+		if kind := topLevelKind(data); kind != "" {
+			return f, &model.FieldError{Field: "config file " + name, Value: kind,
+				Allowed: "need keys and values, one a line, such as \"hosts: 12\" (docs/configuration.md)"}
+		}
 		return f, &model.FieldError{Field: "config file " + name, Value: oneLine(err.Error()),
 			Allowed: "need YAML with the keys in docs/configuration.md"}
 	}
@@ -295,4 +299,21 @@ func emptyDocument(n *yaml.Node) bool {
 // oneLine folds yaml's multi-line messages ("unmarshal errors:\n  line 3: ...") into one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// topLevelKind names what a document is when it is not a mapping ("a YAML list", "a single value
+// hello"), for a message that says so rather than name the Go type it did not fit ("cannot
+// unmarshal !!seq into config.File"); "" for a mapping or what cannot be read.
+func topLevelKind(data []byte) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return ""
+	}
+	switch doc.Content[0].Kind {
+	case yaml.SequenceNode:
+		return "a YAML list"
+	case yaml.ScalarNode:
+		return "a single value " + oneLine(doc.Content[0].Value)
+	}
+	return ""
 }

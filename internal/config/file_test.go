@@ -252,6 +252,10 @@ func TestNotYAMLSaysWhere(t *testing.T) {
 		{"hosts: 2\nrate: 1G\n  bad: x\n",
 			`q.yaml: invalid YAML "mapping values are not allowed in this context": a syntax error at or just after line 3: ` +
 				`need a YAML mapping of the keys in docs/configuration.md`},
+		// A document that is not a mapping at all: it was "cannot unmarshal !!seq into config.File".
+		{"[1, 2]\n", `invalid config file q.yaml "a YAML list": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
+		{"- hosts: 4\n", `invalid config file q.yaml "a YAML list": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
+		{"hello\n", `invalid config file q.yaml "a single value hello": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
 	} {
 		_, err := Parse("q.yaml", []byte(tc.yaml))
 		if err == nil || err.Error() != tc.want {
