@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/sim"
 )
 
@@ -41,13 +41,6 @@ const maxFabricDelay = sim.Second
 
 const simDelayAllowed = "need a delay with a unit, e.g. 0, 500ps, 0.5ns, 200ns, 2.5us, 2.5µs"
 
-// psPerUnit is Go's duration units, and ps, the clock's own, in picoseconds.
-var psPerUnit = map[string]int64{"ps": 1, "ns": 1e3, "us": 1e6, "µs": 1e6, "μs": 1e6, "ms": 1e9, "s": 1e12, "m": 60e12, "h": 3600e12}
-
-// simDelayTerm is one number and unit of a duration in Go's syntax ("1.5ns", "1m30s" has two).
-// "ms" is tried before "m", and the first alternative that matches wins.
-var simDelayTerm = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)(ps|ns|us|µs|μs|ms|s|m|h)`)
-
 // parseSimDelay reads a delay as Go's time.ParseDuration does, and ps, into whole picoseconds. It
 // sums in exact fractions, so 0.5ns is 500 ps and no size wraps around; a delay between whole
 // picoseconds is refused, as the clock cannot hold it, rather than rounded.
@@ -59,18 +52,9 @@ func parseSimDelay(s string) (sim.Time, error) {
 	rest = strings.TrimPrefix(rest, "+")
 	negative := strings.HasPrefix(rest, "-")
 	rest = strings.TrimPrefix(rest, "-")
-	if rest == "" {
+	total, ok := model.DurationPicoseconds(rest)
+	if !ok {
 		return 0, errors.New(simDelayAllowed)
-	}
-	total := new(big.Rat)
-	for rest != "" {
-		m := simDelayTerm.FindStringSubmatch(rest)
-		if m == nil {
-			return 0, errors.New(simDelayAllowed)
-		}
-		v, _ := new(big.Rat).SetString(m[1]) // the pattern admits only decimals
-		total.Add(total, v.Mul(v, big.NewRat(psPerUnit[m[2]], 1)))
-		rest = rest[len(m[0]):]
 	}
 	switch {
 	case negative && total.Sign() != 0:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -184,7 +185,38 @@ func ParseDuration(s string) (time.Duration, error) {
 	if d < 0 { // a unit was there: the sign is what is wrong
 		return 0, errors.New("need 0 or more, not a negative duration, e.g. 0, 500ns, 4us")
 	}
+	if ps, ok := DurationPicoseconds(strings.TrimPrefix(s, "+")); ok && !new(big.Rat).Quo(ps, big.NewRat(1000, 1)).IsInt() {
+		// time.ParseDuration drops what is finer than a nanosecond: --epsilon 0.5ns was 0.
+		return 0, errors.New("need a whole number of nanoseconds, e.g. 1ns, 1.5us")
+	}
 	return d, nil
+}
+
+// psPerUnit is Go's duration units, and ps, in picoseconds.
+var psPerUnit = map[string]int64{"ps": 1, "ns": 1e3, "us": 1e6, "µs": 1e6, "μs": 1e6, "ms": 1e9, "s": 1e12, "m": 60e12, "h": 3600e12}
+
+// durationTerm is one number and unit of a duration in Go's syntax ("1.5ns"; "1m30s" has two).
+// "ms" is tried before "m", and the first alternative that matches wins.
+var durationTerm = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)(ps|ns|us|µs|μs|ms|s|m|h)`)
+
+// DurationPicoseconds reads a duration without a sign in Go's syntax, and ps, as an exact number
+// of picoseconds: the sum of its terms in fractions, so that nothing is rounded and nothing
+// wraps around; false if s is not one.
+func DurationPicoseconds(s string) (*big.Rat, bool) {
+	total := new(big.Rat)
+	if s == "" {
+		return total, false
+	}
+	for s != "" {
+		m := durationTerm.FindStringSubmatch(s)
+		if m == nil {
+			return total, false
+		}
+		v, _ := new(big.Rat).SetString(m[1]) // the pattern admits only decimals
+		total.Add(total, v.Mul(v, big.NewRat(psPerUnit[m[2]], 1)))
+		s = s[len(m[0]):]
+	}
+	return total, true
 }
 
 // FormatDuration prints a duration the way ParseDuration reads it: "28.8µs", "1.0368ms", "0s".

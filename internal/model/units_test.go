@@ -50,6 +50,7 @@ func TestParseDuration(t *testing.T) {
 	good := map[string]time.Duration{
 		"4us": 4 * time.Microsecond, "4µs": 4 * time.Microsecond, "4μs": 4 * time.Microsecond,
 		"1.05ms": 1050 * time.Microsecond, "0": 0, "500ns": 500, "2s": 2 * time.Second,
+		"1.5us": 1500, "+2ns": 2, "1m0.5s": 60500 * time.Millisecond,
 	}
 	for in, want := range good {
 		got, err := ParseDuration(in)
@@ -60,6 +61,12 @@ func TestParseDuration(t *testing.T) {
 	for _, in := range []string{"", "4", "-4us", "4 parsecs", "us"} {
 		if got, err := ParseDuration(in); err == nil {
 			t.Errorf("ParseDuration(%q) = %v, want an error", in, got)
+		}
+	}
+	// Finer than a nanosecond: Go's parser drops it, and --epsilon 0.5ns was 0 without a word.
+	for _, in := range []string{"0.5ns", "1.0005us", "2.0000000001s"} {
+		if got, err := ParseDuration(in); err == nil || !strings.Contains(err.Error(), "whole number of nanoseconds") {
+			t.Errorf("ParseDuration(%q) = %v, %v; want an error asking for whole nanoseconds", in, got, err)
 		}
 	}
 }
