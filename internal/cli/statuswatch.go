@@ -92,10 +92,12 @@ type watchDevice struct {
 }
 
 type watchLevel struct {
-	Level       int      `json:"level"`
-	Configured  bool     `json:"configured"`
-	RateBps     *float64 `json:"rate_bps"` // the level's rate, its limit, as status --json; null if not configured
-	*LevelRates          // absent when the device has no rates (Since)
+	Level      int      `json:"level"`
+	Configured bool     `json:"configured"`
+	RateBps    *float64 `json:"rate_bps"` // the level's rate, its limit, as status --json; null if not configured
+	// TargetRateBps is the rate its factor was solved from, as status --json; null if none.
+	TargetRateBps *float64 `json:"target_rate_bps"`
+	*LevelRates            // absent when the device has no rates (Since)
 }
 
 // watchFrame is one update: every device's rates over the interval that ended at Time.
@@ -147,7 +149,7 @@ func watchOf(prev map[string]dataplane.Status, st dataplane.Status, dt time.Dura
 	}
 	for l := model.NumLevels - 1; l >= 0; l-- {
 		f, configured := m.Factors[model.Level(l)]
-		wl := watchLevel{Level: l, Configured: configured}
+		wl := watchLevel{Level: l, Configured: configured, TargetRateBps: targetRate(st, model.Level(l))}
 		if configured {
 			wl.RateBps = ptr(float64(m.LevelRate(f)))
 		}

@@ -70,6 +70,16 @@ func TestWatchFrame(t *testing.T) {
 		l.DroppedPacketsPerSecond != 10 || l.RateBps == nil || *l.RateBps != float64(c.Model.LevelRate(model.Limited(1))) {
 		t.Errorf("eth0 level 7: %+v, want 100 packets, 80 kb/s, 10 drops a second and the level's rate as limit", l)
 	}
+	if l := d.Levels[0]; l.TargetRateBps != nil {
+		t.Errorf("eth0 level 7, factor given as one: target rate %v, want none", *l.TargetRateBps)
+	}
+	// A level solved from a target rate shows it, as status --json does: the watch left it out.
+	solved := later
+	solved.Config.SolvedRates = map[model.Level]model.Rate{7: 1e6}
+	if g := newWatchFrame([]dataplane.Status{eth0}, []dataplane.Status{solved}, time.Second, time.Unix(0, 0)); g.Devices[0].Levels[0].TargetRateBps == nil ||
+		*g.Devices[0].Levels[0].TargetRateBps != 1e6 {
+		t.Errorf("level 7 solved from 1Mb/s: target rate %v, want 1e6", g.Devices[0].Levels[0].TargetRateBps)
+	}
 	if d := f.Devices[1]; d.Since != "first reading" || d.Levels[0].LevelRates != nil {
 		t.Errorf("eth1, new: since %q, rates %v; want first reading and no rates", d.Since, d.Levels[0].LevelRates)
 	}
