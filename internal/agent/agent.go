@@ -95,7 +95,6 @@ func New(opts Options) (*Agent, error) {
 	data, _ := os.ReadFile(opts.ConfigPath)
 	a.seen, a.seenValid = contentSum(data), true
 	a.accept(spec)
-	a.logWarnings(spec)
 	a.m.lastLoadTime.SetToCurrentTime()
 	a.listenGiven = a.opts.Listen != ""
 	a.warnListenOverridden(spec.Agent.Listen)
@@ -292,14 +291,15 @@ func (a *Agent) onFile(fc fileChange) {
 	}
 	a.seenValid = true
 	a.accept(spec)
-	a.logWarnings(spec)
 	a.watchFileCgroups()
 	a.log.Info("config changed", "hash", spec.Hash, "generation", a.generation)
 	a.reconcileAll()
 	a.syncCgroups()
 }
 
+// accept makes spec the configuration the agent runs, and logs what calc would warn of it.
 func (a *Agent) accept(spec Spec) {
+	a.logWarnings(spec)
 	a.current.Store(&spec)
 	a.generation++
 	a.m.generation.Set(float64(a.generation))

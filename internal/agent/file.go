@@ -69,19 +69,16 @@ func Parse(name string, data []byte) (Spec, error) {
 	if err != nil {
 		return Spec{}, err // names the file already
 	}
-	spec, err := parseKeys(name, data, f)
+	spec, err := parseKeys(data, f)
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", name, err) // as config.Load names it, for up and calc
 	}
-	for _, w := range f.Warnings() {
-		spec.Warnings = append(spec.Warnings, name+": "+w)
-	}
-	spec.Warnings = append(spec.Warnings, spec.Dataplane.Model.Warnings()...)
+	spec.Warnings = append(f.Warnings(name), spec.Dataplane.Model.Warnings()...)
 	return spec, nil
 }
 
 // parseKeys is Parse's check of the keys' values, after the file's YAML is read.
-func parseKeys(name string, data []byte, f config.File) (Spec, error) {
+func parseKeys(data []byte, f config.File) (Spec, error) {
 	d := config.Default()
 	if err := f.Apply(&d); err != nil {
 		return Spec{}, err
@@ -96,7 +93,7 @@ func parseKeys(name string, data []byte, f config.File) (Spec, error) {
 	if err != nil {
 		return Spec{}, config.FileKey(err)
 	}
-	sec, err := parseSection(name, data)
+	sec, err := parseSection(data)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -122,7 +119,7 @@ func CheckSection(name string, data []byte) error {
 	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Agent == nil {
 		return nil // the rest of the file is config.Parse's to check
 	}
-	if _, err := parseSection(name, data); err != nil {
+	if _, err := parseSection(data); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
@@ -130,7 +127,7 @@ func CheckSection(name string, data []byte) error {
 
 // parseSection decodes the agent section strictly: an unknown key in it is an error, as in the
 // rest of the file.
-func parseSection(name string, data []byte) (Section, error) {
+func parseSection(data []byte) (Section, error) {
 	var doc struct {
 		Agent *Section       `yaml:"agent"`
 		Rest  map[string]any `yaml:",inline"` // the dataplane's keys, checked by config.Parse

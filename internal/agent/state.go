@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -46,16 +44,16 @@ func lockStateDir(dir string) (*os.File, error) {
 		return nil, fmt.Errorf("lock agent state: %w", err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		pid, _ := os.ReadFile(lockFile(dir))
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("another qjump agent (pid %s) runs with state directory %s: run one agent per host "+
-				"(stop the other, or its systemd unit or DaemonSet)", strings.TrimSpace(string(pid)), dir)
+			other := "another qjump agent"
+			if pid, ok := lockHolder(lockFile(dir)); ok { // the same lookup as status's (Manages)
+				other += fmt.Sprintf(" (pid %d)", pid)
+			}
+			return nil, fmt.Errorf("%s runs with state directory %s: run one agent per host "+
+				"(stop the other, or its systemd unit or DaemonSet)", other, dir)
 		}
 		return nil, fmt.Errorf("lock agent state %s: %w", lockFile(dir), err)
-	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
 }

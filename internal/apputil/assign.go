@@ -41,9 +41,9 @@ func ResolveCgroup(root, path string) (string, error) {
 	} else {
 		path = filepath.Join(root, path)
 	}
-	// A file of the hierarchy (cgroup.procs) is on cgroup2 too, and failed later as a bad
+	// host.IsCgroup refuses a file of the hierarchy (cgroup.procs), which failed later as a bad
 	// descriptor for the link.
-	if st, err := os.Stat(path); err != nil || !st.IsDir() || !host.IsCgroup(path) {
+	if !host.IsCgroup(path) {
 		return "", fmt.Errorf("%w: %s", errNotCgroup, userPath(root, path))
 	}
 	return path, nil
@@ -52,14 +52,14 @@ func ResolveCgroup(root, path string) (string, error) {
 // userPath is path under root as the user can find it: the path under the host's mount, or
 // relative to the cgroup v2 root under a private one, whose directory is gone when qjump exits.
 func userPath(root, path string) string {
-	if slices.Contains(host.CgroupMounts, root) {
+	name := CgroupName(root, path)
+	switch {
+	case name == path: // under the host's mount, or not under root
 		return path
-	}
-	if rel, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(rel) {
-		return rel + " under the cgroup v2 root"
-	}
-	if filepath.Clean(path) == filepath.Clean(root) {
+	case name == ".":
 		return "the cgroup v2 root"
+	case filepath.IsLocal(name):
+		return name + " under the cgroup v2 root"
 	}
 	return path
 }

@@ -19,21 +19,18 @@ const (
 func preloadEnv(environ []string, shim string, s Settings) []string {
 	env := make([]string, 0, len(environ)+4)
 	preload := shim
-	for _, kv := range environ {
+	for _, kv := range cgroupEnv(environ) {
 		key, value, _ := strings.Cut(kv, "=")
-		switch key {
-		case EnvLevel, EnvSndBuf, EnvEnforce:
-			continue
-		case envPreload:
-			switch value = strings.TrimSpace(value); {
-			case strings.Contains(value, shim):
-				preload = value // an outer run's: the shim is there, and so are the user's others
-			case value != "":
-				preload = value + " " + shim
-			}
+		if key != envPreload {
+			env = append(env, kv)
 			continue
 		}
-		env = append(env, kv)
+		switch value = strings.TrimSpace(value); {
+		case strings.Contains(value, shim):
+			preload = value // an outer run's: the shim is there, and so are the user's others
+		case value != "":
+			preload = value + " " + shim
+		}
 	}
 	env = append(env, envPreload+"="+preload, EnvLevel+"="+strconv.Itoa(int(s.Level)))
 	if s.SndBuf > 0 {

@@ -84,10 +84,8 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if err := experiment.Check("memcached-sweep", o); err != nil {
 		return asFlagError(err)
 	}
-	ctx, stop := interruptible(ctx)
+	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
 	defer stop()
-	ctx, stdout, progress, release := stopOnClosedOutput(ctx, stdout, o.Progress)
-	defer release()
 	o.Progress = progress
 	a, err := experiment.Advise(ctx, o, opts.target)
 	if err != nil && ctx.Err() != nil {

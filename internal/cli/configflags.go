@@ -111,6 +111,12 @@ func (c *configFlags) markSource(m config.Mark) string {
 	return fmt.Sprintf("mark %s (%s)", m, c.base)
 }
 
+// warnings is what up and reload say of the configuration they are about to apply: the rates
+// given without a unit, the model's warnings, and a VLAN id that does nothing.
+func (c *configFlags) warnings(d config.Dataplane) []string {
+	return slices.Concat(c.unitWarnings(), d.Model.Warnings(), c.vlanWarnings(d))
+}
+
 // vlanWarnings says when a VLAN id that no flag gave (the --config file's vlan_id, or the one the
 // interface runs) does nothing under the mark. It is a warning, not a refusal: the file may be a
 // cluster's, valid for every agent that reads it, and the id is kept for a later --mark pcp.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"net"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
@@ -14,7 +13,7 @@ import (
 
 // noDevice is the error of a --dev that names no interface in this network namespace.
 func noDevice(dev string) error {
-	return dataplaneError(fmt.Errorf("%w %q in this network namespace", dataplane.ErrNoDevice, dev))
+	return dataplaneError(dataplane.NoDevice(dev))
 }
 
 // checkDev refuses a --dev that names no interface here; an empty one (not given) passes.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -91,7 +90,7 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	warn(stderr, slices.Concat(opts.unitWarnings(), d.Model.Warnings(), opts.vlanWarnings(d)))
+	warn(stderr, opts.warnings(d))
 	// A signal in the middle would leave the new egress tree beside the old program: hold it
 	// until the reload is done or undone. Done is the commit point, as up's is: the new
 	// configuration is in place and stays, so a signal then (or later, until the process exits)

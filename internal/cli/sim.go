@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim"
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -115,14 +115,8 @@ func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 
 // experimentIn is the experiment of the results.json in dir, "" when there is none to read.
 func experimentIn(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err != nil {
-		return ""
-	}
-	var h struct {
-		Experiment string `json:"experiment"`
-	}
-	if json.Unmarshal(data, &h) != nil {
+	var h results.Header
+	if results.ReadJSON(filepath.Join(dir, "results.json"), &h) != nil {
 		return ""
 	}
 	return h.Experiment

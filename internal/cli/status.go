@@ -199,11 +199,8 @@ func guarantees(d config.Dataplane) string {
 // targetText is the target rate a level's factor was solved from, which reload keeps, or "-" for
 // a factor given as one (and a level without a factor).
 func targetText(d config.Dataplane, l model.Level) string {
-	if _, ok := d.Model.Factors[l]; !ok {
-		return "-"
-	}
-	if r, solved := d.SolvedRates[l]; solved {
-		return r.String()
+	if r := targetRate(d, l); r != nil {
+		return model.Rate(*r).String()
 	}
 	return "-"
 }

@@ -59,7 +59,7 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 			if ok {
 				lj.Unlimited, lj.RateBps = f.Unlimited, ptr(float64(st.Config.Model.LevelRate(f)))
 			}
-			lj.TargetRateBps = targetRate(st, model.Level(l))
+			lj.TargetRateBps = targetRate(st.Config, model.Level(l))
 			if b, limited := st.Config.Model.Budget(f); ok && limited {
 				lj.BudgetBytes = ptr(int64(b))
 			}
@@ -75,9 +75,9 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 
 // targetRate is the rate level l's factor was solved from (--target-rate, target_rate:), which
 // reload keeps and solves again when the epoch changes; nil for a factor given as one, or none.
-func targetRate(st dataplane.Status, l model.Level) *float64 {
-	r, solved := st.Config.SolvedRates[l]
-	if _, configured := st.Config.Model.Factors[l]; !solved || !configured {
+func targetRate(d config.Dataplane, l model.Level) *float64 {
+	r, solved := d.SolvedRates[l]
+	if _, configured := d.Model.Factors[l]; !solved || !configured {
 		return nil
 	}
 	return ptr(float64(r))

@@ -149,7 +149,7 @@ func watchOf(prev map[string]dataplane.Status, st dataplane.Status, dt time.Dura
 	}
 	for l := model.NumLevels - 1; l >= 0; l-- {
 		f, configured := m.Factors[model.Level(l)]
-		wl := watchLevel{Level: l, Configured: configured, TargetRateBps: targetRate(st, model.Level(l))}
+		wl := watchLevel{Level: l, Configured: configured, TargetRateBps: targetRate(st.Config, model.Level(l))}
 		if configured {
 			wl.RateBps = ptr(float64(m.LevelRate(f)))
 		}

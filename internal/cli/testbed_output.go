@@ -13,6 +13,15 @@ import (
 // run ... | head` used to be killed by SIGPIPE at the next progress line, with its testbed up.
 var errOutputClosed = errors.New("its output was closed (the reader of the pipe exited)")
 
+// stoppableRun is the context of a run that Ctrl-C or SIGTERM stops (interruptible) and that a
+// closed output stops the same way (stopOnClosedOutput), with the writers to use and one stop
+// for both: testbed run's and advise's.
+func stoppableRun(ctx context.Context, stdout, stderr io.Writer) (_ context.Context, out, progress io.Writer, stop func()) {
+	ctx, interruptStop := interruptible(ctx)
+	ctx, out, progress, release := stopOnClosedOutput(ctx, stdout, stderr)
+	return ctx, out, progress, func() { release(); interruptStop() }
+}
+
 // stopOnClosedOutput makes a closed standard output or error stop a run the way Ctrl-C does, so
 // that it removes its testbed: while it holds, a write to a pipe whose reader exited returns
 // EPIPE instead of killing the process (Go's runtime kills it unless SIGPIPE is notified), and

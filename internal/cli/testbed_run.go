@@ -116,10 +116,8 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 		}
 		return asFlagError(err)
 	}
-	ctx, stop := interruptible(ctx)
+	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
 	defer stop()
-	ctx, stdout, progress, release := stopOnClosedOutput(ctx, stdout, o.Progress)
-	defer release()
 	o.Progress = progress
 	res, err := experiment.Run(ctx, name, o)
 	if err != nil && ctx.Err() != nil {

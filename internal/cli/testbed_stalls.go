@@ -57,12 +57,13 @@ func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.
 	if opts.threshold < machine.MinThreshold {
 		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, machine.MinThreshold)
 	}
-	// Refused before measuring, not after hours of it.
-	f, err := os.Create(opts.out)
+	// Opened before measuring, so that a path that cannot be written is refused at once, not
+	// after hours of it.
+	out, err := os.Create(opts.out)
 	if err != nil {
 		return usageErrorf("invalid --out %q: %v", opts.out, err)
 	}
-	_ = f.Close()
+	defer out.Close() // on the paths that do not write it; a second Close is harmless
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, opts.run)
@@ -84,7 +85,7 @@ func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.
 	if err != nil {
 		return err
 	}
-	return machine.WriteCSV(opts.out, stalls)
+	return machine.WriteCSVTo(out, stalls)
 }
 
 // watchesStdin says whether the end of stdin should end the measurement: a pipe (testbed run's,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -90,7 +89,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warn(stderr, slices.Concat(opts.unitWarnings(), d.Model.Warnings(), opts.vlanWarnings(d)))
+	warn(stderr, opts.warnings(d))
 	replacing := opts.replacing()
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
 	// then undo. After the commit point, the check below, nothing is undone and up exits 0.
@@ -161,11 +160,11 @@ func undoUp(ctx context.Context, dev string, upErr error, replacing *dataplane.S
 		return errors.Join(while, dataplaneError(upErr), fmt.Errorf("putting back the configuration %s ran before "+
 			"failed, so QJump is not up on it (qjump up puts a configuration on it): %w", dev, dataplaneError(back)))
 	}
+	const putBack = "put back the configuration %s ran before (generation 1: its counters start over)"
 	if upErr != nil {
-		return errors.Join(while, dataplaneError(upErr), fmt.Errorf("put back the configuration %s ran before "+
-			"(generation 1: its counters start over)", dev))
+		return errors.Join(while, dataplaneError(upErr), fmt.Errorf(putBack, dev))
 	}
-	return interruptedError(ctx, "put back the configuration %s ran before (generation 1: its counters start over)", dev)
+	return interruptedError(ctx, putBack, dev)
 }
 
 // beforeUpCommits runs between dataplane.Up and up's commit point: a test's hook, to send a

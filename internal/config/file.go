@@ -56,26 +56,23 @@ func LoadWarned(path string) (Dataplane, []string, error) {
 	if err := f.Apply(&d); err != nil {
 		return d, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var w []string
-	for _, s := range f.Warnings() {
-		w = append(w, path+": "+s)
-	}
-	return d, w, nil
+	return d, f.Warnings(path), nil
 }
 
 // Warnings lists what the file gives that is valid but probably not what its writer meant: a rate
-// without a unit (model.UnitlessRate), which reads as bits per second. The caller names the file.
-func (f File) Warnings() []string {
+// without a unit (model.UnitlessRate), which reads as bits per second. Each starts with name, what
+// the file is called, as Parse's errors do.
+func (f File) Warnings(name string) []string {
 	var w []string
 	if f.Rate != nil {
 		if s := model.UnitlessRate("rate", *f.Rate); s != "" {
-			w = append(w, s)
+			w = append(w, name+": "+s)
 		}
 	}
 	levels := slices.Sorted(maps.Keys(f.TargetRate))
 	for _, l := range levels {
 		if s := model.UnitlessRate("target_rate["+l+"]", f.TargetRate[l]); s != "" {
-			w = append(w, s)
+			w = append(w, name+": "+s)
 		}
 	}
 	return w

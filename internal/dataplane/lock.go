@@ -56,15 +56,9 @@ func lockState(ctx context.Context, root string, create bool) (unlock func(), er
 // must be able to stop waiting to undo what it made. flock itself cannot be abandoned (Go restarts
 // it after a signal), so it waits in a goroutine of its own, in turn with the other waiters. A
 // wait given up closes dir when that flock returns, which frees the lock if it was got meanwhile.
-// On an error dir is closed.
+// On an error dir is closed. With a context that cannot end (Background), ctx.Done() is nil and
+// the select waits for the flock alone.
 func waitLock(ctx context.Context, dir *os.File) error {
-	if ctx.Done() == nil { // context.Background(): nothing can end the wait
-		err := unix.Flock(int(dir.Fd()), unix.LOCK_EX)
-		if err != nil {
-			dir.Close()
-		}
-		return err
-	}
 	fd := int(dir.Fd())
 	got := make(chan error, 1)
 	go func() { got <- unix.Flock(fd, unix.LOCK_EX) }()

@@ -56,7 +56,7 @@ func reload(p paths, device string, base uint64, d config.Dataplane) error {
 	}
 	link, err := netlink.LinkByIndex(rec.Ifindex)
 	if err != nil {
-		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, device)
+		return NoDevice(device)
 	}
 	dev := egressDeviceOf(link)
 	next, err := newRecord(rec.Device, rec.Ifindex, d)

@@ -17,7 +17,7 @@ var (
 	// was not asked for: an up was killed before it finished (the state lock says it is not
 	// still running), or the interface was deleted and made again under its name.
 	ErrLeftOver = errors.New("qjump has state left over")
-	// ErrNoDevice means there is no such interface in this network namespace.
+	// ErrNoDevice means there is no such interface in this network namespace (NoDevice).
 	ErrNoDevice = errors.New("no such interface")
 )
 
@@ -41,11 +41,16 @@ func Up(opts UpOptions) error {
 	return withState(p.root, true, func() error { followRenames(p); return up(p, opts) })
 }
 
+// NoDevice is the error of a device name that is no interface in this network namespace.
+func NoDevice(name string) error {
+	return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, name)
+}
+
 // up is Up under the state lock.
 func up(p paths, opts UpOptions) (err error) {
 	dev, err := netlink.LinkByName(opts.Device)
 	if err != nil {
-		return fmt.Errorf("%w %q in this network namespace", ErrNoDevice, opts.Device)
+		return NoDevice(opts.Device)
 	}
 	if err := checkEthernet(dev); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,8 +43,13 @@ func CgroupMount() (string, error) {
 	return "", ErrNoCgroup2
 }
 
-// IsCgroup says whether path is a directory of a cgroup v2 hierarchy.
+// IsCgroup says whether path is a directory of a cgroup v2 hierarchy: a cgroup. A file of the
+// hierarchy (cgroup.procs) is on cgroup2 too, and is not one.
 func IsCgroup(path string) bool {
 	var st unix.Statfs_t
-	return unix.Statfs(path, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+	if unix.Statfs(path, &st) != nil || st.Type != unix.CGROUP2_SUPER_MAGIC {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

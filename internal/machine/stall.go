@@ -78,6 +78,11 @@ func WriteCSV(path string, stalls []Stall) error {
 	if err != nil {
 		return err
 	}
+	return WriteCSVTo(f, stalls)
+}
+
+// WriteCSVTo writes the stalls as WriteCSV does to f, an open file, and closes it.
+func WriteCSVTo(f *os.File, stalls []Stall) error {
 	w := csv.NewWriter(f)
 	_ = w.Write(csvHeader)
 	for _, s := range stalls {
@@ -86,7 +91,7 @@ func WriteCSV(path string, stalls []Stall) error {
 	w.Flush()
 	if err := w.Error(); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", f.Name(), err)
 	}
 	return f.Close()
 }

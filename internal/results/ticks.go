@@ -109,9 +109,9 @@ func (linTicks) Ticks(min, max float64) []plot.Tick {
 			if last-first+1 < minLabels {
 				continue
 			}
-			digits := 0
+			scale := 1.0 // rounds a value to the step's decimals: 0.30000000000000004 is 0.3
 			if k < 0 {
-				digits = -k
+				scale = math.Pow(10, float64(-k))
 			}
 			var ticks []plot.Tick
 			for i := first; i <= last; i++ {
@@ -119,9 +119,8 @@ func (linTicks) Ticks(min, max float64) []plot.Tick {
 				if v == 0 {
 					v = 0 // not -0, which prints "-0"
 				}
-				scale := math.Pow(10, float64(digits))
 				v = math.Round(v*scale) / scale
-				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+				ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v)})
 				if h := v + step/2; h <= max {
 					ticks = append(ticks, plot.Tick{Value: h})
 				}
