@@ -29,35 +29,29 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 	switch {
 	case errors.Is(err, dataplane.ErrNotUp):
 		// Replace: what QJump left on the interface with its state lost is the agent's to replace.
-		return Brought, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
+		return Brought, upReplacing(dev, want)
 	case err != nil:
 		return "", err
 	case !st.Attached:
 		// Pins of an interface that was deleted (and perhaps re-created under the same name):
 		// nothing on the wire to keep, start over.
-		return Replaced, dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
+		return Replaced, upReplacing(dev, want)
 	case sameConfig(st.Config, want):
 		return Adopted, nil
 	case st.Config.Mode != want.Mode:
 		// Shape mode owns an HTB tree that police mode does not: the only way across is down and
-		// up, which leaves the interface unlimited for the few milliseconds between.
-		return Replaced, replaceMode(dev, st.Config, want)
+		// up, which leaves the interface unlimited for the few milliseconds between. If the kernel
+		// refuses the new up, dataplane.Up puts the running configuration back: an interface the
+		// agent runs must not be left unlimited until the next resync tries again.
+		return Replaced, upReplacing(dev, want)
 	}
 	return Reloaded, dataplane.Reload(dev, want)
 }
 
-// replaceMode takes dev from running to want, another mode, by down and up. If the kernel refuses
-// the new up after the old QJump is down, the old configuration is put back: an interface the
-// agent runs must not be left unlimited until the next resync tries again.
-func replaceMode(dev string, running, want config.Dataplane) error {
-	err := dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
-	if err == nil {
-		return nil
-	}
-	if back := dataplane.Up(dataplane.UpOptions{Device: dev, Config: running, Replace: true}); back != nil {
-		return fmt.Errorf("%w; and putting the %s-mode configuration back failed: %w", err, running.Mode, back)
-	}
-	return fmt.Errorf("%w (the %s-mode configuration runs again)", err, running.Mode)
+// upReplacing brings dev up with want, taking down whatever QJump runs or was left there.
+func upReplacing(dev string, want config.Dataplane) error {
+	_, err := dataplane.Up(dataplane.UpOptions{Device: dev, Config: want, Replace: true})
+	return err
 }
 
 // wantFor is what dev should run under spec: the device's own P when the file leaves P to it.

@@ -44,7 +44,9 @@ the interface's speed, if lower); down puts the saved ones back exactly.
 
 Packets carry their level as DSCP (CS0..CS7 by default), an 802.1Q PCP, both or neither. Flags
 override the same keys of --config (docs/configuration.md). An interface that is already up is
-left as it is unless --replace.
+left as it is unless --replace. If the new configuration then fails (the kernel refuses its
+hook, say), the one it replaced is put back on its hook and the error says so: a failed
+--replace never leaves the interface without QJump.
 
 Ctrl-C (SIGINT) or SIGTERM while up configures the interface undoes everything up did there and
 exits 130; with --replace it also puts back the configuration it was replacing, on the same hook
@@ -90,15 +92,14 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 		return err
 	}
 	warn(stderr, opts.warnings(d))
-	replacing := opts.replacing()
 	// A signal during up must not leave half a configuration behind: hold it until up is done,
 	// then undo. After the commit point, the check below, nothing is undone and up exits 0.
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	err = dataplane.Up(dataplane.UpOptions{Device: opts.dev, Config: d, Attach: how, Replace: opts.replace})
+	prev, err := dataplane.Up(dataplane.UpOptions{Device: opts.dev, Config: d, Attach: how, Replace: opts.replace})
 	beforeUpCommits(ctx)
 	if ctx.Err() != nil {
-		return undoUp(ctx, opts.dev, err, replacing)
+		return undoUp(ctx, opts.dev, err, prev)
 	}
 	if err != nil {
 		return dataplaneError(err)
@@ -112,59 +113,28 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	return nil
 }
 
-// replacing is the QJump configuration that up --replace is about to take down, to put back if
-// up is interrupted before its commit point: the user asked for a new configuration, not for
-// none. Nil without --replace, and when nothing attached runs (state left over by a killed up, or
-// of a deleted interface, is nothing worth putting back). It is read before dataplane.Up takes the
-// state lock: a reload in between would be lost by a put-back, as it is by the replace itself.
-func (o *upOptions) replacing() *dataplane.Status {
-	if !o.replace {
-		return nil
-	}
-	st, err := dataplane.DeviceStatus(o.dev)
-	if err != nil || !st.Attached {
-		return nil
-	}
-	return &st
-}
-
-// undoUp is up interrupted before its commit point (upErr: what dataplane.Up returned): the new
-// configuration is taken down and what --replace took down for it (replacing) is put back, or
-// the error says exactly what is left.
-func undoUp(ctx context.Context, dev string, upErr error, replacing *dataplane.Status) error {
+// undoUp is up interrupted before its commit point (upErr: what dataplane.Up returned; prev: the
+// configuration --replace took down for it). A failed dataplane.Up has undone its own work and
+// put back what it replaced, and its error says so; a successful one is taken down and prev, if
+// any, put back: the user asked for a new configuration, not for none. Otherwise the error says
+// exactly what is left.
+func undoUp(ctx context.Context, dev string, upErr error, prev *dataplane.Previous) error {
 	while := fmt.Errorf("%v while %s came up", context.Cause(ctx), dev)
-	if upErr == nil {
-		if err := dataplane.Down(dev); err != nil {
-			left := fmt.Errorf("the new configuration may still be on %s (qjump down --dev %s removes it)", dev, dev)
-			if replacing != nil {
-				left = fmt.Errorf("%w; the one it replaced was not put back", left)
-			}
-			return errors.Join(while, fmt.Errorf("taking it down: %w", dataplaneError(err)), left)
-		}
-	} else if _, err := dataplane.DeviceStatus(dev); !errors.Is(err, dataplane.ErrNotUp) {
-		// dataplane.Up failed and undid its own work; if it failed before it took the old
-		// configuration down, that one still runs and there is nothing to put back.
+	if upErr != nil {
 		return errors.Join(while, dataplaneError(upErr))
 	}
-	if replacing == nil {
-		if upErr != nil {
-			return errors.Join(while, dataplaneError(upErr))
+	if prev == nil {
+		if err := dataplane.Down(dev); err != nil {
+			return errors.Join(while, fmt.Errorf("taking it down: %w", dataplaneError(err)),
+				fmt.Errorf("the new configuration may still be on %s (qjump down --dev %s removes it)", dev, dev))
 		}
 		return interruptedError(ctx, "nothing left attached on %s", dev)
 	}
-	// A new up of the old configuration on the old hook: the saved egress tree is the one that was
-	// there before QJump, given back by the Down above and saved again. Not Replace: anything
-	// found on dev now is someone else's, not ours to take down.
-	back := dataplane.Up(dataplane.UpOptions{Device: dev, Config: replacing.Config, Attach: replacing.Attach})
-	if back != nil {
-		return errors.Join(while, dataplaneError(upErr), fmt.Errorf("putting back the configuration %s ran before "+
-			"failed, so QJump is not up on it (qjump up puts a configuration on it): %w", dev, dataplaneError(back)))
+	if err := dataplane.PutBack(dev, *prev); err != nil {
+		return errors.Join(while, fmt.Errorf("putting back the configuration %s ran before failed: %w", dev, dataplaneError(err)),
+			fmt.Errorf("qjump status --dev %s shows what runs; qjump up --replace puts a configuration on it", dev))
 	}
-	const putBack = "put back the configuration %s ran before (generation 1: its counters start over)"
-	if upErr != nil {
-		return errors.Join(while, dataplaneError(upErr), fmt.Errorf(putBack, dev))
-	}
-	return interruptedError(ctx, putBack, dev)
+	return interruptedError(ctx, "put back the configuration %s ran before (generation 1: its counters start over)", dev)
 }
 
 // beforeUpCommits runs between dataplane.Up and up's commit point: a test's hook, to send a

@@ -20,7 +20,7 @@ func TestAutoFallsBackToClsact(t *testing.T) {
 	before := h.snapshot(t, h.a)
 	d := testConfig()
 	testutil.InNetns(t, h.a, func() {
-		err := Up(UpOptions{Device: "eth0", Config: d, Attach: AttachTCX})
+		_, err := Up(UpOptions{Device: "eth0", Config: d, Attach: AttachTCX})
 		if err == nil || !strings.Contains(err.Error(), "not supported") {
 			t.Errorf("--attach tcx without TCX: %v, want not supported", err)
 		}
@@ -29,7 +29,7 @@ func TestAutoFallsBackToClsact(t *testing.T) {
 		t.Fatalf("failed up left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	testutil.InNetns(t, h.a, func() {
-		if err := Up(UpOptions{Device: "eth0", Config: d}); err != nil {
+		if _, err := Up(UpOptions{Device: "eth0", Config: d}); err != nil {
 			t.Fatalf("--attach auto without TCX: %v", err)
 		}
 		st, err := DeviceStatus("eth0")

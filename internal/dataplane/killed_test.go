@@ -138,7 +138,7 @@ func TestHelperStalledUp(t *testing.T) {
 	}
 	d := testConfig()
 	testutil.InNetns(t, os.Getenv("QJDP_NETNS"), func() {
-		err := Up(UpOptions{Device: "eth0", Config: d, Attach: how})
+		_, err := Up(UpOptions{Device: "eth0", Config: d, Attach: how})
 		t.Fatalf("up returned (%v) instead of stalling", err)
 	})
 }

@@ -64,7 +64,7 @@ func TestReplaceKeepsTheStateLock(t *testing.T) {
 	beforeLoad = func() { locked, lockErr = stateLocked(root) }
 	t.Cleanup(func() { beforeLoad = func() {} })
 	testutil.InNetns(t, h.a, func() {
-		if err := Up(UpOptions{Device: "eth0", Config: testConfig(), Attach: AttachTCX, Replace: true}); err != nil {
+		if _, err := Up(UpOptions{Device: "eth0", Config: testConfig(), Attach: AttachTCX, Replace: true}); err != nil {
 			t.Fatalf("up --replace: %v", err)
 		}
 	})
