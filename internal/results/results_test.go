@@ -96,6 +96,21 @@ func TestSeriesJSON(t *testing.T) {
 	}
 }
 
+// A series read from a file written before series had an RMS writes it back null: its samples,
+// which are not in the file, were never summed, and 0 would read as a measured RMS.
+func TestSeriesWithoutRMSStaysWithout(t *testing.T) {
+	old := `{"arm":"f7=1","tool":"probe","metric":"network","param":1,"samples":4,"lost":0,"mean_us":20,"p50_us":20,"p90_us":30,"p99_us":30,"p999_us":30,"max_us":30}`
+	var s Series
+	if err := json.Unmarshal([]byte(old), &s); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	want := strings.TrimSuffix(old, "}") + `,"rms_us":null,"per_sec":null}`
+	if err != nil || string(b) != want {
+		t.Errorf("series without rms_us written back as\n%s, %v\nwant\n%s", b, err, want)
+	}
+}
+
 // A series with a unit of its own (a ratio) names its figures without `_us`, so that no reader
 // takes them for microseconds, and still reads a file written before it did.
 func TestUnitSeriesJSON(t *testing.T) {

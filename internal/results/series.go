@@ -20,6 +20,9 @@ type Series struct {
 	// completion time: "x ideal"); results.json then names them without `_us` (MarshalJSON).
 	Unit string
 	Stats
+	// noRMS says that the file the series was read from holds no RMS (written before it was
+	// computed), so that results.json writes it back null, not a 0 that was never measured.
+	noRMS bool
 }
 
 // Key names the series.
@@ -118,8 +121,8 @@ func (s Series) MarshalJSON() ([]byte, error) {
 	}
 	fields = append(fields, field{"samples", s.Samples}, field{"lost", s.Lost})
 	for i, v := range s.figures() {
-		var f any // null in an empty series
-		if !s.Empty() {
+		var f any // null in an empty series, and an RMS the file read held none of
+		if !s.Empty() && !(v == &s.RMSUS && s.noRMS) {
 			f = *v
 		}
 		fields = append(fields, field{figureNames[i] + suffix, f})
@@ -157,7 +160,8 @@ func marshalObject(fields []field) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// UnmarshalJSON reads what MarshalJSON writes; a null figure is absent (0 in an Empty series).
+// UnmarshalJSON reads what MarshalJSON writes; a null figure is absent (0 in an Empty series). A
+// file written before series had an RMS holds none: it stays absent (noRMS).
 func (s *Series) UnmarshalJSON(b []byte) error {
 	var j seriesJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -180,5 +184,6 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 			*v = *p
 		}
 	}
+	s.noRMS = !s.Empty() && *from[6] == nil
 	return nil
 }
