@@ -62,7 +62,9 @@ func (e Evidence) String() string {
 	return s
 }
 
-// Verdict is the target's outcome in words, with its value and limit.
+// Verdict is the target's outcome in words, with its value and limit, and its note: why it was
+// not evaluated, or what the figures alone do not say (fan-in's "3 probes in region A lost", which
+// miss a target whose maximum is within the limit).
 func (t Target) Verdict() string {
 	if !t.Evaluated {
 		return "NOT EVALUATED (" + t.Note + ")"
@@ -71,7 +73,11 @@ func (t Target) Verdict() string {
 	if !t.Met {
 		word = "MISSED"
 	}
-	return fmt.Sprintf("%s (%s %s, limit %s %s)", word, figure(t.Value), t.Unit, figure(t.Limit), t.Unit)
+	note := ""
+	if t.Note != "" {
+		note = "; " + t.Note
+	}
+	return fmt.Sprintf("%s (%s %s, limit %s %s%s)", word, figure(t.Value), t.Unit, figure(t.Limit), t.Unit, note)
 }
 
 // figure prints a target's value or limit to three significant digits, as the table prints its

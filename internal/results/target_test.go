@@ -50,3 +50,12 @@ func TestVerdictFiguresHaveNoExponent(t *testing.T) {
 		}
 	}
 }
+
+// An evaluated target's note is part of its verdict: a fan-in target missed by lost probes, whose
+// maximum is within the limit, read "MISSED (300 µs, limit 676 µs)" without saying why.
+func TestVerdictSaysTheNote(t *testing.T) {
+	got := Target{Value: 300, Limit: 676, Unit: "µs", Evaluated: true, Note: "3 probes in region A lost"}.Verdict()
+	if want := "MISSED (300 µs, limit 676 µs; 3 probes in region A lost)"; got != want {
+		t.Errorf("Verdict = %q, want %q", got, want)
+	}
+}
