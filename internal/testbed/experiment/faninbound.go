@@ -66,10 +66,17 @@ func fanInPaper(r *Results, s results.Series) string {
 	}
 }
 
+// fanInTargets judge the network latency less the machine's measured stalls, or, where stalls
+// were not measured (a run before the stall monitor, or one whose monitor failed), the raw
+// latency: the criteria say which.
 func fanInTargets(r *Results) []results.Target {
-	t := results.Target{Name: "region-a-bound", Unit: "µs", LimitFromRun: true,
-		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp), less the time the machine was measured stalled during it, exceeds the model's bound n·P·8·max(f7, 1)/R + ε (probes are whole frames: below f7 = 1 a host still sends one per epoch)"}
 	judged := judged(r, metricNetwork)
+	lessProbe, lessNoise := "", ""
+	if judged != metricNetwork {
+		lessProbe, lessNoise = ", less the time the machine was measured stalled during it,", ", less the machine's measured stalls,"
+	}
+	t := results.Target{Name: "region-a-bound", Unit: "µs", LimitFromRun: true,
+		Criterion: "region A (f7 ≤ 1, m = 2): no probe's network latency (kernel transmit to kernel receive stamp)" + lessProbe + " exceeds the model's bound n·P·8·max(f7, 1)/R + ε (probes are whole frames: below f7 = 1 a host still sends one per epoch)"}
 	worst, lost := -1.0, 0
 	for _, s := range fanInPoints(r, judged) {
 		// An arm without a delivered sample is a fault (results.LossFaults), never a verdict.
@@ -92,7 +99,7 @@ func fanInTargets(r *Results) []results.Target {
 		t.Met = worst <= 0
 	}
 	noise := results.Target{Name: "noise-floor", Unit: "µs", LimitFromRun: true,
-		Criterion: "the idle network's own max network latency, less the machine's measured stalls, is within the f7=1 bound (else the strict form cannot hold)"}
+		Criterion: "the idle network's own max network latency" + lessNoise + " is within the f7=1 bound (else the strict form cannot hold)"}
 	if s, ok := r.series("noise", toolProbe, judged); ok {
 		noise.Value, noise.Limit, noise.Evaluated = s.MaxUS, results.Round3(fanInBoundUS(r, 1)), true
 		noise.Met = noise.Value <= noise.Limit

@@ -120,3 +120,24 @@ func TestStallsNotMeasuredAreNull(t *testing.T) {
 		t.Errorf("method: %q", m)
 	}
 }
+
+// fan-in's criteria say whether the latencies they judge are less the machine's stalls: only a
+// run that measured them takes them out, and one that did not (before the stall monitor, or its
+// monitor failed) judges the raw latencies, which its criteria said it did not.
+func TestFanInCriteriaSayWhatWasJudged(t *testing.T) {
+	for _, measured := range []bool{false, true} {
+		r, rows := fanInFixture(t)
+		dir := t.TempDir()
+		if measured {
+			if err := machine.WriteCSV(filepath.Join(dir, stallsFile), []machine.Stall{{CPU: 0, FromNS: 1, ToNS: 2}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = finish(r, rows, dir) // the fixture's f7=1 arm lost every probe: ErrFaults
+		for _, target := range r.Targets {
+			if says := strings.Contains(target.Criterion, "stall"); says != measured {
+				t.Errorf("stalls measured %v: %s says %q", measured, target.Name, target.Criterion)
+			}
+		}
+	}
+}
