@@ -42,7 +42,7 @@ type Config struct {
 	// Classify is the field the switch classifies on.
 	Classify Classify `json:"classify"`
 	// HostNIC is how the hosts' interfaces behave: a server's NIC or the simple FIFO.
-	HostNIC HostNIC `json:"host_nic"`
+	HostNIC HostNIC `json:"host_nic,omitempty"` // absent from results of runs before it was a choice
 }
 
 // DefaultConfig is the testbed that `qjump testbed up` builds without flags, apart from Hosts.

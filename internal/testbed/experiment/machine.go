@@ -25,6 +25,9 @@ type MachineInfo struct {
 
 // Method is the machine in one sentence, for summary.md.
 func (m MachineInfo) Method() string {
+	if m == (MachineInfo{}) {
+		return "Machine: not recorded (a run from before runs held the CPUs awake and measured stalls)."
+	}
 	if m.StallMonitor != "on" {
 		return fmt.Sprintf("Machine: CPUs %s; stalls not measured (%s).", m.CPUs, m.StallMonitor)
 	}

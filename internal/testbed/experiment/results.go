@@ -22,7 +22,7 @@ type Results struct {
 	BulkCC  string         `json:"bulk_cc"`
 	Model   ModelInfo      `json:"model"`
 	QJump   QJumpInfo      `json:"qjump"`
-	Machine MachineInfo    `json:"machine"`
+	Machine MachineInfo    `json:"machine,omitzero"` // absent from runs before it was recorded
 	results.Outcome
 
 	stalls *machine.Timeline // the machine's measured stalls (stalls.csv); nil: not measured
