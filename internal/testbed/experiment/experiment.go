@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -42,6 +43,11 @@ type experiment struct {
 	// derive is rows computed from the measured ones and the machine's stalls, for the series
 	// and targets only (never written to samples.csv; may be nil).
 	derive func(r *Results, rows []results.Row) []results.Row
+	// fromSeries says that plots and targets need only the series, which results.json holds:
+	// report redraws them without samples.csv, which is not committed (several MB). Evidence,
+	// drawn from the rows, is then the run's own, where keepEvidence finds it still holds.
+	fromSeries   bool
+	keepEvidence func(r *Results, written []results.Target)
 }
 
 var experiments = map[string]experiment{}
@@ -147,27 +153,49 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, fmt.Errorf("remove testbed: %w", downErr)
 	}
 	env.res.DurationS = time.Since(env.res.Started).Seconds()
-	if err := results.WriteRowsFile(filepath.Join(o.OutDir, "samples.csv"), env.rows); err != nil {
+	if err := results.WriteRowsFile(filepath.Join(o.OutDir, samplesFile), env.rows); err != nil {
 		return nil, err
 	}
 	return env.res, finish(env.res, env.rows, o.OutDir)
 }
 
 // Report rebuilds statistics, targets, plots and summary.md of dir from its samples.csv and
-// results.json.
+// results.json. Without samples.csv it redraws an experiment whose plots and targets need only
+// the series (fromSeries) from results.json alone (redraw), and refuses any other.
 func Report(dir string) (*Results, error) {
 	r := &Results{}
 	if err := results.ReadJSON(filepath.Join(dir, "results.json"), r); err != nil {
 		return nil, err
 	}
-	if _, ok := experiments[r.Experiment]; !ok {
+	e, ok := experiments[r.Experiment]
+	if !ok {
 		return nil, fmt.Errorf("results in %s: %w %q", dir, ErrUnknown, r.Experiment)
 	}
-	rows, err := results.ReadRowsFile(filepath.Join(dir, "samples.csv"))
-	if err != nil {
+	rows, err := results.ReadRowsFile(filepath.Join(dir, samplesFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && e.fromSeries:
+		return r, redraw(r, dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("no %s in %s: %s's plots are drawn from every sample, which results.json does not hold, so they cannot be redrawn without it (%s's can): %w",
+			samplesFile, dir, r.Experiment, strings.Join(fromSeriesNames(), ", "), err)
+	case err != nil:
 		return nil, err
 	}
 	return r, finish(r, rows, dir)
+}
+
+// samplesFile holds a run's rows.
+const samplesFile = "samples.csv"
+
+// fromSeriesNames lists the experiments that report redraws from results.json alone.
+func fromSeriesNames() []string {
+	var names []string
+	for _, n := range Names() {
+		if experiments[n].fromSeries {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // finish derives everything from the rows: series statistics, faults, targets, plots, summary.md.
@@ -182,20 +210,55 @@ func finish(r *Results, rows []results.Row, dir string) error {
 	}
 	r.Series = results.SeriesOf(rows)
 	r.ParamsFromArms()
+	r.judge()
+	if e.evidence != nil {
+		e.evidence(r, rows)
+	}
+	return write(r, rows, true, dir)
+}
+
+// redraw is finish without the rows, for an experiment whose plots and targets need only the
+// series (fromSeries): those results.json holds, as the run computed them from its rows, derived
+// ones included. The targets are judged on them again; the samples a missed one lists come from
+// the rows, so they are the run's, where they still hold (keepEvidence).
+func redraw(r *Results, dir string) error {
+	e := experiments[r.Experiment]
+	written := r.Targets
+	if err := loadStalls(r, dir); err != nil {
+		return err
+	}
+	r.ParamsFromArms()
+	r.judge()
+	if e.keepEvidence != nil {
+		e.keepEvidence(r, written)
+	}
+	return write(r, nil, false, dir)
+}
+
+// judge finds r's faults and judges its targets, from its series.
+func (r *Results) judge() {
+	e := experiments[r.Experiment]
 	var allowed func(results.Series) (float64, bool)
 	if e.lossAllowed != nil {
 		allowed = func(s results.Series) (float64, bool) { return e.lossAllowed(r, s) }
 	}
 	r.Faults = results.LossFaults(r.Series, allowed)
 	r.Targets = e.targets(r)
-	if e.evidence != nil {
-		e.evidence(r, rows)
-	}
-	plots, err := e.plots(r, rows, dir)
+}
+
+// write draws the plots and writes results.json and summary.md, listing the files in dir, with
+// samples.csv where the rows came from it. It returns ErrFaults, after writing every file, when
+// the run has faults.
+func write(r *Results, rows []results.Row, withSamples bool, dir string) error {
+	plots, err := experiments[r.Experiment].plots(r, rows, dir)
 	if err != nil {
 		return err
 	}
-	r.Files = []string{"samples.csv", "results.json", "summary.md"}
+	r.Files = nil
+	if withSamples {
+		r.Files = append(r.Files, samplesFile)
+	}
+	r.Files = append(r.Files, "results.json", "summary.md")
 	if r.stalls != nil {
 		r.Files = append(r.Files, stallsFile)
 	}

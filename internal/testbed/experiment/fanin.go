@@ -24,7 +24,8 @@ import (
 func init() {
 	register(experiment{name: "fan-in", title: "fan-in latency bound (Fig. 11)", hosts: 5, minHosts: 3, rate: fanInRate,
 		run: runFanIn, targets: fanInTargets, plots: fanInPlots, paper: fanInPaper,
-		lossAllowed: fanInLossAllowed, evidence: fanInEvidence, derive: lessStalls(metricNetwork)})
+		lossAllowed: fanInLossAllowed, evidence: fanInEvidence, derive: lessStalls(metricNetwork),
+		fromSeries: true, keepEvidence: fanInKeptEvidence})
 }
 
 // fanInPayload keeps a probe's frame (1400 + 28 + 14 = 1442 bytes) within P, so that one packet

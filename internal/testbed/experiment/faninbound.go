@@ -108,13 +108,15 @@ func fanInTargets(r *Results) []results.Target {
 }
 
 // fanInPlots draws Fig. 11: latency percentiles and the maximum of the QJump arms against f7, the
-// model's bound, the idle network's noise floor, and a vertical line where the maximum first
-// exceeds the bound (the end of region A).
+// model's bound, the idle network's noise floor, a vertical line where the maximum first exceeds
+// the bound (the end of region A), and a ring on every point that lost probes. All of it comes
+// from the series, so that report redraws it from results.json alone (fromSeries).
 func fanInPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
 	p := results.SweepPlot{File: "fig11-fan-in.png",
 		Title:  fmt.Sprintf("Fig. 11: level-7 network latency under fan-in (%d hosts, R=%.0f Mb/s)", r.Model.Hosts, r.Model.RateBPS/1e6),
 		XLabel: "f7 (packets per epoch per host)", YLabel: "kernel tx → rx latency (µs)", Param: "f7",
-		Points: fanInPoints(r, metricNetwork), Bound: func(f7 float64) float64 { return fanInBoundUS(r, f7) }, BoundLabel: "model bound D7"}
+		Points: fanInPoints(r, metricNetwork), Bound: func(f7 float64) float64 { return fanInBoundUS(r, f7) }, BoundLabel: "model bound D7",
+		Samples: "level-7 probes"}
 	if noise, ok := r.series("noise", toolProbe, metricNetwork); ok {
 		p.FloorUS, p.FloorLabel = noise.MaxUS, "idle noise floor (max)"
 	}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/qjump-net/qjump/internal/results"
 )
@@ -36,6 +37,44 @@ func fanInEvidence(r *Results, rows []results.Row) {
 		}
 		t.Worst, t.Over = fanInWorst(r, rows, limit)
 	}
+}
+
+// fanInKeptEvidence is fanInEvidence for a report without samples.csv: a missed target keeps the
+// samples the run listed, where the run judged it as the code does now, with the same value and
+// limit and the same bound on every arm (as its arms recorded them), so that the same samples
+// are over the same limits. Otherwise which samples are over is in the rows alone, and the
+// target's note says that none is listed.
+func fanInKeptEvidence(r *Results, written []results.Target) {
+	for i := range r.Targets {
+		t := &r.Targets[i]
+		if !t.Evaluated || t.Met {
+			continue
+		}
+		if w, ok := writtenTarget(written, t.Name); ok && w.Evaluated && !w.Met && w.Value == t.Value && w.Limit == t.Limit && fanInBoundsRecorded(r) {
+			t.Worst, t.Over = w.Worst, w.Over
+			continue
+		}
+		t.Note = strings.TrimPrefix(t.Note+"; no sample over the limit is listed: they are in samples.csv, which this report did not have", "; ")
+	}
+}
+
+func writtenTarget(written []results.Target, name string) (results.Target, bool) {
+	for _, w := range written {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return results.Target{}, false
+}
+
+// fanInBoundsRecorded says that every QJump arm recorded the bound the code gives it now.
+func fanInBoundsRecorded(r *Results) bool {
+	for _, a := range r.Arms {
+		if a.QJump && a.HasParam && a.BoundUS != results.Round3(fanInBoundUS(r, a.Param)) {
+			return false
+		}
+	}
+	return true
 }
 
 // fanInWorst is the worstShown delivered network samples furthest over their arm's limit, less

@@ -38,10 +38,14 @@ func lessStalls(metrics ...string) func(r *Results, rows []results.Row) []result
 	}
 }
 
-// judged is the metric a target judges: metric less the stalls where they were measured.
+// judged is the metric a target judges: metric less the stalls where they were measured, as the
+// series say (a report from results.json alone has the derived series, not stalls.csv).
 func judged(r *Results, metric string) string {
-	if r.stalls != nil {
-		return metric + lessStallsSuffix
+	less := metric + lessStallsSuffix
+	for _, s := range r.Series {
+		if s.Metric == less {
+			return less
+		}
 	}
 	return metric
 }
