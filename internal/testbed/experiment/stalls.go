@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/qjump-net/qjump/internal/results"
 )
@@ -48,6 +49,15 @@ func judged(r *Results, metric string) string {
 		}
 	}
 	return metric
+}
+
+// lessStallsWords is what a criterion on the judged metric (judged) adds to name it: ", less the
+// machine's measured stalls" when it is the one less the stalls, nothing for the raw latency.
+func lessStallsWords(judged string) string {
+	if strings.HasSuffix(judged, lessStallsSuffix) {
+		return ", less the machine's measured stalls"
+	}
+	return ""
 }
 
 // stalledNS is how long the machine was measured stalled during row (0 where not measured).

@@ -141,3 +141,28 @@ func TestFanInCriteriaSayWhatWasJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestPingIperfCriteriaSayWhatWasJudged: ping-iperf's targets judge the one-way latency less the
+// machine's stalls where the run measured them, and the raw latency otherwise; the criteria named
+// the stalls in both cases.
+func TestPingIperfCriteriaSayWhatWasJudged(t *testing.T) {
+	for _, measured := range []bool{false, true} {
+		metric := metricOneWay
+		if measured {
+			metric += lessStallsSuffix
+		}
+		r := &Results{}
+		for _, arm := range []string{"idle", "switch-queue", "qjump"} {
+			r.Series = append(r.Series, results.Series{Arm: arm, Tool: toolProbe, Metric: metric, Stats: results.Stats{Samples: 10, P99US: 100}})
+		}
+		targets := pingIperfTargets(r)
+		for _, target := range targets {
+			if !target.Evaluated {
+				t.Fatalf("stalls measured %v: %s not evaluated (%s)", measured, target.Name, target.Note)
+			}
+			if says := strings.Contains(target.Criterion, "stall"); says != measured {
+				t.Errorf("stalls measured %v: %s says %q", measured, target.Name, target.Criterion)
+			}
+		}
+	}
+}
