@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -33,15 +32,6 @@ func (e *UsageError) Unwrap() error { return e.Err }
 
 func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
-}
-
-// missingIsUsage makes a report's missing file bad input: the directory named on the command
-// line is not one a run wrote, which the user can fix, not a failure at run time.
-func missingIsUsage(err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return &UsageError{Err: err}
-	}
-	return err
 }
 
 // flagValueError rewrites pflag's `invalid argument "x" for "--f" flag: cause` into the one-line

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -30,9 +27,10 @@ func newSimReportCommand() *cobra.Command {
 		Long: `report rebuilds what qjump sim fct --out and qjump sim run wrote into DIR: for fct and fig9 the
 statistics from the flows files (flows.csv or flows/*.csv), for fan-in from results.json's series
 (the probes themselves are not kept); then the plots, results.json and summary.md, and prints the
-table the run printed.`,
+table the run printed. DIR may be named by its results.json. A DIR that holds no simulator run
+is bad input (exit 2); a run's file that cannot be read or parsed is a failure (exit 1) naming it.`,
 		Example: `  qjump sim report docs/results/sim-fig9`,
-		Args:    cobra.ExactArgs(1),
+		Args:    simReport.args,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
 			return runSimReport(opts, cmd.OutOrStdout())
@@ -43,12 +41,16 @@ table the run printed.`,
 }
 
 func runSimReport(opts *simReportOptions, stdout io.Writer) error {
-	v, err := experiment.Report(opts.dir)
+	dir, err := simReport.dir(opts.dir)
 	if err != nil {
-		return reportInputError(err)
+		return err
+	}
+	v, err := experiment.Report(dir)
+	if err != nil {
+		return err
 	}
 	if opts.json {
-		b, err := os.ReadFile(filepath.Join(opts.dir, "results.json"))
+		b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 		if err != nil {
 			return err
 		}
@@ -56,15 +58,4 @@ func runSimReport(opts *simReportOptions, stdout io.Writer) error {
 		return err
 	}
 	return v.Table(stdout)
-}
-
-// reportInputError makes what is wrong with the directory given (missing, not a directory, a
-// results.json that is not one) a usage error, exit 2, like any bad input.
-func reportInputError(err error) error {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, syscall.ENOTDIR) {
-		return &UsageError{Err: err}
-	}
-	return missingIsUsage(err)
 }

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -24,12 +22,12 @@ func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Comm
 		Use:     "report DIR",
 		Short:   "Redraw an experiment's plots, summary.md and table from its samples.csv and results.json",
 		Example: `  qjump testbed report results/ping-iperf-20261122-030000`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErrorf("testbed report needs one DIR, the directory a run wrote (its --out), got %d", len(args))
-			}
-			return nil
-		},
+		Long: `report rebuilds the statistics, targets, plots and summary.md of DIR, the directory qjump
+testbed run wrote (its --out), from its samples.csv and results.json, and prints the table the run
+printed. DIR may be named by its results.json. A DIR that holds no testbed run is bad input (exit
+2); a run's file that cannot be read or parsed is a failure (exit 1) naming it, and so is a run
+with faults, after its table.`,
+		Args: testbedReport.args,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
 			if runF != nil {
@@ -43,13 +41,13 @@ func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Comm
 }
 
 func runTestbedReport(opts *testbedReportOptions, stdout io.Writer) error {
-	dir, err := reportDir(opts.dir)
+	dir, err := testbedReport.dir(opts.dir)
 	if err != nil {
 		return err
 	}
 	res, err := experiment.Report(dir)
 	if err != nil && !errors.Is(err, experiment.ErrFaults) {
-		return missingIsUsage(err)
+		return err
 	}
 	if perr := printResults(stdout, res, dir, opts.json); perr != nil {
 		return perr
@@ -68,29 +66,4 @@ func printResults(w io.Writer, res *experiment.Results, dir string, asJSON bool)
 		return err
 	}
 	return experiment.Table(w, res)
-}
-
-// reportDir is the directory report reads, from what was named: a run's directory, or its
-// results.json (which read "open DIR/results.json/results.json: not a directory", exit 1). A
-// directory a run wrote without results.json is a run that stopped before its end, which has
-// nothing to report, and says so rather than that no run wrote it.
-func reportDir(arg string) (string, error) {
-	fi, err := os.Stat(arg)
-	if err != nil {
-		return arg, nil // Report names what is missing
-	}
-	if !fi.IsDir() {
-		if filepath.Base(arg) == "results.json" {
-			return filepath.Dir(arg), nil
-		}
-		return "", usageErrorf("invalid DIR %q: a file; need the directory a run wrote (the one that holds results.json)", arg)
-	}
-	if _, err := os.Stat(filepath.Join(arg, "results.json")); errors.Is(err, fs.ErrNotExist) {
-		for _, partial := range []string{"raw", "stalls.csv"} {
-			if _, err := os.Stat(filepath.Join(arg, partial)); err == nil {
-				return "", &UsageError{Err: fmt.Errorf("no results.json in %s: the run that wrote it stopped before it finished (interrupted or failed), so there is nothing to report; %s keeps what its tools wrote", arg, filepath.Join(arg, "raw"))}
-			}
-		}
-	}
-	return arg, nil
 }
