@@ -42,17 +42,21 @@ func ReadRowsFile(path string) ([]Row, error) {
 		return nil, fmt.Errorf("open samples: %w", err)
 	}
 	defer f.Close()
-	return ReadRows(f)
+	rows, err := ReadRows(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return rows, nil
 }
 
-// ReadRows parses samples.csv: a header line, then one row per sample.
+// ReadRows parses samples.csv: a header line, then one row per sample. An error names the line.
 func ReadRows(r io.Reader) ([]Row, error) {
 	recs, err := csv.NewReader(r).ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("read samples: %w", err)
+		return nil, err
 	}
 	if len(recs) == 0 || !slices.Equal(recs[0], RowHeader) {
-		return nil, fmt.Errorf("read samples: line 1 is not samples.csv's header %q", strings.Join(RowHeader, ","))
+		return nil, fmt.Errorf("line 1 is not samples.csv's header %q", strings.Join(RowHeader, ","))
 	}
 	var rows []Row
 	for i, rec := range recs {
@@ -60,11 +64,11 @@ func ReadRows(r io.Reader) ([]Row, error) {
 			continue
 		}
 		if len(rec) != len(RowHeader) {
-			return nil, fmt.Errorf("read samples: line %d has %d fields, want %d", i+1, len(rec), len(RowHeader))
+			return nil, fmt.Errorf("line %d has %d fields, want %d", i+1, len(rec), len(RowHeader))
 		}
 		row, err := parseRow(rec)
 		if err != nil {
-			return nil, fmt.Errorf("read samples: line %d: %w", i+1, err)
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
 		rows = append(rows, row)
 	}

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Header opens a results document: which run this is.
@@ -100,7 +105,8 @@ func WriteJSON(path string, v any) error {
 	})
 }
 
-// ReadJSON reads path into v.
+// ReadJSON reads path into v. A file that does not parse is named with the line and what is
+// wrong in the file's own terms: a key and the kind of value it needs, not a Go type.
 func ReadJSON(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -111,7 +117,78 @@ func ReadJSON(path string, v any) error {
 		return fmt.Errorf("read results: %w", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("parse %s: %w", path, err)
+		return fmt.Errorf("parse %s: %s", path, jsonProblem(b, err))
 	}
 	return nil
+}
+
+// jsonProblem says where in b, and what, json.Unmarshal refused with err.
+func jsonProblem(b []byte, err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case len(bytes.TrimSpace(b)) == 0:
+		return "the file is empty"
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("line %d: %v", lineAt(b, syntax.Offset), syntax)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("line %d: %s is %s, need %s", lineAt(b, typ.Offset), jsonKey(typ.Field), jsonValue(typ.Value), jsonKind(typ.Type))
+	}
+	return err.Error()
+}
+
+// lineAt is the line of b that byte offset off is on, from 1.
+func lineAt(b []byte, off int64) int {
+	return 1 + bytes.Count(b[:min(max(off, 0), int64(len(b)))], []byte("\n"))
+}
+
+// jsonKey is the dotted path of keys to a value ("model.hosts") from encoding/json's, which also
+// names the Go structs embedded on the way ("Header.experiment"): JSON keys here are lowercase.
+func jsonKey(field string) string {
+	var keys []string
+	for _, k := range strings.Split(field, ".") {
+		if k != "" && !unicode.IsUpper([]rune(k)[0]) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return "the document"
+	}
+	return strconv.Quote(strings.Join(keys, "."))
+}
+
+// jsonValue is the JSON value encoding/json describes ("number", "number 1.5", "object") as prose.
+func jsonValue(v string) string {
+	if kind, value, ok := strings.Cut(v, " "); ok && kind == "number" {
+		return value
+	}
+	switch v {
+	case "object", "array":
+		return "an " + v
+	case "bool":
+		return "true or false"
+	}
+	return "a " + v
+}
+
+// jsonKind is what a value of Go type t is in JSON.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
 }

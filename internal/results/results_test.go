@@ -173,6 +173,50 @@ func TestDocumentRoundTrip(t *testing.T) {
 	}
 }
 
+// A results file that does not parse is named with its line and what is wrong in JSON's terms: the
+// key and the kind of value it needs, not encoding/json's Go struct and type.
+func TestReadJSONSaysWhatIsWrong(t *testing.T) {
+	type doc struct {
+		Header
+		Model struct {
+			Hosts int `json:"hosts"`
+		} `json:"model"`
+		Outcome
+	}
+	for _, c := range []struct{ in, want string }{
+		{"{\n  \"experiment\": 5\n}\n", `line 2: "experiment" is a number, need a string`},
+		{"{\n  \"model\": {\n    \"hosts\": \"4\"\n  }\n}\n", `line 3: "model.hosts" is a string, need a whole number`},
+		{"{\n  \"model\": {\n    \"hosts\": 1.5\n  }\n}\n", `line 3: "model.hosts" is 1.5, need a whole number`},
+		{"{\n  \"arms\": {}\n}\n", `line 2: "arms" is an object, need an array`},
+		{"[1]", `line 1: the document is an array, need an object`},
+		{"{\n  \"experiment\": \"fan-in\",\n", "line 3: unexpected end of JSON input"},
+		{"{\n  \"experiment\" \"fan-in\"\n}", `line 2: invalid character '"' after object key`},
+		{"\n", "the file is empty"},
+	} {
+		path := filepath.Join(t.TempDir(), "results.json")
+		if err := os.WriteFile(path, []byte(c.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var d doc
+		err := ReadJSON(path, &d)
+		if want := "parse " + path + ": " + c.want; err == nil || err.Error() != want {
+			t.Errorf("%q: %v; want %s", c.in, err, want)
+		}
+	}
+}
+
+// A samples.csv that does not parse is named, with the line.
+func TestReadRowsFileNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "samples.csv")
+	if err := os.WriteFile(path, []byte(strings.Join(RowHeader, ",")+"\na,b,c,1,2,3,4,false,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadRowsFile(path)
+	if err == nil || !strings.HasPrefix(err.Error(), "read "+path+": line 2: ") {
+		t.Errorf("%v; want it to name %s and line 2", err, path)
+	}
+}
+
 func TestRowsCSVRoundTrip(t *testing.T) {
 	rows := []Row{{Arm: "a", Tool: "probe", Metric: "network", Sender: 3, Seq: 7, SendNS: 1_700_000_000_000_000_000, LatencyNS: 1234, Param: 0.5},
 		{Arm: "a", Tool: "ping", Metric: "rtt", Sender: 1, Seq: 1, Lost: true}}
