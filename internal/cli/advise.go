@@ -21,8 +21,6 @@ type adviseOptions struct {
 	out     string
 	bulkCC  string
 	json    bool
-	// p99Set, throughputSet: the flag was given, so a 0 is the user's value, not "no target".
-	p99Set, throughputSet bool
 }
 
 // newAdviseCommand is `qjump advise`: the paper's §6.5 choice of a factor, measured on the
@@ -43,7 +41,6 @@ f ≤ m), and what was measured. The sweeps are kept in --out.`,
   qjump advise --p99 500us --throughput 2000 --out results/advise-memcached`,
 		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.p99Set, opts.throughputSet = cmd.Flags().Changed("p99"), cmd.Flags().Changed("throughput")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -53,8 +50,10 @@ f ≤ m), and what was measured. The sweeps are kept in --out.`,
 	opts.flags.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&opts.program, "program", "memcached", "the program to measure (memcached)")
-	f.DurationVar(&opts.target.P99, "p99", 0, "target: p99 request latency at most this")
-	f.Float64Var(&opts.target.Throughput, "throughput", 0, "target: at least this many requests per second")
+	f.Var(&unitValue[time.Duration]{&opts.target.P99, positiveDuration("need a latency above 0, with a unit, e.g. 500us, 1ms")}, "p99",
+		"target: p99 request latency at most this, above 0, e.g. 1ms")
+	f.Var(&unitValue[float64]{&opts.target.Throughput, positiveNumber("need a number of requests per second above 0, e.g. 2000")}, "throughput",
+		"target: at least this many requests per second, above 0, e.g. 2000")
 	f.BoolVar(&opts.quick, "quick", false, "a shorter sweep (4 factors, 1.5 s each)")
 	f.StringVar(&opts.out, "out", "", "directory for the sweeps (default: results/advise-TIME)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows")
@@ -65,14 +64,6 @@ f ≤ m), and what was measured. The sweeps are kept in --out.`,
 func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Writer) error {
 	if opts.program != "memcached" {
 		return usageErrorf("invalid --program %q: memcached is the program advise can measure", opts.program)
-	}
-	// A target given as 0 is refused as that flag's value; Validate alone would take it for no
-	// target at all and name --p99 "" even for --throughput 0.
-	if opts.p99Set && opts.target.P99 == 0 {
-		return usageErrorf("invalid --p99 %q: a latency greater than 0", "0s")
-	}
-	if opts.throughputSet && opts.target.Throughput == 0 {
-		return usageErrorf("invalid --throughput %q: requests per second, greater than 0", "0")
 	}
 	if err := opts.target.Validate(); err != nil {
 		return asFlagError(err)

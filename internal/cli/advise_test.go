@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +22,8 @@ func TestAdviseUsageErrors(t *testing.T) {
 		{[]string{"advise", "--throughput", "-3"}, "--throughput"},
 		// 0 is the flag's value, not a missing target: named as given
 		{[]string{"advise", "--throughput", "0"}, `--throughput "0"`},
-		{[]string{"advise", "--p99", "0"}, `--p99 "0s"`},
-		{[]string{"advise", "--p99", "0", "--throughput", "100"}, `--p99 "0s"`},
+		{[]string{"advise", "--p99", "0"}, `--p99 "0"`},
+		{[]string{"advise", "--p99", "0", "--throughput", "100"}, `--p99 "0"`},
 		{[]string{"advise", "--p99", "1ms", "--hosts", "3"}, "--hosts"},
 		{[]string{"advise", "--p99", "1ms", "--bulk-cc", "a b"}, "--bulk-cc"},
 		// one the kernel does not have: refused at once, not after the idle arms
@@ -42,6 +44,38 @@ func TestAdviseUsageErrors(t *testing.T) {
 		msg := stderr.String()
 		if code != exitUsage || !strings.Contains(msg, c.says) || strings.Count(msg, "\n") != 1 {
 			t.Errorf("qjump %s: exit %d, stderr %q; want 2 and one line about %s", strings.Join(c.args, " "), code, msg, c.says)
+		}
+	}
+}
+
+// --p99 and --throughput refuse a target of 0 or below, or one that is no finite number, as they
+// parse: the run never sees it, so no testbed is built for a target that asks for nothing (0) or
+// can never be met (NaN, +Inf), and the value is named as typed.
+func TestAdviseTargetsRefusedAsParsed(t *testing.T) {
+	p99 := "need a latency above 0, with a unit, e.g. 500us, 1ms"
+	throughput := "need a number of requests per second above 0, e.g. 2000"
+	for _, c := range []struct{ flag, value, allowed string }{
+		{"p99", "0", p99},
+		{"p99", "0ms", p99},
+		{"p99", "-1ms", p99},
+		{"p99", "-0s", p99},
+		{"p99", "", p99},
+		{"p99", "1", p99},
+		{"p99", "0.5ns", p99},
+		{"throughput", "0", throughput},
+		{"throughput", "-3", throughput},
+		{"throughput", "NaN", throughput},
+		{"throughput", "+Inf", throughput},
+		{"throughput", "1e400", throughput},
+		{"throughput", "", throughput},
+	} {
+		cmd := newAdviseCommand(func(*adviseOptions) error { return errors.New("the run function was called") })
+		cmd.SetArgs([]string{"--" + c.flag, c.value})
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		err := cmd.Execute()
+		want := fmt.Sprintf("invalid --%s %q: %s", c.flag, c.value, c.allowed)
+		if err == nil || flagValueError(err).Error() != want {
+			t.Errorf("--%s %q: %v; want %s", c.flag, c.value, err, want)
 		}
 	}
 }
