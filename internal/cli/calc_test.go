@@ -451,6 +451,9 @@ func TestCalcWarnsOfARateWithoutUnit(t *testing.T) {
 		{[]string{"calc", "--hosts", "2", "--rate", "25"}, []string{`--rate "25" has no unit: read as 25b/s`, "e.g. 25G for 25 Gb/s"}},
 		{[]string{"calc", "--hosts", "2", "--rate", "25G", "--target-rate", "5=1000000000"},
 			[]string{`--target-rate level 5 "1000000000" has no unit: read as 1Gb/s`}},
+		// the level as --target-rate read it, not as typed: 05 and +7 are levels 5 and 7
+		{[]string{"calc", "--hosts", "2", "--rate", "25G", "--target-rate", "05=1000000000, +7 = 2000000000"},
+			[]string{`--target-rate level 5 "1000000000" has no unit`, `--target-rate level 7 "2000000000" has no unit`}},
 		{[]string{"calc", "--config", file},
 			[]string{file + `: rate "25" has no unit: read as 25b/s`, file + `: target_rate[5] "5" has no unit`}},
 	} {

@@ -3,8 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,8 +20,10 @@ type modelFlags struct {
 	cfg         model.Config
 	packetAuto  bool // --packet auto: one full frame of the device
 	targetRates map[model.Level]model.Rate
-	// rateText and targetText are --rate and --target-rate as typed, for unitWarnings.
-	rateText, targetText string
+	// rateUnitless and targetUnitless warn of the rates --rate and --target-rate gave without a
+	// unit, as the flags were read (unitWarnings).
+	rateUnitless   string
+	targetUnitless []string
 }
 
 // newModelFlags starts from config.Default()'s model, the one place that says what an input left
@@ -33,7 +36,10 @@ func newModelFlags() *modelFlags {
 func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[int]{&m.cfg.Hosts, parseWhole(1, "need a whole number of hosts, at least 1")}, "hosts",
 		"n: hosts that may send to one destination at once, e.g. 12")
-	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, func(s string) (model.Rate, error) { m.rateText = s; return model.ParseRate(s) }}, "rate",
+	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, func(s string) (model.Rate, error) {
+		m.rateUnitless = model.UnitlessRate("--rate", s)
+		return model.ParseRate(s)
+	}}, "rate",
 		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
 	fs.Var(&packetValue{&m.cfg.Packet, &m.packetAuto}, "packet",
 		"P: wire bytes a host may send per epoch at factor 1, e.g. 1538B, 9k; auto is one full frame of the\n"+
@@ -44,9 +50,9 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 		"m: epoch misalignment compensation; 2 is safe for unsynchronised hosts, 1 is the paper's nP/R")
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",
 		"throughput factor per level as LEVEL=FACTOR,..., level 7 highest, e.g. 7=1,5=6,0=unlimited")
-	fs.Var(&unitValue[map[model.Level]model.Rate]{&m.targetRates, func(s string) (map[model.Level]model.Rate, error) {
-		m.targetText = s
-		return parseTargetRates(s)
+	fs.Var(&unitValue[map[model.Level]model.Rate]{&m.targetRates, func(s string) (rates map[model.Level]model.Rate, err error) {
+		rates, m.targetUnitless, err = parseTargetRates(s)
+		return rates, err
 	}}, "target-rate",
 		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G; replaces the level's factor (the default, or\n"+
 			"the --config file's, or for reload the running one), but a level also given in --factors is refused")
@@ -56,21 +62,35 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 // file's rate is warned about (config.File.Warnings): both read a bare number as bits per second.
 func (m *modelFlags) unitWarnings() []string {
 	var w []string
-	if s := model.UnitlessRate("--rate", m.rateText); s != "" {
-		w = append(w, s)
+	if m.rateUnitless != "" {
+		w = append(w, m.rateUnitless)
 	}
-	for _, item := range strings.Split(m.targetText, ",") {
-		if l, v, ok := strings.Cut(item, "="); ok {
-			if s := model.UnitlessRate("--target-rate level "+strings.TrimSpace(l), v); s != "" {
-				w = append(w, s)
-			}
-		}
-	}
-	return w
+	return append(w, m.targetUnitless...)
 }
 
-func parseTargetRates(s string) (map[model.Level]model.Rate, error) {
-	return model.ParseLevelMap(s, model.ParseRate)
+// parseTargetRates reads --target-rate's LEVEL=RATE,... and, from the same reading, warns of each
+// rate without a unit, by the level it was read as, lowest first as a file's target_rate is.
+func parseTargetRates(s string) (map[model.Level]model.Rate, []string, error) {
+	type typed struct {
+		rate model.Rate
+		text string
+	}
+	given, err := model.ParseLevelMap(s, func(v string) (typed, error) {
+		r, err := model.ParseRate(v)
+		return typed{r, v}, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rates := make(map[model.Level]model.Rate, len(given))
+	var unitless []string
+	for _, l := range slices.Sorted(maps.Keys(given)) {
+		rates[l] = given[l].rate
+		if w := model.UnitlessRate(fmt.Sprintf("--target-rate level %d", l), given[l].text); w != "" {
+			unitless = append(unitless, w)
+		}
+	}
+	return rates, unitless, nil
 }
 
 // checkTargetRates refuses a level that --target-rate solves for while --factors (factorsSet)
