@@ -24,18 +24,20 @@ func checkDev(dev string) error {
 	return noDevice(dev)
 }
 
-// checkDevOrState is checkDev for the verbs that read or remove QJump's state (status, down): a
-// name that has state passes though its interface is gone (deleted, or renamed since up), since
-// showing that state and removing it is what those verbs are for.
-func checkDevOrState(dev string) error {
-	err := checkDev(dev)
-	if err == nil {
-		return nil
+// readDeviceStatus is dataplane.DeviceStatus (a test's own reader in tests, which counts reads).
+var readDeviceStatus = dataplane.DeviceStatus
+
+// deviceState reads dev's QJump state, once, for the verbs that read or remove it (status, down),
+// and checks dev as checkDev does, except that a name with state passes though its interface is
+// gone (deleted, or renamed since up), since showing that state and removing it is what those
+// verbs are for. A name that is no interface here and has no state is dataplane.ErrNoDevice; any
+// other error is the reading's (dataplane.ErrNotUp: an interface here that is not up).
+func deviceState(dev string) (dataplane.Status, error) {
+	st, err := readDeviceStatus(dev)
+	if errors.Is(err, dataplane.ErrNotUp) && !linkExists(dev) {
+		return st, dataplane.NoDevice(dev)
 	}
-	if _, serr := dataplane.DeviceStatus(dev); !errors.Is(serr, dataplane.ErrNotUp) {
-		return dataplaneError(serr) // nil: the state of a gone interface; else what reading it needs (root)
-	}
-	return err
+	return st, err
 }
 
 // linkExists reports whether this network namespace has an interface called name.

@@ -43,10 +43,10 @@ while QJump was up on it is removed by its name. If QJump's state was lost while
 
 func runDown(ctx context.Context, opts *downOptions, stderr io.Writer) error {
 	dev := opts.dev
-	if err := checkDevOrState(dev); err != nil {
-		return err
+	_, err := deviceState(dev)
+	if err != nil && !errors.Is(err, dataplane.ErrNotUp) && !linkExists(dev) {
+		return dataplaneError(err) // no such interface, or a gone one's state that cannot be read (root)
 	}
-	_, err := dataplane.DeviceStatus(dev)
 	wasUp := !errors.Is(err, dataplane.ErrNotUp)
 	var left string
 	if !wasUp {

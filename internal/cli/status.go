@@ -77,10 +77,11 @@ terminal each update replaces the last; into a pipe or a file they follow one an
 	return cmd
 }
 
-// readStatus reads the state of dev, or of every interface QJump is up on in this namespace.
+// readStatus reads the state of dev (deviceState: a gone interface's too), or of every interface
+// QJump is up on in this namespace.
 func readStatus(dev string) ([]dataplane.Status, error) {
 	if dev != "" {
-		st, err := dataplane.DeviceStatus(dev)
+		st, err := deviceState(dev)
 		if err != nil {
 			return nil, dataplaneError(err)
 		}
@@ -94,9 +95,6 @@ func readStatus(dev string) ([]dataplane.Status, error) {
 }
 
 func runStatus(opts *statusOptions, stdout io.Writer) error {
-	if err := checkDevOrState(opts.dev); err != nil {
-		return err
-	}
 	all, err := readStatus(opts.dev)
 	if err != nil {
 		return err

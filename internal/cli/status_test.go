@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -276,5 +279,37 @@ func TestStatusNotAttachedAdvice(t *testing.T) {
 	want := fmt.Sprintf("the qjump agent (pid %d) runs QJump on eth0 and puts it back at its next resync, within 30 s", os.Getpid())
 	if got := first(); !strings.Contains(got, want) || strings.Contains(got, "run qjump down") {
 		t.Errorf("an agent runs eth0: %q; want %q and no qjump down", got, want)
+	}
+}
+
+// status reads a gone interface's state once: the reading that lets the name through (it has
+// state, though no interface) is the one shown, at the start of a watch too. It was read once to
+// check the name and again to show it.
+func TestStatusReadsAGoneDeviceOnce(t *testing.T) {
+	const gone = "qjgone0" // no interface here
+	if linkExists(gone) {
+		t.Skipf("an interface %s exists here", gone)
+	}
+	oldRead, oldDir := readDeviceStatus, agentStateDir
+	t.Cleanup(func() { readDeviceStatus, agentStateDir = oldRead, oldDir })
+	agentStateDir = t.TempDir()
+	reads := 0
+	readDeviceStatus = func(dev string) (dataplane.Status, error) {
+		reads++
+		return dataplane.Status{Device: dev, Attach: "tcx", Generation: 1, Config: twoGuaranteed(t)}, nil
+	}
+	for _, opts := range []statusOptions{{dev: gone}, {dev: gone, json: true}} {
+		reads = 0
+		var out strings.Builder
+		err := runStatus(&opts, &out)
+		if err != nil || reads != 1 || !strings.Contains(out.String(), gone) {
+			t.Errorf("status --dev %s (json %v): %v, %d reads; want its state read once:\n%s", gone, opts.json, err, reads, out.String())
+		}
+	}
+	reads = 0
+	ended, end := context.WithCancel(context.Background())
+	end() // the watch reads its start, then ends before its first update
+	if err := watchStatus(ended, &statusOptions{dev: gone, watch: true, interval: time.Second}, io.Discard, false); err != nil || reads != 1 {
+		t.Errorf("status --watch --dev %s: %v, %d reads at the start; want 1", gone, err, reads)
 	}
 }

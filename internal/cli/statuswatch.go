@@ -228,11 +228,7 @@ const clearScreen = "\x1b[H\x1b[2J"
 // terminal each update replaces the last; otherwise (a pipe, a file) they follow one another, and
 // with --json each is one line of JSON.
 func watchStatus(ctx context.Context, opts *statusOptions, w io.Writer, terminal bool) error {
-	// Only at the start: an interface that goes away during the watch is shown as no longer up.
-	if err := checkDevOrState(opts.dev); err != nil {
-		return err
-	}
-	before, err := readStatus(opts.dev) // a --dev that is not up at the start is an error
+	before, err := readStatus(opts.dev) // a --dev that is not up, or no interface, at the start is an error
 	if err != nil {
 		return err
 	}
@@ -259,11 +255,11 @@ func watchStatus(ctx context.Context, opts *statusOptions, w io.Writer, terminal
 	return nil
 }
 
-// readWatched is readStatus during a watch, where a --dev that went down is a device no longer
-// up, shown as such, not the end of the watch.
+// readWatched is readStatus during a watch, where a --dev that went down (and away: a gone
+// interface's state removed) is a device no longer up, shown as such, not the end of the watch.
 func readWatched(dev string) ([]dataplane.Status, error) {
 	all, err := readStatus(dev)
-	if errors.Is(err, dataplane.ErrNotUp) {
+	if errors.Is(err, dataplane.ErrNotUp) || errors.Is(err, dataplane.ErrNoDevice) {
 		return nil, nil
 	}
 	return all, err
