@@ -28,7 +28,7 @@ type adviseOptions struct {
 func newAdviseCommand(runF func(*adviseOptions) error) *cobra.Command {
 	opts := &adviseOptions{flags: newTestbedFlags()}
 	cmd := &cobra.Command{
-		Use:   "advise [--program memcached] [--p99 D] [--throughput N] [--quick]",
+		Use:   "advise --p99 D and/or --throughput N [--program memcached] [--quick]",
 		Short: "Measure a program on the testbed and print the smallest QJump factor that meets its target",
 		Long: `advise runs the memcached-sweep experiment (memcached at level 5, level 5's factor swept from
 one packet per epoch to line rate, bulk iperf3 at level 0 through the same switch ports), takes
@@ -65,7 +65,11 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if opts.program != "memcached" {
 		return usageErrorf("invalid --program %q: memcached is the program advise can measure", opts.program)
 	}
-	if err := opts.target.Validate(); err != nil {
+	err := opts.target.Validate()
+	if errors.Is(err, experiment.ErrNoTarget) {
+		return usageErrorf("advise needs a target: --p99 D (the p99 latency to meet), --throughput N (the requests per second), or both, e.g. qjump advise --p99 1ms")
+	}
+	if err != nil {
 		return asFlagError(err)
 	}
 	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Testbed: opts.flags.cfg, Progress: stderr}

@@ -16,7 +16,9 @@ func TestAdviseUsageErrors(t *testing.T) {
 		args []string
 		says string
 	}{
-		{[]string{"advise"}, "--p99"},
+		// no target: said so, not as a --p99 "" that was never typed
+		{[]string{"advise"}, "advise needs a target: --p99 D (the p99 latency to meet), --throughput N (the requests per second), or both"},
+		{[]string{"advise", "--quick", "--hosts", "6"}, "advise needs a target"},
 		{[]string{"advise", "--program", "redis", "--p99", "1ms"}, "--program"},
 		{[]string{"advise", "--p99", "-1ms"}, "--p99"},
 		{[]string{"advise", "--throughput", "-3"}, "--throughput"},

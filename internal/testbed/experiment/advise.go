@@ -24,7 +24,10 @@ type AdviseTarget struct {
 	Throughput float64 // requests per second
 }
 
-// Validate refuses a target that asks for nothing or something negative.
+// ErrNoTarget is a target that asks for nothing: neither a p99 latency nor a throughput.
+var ErrNoTarget = errors.New("no target: need a p99 latency, a throughput, or both")
+
+// Validate refuses a target that asks for nothing (ErrNoTarget) or something negative.
 func (t AdviseTarget) Validate() error {
 	switch {
 	case t.P99 < 0:
@@ -32,7 +35,7 @@ func (t AdviseTarget) Validate() error {
 	case t.Throughput < 0:
 		return &model.FieldError{Field: "throughput", Value: fmt.Sprint(t.Throughput), Allowed: "requests per second, greater than 0"}
 	case t.P99 == 0 && t.Throughput == 0:
-		return &model.FieldError{Field: "p99", Value: "", Allowed: "a target: --p99 DURATION and/or --throughput REQUESTS/S"}
+		return ErrNoTarget
 	}
 	return nil
 }
