@@ -79,6 +79,9 @@ var needsName = map[string]string{
 	"config": "need a configuration file's path",
 	// assign --cgroup "" was the cgroup v2 root: every process of the host on the level.
 	"cgroup": "need a cgroup's path, e.g. system.slice/NAME.service",
+	// --out "" went through as --out left out: advise and testbed run into results/NAME-TIME,
+	// probe and barrier to stdout, sim fct nowhere.
+	"out": "need a file's or directory's path",
 }
 
 // namedValue is a flag's value that refuses to be set empty, saying what it needs instead.

@@ -78,13 +78,14 @@ func TestRepeatedFlagsKeepHelpAndCompletion(t *testing.T) {
 	}
 }
 
-// An empty --dev or --config is refused, in every verb, as a flag that needs a name: it is most
+// An empty --dev, --config, --cgroup or --out is refused, in every verb, as a flag that needs a name: it is most
 // often an unset shell variable. up said `no such interface ""`, agent `open : no such file`,
 // and where the flag may be left out (status, run, up --config) the empty value silently meant
 // "not given". Nothing here may act: the commands do not exist and the model is incomplete.
 func TestEmptyNameIsRefused(t *testing.T) {
 	const dev, file = `invalid --dev "": need an interface's name, e.g. eth0`, `invalid --config "": need a configuration file's path`
 	const cgroup = `invalid --cgroup "": need a cgroup's path`
+	const out = `invalid --out "": need a file's or directory's path`
 	cases := []struct {
 		args []string
 		want string
@@ -104,6 +105,12 @@ func TestEmptyNameIsRefused(t *testing.T) {
 		// assign --cgroup "" put the cgroup v2 root, the whole host, on the level.
 		{[]string{"assign", "--cgroup", "", "--level", "5"}, cgroup},
 		{[]string{"unassign", "--cgroup="}, cgroup},
+		// each also refused otherwise (a bad --hosts, --flows, ...), so that none can run
+		{[]string{"advise", "--p99", "1ms", "--out", "", "--hosts", "3"}, out},
+		{[]string{"testbed", "run", "ping-iperf", "--out=", "--hosts", "1"}, out},
+		{[]string{"sim", "run", "fig9", "--out", "", "--workers", "0"}, out},
+		{[]string{"sim", "fct", "--out", "", "--flows", "0"}, out},
+		{[]string{"probe", "client", "--to", "127.0.0.1:1", "--count", "0", "--out", ""}, out},
 	}
 	for _, tc := range cases {
 		_, errOut, status := run(t, tc.args...)
