@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -466,5 +468,21 @@ func TestCalcWarnsOfARateWithoutUnit(t *testing.T) {
 	}
 	if _, errOut, _ := run(t, "calc", "--hosts", "2", "--rate", "25G"); strings.Contains(errOut, "no unit") {
 		t.Errorf("--rate 25G: %q, want no unit warning", errOut)
+	}
+}
+
+// A --config that names no file is bad input naming the flag and the path, as any bad value is:
+// it said "read config: open x: no such file or directory", naming neither.
+func TestCalcConfigThatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ path, says string }{
+		{filepath.Join(dir, "none.yaml"), "no such file or directory"},
+		{dir, "is a directory"},
+	} {
+		_, errOut, status := run(t, "calc", "--config", c.path)
+		want := fmt.Sprintf("invalid --config %q: %s; need a configuration file's path", c.path, c.says)
+		if status != exitUsage || errOut != "qjump: "+want+"\n" {
+			t.Errorf("--config %s: status %d, stderr %q; want 2 and %q", c.path, status, errOut, want)
+		}
 	}
 }

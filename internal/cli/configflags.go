@@ -59,7 +59,7 @@ func (c *configFlags) fileOrDefault() (config.Dataplane, error) {
 	}
 	d, w, err := config.LoadWarned(c.configFile)
 	if err != nil {
-		return d, configError(err)
+		return d, configFileError(c.configFile, err)
 	}
 	c.fileWarnings = w
 	return d, nil

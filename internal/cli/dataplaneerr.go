@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -29,6 +30,17 @@ func dataplaneError(err error) error {
 		return fmt.Errorf("%w: the kernel lacks a feature QJump needs (TCX needs Linux 6.6; --attach clsact works on older kernels)", err)
 	}
 	return asFlagError(err)
+}
+
+// configFileError is configError for the file that --config names: a path that names no file is
+// refused naming the flag, as any other bad value is (it said "read config: open x: no such
+// file or directory").
+func configFileError(path string, err error) error {
+	var pe *fs.PathError
+	if (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.EISDIR)) && errors.As(err, &pe) {
+		return usageErrorf("invalid --config %q: %v; need a configuration file's path", path, pe.Err)
+	}
+	return configError(err)
 }
 
 // configError reports a bad configuration file: its field errors exit 2, naming the key.

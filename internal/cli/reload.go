@@ -124,7 +124,7 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Da
 	switch {
 	case o.configFile != "":
 		if d, o.fileWarnings, err = config.LoadWarned(o.configFile); err != nil {
-			return d, configError(err)
+			return d, configFileError(o.configFile, err)
 		}
 	case !o.changes:
 		return d, usageErrorf("nothing to reload: give --config FILE, or the flags to change (see qjump reload --help)")

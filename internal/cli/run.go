@@ -114,7 +114,7 @@ func (b budgetSource) model() (model.Config, error) {
 	if b.config != "" {
 		d, err := config.Load(b.config)
 		if err != nil {
-			return model.Config{}, configError(err)
+			return model.Config{}, configFileError(b.config, err)
 		}
 		// P auto is one full frame of --dev when given, else of a 1500-byte MTU, as calc assumes.
 		if b.dev != "" {
