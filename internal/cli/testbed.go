@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -46,7 +48,10 @@ func newTestbedFlags() *testbedFlags {
 }
 
 func (f *testbedFlags) register(fs *pflag.FlagSet) {
-	fs.IntVar(&f.cfg.Hosts, "hosts", f.cfg.Hosts, "number of hosts, n (2 to 32)")
+	// 0 is "the experiment's own" while the flag is not given (run, advise); typed, it is refused
+	// as it parses rather than taken for the flag left out.
+	hostsAllowed := fmt.Sprintf("need a whole number of hosts, from 2 to %d", testbed.MaxHosts)
+	fs.Var(&unitValue[int]{&f.cfg.Hosts, parseWhole(1, hostsAllowed)}, "hosts", fmt.Sprintf("number of hosts, n (2 to %d)", testbed.MaxHosts))
 	fs.Var(&unitValue[model.Rate]{&f.cfg.Rate, model.ParseRate}, "rate", "emulated edge rate R of every link, e.g. 100M, 1G (at most 1Gb/s)")
 	fs.IntVar(&f.cfg.Buffer, "buffer", f.cfg.Buffer, "B: packets each switch egress queue holds")
 	fs.IntVar(&f.cfg.HostQueue, "host-queue", f.cfg.HostQueue, "packets the host egress queue holds (simple: the FIFO; realistic: each TX queue's txqueuelen)")

@@ -32,6 +32,10 @@ func TestTestbedBadInput(t *testing.T) {
 		{"buffer 0", []string{"testbed", "up", "--hosts", "2", "--buffer", "0"}, "--buffer"},
 		{"unknown experiment", []string{"testbed", "run", "ping-pong"}, "ping-iperf"},
 		{"run with one host", []string{"testbed", "run", "ping-iperf", "--hosts", "1"}, "--hosts"},
+		// 0 is not the flag left out (the experiment's own hosts); --buffer 0 keeps any from running
+		{"run with 0 hosts", []string{"testbed", "run", "ping-iperf", "--hosts", "0", "--buffer", "0"}, `invalid --hosts "0": need a whole number of hosts, from 2 to 32`},
+		{"advise with 0 hosts", []string{"advise", "--p99", "1ms", "--hosts", "0", "--buffer", "0"}, `invalid --hosts "0": need a whole number of hosts, from 2 to 32`},
+		{"up with 0 hosts", []string{"testbed", "up", "--hosts", "0"}, `invalid --hosts "0"`},
 		{"run with rate 0", []string{"testbed", "run", "fan-in", "--rate", "0"}, "--rate"},
 		{"run with buffer 0", []string{"testbed", "run", "memcached", "--buffer", "0"}, "--buffer"},
 		{"bad bulk cc", []string{"testbed", "run", "ping-iperf", "--bulk-cc", ""}, "--bulk-cc"},
