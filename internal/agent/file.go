@@ -236,15 +236,19 @@ func (s Section) validate() error {
 func isLevel(l int) bool { return l >= 0 && l < model.NumLevels }
 
 // CheckListen checks an address to serve the endpoints on, as agent.listen and --listen give it:
-// host:port or :port, the port a number from 1 to 65535. Found at start, a bad address made the
-// agent exit 1 on its next restart, a crash loop under Restart=on-failure.
+// host:port or :port, the port a number from 0 to 65535. Port 0 lets the kernel choose a free
+// one, which the agent logs at start ("agent running ... listen="): for tests, and for agents side
+// by side. Found at start, a bad address made the agent exit 1 on its next restart, a crash loop
+// under Restart=on-failure.
 func CheckListen(addr string) error {
-	const allowed = "need host:port or :port with a port from 1 to 65535, e.g. :9781 or 127.0.0.1:9781"
+	const allowed = "need host:port or :port with a port from 0 to 65535 (0: a free port, logged at start), " +
+		"e.g. :9781 or 127.0.0.1:9781"
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return errors.New(allowed)
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+	// ParseUint, not Atoi: "+80" and "-1" are no ports, and 16 bits hold every port.
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 		return errors.New(allowed)
 	}
 	return nil

@@ -112,6 +112,27 @@ func (a *runningAgent) waitReady(within time.Duration) {
 	}
 }
 
+// waitListening waits for the agent's "agent running" line and takes the address it logs as the
+// one to query: the address actually bound, which differs from --listen's when its port is 0.
+func (a *runningAgent) waitListening(within time.Duration) {
+	a.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		data, _ := os.ReadFile(a.log)
+		if _, line, ok := strings.Cut(string(data), `msg="agent running"`); ok {
+			line, _, _ = strings.Cut(line, "\n")
+			if _, addr, ok := strings.Cut(line, " listen="); ok {
+				a.listen, _, _ = strings.Cut(addr, " ")
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("agent in %s not running within %s:\n%s", a.ns, within, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // metric reads one series from /metrics: name with the labels given as `k="v"` pairs, in the
 // order Prometheus prints them (sorted by label name).
 func (a *runningAgent) metric(series string) (float64, bool) {

@@ -35,3 +35,23 @@ func TestListenOverrideIsLogged(t *testing.T) {
 		t.Errorf("warned with the same address in --listen and the file:\n%s", log.String())
 	}
 }
+
+// TestCheckListen: port 0 (a free port, chosen by the kernel and logged) is an address to listen
+// on, for tests and agents side by side; what is no port at all is refused with what is allowed.
+func TestCheckListen(t *testing.T) {
+	for _, addr := range []string{":9781", "127.0.0.1:9781", ":0", "127.0.0.1:0", "[::1]:0", "localhost:65535"} {
+		if err := CheckListen(addr); err != nil {
+			t.Errorf("CheckListen(%q): %v, want accepted", addr, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:-1", ":65536", ":99999", ":http", ":+80", "127.0.0.1:", "nonsense", ""} {
+		err := CheckListen(addr)
+		if err == nil || !strings.Contains(err.Error(), "a port from 0 to 65535") {
+			t.Errorf("CheckListen(%q): %v, want refused naming the ports allowed", addr, err)
+		}
+	}
+	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [eth0]\n  listen: \"127.0.0.1:0\"\n"
+	if s, err := Parse("t", []byte(file)); err != nil || s.Agent.Listen != "127.0.0.1:0" {
+		t.Errorf("agent.listen 127.0.0.1:0: %+v, %v; want accepted", s.Agent, err)
+	}
+}

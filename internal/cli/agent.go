@@ -50,7 +50,8 @@ naming the interfaces (names or patterns such as eth*), the listen address and c
     qjump.io/level (and qjump.io/max-level), on their levels; a ceiling holds for every cgroup
     below the one it is given to.
   - It serves /metrics (Prometheus), /healthz and /readyz (every interface runs the current
-    configuration) on --listen.
+    configuration) on --listen; with port 0 (127.0.0.1:0) on a free port, which its
+    "agent running" log line names.
 
 SIGTERM or SIGINT stops it and leaves QJump attached, so traffic stays limited while the agent
 restarts; --down-on-exit removes everything instead.
@@ -72,7 +73,8 @@ there is no unprivileged mode (qjump calc --config FILE checks a cluster file wi
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.config, "config", "", "the cluster file: model, dataplane and agent: section (docs/configuration.md)")
-	fs.StringVar(&opts.listen, "listen", "", "address of /metrics, /healthz and /readyz (default the file's agent.listen, else "+agent.DefaultListen+")")
+	fs.StringVar(&opts.listen, "listen", "", "address of /metrics, /healthz and /readyz (default the file's agent.listen, else "+agent.DefaultListen+
+		"); port 0 takes a free port, logged at start")
 	fs.BoolVar(&opts.downOnExit, "down-on-exit", false, "on SIGTERM take QJump down and unassign cgroups instead of leaving them")
 	fs.StringVar(&opts.stateDir, "state-dir", agent.DefaultStateDir, "where the agent remembers the cgroups it assigned, across restarts")
 	fs.StringVar(&opts.cgroupRoot, "cgroup-root", "", "the host's cgroup v2 root (default /sys/fs/cgroup, or /sys/fs/cgroup/unified)")

@@ -33,7 +33,8 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"calc", "--config", bad}, "agent.cgroups[0].level"}, // calc checks what every agent would refuse
 		{[]string{"agent", "--config", good, "--listen", "nonsense"}, "invalid --listen"},
 		{[]string{"agent", "--config", good, "--cgroup-root", dir}, "invalid --cgroup-root"},
-		{[]string{"agent", "--config", good, "--listen", "127.0.0.1:99999"}, "a port from 1 to 65535"},
+		{[]string{"agent", "--config", good, "--listen", "127.0.0.1:99999"}, "a port from 0 to 65535"},
+		{[]string{"agent", "--config", good, "--listen", "127.0.0.1:-1"}, "a port from 0 to 65535"},
 		// With the bad file, an agent that let the empty --state-dir through stops at the file
 		// (and this fails) rather than starting.
 		{[]string{"agent", "--config", bad, "--state-dir", ""}, `invalid --state-dir "": need a directory for the agent's state`},
