@@ -136,6 +136,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := checkPrivilege(); err != nil {
 		return err
 	}
+	nsLock, err := lockNetns()
+	if err != nil {
+		return err
+	}
+	defer nsLock.Close()
 	lock, err := lockStateDir(a.opts.StateDir)
 	if err != nil {
 		return err

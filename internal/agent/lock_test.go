@@ -12,10 +12,10 @@ import (
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
 
-// TestSecondAgentRefused: a second agent on a host whose state directory an agent holds (the
-// DaemonSet on a node that also runs the systemd unit: both use /run/qjump-agent) refuses to
-// start, naming the first, instead of running beside it: two agents overwrite each other's record
-// of their cgroups and, given different files, reload each other's interfaces at every resync.
+// TestSecondAgentRefused: a second agent whose state directory an agent holds refuses to start,
+// naming the first, instead of running beside it. In one network namespace the namespace's lock
+// refuses it first (TestOneAgentPerNetns); this one holds for agents of different namespaces
+// given one directory, which would overwrite each other's record of the cgroups they assigned.
 func TestSecondAgentRefused(t *testing.T) {
 	if len(dataplane.MissingPrivilege()) > 0 {
 		t.Skip("needs root: Run checks privilege before the state directory")

@@ -31,10 +31,12 @@ func stateFile(dir string) string { return filepath.Join(dir, "state.json") }
 func lockFile(dir string) string { return filepath.Join(dir, "agent.lock") }
 
 // lockStateDir makes this agent the only one that uses dir, until the returned file is closed (or
-// the process ends, however it ends). Two agents on one host (a DaemonSet on a node that also runs
-// the systemd unit: both keep their state in /run/qjump-agent; a second one started by hand) would
-// each overwrite the other's record of the cgroups it assigned and, given different files, reload
-// each other's interfaces back and forth at every resync. The second is refused, naming the first.
+// the process ends, however it ends). The network namespace's lock (lockNetns) keeps two agents
+// off one namespace's interfaces; this one keeps two agents off one record, which the first
+// does not: agents in two network namespaces (pods without the host network, or tests) given the
+// same directory would each overwrite the other's record of the cgroups it assigned, and cgroups
+// are the host's, not a namespace's. `qjump status` also finds the agent of a state directory by
+// this lock (Manages). The second agent is refused, naming the first.
 func lockStateDir(dir string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state directory: %w", err)
@@ -50,8 +52,8 @@ func lockStateDir(dir string) (*os.File, error) {
 			if pid, ok := lockHolder(lockFile(dir)); ok { // the same lookup as status's (Manages)
 				other += fmt.Sprintf(" (pid %d)", pid)
 			}
-			return nil, fmt.Errorf("%s runs with state directory %s: run one agent per host "+
-				"(stop the other, or its systemd unit or DaemonSet)", other, dir)
+			return nil, fmt.Errorf("%s keeps its state in %s: give each agent its own --state-dir, or stop the "+
+				"other (its systemd unit, its DaemonSet's pod, or the process)", other, dir)
 		}
 		return nil, fmt.Errorf("lock agent state %s: %w", lockFile(dir), err)
 	}

@@ -53,6 +53,9 @@ naming the interfaces (names or patterns such as eth*), the listen address and c
     configuration) on --listen; with port 0 (127.0.0.1:0) on a free port, which its
     "agent running" log line names.
 
+One agent runs per network namespace: a second one is refused, naming the first's pid, whatever
+its --state-dir (and so is one whose --state-dir another agent uses, in any namespace).
+
 SIGTERM or SIGINT stops it and leaves QJump attached, so traffic stays limited while the agent
 restarts; --down-on-exit removes everything instead.
 

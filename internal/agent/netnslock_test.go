@@ -1,0 +1,47 @@
+package agent_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// TestOneAgentPerNetns: a second agent in a network namespace is refused whatever its
+// --state-dir, naming the first's pid and what to do, and changes nothing; once the first is
+// killed with SIGKILL (no chance to clean up) the next one starts. Before, the lock was the state
+// directory's alone, and two agents with different ones ran side by side on the same interfaces.
+func TestOneAgentPerNetns(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagns", "198.19.84.1", "198.19.84.2")
+	config := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, config, cgroupConfig)
+	first := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
+	first.waitListening(10 * time.Second)
+	first.waitReady(10 * time.Second)
+
+	// Bounded: an agent that is not refused runs until it is killed.
+	argv := testbed.InNS(pair.A, "timeout", "--signal=KILL", "10",
+		bin, "agent", "--config", config, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir())
+	_, errOut, code := testutil.Run(t, nil, argv[0], argv[1:]...)
+	want := fmt.Sprintf("another qjump agent (pid %d) runs in this network namespace: run one agent per network namespace",
+		first.cmd.Process.Pid)
+	if code != 1 || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("second agent with another --state-dir: exit %d (-1: still running, killed after 10 s), stderr %q; "+
+			"want 1 and one line saying %q", code, errOut, want)
+	}
+	if st := status(t, bin, pair.A, "eth0"); st.Generation != 1 || !st.Attached {
+		t.Errorf("after the refused agent: generation %d, attached %v; want the first's up untouched", st.Generation, st.Attached)
+	}
+
+	first.kill9()
+	next := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
+	next.waitListening(10 * time.Second)
+	next.waitReady(10 * time.Second)
+	next.stop()
+}
