@@ -60,8 +60,11 @@ type Agent struct {
 	// the same failure again (a deleted file, and every write in its directory after) is one
 	// failure, counted and logged once.
 	readErr    string
-	generation uint64          // valid files loaded
-	devices    map[string]bool // interfaces this agent runs QJump on
+	generation uint64 // valid files loaded
+	// devices are the interfaces this agent runs QJump on, by name: each one's ifindex when it
+	// was last reconciled, 0 until then (read from the saved state). A link event carries its
+	// interface's index, so one of ours renamed is known by it without looking anything up.
+	devices    map[string]int
 	cg         cgroups
 	pods       *podWatch
 	podsSynced atomic.Bool
@@ -84,7 +87,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	a := &Agent{opts: opts, log: opts.Log, devices: map[string]bool{}}
+	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}}
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
 		a.log.Error("read dataplane for metrics", "err", err)
 	}})
@@ -159,7 +162,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.cg = cgroups{applied: st.Cgroups}
 	for _, dev := range st.Devices {
-		a.devices[dev] = true // the first reconcile takes QJump off those the file no longer matches
+		a.devices[dev] = 0 // the first reconcile takes QJump off those the file no longer matches
 	}
 	a.beat.Store(time.Now().UnixNano())
 
@@ -319,11 +322,11 @@ func (a *Agent) onLink(ev linkEvent) {
 		return
 	}
 	spec := a.current.Load()
-	if !spec.Agent.Matches(ev.name) && !a.devices[ev.name] {
+	if _, ours := a.devices[ev.name]; !spec.Agent.Matches(ev.name) && !ours {
 		// An interface of ours renamed to a name the file does not match arrives under its new
-		// name: look at everything if one of ours has gone by name, rather than leave QJump on
-		// it until the next resync.
-		if !ev.deleted && a.anyDeviceRenamed() {
+		// name: look at everything if it is one of ours, rather than leave QJump on it until the
+		// next resync.
+		if !ev.deleted && a.renamedAway(ev) {
 			a.reconcileAll()
 		}
 		return
@@ -335,10 +338,19 @@ func (a *Agent) onLink(ev linkEvent) {
 	a.reconcile(ev.name)
 }
 
-// anyDeviceRenamed says whether an interface this agent runs QJump on no longer exists by its name.
-func (a *Agent) anyDeviceRenamed() bool {
-	for dev := range a.devices {
-		if _, err := netlink.LinkByName(dev); err != nil {
+// renamedAway says whether the interface of ev, which the file does not match, is one this agent
+// runs QJump on under another name: its index is one of ours. Only an interface of ours whose
+// index is not known yet (its reconcile failed since the agent started) is looked up by name; the
+// others cost nothing, on a node where every pod's veth is an event.
+func (a *Agent) renamedAway(ev linkEvent) bool {
+	for dev, index := range a.devices {
+		if index == 0 {
+			if _, err := netlink.LinkByName(dev); err != nil {
+				return true
+			}
+			continue
+		}
+		if index == ev.index && dev != ev.name {
 			return true
 		}
 	}
@@ -374,9 +386,13 @@ func (a *Agent) reconcileAll() {
 }
 
 func (a *Agent) reconcile(dev string) {
-	want, err := wantFor(*a.current.Load(), dev)
+	// wantFor's lookup, made here to keep the index too.
+	var want config.Dataplane
 	var action Action
-	if err == nil {
+	l, err := netlink.LinkByName(dev)
+	if err != nil {
+		err = fmt.Errorf("%w %q", dataplane.ErrNoDevice, dev)
+	} else if want, err = a.current.Load().ForDevice(l.Attrs().MTU); err == nil {
 		action, err = reconcileDevice(dev, want)
 	}
 	if errors.Is(err, dataplane.ErrNoDevice) {
@@ -393,8 +409,9 @@ func (a *Agent) reconcile(dev string) {
 		a.log.Error("apply config", "interface", dev, "operation", op, "err", err)
 		return
 	}
-	if !a.devices[dev] {
-		a.devices[dev] = true
+	_, ours := a.devices[dev]
+	a.devices[dev] = l.Attrs().Index // the state saves names only: a new index is no change to save
+	if !ours {
 		a.saveState()
 	}
 	a.m.applied.WithLabelValues(string(action)).Inc()
@@ -406,7 +423,7 @@ func (a *Agent) reconcile(dev string) {
 }
 
 func (a *Agent) down(dev string) {
-	if a.devices[dev] {
+	if _, ours := a.devices[dev]; ours {
 		delete(a.devices, dev)
 		a.saveState()
 	}

@@ -13,6 +13,7 @@ import (
 // may have been lost, so every interface must be looked at again.
 type linkEvent struct {
 	name    string
+	index   int
 	deleted bool
 	lost    bool
 }
@@ -86,7 +87,7 @@ func forwardLinks(ctx context.Context, updates <-chan netlink.LinkUpdate, out ch
 			if !ok {
 				return
 			}
-			ev := linkEvent{name: u.Attrs().Name, deleted: u.Header.Type == unix.RTM_DELLINK}
+			ev := linkEvent{name: u.Attrs().Name, index: u.Attrs().Index, deleted: u.Header.Type == unix.RTM_DELLINK}
 			select {
 			case out <- ev:
 			case <-ctx.Done():

@@ -63,3 +63,37 @@ func TestLinkWatchOutlivesItsSubscription(t *testing.T) {
 		t.Fatalf("after subscribing again: %+v, want eth2", ev)
 	}
 }
+
+// TestLinkEventOfAnotherInterface: the event of an interface the file does not match (every pod's
+// veth on a Kubernetes node) is one of ours renamed only if it carries the index of one of ours;
+// it used to look every interface of ours up by name, at each such event. The interfaces of ours
+// here do not exist, so any lookup would find them gone and make the agent look at everything,
+// which takes QJump off (forgets) interfaces it runs on that are not there.
+func TestLinkEventOfAnotherInterface(t *testing.T) {
+	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n"
+	a, _, _, err := loggedAgent(t, "", file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := func() map[string]int { return map[string]int{"qjtest-gone0": 1_000_001, "qjtest-gone1": 1_000_002} }
+
+	a.devices = ours()
+	a.onLink(linkEvent{name: "veth1234", index: 77})
+	if len(a.devices) != 2 {
+		t.Errorf("an event of another interface made the agent look interfaces up: ours are now %v", a.devices)
+	}
+
+	// One of ours under a name the file does not match: its index says so.
+	a.onLink(linkEvent{name: "renamed0", index: 1_000_001})
+	if len(a.devices) != 0 {
+		t.Errorf("one of ours renamed away (same index, new name): ours are still %v, want every one looked at", a.devices)
+	}
+
+	// One of ours whose index is not known (read from the saved state, its reconcile failed) is
+	// looked up by name, as before.
+	a.devices = map[string]int{"qjtest-gone0": 0}
+	a.onLink(linkEvent{name: "veth1234", index: 77})
+	if len(a.devices) != 0 {
+		t.Errorf("one of ours of unknown index, gone by name: ours are still %v, want every one looked at", a.devices)
+	}
+}
