@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -21,22 +22,26 @@ const DefaultListen = ":9781"
 
 // Section is the `agent:` part of the cluster file: what only the agent reads. Everything else in
 // the file is today's format (docs/configuration.md), the same on every host.
+//
+// The file is decoded from its yaml tags (decodeNode): a field's key and the shape its value must
+// have come from the field itself, and its example tag is what a refusal of a value of the wrong
+// shape shows.
 type Section struct {
 	// Interfaces are names or shell patterns (eth*, ens[0-9]*); QJump goes up on every interface
 	// of this network namespace that matches one.
-	Interfaces []string `yaml:"interfaces"`
+	Interfaces []string `yaml:"interfaces" example:"[eth0, \"ens*\"]"`
 	// Listen is the address of the metrics and health endpoints; --listen overrides it.
-	Listen string `yaml:"listen,omitempty"`
+	Listen string `yaml:"listen,omitempty" example:"\":9781\""`
 	// Cgroups puts cgroups (services, containers) on levels, as `qjump assign` does, declaratively.
-	Cgroups []CgroupRule `yaml:"cgroups,omitempty"`
+	Cgroups []CgroupRule `yaml:"cgroups,omitempty" example:"[{path: system.slice/memcached.service, level: 5}]"`
 }
 
 // CgroupRule is one cgroup's level and ceiling. The ceiling holds for every cgroup below it too.
 type CgroupRule struct {
-	Path     string `yaml:"path"`                // absolute, or relative to the cgroup v2 root
-	Level    *int   `yaml:"level"`               // priority of every new socket in the cgroup; nil: not given
-	MaxLevel *int   `yaml:"max_level,omitempty"` // ceiling in the dataplane, if set
-	Enforce  bool   `yaml:"enforce,omitempty"`   // refuse the programs' own SO_PRIORITY
+	Path     string `yaml:"path" example:"system.slice/memcached.service"` // absolute, or relative to the cgroup v2 root
+	Level    *int   `yaml:"level" example:"5"`                             // priority of every new socket in the cgroup; nil: not given
+	MaxLevel *int   `yaml:"max_level,omitempty" example:"5"`               // ceiling in the dataplane, if set
+	Enforce  bool   `yaml:"enforce,omitempty"`                             // refuse the programs' own SO_PRIORITY
 }
 
 // Spec is one valid cluster file, solved: what the agent runs.
@@ -69,7 +74,7 @@ func Parse(name string, data []byte) (Spec, error) {
 	if err != nil {
 		return Spec{}, err // names the file already
 	}
-	spec, err := parseKeys(data, f)
+	spec, err := parseKeys(f)
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", name, err) // as config.Load names it, for up and calc
 	}
@@ -78,7 +83,7 @@ func Parse(name string, data []byte) (Spec, error) {
 }
 
 // parseKeys is Parse's check of the keys' values, after the file's YAML is read.
-func parseKeys(data []byte, f config.File) (Spec, error) {
+func parseKeys(f config.File) (Spec, error) {
 	d := config.Default()
 	if err := f.Apply(&d); err != nil {
 		return Spec{}, err
@@ -93,7 +98,7 @@ func parseKeys(data []byte, f config.File) (Spec, error) {
 	if err != nil {
 		return Spec{}, config.FileKey(err)
 	}
-	sec, err := parseSection(data)
+	sec, err := parseSection(&f.Agent)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -110,92 +115,158 @@ func Load(path string) (Spec, error) {
 }
 
 // CheckSection checks the agent section of a file that has one, as the agent would at start and
-// on an edit, for `qjump calc --config`, which checks a cluster file before it ships; a file
-// without one (a plain configuration file for up) passes.
-func CheckSection(name string, data []byte) error {
-	var doc struct {
-		Agent *yaml.Node `yaml:"agent"`
-	}
-	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Agent == nil {
-		return nil // the rest of the file is config.Parse's to check
-	}
-	if _, err := parseSection(data); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
-// parseSection decodes the agent section strictly: an unknown key in it is an error, as in the
-// rest of the file.
-func parseSection(data []byte) (Section, error) {
-	var doc struct {
-		Agent *Section       `yaml:"agent"`
-		Rest  map[string]any `yaml:",inline"` // the dataplane's keys, checked by config.Parse
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		if fe := config.UnknownKey(err, config.Keys{Prefix: "agent.", Struct: Section{}},
-			config.Keys{Prefix: "agent.cgroups[].", Struct: CgroupRule{}}); fe != nil {
-			return Section{}, fe
-		}
-		if fe := sectionTypeError(data); fe != nil {
-			return Section{}, fe
-		}
-		return Section{}, &model.FieldError{Field: "agent", Value: oneLine(err.Error()),
-			Allowed: "need interfaces, listen and cgroups (docs/configuration.md)"}
-	}
-	if doc.Agent == nil {
-		return Section{}, &model.FieldError{Field: "agent.interfaces", Value: "",
-			Allowed: "the agent needs an agent: section naming its interfaces, e.g. interfaces: [eth0]"}
-	}
-	return *doc.Agent, doc.Agent.validate()
-}
-
-// sectionTypeError names the key of the agent section whose value has the wrong shape, which
-// YAML's own error does not (`interfaces: eth0`: "cannot unmarshal !!str `eth0` into []string"),
-// or nil if it finds none.
-func sectionTypeError(data []byte) *model.FieldError {
+// on an edit, for `qjump calc --config`, which checks a cluster file before it ships. A file
+// without one (a plain configuration file for up) passes, and present says so.
+func CheckSection(name string, data []byte) (present bool, err error) {
 	var doc struct {
 		Agent yaml.Node `yaml:"agent"`
 	}
-	if yaml.Unmarshal(data, &doc) != nil {
-		return nil
+	if err := yaml.Unmarshal(data, &doc); err != nil || noSection(&doc.Agent) {
+		return false, nil // the rest of the file is config.Parse's to check
 	}
-	n := &doc.Agent
-	if n.Kind != yaml.MappingNode {
-		return &model.FieldError{Field: "agent", Value: n.Value,
-			Allowed: "need a section with interfaces, listen and cgroups (docs/configuration.md)"}
+	if _, err := parseSection(&doc.Agent); err != nil {
+		return true, fmt.Errorf("%s: %w", name, err)
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		key, v := n.Content[i].Value, n.Content[i+1]
-		switch key {
-		case "interfaces":
-			var names []string
-			if v.Decode(&names) != nil {
-				return &model.FieldError{Field: "agent.interfaces", Value: v.Value,
-					Allowed: `need a list of interface names or patterns, e.g. [eth0, "ens*"]`}
+	return true, nil
+}
+
+// noSection says whether the agent section is absent, or there with no value (`agent:`).
+func noSection(n *yaml.Node) bool { return n.Kind == 0 || n.ShortTag() == "!!null" }
+
+// parseSection decodes the agent section, as config.Parse read it, strictly: an unknown key in it
+// is an error, as in the rest of the file, and so is a value of the wrong shape, named by its key.
+func parseSection(n *yaml.Node) (Section, error) {
+	if noSection(n) {
+		return Section{}, &model.FieldError{Field: "agent.interfaces", Value: "",
+			Allowed: "the agent needs an agent: section naming its interfaces, e.g. interfaces: [eth0]"}
+	}
+	var s Section
+	if err := decodeNode(n, reflect.ValueOf(&s).Elem(), "agent", " (docs/configuration.md)"); err != nil {
+		return Section{}, err
+	}
+	return s, s.validate()
+}
+
+// decodeNode decodes n into v as yaml would, and strictly: yaml decodes a node without checking its
+// keys, and its error for a value of the wrong shape names a Go type, not the key ("cannot unmarshal
+// !!str `eth0` into []string"). A key that v's struct has no field for (by yaml tag) is refused as
+// config.Parse refuses one at the top; a value of the wrong shape is refused naming its key (field)
+// and the shape v's type needs, then hint (the field's example). Everything comes from the types,
+// so a field added to Section or CgroupRule is checked as the others are.
+func decodeNode(n *yaml.Node, v reflect.Value, field, hint string) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.ShortTag() == "!!null" {
+		return nil // as yaml: the zero value (validate says whether one is missing)
+	}
+	wrong := func() error {
+		return &model.FieldError{Field: field, Value: nodeText(n), Allowed: "need " + shape(v.Type()) + hint}
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		if err := decodeNode(n, p.Elem(), field, hint); err != nil {
+			return err
+		}
+		v.Set(p)
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return wrong()
+		}
+		return decodeMapping(n, v, field)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return wrong()
+		}
+		list := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			if err := decodeNode(item, list.Index(i), fmt.Sprintf("%s[%d]", field, i), ""); err != nil {
+				return err
 			}
-		case "listen":
-			var addr string
-			if v.Decode(&addr) != nil {
-				return &model.FieldError{Field: "agent.listen", Value: v.Value, Allowed: "need host:port or :port, e.g. \":9781\""}
-			}
-		case "cgroups":
-			if v.Kind != yaml.SequenceNode {
-				return &model.FieldError{Field: "agent.cgroups", Value: v.Value,
-					Allowed: "need a list of {path, level, max_level, enforce} entries"}
-			}
-			for j, c := range v.Content {
-				var r CgroupRule
-				if err := c.Decode(&r); err != nil {
-					return &model.FieldError{Field: fmt.Sprintf("agent.cgroups[%d]", j), Value: oneLine(err.Error()),
-						Allowed: "need path (a cgroup directory), level and max_level (0 to 7), enforce (true or false)"}
-				}
-			}
+		}
+		v.Set(list)
+	default:
+		if n.Kind != yaml.ScalarNode || n.Decode(v.Addr().Interface()) != nil {
+			return wrong()
 		}
 	}
 	return nil
+}
+
+// decodeMapping decodes the keys of mapping n into the fields of struct v with those yaml tags.
+func decodeMapping(n *yaml.Node, v reflect.Value, field string) error {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, value := n.Content[i], n.Content[i+1]
+		f, ok := fieldByKey(v.Type(), key.Value)
+		if !ok {
+			return config.UnknownKeyAt(key.Value, strconv.Itoa(key.Line), config.Keys{Prefix: field + ".", Struct: v.Interface()})
+		}
+		if line, again := seen[key.Value]; again {
+			where := fmt.Sprintf("at lines %d and %d", line, key.Line)
+			if line == key.Line {
+				where = fmt.Sprintf("on line %d", line)
+			}
+			return &model.FieldError{Field: field + "." + key.Value, Value: nodeText(value),
+				Allowed: "each key once: given twice " + where}
+		}
+		seen[key.Value] = key.Line
+		hint := ""
+		if e := f.Tag.Get("example"); e != "" {
+			hint = ", e.g. " + e
+		}
+		if err := decodeNode(value, v.FieldByIndex(f.Index), field+"."+key.Value, hint); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fieldByKey is the field of struct type t whose yaml tag names key.
+func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
+	for _, f := range reflect.VisibleFields(t) {
+		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name == key && name != "" && name != "-" {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// shape says in words what a value of type t is written as.
+func shape(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return shape(t.Elem())
+	case reflect.String:
+		return "text"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "a list, each " + shape(t.Elem())
+	case reflect.Struct:
+		return "a mapping of " + strings.Join(config.YAMLKeys(t), ", ")
+	}
+	return t.String()
+}
+
+// nodeText is a value as the file gives it, for a refusal: a scalar as written, a list or a mapping
+// in flow style, cut short if long.
+func nodeText(n *yaml.Node) string {
+	text := n.Value
+	if n.Kind != yaml.ScalarNode {
+		flow := *n
+		flow.Style |= yaml.FlowStyle
+		out, _ := yaml.Marshal(&flow)
+		text = oneLine(string(out))
+	}
+	if r := []rune(text); len(r) > 60 {
+		text = string(r[:57]) + "..."
+	}
+	return text
 }
 
 func (s Section) validate() error {

@@ -2,8 +2,11 @@ package agent
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,7 +69,11 @@ func TestParseNamesTheField(t *testing.T) {
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: eth0}\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], listen: [9781]}\n", "agent.listen"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: {path: a, level: 1}}\n", "agent.cgroups"},
-		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: five}]}\n", "agent.cgroups[0]"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: five}]}\n", "agent.cgroups[0].level"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [five]}\n", "agent.cgroups[0]"},
+		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], interfaces: [eth1]}\n", "agent.interfaces"},
+		{"hosts: 2\nrate: 1G\nagent: [eth0]\n", "agent"},
+		{"hosts: 2\nrate: 1G\nagent:\n", "agent.interfaces"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], listen: nonsense}\n", "agent.listen"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], listen: \":99999\"}\n", "agent.listen"},
 		{"hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 1}, {path: a/, level: 2}]}\n", "agent.cgroups[1].path"},
@@ -77,6 +84,49 @@ func TestParseNamesTheField(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Field != tc.field {
 			t.Errorf("%q: error %v, want a field error on %q", tc.yaml, err, tc.field)
 		}
+	}
+}
+
+// TestWrongShapeNamesTheKey: a value of the wrong shape for any key of the agent section, or of
+// one of its cgroups, is refused naming that key and the shape it needs. The keys and shapes come
+// from Section's and CgroupRule's fields, so a field added to either is checked here too; a
+// cgroup's keys used to be refused as the whole entry, agent.cgroups[0].
+func TestWrongShapeNamesTheKey(t *testing.T) {
+	// wrong is a value no field of type ft takes: text where it needs a list or a mapping, a
+	// mapping where it needs text, a number or true or false.
+	wrong := func(ft reflect.Type) string {
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct || ft.Kind() == reflect.Slice {
+			return "oops"
+		}
+		return "{x: 1}"
+	}
+	flow := func(keys map[string]string) string {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			kv = append(kv, k+": "+keys[k])
+		}
+		return "{" + strings.Join(kv, ", ") + "}"
+	}
+	check := func(file, field string) {
+		t.Helper()
+		_, err := Parse("t", []byte(file))
+		var fe *model.FieldError
+		if !errors.As(err, &fe) || fe.Field != field || !strings.HasPrefix(fe.Allowed, "need ") {
+			t.Errorf("%q: %v, want a field error on %q saying what it needs", file, err, field)
+		}
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Section{})) {
+		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		agent := map[string]string{"interfaces": "[eth0]", key: wrong(f.Type)}
+		check("hosts: 2\nrate: 1G\nagent: "+flow(agent)+"\n", "agent."+key)
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(CgroupRule{})) {
+		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		rule := map[string]string{"path": "a", "level": "1", key: wrong(f.Type)}
+		check("hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: ["+flow(rule)+"]}\n", "agent.cgroups[0]."+key)
 	}
 }
 

@@ -115,7 +115,7 @@ func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 		// A cluster file's agent section too, so that calc refuses what every agent would.
 		data, err := os.ReadFile(o.configFile)
 		if err == nil {
-			err = agent.CheckSection(o.configFile, data)
+			_, err = agent.CheckSection(o.configFile, data)
 		}
 		if err != nil {
 			return d, nil, configError(err)

@@ -50,20 +50,30 @@ func UnknownKey(err error, structs ...Keys) *model.FieldError {
 	if m == nil {
 		return nil
 	}
-	prefix, hint := "", ""
 	for _, k := range structs {
 		if reflect.TypeOf(k.Struct).String() == m[3] {
-			prefix = k.Prefix
-			hint = suggest.DidYouMean(suggest.Closest(m[2], yamlKeys(k.Struct)), prefix)
+			return UnknownKeyAt(m[2], m[1], k)
 		}
 	}
-	return &model.FieldError{Field: "key", Value: prefix + m[2],
-		Allowed: fmt.Sprintf("no such key at line %s%s (docs/configuration.md lists the keys)", m[1], hint)}
+	return UnknownKeyAt(m[2], m[1], Keys{})
+}
+
+// UnknownKeyAt is the refusal of key, at line, in the struct of k (none: no keys to suggest): what
+// UnknownKey says, for a caller that walks the file's nodes itself.
+func UnknownKeyAt(key, line string, k Keys) *model.FieldError {
+	hint := ""
+	if k.Struct != nil {
+		hint = suggest.DidYouMean(suggest.Closest(key, yamlKeys(k.Struct)), k.Prefix)
+	}
+	return &model.FieldError{Field: "key", Value: k.Prefix + key,
+		Allowed: fmt.Sprintf("no such key at line %s%s (docs/configuration.md lists the keys)", line, hint)}
 }
 
 // yamlKeys are the keys of struct v's yaml tags.
-func yamlKeys(v any) []string {
-	t := reflect.TypeOf(v)
+func yamlKeys(v any) []string { return YAMLKeys(reflect.TypeOf(v)) }
+
+// YAMLKeys are the keys of struct type t's yaml tags, in the order of its fields.
+func YAMLKeys(t reflect.Type) []string {
 	var keys []string
 	for i := range t.NumField() {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
