@@ -130,6 +130,10 @@ func CheckSection(name string, data []byte) (present bool, err error) {
 	return true, nil
 }
 
+// SectionExample is the smallest agent section, as the refusal of a file without one (and calc's
+// note of it) shows it.
+const SectionExample = `"agent: {interfaces: [eth0]}"`
+
 // noSection says whether the agent section is absent, or there with no value (`agent:`).
 func noSection(n *yaml.Node) bool { return n.Kind == 0 || n.ShortTag() == "!!null" }
 
@@ -137,8 +141,14 @@ func noSection(n *yaml.Node) bool { return n.Kind == 0 || n.ShortTag() == "!!nul
 // is an error, as in the rest of the file, and so is a value of the wrong shape, named by its key.
 func parseSection(n *yaml.Node) (Section, error) {
 	if noSection(n) {
-		return Section{}, &model.FieldError{Field: "agent.interfaces", Value: "",
-			Allowed: "the agent needs an agent: section naming its interfaces, e.g. interfaces: [eth0]"}
+		const needs = " (names, or patterns such as eth*; docs/configuration.md)"
+		allowed := "the file has no agent: section, which qjump agent needs to know the interfaces to run QJump on: " +
+			"add one such as " + SectionExample + needs + "; up, reload and calc take the file without it"
+		if n.Kind != 0 {
+			allowed = "the file's agent: section is empty: qjump agent needs it to name the interfaces to run QJump on, " +
+				"such as " + SectionExample + needs
+		}
+		return Section{}, &model.FieldError{Field: "agent.interfaces", Value: "", Allowed: allowed}
 	}
 	var s Section
 	if err := decodeNode(n, reflect.ValueOf(&s).Elem(), "agent", " (docs/configuration.md)"); err != nil {

@@ -17,6 +17,10 @@ func TestAgentBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("hosts: 2\nrate: 1G\nagent: {interfaces: [eth0], cgroups: [{path: a, level: 9}]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	plain := filepath.Join(dir, "plain.yaml") // a file for up, without the agent's section
+	if err := os.WriteFile(plain, []byte("hosts: 2\nrate: 1G\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	good := filepath.Join(dir, "good.yaml")
 	if err := os.WriteFile(good, []byte("hosts: 2\nrate: 1G\nagent: {interfaces: [eth0]}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -31,6 +35,8 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"agent", "--config", good, "--watch-pods", "--node-name", ""}, "--node-name"},
 		{[]string{"agent", "--config", good, "extra"}, `agent takes no arguments, got "extra": every setting is a flag`},
 		{[]string{"calc", "--config", bad}, "agent.cgroups[0].level"}, // calc checks what every agent would refuse
+		{[]string{"agent", "--config", plain}, `the file has no agent: section, which qjump agent needs to know the interfaces ` +
+			`to run QJump on: add one such as "agent: {interfaces: [eth0]}"`},
 		{[]string{"agent", "--config", good, "--listen", "nonsense"}, "invalid --listen"},
 		{[]string{"agent", "--config", good, "--cgroup-root", dir}, "invalid --cgroup-root"},
 		{[]string{"agent", "--config", good, "--listen", "127.0.0.1:99999"}, "a port from 0 to 65535"},

@@ -19,6 +19,9 @@ type calcOptions struct {
 	configFile string
 	mode       string
 	json       bool
+	// noAgentSection: the --config file has no agent: section (dataplane found), a plain file
+	// for up and reload, which calc takes but notes, since qjump agent would refuse it.
+	noAgentSection bool
 }
 
 func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
@@ -52,7 +55,9 @@ instead of printing a bound. A level may be "unlimited" (no budget), which is no
 
 --config reads a configuration file as up and the agent do (docs/configuration.md): its model and
 mode, with any flag given on the command line over the same key. So the bounds of the file a
-cluster runs are one command away, and calc refuses what up would refuse of it.`,
+cluster runs are one command away, and calc refuses what up would refuse of it, and what qjump
+agent would refuse of its agent: section. A file without an agent: section (a plain file for up)
+is taken, with a note on stderr that qjump agent would refuse it.`,
 		Example: `  # the paper's 12-host 10G testbed, ptpd at 7, memcached at 5 (solved for 5Gb/s), Hadoop at 0
   qjump calc --hosts 12 --rate 10G --epsilon 4us --mesochronous 1 \
              --factors 7=1,0=unlimited --target-rate 5=5G
@@ -94,6 +99,12 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 		return asFlagError(err)
 	}
 	res.Warnings = append(unitWarnings, res.Warnings...)
+	if opts.noAgentSection {
+		// calc serves plain files as well as cluster files, so this is no warning: a cluster
+		// file whose section was forgotten is caught here, before every agent refuses it.
+		fmt.Fprintf(stderr, "qjump: note: %s has no agent: section: up and reload take it as it is; qjump agent "+
+			"would refuse it until one names the interfaces, e.g. %s\n", opts.configFile, agent.SectionExample)
+	}
 	if opts.json {
 		return printJSON(stdout, newCalcJSON(res, d.AutoPacket))
 	}
@@ -114,12 +125,14 @@ func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 	if o.configFile != "" {
 		// A cluster file's agent section too, so that calc refuses what every agent would.
 		data, err := os.ReadFile(o.configFile)
+		present := true
 		if err == nil {
-			_, err = agent.CheckSection(o.configFile, data)
+			present, err = agent.CheckSection(o.configFile, data)
 		}
 		if err != nil {
 			return d, nil, configError(err)
 		}
+		o.noAgentSection = !present
 	}
 	d, err = flags.over(d, "", func(string) (int, error) { return model.DefaultMTU, nil }, noModel)
 	return d, flags.unitWarnings(), err

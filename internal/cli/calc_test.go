@@ -438,6 +438,35 @@ func TestCalcConfig(t *testing.T) {
 	}
 }
 
+// TestCalcNotesAFileWithoutAgentSection: calc takes a file without an agent: section, which up
+// and reload take too, with the same table as the flags give; it notes on stderr that qjump agent
+// would refuse the file and what to add, so that a cluster file whose section was forgotten is
+// caught when it is checked, not when every agent refuses it. A file with the section gets no note.
+func TestCalcNotesAFileWithoutAgentSection(t *testing.T) {
+	dir := t.TempDir()
+	plain, cluster := dir+"/plain.yaml", dir+"/cluster.yaml"
+	for path, body := range map[string]string{plain: "hosts: 12\nrate: 10G\n", cluster: "hosts: 12\nrate: 10G\nagent: {interfaces: [eth0]}\n"} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _, _ := run(t, "calc", "--hosts", "12", "--rate", "10G")
+	note := plain + ` has no agent: section: up and reload take it as it is; qjump agent would refuse it until one ` +
+		`names the interfaces, e.g. "agent: {interfaces: [eth0]}"`
+	for _, args := range [][]string{{"calc", "--config", plain}, {"calc", "--config", plain, "--json"}} {
+		out, errOut, status := run(t, args...)
+		if status != 0 || !strings.Contains(errOut, "qjump: note: "+note) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: status %d, stderr %q; want 0 and one line noting %q", args, status, errOut, note)
+		}
+		if args[len(args)-1] != "--json" && out != want {
+			t.Errorf("%v: table %q, want the flags' %q", args, out, want)
+		}
+	}
+	if _, errOut, status := run(t, "calc", "--config", cluster); status != 0 || errOut != "" {
+		t.Errorf("a file with an agent: section: status %d, stderr %q; want 0 and nothing to note", status, errOut)
+	}
+}
+
 // A rate without a unit is read as bits per second, from a flag as from a file, and calc says so
 // the same way for both (up, reload and the agent too); with its unit there is nothing to say.
 func TestCalcWarnsOfARateWithoutUnit(t *testing.T) {
