@@ -133,7 +133,13 @@ func detach(p paths, r record) error {
 			return err // cilium/ebpf says "detach link: ..."
 		}
 	case AttachClsact:
-		if err := netlink.FilterDel(clsactFilter(r.Ifindex)); err != nil && !gone(err) {
+		err := netlink.FilterDel(clsactFilter(r.Ifindex))
+		if errors.Is(err, unix.EINVAL) && !hasClsact(r.Ifindex) {
+			// The clsact qdisc was deleted by hand (tc qdisc del dev IF clsact) and took the filter
+			// with it; the kernel refuses to look for a filter on a qdisc that is not there.
+			return nil
+		}
+		if err != nil && !gone(err) {
 			return fmt.Errorf("delete cls_bpf filter: %w", err)
 		}
 		if r.ClsactCreated && !hasFilters(r.Ifindex) {

@@ -54,3 +54,20 @@ func TestUpDownUpRestores(t *testing.T) {
 		})
 	}
 }
+
+// TestDownAfterClsactDeletedByHand: `tc qdisc del dev eth0 clsact` takes QJump's filter with it.
+// Down (and so up --replace, which the agent uses to put the hook back) then has no filter to
+// delete and gives eth0 back as it was; it used to fail on the kernel's EINVAL for a filter of a
+// qdisc that is not there, and left the state pinned.
+func TestDownAfterClsactDeletedByHand(t *testing.T) {
+	h := newHosts(t)
+	before := h.snapshot(t, h.a)
+	h.mustQjump(t, h.a, upArgs("--attach", "clsact")...)
+	if _, errOut, code := testutil.Run(t, nil, "ip", "netns", "exec", h.a, "tc", "qdisc", "del", "dev", "eth0", "clsact"); code != 0 {
+		t.Fatalf("tc qdisc del: %s", errOut)
+	}
+	h.mustQjump(t, h.a, "down", "--dev", "eth0")
+	if after := h.snapshot(t, h.a); after != before {
+		t.Errorf("down left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
