@@ -65,6 +65,7 @@ type Agent struct {
 	// was last reconciled, 0 until then (read from the saved state). A link event carries its
 	// interface's index, so one of ours renamed is known by it without looking anything up.
 	devices    map[string]int
+	hookFailed map[string]bool // hooks the check found gone and could not put back: the resync tries
 	cg         cgroups
 	pods       *podWatch
 	podsSynced atomic.Bool
@@ -87,7 +88,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}}
+	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}, hookFailed: map[string]bool{}}
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
 		a.log.Error("read dataplane for metrics", "err", err)
 	}})
@@ -188,12 +189,13 @@ func (a *Agent) Run(ctx context.Context) error {
 type events struct {
 	file    chan fileChange
 	links   chan linkEvent
+	tc      chan int      // an interface lost a tc filter or qdisc that may be its hook
 	cgroups chan struct{} // the pods changed
 	errs    chan error
 }
 
 func newEvents() events {
-	return events{file: make(chan fileChange), links: make(chan linkEvent, 64),
+	return events{file: make(chan fileChange), links: make(chan linkEvent, 64), tc: make(chan int, 64),
 		cgroups: make(chan struct{}, 1), errs: make(chan error, 8)}
 }
 
@@ -203,6 +205,9 @@ func (a *Agent) startWatches(ctx context.Context, ev events) error {
 	}
 	if err := watchLinks(ctx, ev.links, ev.errs); err != nil {
 		return err
+	}
+	if err := watchTC(ctx, ev.tc, ev.errs); err != nil {
+		a.log.Warn("no tc events: a removed clsact hook is found by the check every second", "err", err)
 	}
 	cw, err := watchCgroups(ctx, ev.cgroups)
 	if err != nil {
@@ -231,8 +236,8 @@ func (a *Agent) startWatches(ctx context.Context, ev events) error {
 func (a *Agent) loop(ctx context.Context, ev events) {
 	resync := time.NewTicker(a.opts.Resync)
 	defer resync.Stop()
-	heartbeat := time.NewTicker(time.Second)
-	defer heartbeat.Stop()
+	check := time.NewTicker(hookCheck) // also the loop's heartbeat, for /healthz
+	defer check.Stop()
 	a.retry = time.NewTimer(time.Hour)
 	a.retry.Stop()
 	for {
@@ -243,6 +248,8 @@ func (a *Agent) loop(ctx context.Context, ev events) {
 			a.onFile(fc)
 		case le := <-ev.links:
 			a.onLink(le)
+		case ifindex := <-ev.tc:
+			a.onTC(ifindex)
 		case <-ev.cgroups:
 			a.syncCgroups()
 		case <-a.retry.C:
@@ -254,7 +261,8 @@ func (a *Agent) loop(ctx context.Context, ev events) {
 			a.onFile(fileChange{data: data, err: err})
 			a.reconcileAll()
 			a.syncCgroups()
-		case <-heartbeat.C:
+		case <-check.C:
+			a.checkHooks(foundByCheck)
 		}
 		a.beat.Store(time.Now().UnixNano())
 	}
@@ -360,6 +368,7 @@ func (a *Agent) renamedAway(ev linkEvent) bool {
 // reconcileAll brings every matching interface to the running configuration and takes QJump off
 // those this agent ran it on that no longer match or exist.
 func (a *Agent) reconcileAll() {
+	clear(a.hookFailed) // tried again here
 	spec := a.current.Load()
 	names, err := matchingLinks(spec.Agent)
 	if err != nil {
@@ -385,7 +394,8 @@ func (a *Agent) reconcileAll() {
 	}
 }
 
-func (a *Agent) reconcile(dev string) {
+// reconcile brings dev to the running configuration, and says whether it runs it now.
+func (a *Agent) reconcile(dev string) bool {
 	// wantFor's lookup, made here to keep the index too.
 	var want config.Dataplane
 	var action Action
@@ -398,7 +408,7 @@ func (a *Agent) reconcile(dev string) {
 	if errors.Is(err, dataplane.ErrNoDevice) {
 		// Gone between its event and now (a veth whose peer was deleted reports a change first).
 		a.down(dev)
-		return
+		return false
 	}
 	if err != nil {
 		op := "up"
@@ -407,8 +417,9 @@ func (a *Agent) reconcile(dev string) {
 		}
 		a.m.applyErrors.WithLabelValues(op).Inc()
 		a.log.Error("apply config", "interface", dev, "operation", op, "err", err)
-		return
+		return false
 	}
+	delete(a.hookFailed, dev)
 	_, ours := a.devices[dev]
 	a.devices[dev] = l.Attrs().Index // the state saves names only: a new index is no change to save
 	if !ours {
@@ -420,6 +431,7 @@ func (a *Agent) reconcile(dev string) {
 		// hash differs where P comes from the device's MTU.
 		a.log.Info("interface", "name", dev, "action", action, "hash", config.Hash(want))
 	}
+	return true
 }
 
 func (a *Agent) down(dev string) {
@@ -427,6 +439,7 @@ func (a *Agent) down(dev string) {
 		delete(a.devices, dev)
 		a.saveState()
 	}
+	delete(a.hookFailed, dev)
 	st, err := dataplane.DeviceStatus(dev)
 	if errors.Is(err, dataplane.ErrNotUp) {
 		return // never up (or already down): nothing to clean

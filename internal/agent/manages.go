@@ -15,7 +15,7 @@ import (
 
 // Manages says whether a qjump agent that keeps its state in dir is running and runs QJump on
 // device in this network namespace, and its pid: what `qjump status` needs to tell an interface
-// whose hook was removed, which the agent puts back at its next resync, from one that only
+// whose hook was removed, which the agent puts back within a second, from one that only
 // `qjump down` clears. It holds the lock of a running agent (lockStateDir), seen in /proc/locks
 // without taking it (taking it, even for a moment, would make an agent starting then refuse), and
 // its saved state names the device in this namespace. An agent with another --state-dir, or one

@@ -223,15 +223,15 @@ func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string)
 var agentStateDir = agent.DefaultStateDir
 
 // notAttachedAdvice is what to do about a device with QJump's state but no hook. `qjump down` is
-// the fix unless a qjump agent runs QJump on it: the agent puts the hook back at its next resync
+// the fix unless a qjump agent runs QJump on it: the agent puts the hook back within a second
 // (docs/deployment.md), and a down would be undone by it. When status can see that agent (the
 // default state directory, naming the device in this namespace, its lock held) it says so;
 // otherwise, as an agent with another --state-dir is not seen, the advice covers both cases.
 func notAttachedAdvice(dev string) string {
 	if pid, ok := agent.Manages(agentStateDir, dev); ok {
-		return fmt.Sprintf("hook gone: the qjump agent (pid %d) runs QJump on %s and puts it back at its next resync, "+
-			"within 30 s; qjump down would not stick", pid, dev)
+		return fmt.Sprintf("hook gone: the qjump agent (pid %d) runs QJump on %s and puts it back within a second "+
+			"(its log says why if it cannot); qjump down would not stick", pid, dev)
 	}
 	return "interface or hook gone, or an up killed before it finished: run qjump down, unless a qjump agent " +
-		"manages it, which puts it back within 30 s"
+		"manages it, which puts it back within a second"
 }

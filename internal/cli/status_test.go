@@ -258,7 +258,7 @@ func TestStatusNotAttachedAdvice(t *testing.T) {
 		line, _, _ := strings.Cut(out.String(), "\n")
 		return line
 	}
-	if got := first(); !strings.Contains(got, "run qjump down, unless a qjump agent manages it, which puts it back within 30 s") {
+	if got := first(); !strings.Contains(got, "run qjump down, unless a qjump agent manages it, which puts it back within a second") {
 		t.Errorf("no agent seen: %q; want the advice to cover down and an agent", got)
 	}
 	ns, err := host.NetnsKey()
@@ -276,7 +276,7 @@ func TestStatusNotAttachedAdvice(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["eth0"], "netns": "`+ns+`"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("the qjump agent (pid %d) runs QJump on eth0 and puts it back at its next resync, within 30 s", os.Getpid())
+	want := fmt.Sprintf("the qjump agent (pid %d) runs QJump on eth0 and puts it back within a second", os.Getpid())
 	if got := first(); !strings.Contains(got, want) || strings.Contains(got, "run qjump down") {
 		t.Errorf("an agent runs eth0: %q; want %q and no qjump down", got, want)
 	}

@@ -41,6 +41,23 @@ func DeviceStatus(device string) (Status, error) {
 	return st, err
 }
 
+// Attached says whether QJump's hook is on device's egress, as DeviceStatus's Attached does,
+// without reading its configuration and counters: about 0.1 ms, a fifth of DeviceStatus, cheap
+// enough for the agent to ask of every interface every second. No netlink event reports a TCX
+// link detached. ErrNotUp when QJump has no state for the device.
+func Attached(device string) (bool, error) {
+	p, err := pathsFor(device)
+	if err != nil {
+		return false, err
+	}
+	at := stateOf(p, device)
+	rec, err := readRecord(at)
+	if err != nil {
+		return false, err
+	}
+	return attached(at, rec), nil
+}
+
 // List is the status of every device QJump is up on in this network namespace, by name.
 func List() ([]Status, error) {
 	p, err := pathsFor("")

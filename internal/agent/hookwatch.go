@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netlink/nl"
+	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+)
+
+// A hook removed by hand (a TCX link detached with bpftool, the cls_bpf filter or the clsact
+// qdisc deleted with tc) leaves its interface unlimited. The resync puts it back, but only every
+// DefaultResync; between resyncs the agent looks for itself.
+//
+// No event reports a TCX link detached, so the loop asks the dataplane whether each interface's
+// hook is attached every hookCheck: about 0.1 ms an interface (dataplane.Attached: its record and
+// hook, by bpf and netlink syscalls), against 0.5 ms for a full DeviceStatus. The removal of a tc
+// filter or qdisc is reported (RTM_DELTFILTER, RTM_DELQDISC, to RTNLGRP_TC), so in clsact mode the
+// hook is looked at as soon as one on an interface of ours goes, not up to a second later.
+
+// hookCheck is how often the loop checks the hooks of the interfaces it runs QJump on.
+const hookCheck = time.Second
+
+// Where a missing hook was found, for the log.
+const (
+	foundByCheck   = "periodic check"
+	foundByTCEvent = "tc event"
+)
+
+// checkHooks puts back the hook of every interface QJump runs on whose hook is gone.
+func (a *Agent) checkHooks(foundBy string) {
+	for dev := range a.devices {
+		a.checkHook(dev, foundBy)
+	}
+}
+
+// checkHook puts back dev's hook if it is gone, by reconciling dev (counted in
+// qjump_agent_interface_actions_total as its action, replaced or up). One it failed to put back
+// is left to the resync: trying every second would only log the same failure every second.
+func (a *Agent) checkHook(dev, foundBy string) {
+	if a.hookFailed[dev] {
+		return
+	}
+	ok, err := dataplane.Attached(dev)
+	if ok || (err != nil && !errors.Is(err, dataplane.ErrNotUp)) {
+		return // attached, or not readable now (the resync says why, as it reconciles)
+	}
+	a.log.Warn("qjump's hook is gone from the interface: putting it back", "interface", dev, "found_by", foundBy)
+	if !a.reconcile(dev) {
+		a.hookFailed[dev] = true
+	}
+}
+
+// onTC looks at the hook of the interface of ours that a tc event is about, if it is one of ours.
+func (a *Agent) onTC(ifindex int) {
+	for dev, index := range a.devices {
+		if index == ifindex {
+			a.checkHook(dev, foundByTCEvent)
+		}
+	}
+}
+
+// watchTC sends the index of each interface that lost a clsact qdisc or an egress filter. It is
+// an early word only: the periodic check finds whatever it misses, so the watch is not made again
+// when its subscription fails (it says so), and a full buffer (ENOBUFS) loses events, not the
+// watch.
+func watchTC(ctx context.Context, out chan<- int, errs chan<- error) error {
+	s, err := nl.Subscribe(unix.NETLINK_ROUTE, unix.RTNLGRP_TC)
+	if err != nil {
+		return fmt.Errorf("subscribe to tc events: %w", err)
+	}
+	_ = s.SetReceiveBufferSize(linkEventBuffer, false)
+	go func() {
+		<-ctx.Done()
+		s.Close()
+	}()
+	go func() {
+		for {
+			msgs, _, err := s.Receive()
+			if errors.Is(err, unix.ENOBUFS) {
+				continue
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					report(errs, fmt.Errorf("tc events (a removed hook is found by the check every %s): %w", hookCheck, err))
+				}
+				return
+			}
+			for _, m := range msgs {
+				ifindex, ok := hookRemoval(m.Header.Type, m.Data)
+				if !ok {
+					continue
+				}
+				select {
+				case out <- ifindex:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// hookRemoval says whether a tc message is a removal that can take a clsact hook with it, and the
+// index of its interface: a filter deleted on egress, or the clsact qdisc deleted.
+func hookRemoval(typ uint16, data []byte) (ifindex int, ok bool) {
+	if len(data) < nl.SizeofTcMsg {
+		return 0, false
+	}
+	tc := nl.DeserializeTcMsg(data)
+	switch {
+	case typ == unix.RTM_DELTFILTER && tc.Parent == netlink.HANDLE_MIN_EGRESS:
+	case typ == unix.RTM_DELQDISC && tc.Parent == netlink.HANDLE_CLSACT:
+	default:
+		return 0, false
+	}
+	return int(tc.Ifindex), true
+}

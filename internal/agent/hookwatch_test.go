@@ -1,0 +1,86 @@
+package agent_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf/link"
+
+	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// TestAgentPutsBackARemovedHook: a hook removed by hand leaves the interface unlimited; the agent
+// puts it back within a couple of seconds, not at its 30 s resync as before. No event reports a
+// TCX link detached, which the agent's check every second finds; in clsact mode the removal of
+// the filter or of the qdisc is a tc event, which it acts on at once.
+func TestAgentPutsBackARemovedHook(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	cases := []struct {
+		name    string
+		clsact  bool     // brought up by hand with --attach clsact, which the agent adopts
+		remove  []string // the tc command that removes the hook; none: detach the TCX link
+		foundBy string
+	}{
+		{name: "tcx link detached", foundBy: "periodic check"},
+		{name: "clsact filter deleted", clsact: true, remove: []string{"filter", "del", "dev", "eth0", "egress"}, foundBy: "tc event"},
+		{name: "clsact qdisc deleted", clsact: true, remove: []string{"qdisc", "del", "dev", "eth0", "clsact"}, foundBy: "tc event"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pair := qjumpPair(t, "qjaghk", "198.19.85.1", "198.19.85.2")
+			config := filepath.Join(t.TempDir(), "cluster.yaml")
+			writeFile(t, config, cgroupConfig)
+			if tc.clsact {
+				must(t, testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--config", config, "--attach", "clsact")...)
+			}
+			a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
+			a.waitListening(10 * time.Second)
+			a.waitReady(10 * time.Second)
+			if tc.clsact {
+				if st := status(t, bin, pair.A, "eth0"); st.Generation != 1 {
+					t.Fatalf("the agent did not adopt the clsact up: generation %d", st.Generation)
+				}
+			}
+
+			if tc.remove != nil {
+				must(t, testbed.InNS(pair.A, append([]string{"tc"}, tc.remove...)...)...)
+			} else {
+				detachTCX(t, filepath.Join(testutil.PinDir(t, pair.A), "eth0", "link"))
+			}
+			found := `msg="qjump's hook is gone from the interface: putting it back" interface=eth0 found_by="` + tc.foundBy + `"`
+			testutil.WaitFor(t, 3*time.Second, "the agent putting the hook back ("+tc.foundBy+")", func() bool {
+				data, _ := os.ReadFile(a.log)
+				code, _, _ := a.get("/readyz") // reads the dataplane: attached, and the file's configuration
+				return strings.Contains(string(data), found) && code == http.StatusOK
+			})
+			if st := status(t, bin, pair.A, "eth0"); !st.Attached {
+				t.Errorf("after the agent put it back: %+v, want attached", st)
+			}
+			up, _ := a.metric(`qjump_agent_interface_actions_total{action="up"}`)
+			replaced, _ := a.metric(`qjump_agent_interface_actions_total{action="replaced"}`)
+			if want := map[bool]float64{true: 1, false: 2}[tc.clsact]; up+replaced != want {
+				t.Errorf("interface actions up %v + replaced %v, want %v: the put-back is counted", up, replaced, want)
+			}
+			a.stop()
+		})
+	}
+}
+
+// detachTCX detaches the pinned TCX link at pin, as `bpftool link detach pinned PIN` does.
+func detachTCX(t *testing.T, pin string) {
+	t.Helper()
+	l, err := link.LoadPinnedLink(pin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Detach(); err != nil {
+		t.Fatal(err)
+	}
+}
