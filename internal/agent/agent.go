@@ -66,6 +66,9 @@ type Agent struct {
 	// interface's index, so one of ours renamed is known by it without looking anything up.
 	devices    map[string]int
 	hookFailed map[string]bool // hooks the check found gone and could not put back: the resync tries
+	// netns is the agent's network namespace (host.NetnsKey), read once: it never changes
+	// namespace. Saved with its interfaces for qjump status (Manages); "" if it could not be read.
+	netns      string
 	cg         cgroups
 	pods       *podWatch
 	podsSynced atomic.Bool
@@ -164,6 +167,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.cg = cgroups{applied: st.Cgroups}
 	for _, dev := range st.Devices {
 		a.devices[dev] = 0 // the first reconcile takes QJump off those the file no longer matches
+	}
+	if a.netns, err = host.NetnsKey(); err != nil {
+		a.log.Warn("network namespace unknown: qjump status will not tell that this agent runs QJump on its interfaces", "err", err)
 	}
 	a.beat.Store(time.Now().UnixNano())
 
@@ -495,8 +501,7 @@ func (a *Agent) saveState() {
 
 // state is the agent's state as saved: the cgroups it assigned, the interfaces it runs QJump on.
 func (a *Agent) state() state {
-	netns, _ := host.NetnsKey() // the agent's own: it never changes namespace
-	return state{Cgroups: a.cg.applied, Devices: sortedKeys(a.devices), Netns: netns}
+	return state{Cgroups: a.cg.applied, Devices: sortedKeys(a.devices), Netns: a.netns}
 }
 
 // noteAbsent logs each wanted cgroup that is not on this host once, when it is first found
