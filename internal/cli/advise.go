@@ -35,7 +35,7 @@ one packet per epoch to line rate, bulk iperf3 at level 0 through the same switc
 the smallest factor whose measurement with bulk traffic meets the target, and runs that factor
 again to confirm it (the next larger one if the rerun misses). It prints each factor's level
 rate T5 = f·P·8/E, the model's throughput cap, the model's latency bound D5 (guaranteed while
-f ≤ m), and what was measured. The sweeps are kept in --out.`,
+f ≤ m), and what was measured. The sweeps are kept in --out. Needs root, as every testbed does.`,
 		Example: `  qjump advise --p99 1ms
   qjump advise --throughput 3000 --quick
   qjump advise --p99 500us --throughput 2000 --out results/advise-memcached`,
@@ -79,10 +79,17 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if err := experiment.Check("memcached-sweep", o); err != nil {
 		return asFlagError(err)
 	}
+	removeIfEmpty, err := makeOutDir(o.OutDir, "")
+	if err != nil {
+		return err
+	}
 	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
 	defer stop()
 	o.Progress = progress
 	a, err := experiment.Advise(ctx, o, opts.target)
+	if err != nil {
+		removeIfEmpty() // the testbed could not be built: nothing was written
+	}
 	if err != nil && ctx.Err() != nil {
 		return interruptedRun(ctx, "advise", o.OutDir)
 	}

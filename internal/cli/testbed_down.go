@@ -32,6 +32,9 @@ func newTestbedDownCommand(runF func(*testbedDownOptions) error) *cobra.Command 
 }
 
 func runTestbedDown(ctx context.Context, opts *testbedDownOptions, stdout io.Writer) error {
+	if err := testbed.CheckPrivilege(); err != nil {
+		return err
+	}
 	lock, err := testbed.Acquire(opts.prefix)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -116,10 +117,17 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 		}
 		return asFlagError(err)
 	}
+	removeIfEmpty, err := makeOutDir(o.OutDir, name)
+	if err != nil {
+		return err
+	}
 	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
 	defer stop()
 	o.Progress = progress
 	res, err := experiment.Run(ctx, name, o)
+	if err != nil {
+		removeIfEmpty() // the testbed could not be built: nothing was written
+	}
 	if err != nil && ctx.Err() != nil {
 		return interruptedRun(ctx, name, o.OutDir)
 	}
@@ -163,5 +171,8 @@ func prefixAll(dir string, files []string) []string {
 // interruptedRun is the error of a run that a signal stopped: it removed its testbed and wrote no
 // results, and exits 130 as every verb stopped by Ctrl-C does (docs/cli.md), not 1 as a failure.
 func interruptedRun(ctx context.Context, name, dir string) error {
+	if _, err := os.Stat(dir); err != nil { // stopped before the testbed was up: dir was removed
+		return interruptedError(ctx, "%s stopped and its testbed removed; no results written", name)
+	}
 	return interruptedError(ctx, "%s stopped and its testbed removed; no results written (%s holds the raw output so far)", name, dir)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // Bad input is refused before anything touches the kernel: one line, exit status 2. These need
@@ -250,5 +251,43 @@ func TestStallsRefusesUnwritableOut(t *testing.T) {
 	code := Main([]string{"testbed", "stalls", "--out", "/nonexistent/stalls.csv", "--for", "1s"}, &stdout, &stderr)
 	if code != exitUsage || !strings.Contains(stderr.String(), "--out") || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want 2 and one line naming --out", code, stderr.String())
+	}
+}
+
+// The verbs that build or remove a testbed say, as nobody, that they need root and what is
+// missing, exit 1, and leave nothing behind: they said `invalid --bulk-cc "cubic"` (an
+// unprivileged process may set only the allowed congestion controls) or `permission denied` on
+// the lock file, and left an empty results/NAME-TIME. Input that is bad whoever gives it is
+// still named first, exit 2.
+func TestTestbedVerbsNeedRoot(t *testing.T) {
+	testutil.RequirePriv(t, "running qjump as nobody")
+	dir := testutil.SharedTempDir(t)
+	if err := os.Chmod(dir, 0o777); err != nil { // where nobody's run would write results/
+		t.Fatal(err)
+	}
+	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "env", "-C", dir, testutil.QjumpBinary(t)}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"advise", "--p99", "1ms"}, exitRuntime, "needs root: this process lacks CAP_NET_ADMIN and CAP_SYS_ADMIN: run it with sudo"},
+		{[]string{"advise", "--throughput", "100", "--out", filepath.Join(dir, "advise")}, exitRuntime, "needs root"},
+		{[]string{"testbed", "run", "ping-iperf", "--quick"}, exitRuntime, "needs root: this process lacks CAP_NET_ADMIN and CAP_SYS_ADMIN"},
+		{[]string{"testbed", "run", "memcached", "--bulk-cc", "bbr", "--out", filepath.Join(dir, "m")}, exitRuntime, "needs root"},
+		{[]string{"testbed", "up", "--hosts", "2"}, exitRuntime, "needs root"},
+		{[]string{"testbed", "down"}, exitRuntime, "needs root"},
+		{[]string{"testbed", "run", "ping-pong"}, exitUsage, "unknown experiment"},
+		{[]string{"testbed", "up", "--hosts", "1"}, exitUsage, "--hosts"},
+		{[]string{"advise", "--p99", "1ms", "--hosts", "3"}, exitUsage, "--hosts"},
+	} {
+		_, errOut, code := testutil.Run(t, nil, "setpriv", append(nobody, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.says) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("nobody: qjump %s: exit %d, stderr %q; want %d and one line saying %q", strings.Join(c.args, " "), code, errOut, c.code, c.says)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("nobody: qjump %s left %s behind", strings.Join(c.args, " "), left[0].Name())
+			os.RemoveAll(filepath.Join(dir, left[0].Name()))
+		}
 	}
 }

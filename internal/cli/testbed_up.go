@@ -50,6 +50,9 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout io.Writer)
 			return err
 		}
 	}
+	if err := testbed.CheckPrivilege(); err != nil {
+		return err
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	tb, err := testbed.Up(ctx, c)

@@ -28,6 +28,9 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckPrivilege(); err != nil {
+		return nil, err
+	}
 	lock, err := Acquire(c.Prefix)
 	if err != nil {
 		return nil, err

@@ -94,15 +94,33 @@ func Check(name string, o Options) error {
 	if o.Testbed.Hosts != 0 && o.Testbed.Hosts < e.minHosts {
 		return &model.FieldError{Field: "hosts", Value: fmt.Sprint(o.Testbed.Hosts), Allowed: fmt.Sprintf("%s needs at least %d hosts", name, e.minHosts)}
 	}
-	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") || !kernelHasCC(o.BulkCC) {
-		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"}
+	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") {
+		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: bulkCCAllowed}
 	}
 	for _, f := range o.Sweep {
 		if !(f > 0) {
 			return &model.FieldError{Field: "sweep", Value: fmt.Sprint(f), Allowed: "factors greater than 0"}
 		}
 	}
-	return withDefaults(e, o.Testbed).Validate()
+	if err := withDefaults(e, o.Testbed).Validate(); err != nil {
+		return err
+	}
+	return checkHost(o)
+}
+
+const bulkCCAllowed = "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"
+
+// checkHost is what Check asks of this machine once the input is valid: the privilege first,
+// since without it the kernel answers an unprivileged process differently (it may set only the
+// congestion controls in net.ipv4.tcp_allowed_congestion_control, so cubic looked missing).
+func checkHost(o Options) error {
+	if err := testbed.CheckPrivilege(); err != nil {
+		return err
+	}
+	if !kernelHasCC(o.BulkCC) {
+		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: bulkCCAllowed}
+	}
+	return nil
 }
 
 // withDefaults fills the testbed's hosts and rate that the options left to the experiment.
@@ -127,14 +145,17 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 	}
 	e := experiments[name]
 	o.Testbed = withDefaults(e, o.Testbed)
-	if err := os.MkdirAll(filepath.Join(o.OutDir, "raw"), 0o755); err != nil {
-		return nil, fmt.Errorf("create output directory: %w", err)
-	}
 	env := newEnv(e, o)
 	env.logf("building testbed: %d hosts, R=%s, switch queues of %d packets", o.Testbed.Hosts, o.Testbed.Rate, o.Testbed.Buffer)
 	tb, err := testbed.Up(ctx, o.Testbed)
 	if err != nil {
 		return nil, fmt.Errorf("build testbed: %w", err)
+	}
+	// The output directory is made once the run can start: a testbed that could not be built
+	// (busy, no privilege) leaves nothing in it.
+	if err := os.MkdirAll(filepath.Join(o.OutDir, "raw"), 0o755); err != nil {
+		_ = tb.Down()
+		return nil, fmt.Errorf("create output directory: %w", err)
 	}
 	env.tb = tb
 	watch := watchMachine(env, o.OutDir)
