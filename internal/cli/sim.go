@@ -86,6 +86,9 @@ func (f *fabricFlags) config() (topology.Config, error) {
 	return c, nil
 }
 
+// outAllowed is what --out takes in the verbs that write a run's directory.
+const outAllowed = "need a directory that exists or can be made, and that this user can write in"
+
 // makeOutDir makes --out before anything is simulated and checks that a file can be written in
 // it, so a path that cannot hold the results is refused at once rather than after minutes of
 // simulation. The returned function removes the directory again if makeOutDir made it and it is
@@ -95,14 +98,17 @@ func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which a %s run would mix with: "+
 			"give another directory, or remove that one", out, other, experiment)
 	}
-	_, statErr := os.Stat(out)
+	fi, statErr := os.Stat(out)
+	if statErr == nil && !fi.IsDir() {
+		return nil, usageErrorf("invalid --out %q: it is a file; %s", out, outAllowed)
+	}
 	made := errors.Is(statErr, fs.ErrNotExist)
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, usageErrorf("invalid --out %q: cannot make the directory: %v", out, errors.Unwrap(err))
+		return nil, usageErrorf("invalid --out %q: cannot make the directory (%v); %s", out, errors.Unwrap(err), outAllowed)
 	}
 	probe, err := os.CreateTemp(out, ".qjump-out-*")
 	if err != nil {
-		return nil, usageErrorf("invalid --out %q: cannot write in it: %v", out, errors.Unwrap(err))
+		return nil, usageErrorf("invalid --out %q: cannot write in it (%v); %s", out, errors.Unwrap(err), outAllowed)
 	}
 	probe.Close()
 	os.Remove(probe.Name())

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -288,6 +289,30 @@ func TestTestbedVerbsNeedRoot(t *testing.T) {
 		if left, _ := os.ReadDir(dir); len(left) != 0 {
 			t.Errorf("nobody: qjump %s left %s behind", strings.Join(c.args, " "), left[0].Name())
 			os.RemoveAll(filepath.Join(dir, left[0].Name()))
+		}
+	}
+}
+
+// An --out that cannot be a run's directory (an existing file, a path under /proc) is bad input
+// in every verb that writes one, exit 2 naming --out and what it takes. advise and testbed run
+// failed with exit 1, "create output directory: ...", where the sim verbs said --out.
+func TestRunVerbsRefuseBadOut(t *testing.T) {
+	testutil.RequirePriv(t, "advise and testbed run check the privilege before --out")
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{file, "/proc/qjump-x"} {
+		for _, verb := range [][]string{
+			{"testbed", "run", "ping-iperf", "--quick"}, {"advise", "--p99", "1ms"},
+			{"sim", "run", "fig9", "--quick"}, {"sim", "fct"},
+		} {
+			args := append(verb, "--out", out)
+			_, errOut, status := run(t, args...)
+			if status != exitUsage || !strings.HasPrefix(errOut, fmt.Sprintf("qjump: invalid --out %q: ", out)) ||
+				!strings.Contains(errOut, outAllowed) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("qjump %s: exit %d, stderr %q; want 2 and one line naming --out and what it takes", strings.Join(args, " "), status, errOut)
+			}
 		}
 	}
 }
