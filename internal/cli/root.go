@@ -103,7 +103,8 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
-	err := unknownVerb(root, root.Execute())
+	cmd, err := root.ExecuteC()
+	err = unknownVerb(root, missingFlagError(cmd, err))
 	if err == nil {
 		return exitOK
 	}
