@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -75,23 +76,31 @@ func ReadRows(r io.Reader) ([]Row, error) {
 	return rows, nil
 }
 
+// parseRow reads one row; an error names the column, the value and what the column takes, as
+// strconv's own text ("strconv.ParseFloat: parsing \"x\": invalid syntax") names none of them.
 func parseRow(rec []string) (Row, error) {
-	var row Row
-	var errs [6]error
-	row.Arm, row.Tool, row.Metric = rec[0], rec[1], rec[2]
-	row.Sender, errs[0] = strconv.Atoi(rec[3])
-	row.Seq, errs[1] = strconv.ParseUint(rec[4], 10, 64)
-	row.SendNS, errs[2] = strconv.ParseInt(rec[5], 10, 64)
-	row.LatencyNS, errs[3] = strconv.ParseInt(rec[6], 10, 64)
-	row.Lost, errs[4] = strconv.ParseBool(rec[7])
-	row.Param, errs[5] = strconv.ParseFloat(rec[8], 64)
-	if errs[5] == nil && (math.IsNaN(row.Param) || math.IsInf(row.Param, 0)) {
-		errs[5] = fmt.Errorf("param %q: need a finite number", rec[8]) // NaN would never group with itself
-	}
-	for _, e := range errs {
-		if e != nil {
-			return Row{}, e
+	row := Row{Arm: rec[0], Tool: rec[1], Metric: rec[2]}
+	var err error
+	field := func(col int, allowed string, parse func(string) error) {
+		if err == nil && parse(rec[col]) != nil {
+			err = fmt.Errorf("%s %q: %s", RowHeader[col], rec[col], allowed)
 		}
+	}
+	field(3, "need a whole number (the sending host)", func(v string) (e error) { row.Sender, e = strconv.Atoi(v); return })
+	field(4, "need a whole number, 0 or more", func(v string) (e error) { row.Seq, e = strconv.ParseUint(v, 10, 64); return })
+	field(5, "need a whole number of nanoseconds", func(v string) (e error) { row.SendNS, e = strconv.ParseInt(v, 10, 64); return })
+	field(6, "need a whole number of nanoseconds", func(v string) (e error) { row.LatencyNS, e = strconv.ParseInt(v, 10, 64); return })
+	field(7, "need true or false", func(v string) (e error) { row.Lost, e = strconv.ParseBool(v); return })
+	field(8, "need a finite number", func(v string) error {
+		p, e := strconv.ParseFloat(v, 64)
+		if e == nil && (math.IsNaN(p) || math.IsInf(p, 0)) {
+			return errors.New("not finite") // NaN would never group with itself
+		}
+		row.Param = p
+		return e
+	})
+	if err != nil {
+		return Row{}, err
 	}
 	return row, nil
 }

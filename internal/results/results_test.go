@@ -217,6 +217,24 @@ func TestReadRowsFileNamesTheFile(t *testing.T) {
 	}
 }
 
+// A bad value names its column and what the column takes, not strconv's text.
+func TestReadRowsNamesTheColumn(t *testing.T) {
+	for row, want := range map[string]string{
+		"a,b,c,1,2,3,4,false,x":   `line 2: param "x": need a finite number`,
+		"a,b,c,1,2,3,4,false,NaN": `line 2: param "NaN": need a finite number`,
+		"a,b,c,h1,2,3,4,false,0":  `line 2: sender "h1": need a whole number (the sending host)`,
+		"a,b,c,1,-2,3,4,false,0":  `line 2: seq "-2": need a whole number, 0 or more`,
+		"a,b,c,1,2,3.5,4,false,0": `line 2: send_ns "3.5": need a whole number of nanoseconds`,
+		"a,b,c,1,2,3,4us,false,0": `line 2: latency_ns "4us": need a whole number of nanoseconds`,
+		"a,b,c,1,2,3,4,maybe,0":   `line 2: lost "maybe": need true or false`,
+	} {
+		_, err := ReadRows(strings.NewReader(strings.Join(RowHeader, ",") + "\n" + row + "\n"))
+		if err == nil || err.Error() != want || strings.Contains(err.Error(), "strconv") {
+			t.Errorf("%s: %v; want %s", row, err, want)
+		}
+	}
+}
+
 func TestRowsCSVRoundTrip(t *testing.T) {
 	rows := []Row{{Arm: "a", Tool: "probe", Metric: "network", Sender: 3, Seq: 7, SendNS: 1_700_000_000_000_000_000, LatencyNS: 1234, Param: 0.5},
 		{Arm: "a", Tool: "ping", Metric: "rtt", Sender: 1, Seq: 1, Lost: true}}
