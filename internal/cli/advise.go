@@ -83,6 +83,7 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	warn(stderr, opts.flags.warnings())
 	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
 	defer stop()
 	o.Progress = progress

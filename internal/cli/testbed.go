@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -41,6 +43,8 @@ removed by 'qjump testbed down', also what a crashed run left behind. Needs root
 // testbedFlags are the emulated cluster's parameters, shared by up and run.
 type testbedFlags struct {
 	cfg testbed.Config
+	// rateUnitless warns of a --rate given without a unit, as calc and up do (modelFlags).
+	rateUnitless string
 }
 
 func newTestbedFlags() *testbedFlags {
@@ -52,13 +56,41 @@ func (f *testbedFlags) register(fs *pflag.FlagSet) {
 	// as it parses rather than taken for the flag left out.
 	hostsAllowed := fmt.Sprintf("need a whole number of hosts, from 2 to %d", testbed.MaxHosts)
 	fs.Var(&unitValue[int]{&f.cfg.Hosts, parseWhole(1, hostsAllowed)}, "hosts", fmt.Sprintf("number of hosts, n (2 to %d)", testbed.MaxHosts))
-	fs.Var(&unitValue[model.Rate]{&f.cfg.Rate, model.ParseRate}, "rate", "emulated edge rate R of every link, e.g. 100M, 1G (at most 1Gb/s)")
+	fs.Var(&unitValue[model.Rate]{&f.cfg.Rate, f.parseRate}, "rate",
+		fmt.Sprintf("emulated edge rate R of every link, e.g. 100M, 1G (%s to %s)", testbed.MinRate, testbed.MaxRate))
 	fs.IntVar(&f.cfg.Buffer, "buffer", f.cfg.Buffer, "B: packets each switch egress queue holds")
 	fs.IntVar(&f.cfg.HostQueue, "host-queue", f.cfg.HostQueue, "packets the host egress queue holds (simple: the FIFO; realistic: each TX queue's txqueuelen)")
 	fs.StringVar((*string)(&f.cfg.HostNIC), "host-nic", string(f.cfg.HostNIC),
 		"host interfaces: realistic (4 TX queues, TSO/GSO/GRO on, pfifo_fast per queue at R) or simple (one FIFO at R, offloads off)")
 	fs.StringVar((*string)(&f.cfg.Classify), "classify", string(f.cfg.Classify), "what the switch reads the level from: dscp or pcp")
 	prefixFlag(fs, &f.cfg.Prefix)
+}
+
+// parseRate reads --rate and refuses, as it parses, a rate the testbed cannot emulate, so that
+// the value is named as the user typed it; a number without a unit is said to be bits per
+// second, whether it is refused (--rate 10) or taken (a warning).
+func (f *testbedFlags) parseRate(s string) (model.Rate, error) {
+	r, err := model.ParseRate(s)
+	if err != nil {
+		return 0, err
+	}
+	f.rateUnitless = model.UnitlessRate("--rate", s)
+	if r < testbed.MinRate || r > testbed.MaxRate {
+		if f.rateUnitless != "" {
+			return 0, fmt.Errorf("%s; a number without a unit is bits per second (%s), e.g. %sM for %s Mb/s",
+				testbed.RateAllowed, r, strings.TrimSpace(s), strings.TrimSpace(s))
+		}
+		return 0, errors.New(testbed.RateAllowed)
+	}
+	return r, nil
+}
+
+// warnings are what the flags gave that is valid but suspicious: a rate without a unit.
+func (f *testbedFlags) warnings() []string {
+	if f.rateUnitless == "" {
+		return nil
+	}
+	return []string{f.rateUnitless}
 }
 
 func (f *testbedFlags) config() (testbed.Config, error) {

@@ -121,6 +121,7 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	warn(stderr, opts.flags.warnings())
 	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
 	defer stop()
 	o.Progress = progress

@@ -316,3 +316,46 @@ func TestRunVerbsRefuseBadOut(t *testing.T) {
 		}
 	}
 }
+
+// The testbed's --rate is refused outside what it emulates, named as typed, and a number without
+// a unit is said to be bits per second, as calc and up say: --rate 10 was 10b/s, and 1b/s got as
+// far as tc ("rate" is required) with the testbed half built.
+func TestTestbedRateRange(t *testing.T) {
+	// Each command line also has an input refused later, before anything is built, so that a
+	// rate check that regressed fails the test rather than build a testbed (this runs as root).
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"testbed", "up", "--hosts", "2", "--rate", "1b/s"}, `invalid --rate "1b/s": need 1Mb/s to 1Gb/s: below 1Mb/s the eight queues`},
+		{[]string{"testbed", "up", "--hosts", "2", "--rate", "10"}, `invalid --rate "10": need 1Mb/s to 1Gb/s`},
+		{[]string{"testbed", "up", "--hosts", "2", "--rate", "10"}, `a number without a unit is bits per second (10b/s), e.g. 10M for 10 Mb/s`},
+		{[]string{"testbed", "run", "fan-in", "--rate", "999k"}, `invalid --rate "999k": need 1Mb/s to 1Gb/s`},
+		{[]string{"advise", "--p99", "1ms", "--rate", "2G"}, `invalid --rate "2G": need 1Mb/s to 1Gb/s`},
+	} {
+		guard := []string{"--out", file}
+		if c.args[1] == "up" {
+			guard = []string{"--qjump", "/nonexistent/q.yaml"}
+		}
+		_, errOut, status := run(t, append(c.args, guard...)...)
+		if status != exitUsage || !strings.Contains(errOut, c.says) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("qjump %s: exit %d, stderr %q; want 2 and one line saying %q", strings.Join(c.args, " "), status, errOut, c.says)
+		}
+	}
+	for _, c := range []struct {
+		rate string
+		warn bool
+	}{{"100000000", true}, {"100M", false}, {"1000000b", false}} {
+		got := parseOptions(t, newTestbedUpCommand, "--hosts", "2", "--rate", c.rate).flags
+		if w := got.warnings(); (len(w) == 1) != c.warn || c.warn && !strings.Contains(w[0], `--rate "100000000" has no unit: read as 100Mb/s`) {
+			t.Errorf("--rate %s: warnings %q, want one: %v", c.rate, w, c.warn)
+		}
+	}
+	if got := parseOptions(t, newTestbedUpCommand, "--hosts", "2", "--rate", "1M").flags.cfg; got.Rate != testbed.MinRate || got.Validate() != nil {
+		t.Errorf("--rate 1M: %v, %v; want the lowest rate the testbed runs", got.Rate, got.Validate())
+	}
+}

@@ -31,7 +31,7 @@ refused while one is up. --qjump CONFIG runs 'qjump up --config CONFIG' on every
 			if runF != nil {
 				return runF(opts)
 			}
-			return runTestbedUp(cmd.Context(), opts, cmd.OutOrStdout())
+			return runTestbedUp(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	opts.flags.register(cmd.Flags())
@@ -40,7 +40,7 @@ refused while one is up. --qjump CONFIG runs 'qjump up --config CONFIG' on every
 	return cmd
 }
 
-func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout io.Writer) error {
+func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io.Writer) error {
 	c, err := opts.flags.config()
 	if err != nil {
 		return err
@@ -53,6 +53,7 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout io.Writer)
 	if err := testbed.CheckPrivilege(); err != nil {
 		return err
 	}
+	warn(stderr, opts.flags.warnings())
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	tb, err := testbed.Up(ctx, c)

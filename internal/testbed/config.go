@@ -24,8 +24,18 @@ const (
 	DefaultHostQueue = 1000
 	MaxHosts         = 32
 	MaxRate          = model.Rate(1e9)
-	MaxBuffer        = 100000
+	// MinRate is the slowest link the testbed emulates: each of a switch port's eight queues is an
+	// HTB class with a rate of its own, 8 kbit/s (64 kbit/s in all), and borrows the rest of R in
+	// priority order. From 1 Mb/s up those own rates are a trickle beside strict priority; below
+	// it they are a large share of R (all of it at 64 kbit/s), and tc cannot shape under 8 bit/s
+	// (a byte a second) at all.
+	MinRate   = model.Rate(1e6)
+	MaxBuffer = 100000
 )
+
+// RateAllowed is what the testbed's rate R may be, and why.
+var RateAllowed = fmt.Sprintf("need %s to %s: below %s the eight queues of a switch port, each with 8kb/s of R "+
+	"its own, are no longer strict priority, and %s is what two cores emulate (docs/testbed.md)", MinRate, MaxRate, MinRate, MaxRate)
 
 // Config describes the emulated cluster.
 type Config struct {
@@ -59,8 +69,8 @@ func (c Config) Validate() error {
 	if c.Hosts < 2 || c.Hosts > MaxHosts {
 		return &model.FieldError{Field: "hosts", Value: fmt.Sprint(c.Hosts), Allowed: fmt.Sprintf("from 2 to %d hosts", MaxHosts)}
 	}
-	if !(c.Rate > 0) || c.Rate > MaxRate {
-		return &model.FieldError{Field: "rate", Value: c.Rate.String(), Allowed: "above 0 and at most 1Gb/s (what two cores emulate; see docs/testbed.md)"}
+	if !(c.Rate >= MinRate) || c.Rate > MaxRate {
+		return &model.FieldError{Field: "rate", Value: c.Rate.String(), Allowed: RateAllowed}
 	}
 	if c.Buffer < 1 || c.Buffer > MaxBuffer {
 		return &model.FieldError{Field: "buffer", Value: fmt.Sprint(c.Buffer), Allowed: fmt.Sprintf("from 1 to %d packets", MaxBuffer)}
