@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
 // Bad input to advise, and to testbed run's new experiments, is refused before a testbed is
@@ -90,5 +94,33 @@ func TestAdviseOptions(t *testing.T) {
 	got = parseOptions(t, newAdviseCommand, "--p99", "750us", "--throughput", "2500", "--quick", "--out", "d", "--hosts", "5", "--json")
 	if got.target.P99 != 750*time.Microsecond || got.target.Throughput != 2500 || !got.quick || got.out != "d" || got.flags.cfg.Hosts != 5 || !got.json {
 		t.Errorf("parsed %+v", got)
+	}
+}
+
+// A throughput above what the testbed's link carries is refused naming the bound, as typed: no
+// factor, line rate included, can meet it, and --throughput 1e300 ran the whole sweep to say so.
+func TestAdviseThroughputBound(t *testing.T) {
+	// --out names a file, refused later and before anything is built: a bound that regressed
+	// fails the test rather than run a sweep (this may run as root).
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--throughput", "1e300"}, `invalid --throughput "1e300": need at most 12005 requests per second: at R = 100Mb/s`},
+		{[]string{"--throughput", "12006", "--p99", "1ms"}, `invalid --throughput "12006": need at most 12005`},
+		{[]string{"--throughput", "1300", "--rate", "10M"}, `invalid --throughput "1300": need at most 1200 requests per second: at R = 10Mb/s`},
+	} {
+		args := append(append([]string{"advise"}, c.args...), "--out", file)
+		_, errOut, status := run(t, args...)
+		if status != exitUsage || !strings.Contains(errOut, c.says) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("qjump %s: exit %d, stderr %q; want 2 and one line saying %q", strings.Join(args, " "), status, errOut, c.says)
+		}
+	}
+	if got := experiment.MaxThroughput(100e6); got < 12005 || got >= 12006 {
+		t.Errorf("MaxThroughput(100M) = %v, want 12005.x", got)
 	}
 }

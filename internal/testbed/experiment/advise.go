@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -51,6 +52,31 @@ func (t AdviseTarget) String() string {
 	return strings.Join(parts, " and ")
 }
 
+// MaxThroughput is the most requests a second memcached can serve over a link of rate r: the
+// link carries r/8 bytes a second and a request costs the server's replies kvRequestWire of them.
+// No factor gives more, line rate included, so a target above it can never be met.
+func MaxThroughput(r model.Rate) float64 { return float64(r) / 8 / kvRequestWire }
+
+// CheckAdvise validates a target and the options of Advise's sweep before anything is built:
+// the input first, a throughput the testbed's link cannot carry among it, then what the machine
+// must have (Check's).
+func CheckAdvise(o Options, t AdviseTarget) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	const sweep = "memcached-sweep"
+	if err := checkInput(sweep, o); err != nil {
+		return err
+	}
+	r := withDefaults(experiments[sweep], o.Testbed).Rate
+	if most := MaxThroughput(r); t.Throughput > most {
+		return &model.FieldError{Field: "throughput", Value: fmt.Sprint(t.Throughput), Allowed: fmt.Sprintf(
+			"need at most %.0f requests per second: at R = %s memcached's replies (%.0fB on the wire a request, 90%% GETs of 1kB values) fill the link there; --rate sets R",
+			math.Floor(most), r, kvRequestWire)}
+	}
+	return checkHost(o)
+}
+
 // AdvicePoint is one factor's measurement with bulk traffic, and the model's figures at it.
 type AdvicePoint struct {
 	Factor       float64  `json:"factor"`
@@ -85,7 +111,7 @@ var ErrNoFactor = errors.New("no factor meets the target")
 
 // Advise runs the sweep into o.OutDir/sweep, picks the factor and confirms it.
 func Advise(ctx context.Context, o Options, t AdviseTarget) (*Advice, error) {
-	if err := t.Validate(); err != nil {
+	if err := CheckAdvise(o, t); err != nil {
 		return nil, err
 	}
 	base := o.OutDir

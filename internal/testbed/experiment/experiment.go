@@ -85,8 +85,17 @@ type Options struct {
 	LetCPUsIdle bool
 }
 
-// Check validates name and options before anything is built.
+// Check validates name and options before anything is built: the input first, then what the
+// machine must have (checkHost).
 func Check(name string, o Options) error {
+	if err := checkInput(name, o); err != nil {
+		return err
+	}
+	return checkHost(o)
+}
+
+// checkInput is Check's part that asks nothing of the machine.
+func checkInput(name string, o Options) error {
 	e, ok := experiments[name]
 	if !ok {
 		return fmt.Errorf("%w %q: the experiments are %s", ErrUnknown, name, strings.Join(Names(), ", "))
@@ -102,10 +111,7 @@ func Check(name string, o Options) error {
 			return &model.FieldError{Field: "sweep", Value: fmt.Sprint(f), Allowed: "factors greater than 0"}
 		}
 	}
-	if err := withDefaults(e, o.Testbed).Validate(); err != nil {
-		return err
-	}
-	return checkHost(o)
+	return withDefaults(e, o.Testbed).Validate()
 }
 
 const bulkCCAllowed = "a TCP congestion control the kernel has, e.g. cubic, bbr, reno"
