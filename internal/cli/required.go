@@ -30,7 +30,7 @@ func missingFlagError(cmd *cobra.Command, err error) error {
 	what := strings.SplitN(f.Usage, "\n", 2)[0]
 	msg := fmt.Sprintf("%s needs %s: %s", verb(cmd), flagWithValue(cmd.Use, name), what)
 	if ex := exampleWith(cmd.Example, name); ex != "" {
-		msg += "; e.g. " + ex
+		msg += "; for example: " + ex
 	}
 	return &UsageError{Err: fmt.Errorf("%s", msg)}
 }

@@ -12,9 +12,9 @@ func TestMissingRequiredFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"testbed", "up"}, "qjump: testbed up needs --hosts N: number of hosts, n (2 to 32); e.g. qjump testbed up --hosts 4\n"},
+		{[]string{"testbed", "up"}, "qjump: testbed up needs --hosts N: number of hosts, n (2 to 32); for example: qjump testbed up --hosts 4\n"},
 		{[]string{"testbed", "up", "--rate", "10M"}, "qjump: testbed up needs --hosts N: "},
-		{[]string{"up", "--hosts", "2", "--rate", "1G"}, "qjump: up needs --dev IF: interface to attach to, e.g. eth0; e.g. qjump up --dev eth0 "},
+		{[]string{"up", "--hosts", "2", "--rate", "1G"}, "qjump: up needs --dev IF: interface to attach to, e.g. eth0; for example: qjump up --dev eth0 "},
 		{[]string{"ptp"}, "qjump: ptp needs --role master|slave: master or slave"},
 		{[]string{"testbed", "stalls"}, "qjump: testbed stalls needs --out FILE: "},
 	} {
