@@ -46,8 +46,8 @@ func (a *Agent) checkHook(dev, foundBy string) {
 	if a.hookFailed[dev] {
 		return
 	}
-	ok, err := dataplane.Attached(dev)
-	if ok || (err != nil && !errors.Is(err, dataplane.ErrNotUp)) {
+	pr, err := dataplane.Present(dev)
+	if pr.Attached || (err != nil && !errors.Is(err, dataplane.ErrNotUp)) {
 		return // attached, or not readable now (the resync says why, as it reconciles)
 	}
 	a.log.Warn("qjump's hook is gone from the interface: putting it back", "interface", dev, "found_by", foundBy)

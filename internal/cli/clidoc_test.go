@@ -88,7 +88,7 @@ func wantDocumented(t *testing.T, what string, documented, keys []string) {
 // name exactly the fields the commands write (optional ones included), object by object.
 func TestCLIDocNamesStatusFields(t *testing.T) {
 	st := dataplane.Status{Device: "eth1", UpAs: "eth0", Attached: true, Attach: dataplane.AttachTCX, Generation: 2,
-		Config: twoGuaranteed(t)}
+		Config: twoGuaranteed(t), TreeGone: "the root qdisc is noqueue 0: (the kernel's default)"}
 	status := asJSON(t, newStatusJSON([]dataplane.Status{st}, nil, func(string) (int, error) { return 1500, nil }))
 	tables := docTables(t, "`qjump status --json`")
 	if len(tables) != 3 {

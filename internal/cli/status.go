@@ -132,6 +132,10 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	if !st.Attached {
 		state = "NOT ATTACHED (" + notAttachedAdvice(st.Device) + ")"
 	}
+	tree := ""
+	if st.TreeGone != "" {
+		tree = ", EGRESS TREE GONE (see the warning below)"
+	}
 	how := st.Attach
 	if how == "" {
 		how = "no hook" // up was killed before it attached
@@ -140,12 +144,12 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	if st.UpAs != "" {
 		name += " (up as " + st.UpAs + ", renamed since)"
 	}
-	fmt.Fprintf(w, "%s: %s via %s, %s mode%s, mark %s, default level %d, generation %d\n", name, state,
-		how, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
+	fmt.Fprintf(w, "%s: %s via %s%s, %s mode%s, mark %s, default level %d, generation %d\n", name, state,
+		how, tree, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))
 	fmt.Fprintln(w, guarantees(d))
-	for _, warning := range statusWarnings(st, deviceMTU) {
+	for _, warning := range deviceWarnings(st, deviceMTU) {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -234,4 +238,32 @@ func notAttachedAdvice(dev string) string {
 	}
 	return "interface or hook gone, or an up killed before it finished: run qjump down, unless a qjump agent " +
 		"manages it, which puts it back within a second"
+}
+
+// treeGoneWarning says that the egress tree up built is gone from a device whose state is there,
+// what is there instead, what it costs, and what to do: a qjump agent that runs QJump on it builds
+// it again within a second (as it puts back a hook); otherwise up --replace does, or down gives
+// the device back. "" while the tree is there.
+func treeGoneWarning(st dataplane.Status) string {
+	if st.TreeGone == "" {
+		return ""
+	}
+	dev := st.Device
+	what := fmt.Sprintf("%s's egress tree is gone: %s; its levels leave without strict priority and the cap at R=%s",
+		dev, st.TreeGone, st.Config.Model.Rate)
+	if pid, ok := agent.Manages(agentStateDir, dev); ok {
+		return fmt.Sprintf("%s. The qjump agent (pid %d) runs QJump on %s and builds it again within a second "+
+			"(its log says why if it cannot)", what, pid, dev)
+	}
+	return fmt.Sprintf("%s. qjump up --replace --dev %s with its configuration builds it again (a qjump agent that "+
+		"manages it does so within a second), or qjump down --dev %s gives the device back", what, dev, dev)
+}
+
+// deviceWarnings is what status warns about a device: its egress tree gone, then statusWarnings.
+func deviceWarnings(st dataplane.Status, mtu mtuOf) []string {
+	var w []string
+	if g := treeGoneWarning(st); g != "" {
+		w = append(w, g)
+	}
+	return append(w, statusWarnings(st, mtu)...)
 }

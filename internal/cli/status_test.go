@@ -313,3 +313,73 @@ func TestStatusReadsAGoneDeviceOnce(t *testing.T) {
 		t.Errorf("status --watch --dev %s: %v, %d reads at the start; want 1", gone, err, reads)
 	}
 }
+
+// TestStatusSaysTheEgressTreeIsGone: with QJump's egress tree deleted by hand and the hook still
+// there, status said "attached" and nothing else while levels went without strict priority and
+// the cap at R. It now says EGRESS TREE GONE on the device's line, warns what is there instead
+// and what to do (the agent that runs it, when status sees one, or up --replace), and --json says
+// egress_tree false with the same warning; the exit status stays 0, as for a detached hook.
+func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
+	dir := t.TempDir()
+	old := agentStateDir
+	agentStateDir = dir
+	t.Cleanup(func() { agentStateDir = old })
+	const gone = "the root qdisc is noqueue 0: (the kernel's default), not QJump's htb 514a: (deleted or replaced by hand)"
+	st := dataplane.Status{Device: "eth0", Attached: true, Attach: "tcx", Config: twoGuaranteed(t), TreeGone: gone}
+	mtu := func(string) (int, error) { return 1500, nil }
+	table := func(st dataplane.Status) string {
+		var out strings.Builder
+		if err := printStatus(&out, st); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	out := table(st)
+	first, _, _ := strings.Cut(out, "\n")
+	if want := "eth0: attached via tcx, EGRESS TREE GONE (see the warning below), police mode"; !strings.HasPrefix(first, want) {
+		t.Errorf("first line %q, want it to start %q", first, want)
+	}
+	for _, want := range []string{"warning: eth0's egress tree is gone: " + gone, "without strict priority and the cap at R=10Gb/s",
+		"qjump up --replace --dev eth0 with its configuration builds it again"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not say %q:\n%s", want, out)
+		}
+	}
+	j := newStatusJSON([]dataplane.Status{st}, nil, mtu).Devices[0]
+	if j.EgressTree || j.EgressTreeGone != gone || len(j.Warnings) == 0 || !strings.Contains(j.Warnings[0], "qjump up --replace") {
+		t.Errorf("--json: egress_tree %v, egress_tree_gone %q, warnings %q; want false, %q and what to do", j.EgressTree,
+			j.EgressTreeGone, j.Warnings, gone)
+	}
+	if w := newWatchFrame(nil, []dataplane.Status{st}, time.Second, time.Unix(0, 0)).Devices[0]; w.EgressTree {
+		t.Errorf("status --watch --json: egress_tree true for a gone tree")
+	}
+
+	// An agent that runs QJump on eth0 here: status names it, as for a hook that is gone.
+	ns, err := host.NetnsKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Create(filepath.Join(dir, "agent.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["eth0"], "netns": "`+ns+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("The qjump agent (pid %d) runs QJump on eth0 and builds it again within a second", os.Getpid())
+	if out := table(st); !strings.Contains(out, want) || strings.Contains(out, "up --replace") {
+		t.Errorf("an agent runs eth0: want %q and no up --replace:\n%s", want, out)
+	}
+
+	st.TreeGone = ""
+	if out := table(st); strings.Contains(out, "EGRESS TREE") || strings.Contains(out, "egress tree") {
+		t.Errorf("a whole tree: status mentions it:\n%s", out)
+	}
+	if j := newStatusJSON([]dataplane.Status{st}, nil, mtu).Devices[0]; !j.EgressTree || len(j.Warnings) != 0 {
+		t.Errorf("a whole tree: egress_tree %v, warnings %q; want true and none", j.EgressTree, j.Warnings)
+	}
+}

@@ -15,16 +15,21 @@ type statusJSON struct {
 }
 
 type deviceJSON struct {
-	Device     string           `json:"device"`
-	UpAs       string           `json:"up_as,omitempty"` // the device's name at up, if renamed since
-	Attached   bool             `json:"attached"`
-	Attach     dataplane.Attach `json:"attach"`
-	Generation uint64           `json:"generation"`
-	EpochNs    int64            `json:"epoch_ns"`
-	Config     config.File      `json:"config"`
-	Levels     []levelJSON      `json:"levels"`
-	// Warnings: what status finds wrong with the configuration on the device as it is now
-	// (statusWarnings); empty when nothing is.
+	Device   string `json:"device"`
+	UpAs     string `json:"up_as,omitempty"` // the device's name at up, if renamed since
+	Attached bool   `json:"attached"`
+	// EgressTree: QJump's egress tree (strict priority by level under a root at R) is on the
+	// device as up built it; false when it was deleted or replaced by hand, which EgressTreeGone
+	// says and Warnings say what to do about.
+	EgressTree     bool             `json:"egress_tree"`
+	EgressTreeGone string           `json:"egress_tree_gone,omitempty"`
+	Attach         dataplane.Attach `json:"attach"`
+	Generation     uint64           `json:"generation"`
+	EpochNs        int64            `json:"epoch_ns"`
+	Config         config.File      `json:"config"`
+	Levels         []levelJSON      `json:"levels"`
+	// Warnings: what status finds wrong with the device as it is now, its egress tree gone or the
+	// configuration it runs (deviceWarnings); empty when nothing is.
 	Warnings []string `json:"warnings"`
 }
 
@@ -49,9 +54,10 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 	out := statusJSON{Devices: []deviceJSON{}, LeftOver: append([]string{}, orphans...)}
 	for _, st := range all {
 		bounds := st.Config.ModelOfMode()
-		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach, Generation: st.Generation,
+		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach,
+			EgressTree: st.TreeGone == "", EgressTreeGone: st.TreeGone, Generation: st.Generation,
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
-			Warnings: append([]string{}, statusWarnings(st, mtu)...)}
+			Warnings: append([]string{}, deviceWarnings(st, mtu)...)}
 		for l := model.NumLevels - 1; l >= 0; l-- {
 			f, ok := st.Config.Model.Factors[model.Level(l)]
 			carrier, _ := st.Config.Model.Factors.Carrier(model.Level(l))

@@ -83,7 +83,8 @@ const (
 // watchDevice is one device's rates over one interval.
 type watchDevice struct {
 	Device     string       `json:"device"`
-	Attached   bool         `json:"attached"` // false: QJump's state without its program (status says why)
+	Attached   bool         `json:"attached"`    // false: QJump's state without its program (status says why)
+	EgressTree bool         `json:"egress_tree"` // false: its egress tree deleted or replaced by hand (status says what to do)
 	Mode       string       `json:"mode"`
 	Generation uint64       `json:"generation"`
 	EpochNs    int64        `json:"epoch_ns"`
@@ -131,7 +132,7 @@ func newWatchFrame(before, after []dataplane.Status, dt time.Duration, at time.T
 // watchOf is st's rates since its reading in prev, if it has one there.
 func watchOf(prev map[string]dataplane.Status, st dataplane.Status, dt time.Duration) watchDevice {
 	m := st.Config.Model
-	d := watchDevice{Device: st.Device, Attached: st.Attached, Mode: string(st.Config.Mode), Generation: st.Generation,
+	d := watchDevice{Device: st.Device, Attached: st.Attached, EgressTree: st.TreeGone == "", Mode: string(st.Config.Mode), Generation: st.Generation,
 		EpochNs: m.Epoch().Nanoseconds(), Levels: []watchLevel{}}
 	old, seen := prev[st.Device]
 	var levels [model.NumLevels]LevelRates
@@ -188,6 +189,9 @@ func printWatchFrame(w io.Writer, f watchFrame, dev string) error {
 			model.FormatDuration(time.Duration(f.IntervalS*1e9).Round(time.Millisecond)))
 		if !d.Attached {
 			fmt.Fprintf(w, "NOT ATTACHED: its traffic leaves unlimited and unmarked (qjump status says more)\n")
+		}
+		if !d.EgressTree {
+			fmt.Fprintf(w, "EGRESS TREE GONE: its levels leave without strict priority and the cap at R (qjump status says more)\n")
 		}
 		if d.Since != "" {
 			fmt.Fprintf(w, "no rates yet: %s\n", d.Since)

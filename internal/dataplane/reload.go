@@ -58,6 +58,11 @@ func reload(p paths, device string, base uint64, d config.Dataplane) error {
 	if err != nil {
 		return NoDevice(device)
 	}
+	if gone := treeGone(rec); gone != "" {
+		// Its changes would meet classes that are not there, and its rollback the same.
+		return fmt.Errorf("%w from %s: %s; nothing changed: qjump up --replace --dev %s with its configuration builds it again",
+			ErrTreeGone, device, gone, device)
+	}
 	dev := egressDeviceOf(link)
 	next, err := newRecord(rec.Device, rec.Ifindex, d)
 	if err != nil {

@@ -18,6 +18,10 @@ type Status struct {
 	Device   string
 	Attach   Attach
 	Attached bool // false when the device or its hook has gone since up, or up did not finish
+	// TreeGone says what became of the egress tree up built (strict priority by level under a root
+	// at R) when it is no longer on the device as built: deleted or replaced by hand, with the hook
+	// still attached. "" while it is there.
+	TreeGone string
 	// UpAs is the name the device had at up when it has been renamed since (Device is its name
 	// now); the next up, down or reload moves its state to the new name.
 	UpAs       string
@@ -41,21 +45,30 @@ func DeviceStatus(device string) (Status, error) {
 	return st, err
 }
 
-// Attached says whether QJump's hook is on device's egress, as DeviceStatus's Attached does,
-// without reading its configuration and counters: about 0.1 ms, a fifth of DeviceStatus, cheap
-// enough for the agent to ask of every interface every second. No netlink event reports a TCX
-// link detached. ErrNotUp when QJump has no state for the device.
-func Attached(device string) (bool, error) {
+// Presence is what is left on a device of what up put there.
+type Presence struct {
+	Attached bool   // the hook, as Status.Attached
+	TreeGone string // what became of the egress tree, as Status.TreeGone; "" while it is there
+}
+
+// Whole says whether the hook and the egress tree are both in place: QJump holds its levels.
+func (p Presence) Whole() bool { return p.Attached && p.TreeGone == "" }
+
+// Present says whether QJump's hook and egress tree are on device, as DeviceStatus's Attached
+// and TreeGone do, without reading its configuration and counters: cheap enough for the agent to
+// ask of every interface every second (docs/deployment.md). No netlink event reports a TCX link
+// detached. ErrNotUp when QJump has no state for the device.
+func Present(device string) (Presence, error) {
 	p, err := pathsFor(device)
 	if err != nil {
-		return false, err
+		return Presence{}, err
 	}
 	at := stateOf(p, device)
 	rec, err := readRecord(at)
 	if err != nil {
-		return false, err
+		return Presence{}, err
 	}
-	return attached(at, rec), nil
+	return Presence{Attached: attached(at, rec), TreeGone: treeGone(rec)}, nil
 }
 
 // List is the status of every device QJump is up on in this network namespace, by name.
@@ -154,7 +167,7 @@ func statusAt(p paths) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Config: d,
-		Attached: attached(p, rec)}
+		Attached: attached(p, rec), TreeGone: treeGone(rec)}
 	if now := rec.nameNow(); now != rec.Device {
 		st.Device, st.UpAs = now, rec.Device
 	}

@@ -220,6 +220,10 @@ func load(p paths, ifindex int, opts UpOptions, rec *record) error {
 // state is all that is left of an earlier up (under the state lock, its process is gone).
 func alreadyUp(p paths, device string) error {
 	if rec, err := readRecord(p); err == nil && attached(p, rec) {
+		if gone := treeGone(rec); gone != "" {
+			return fmt.Errorf("%w on %s, but %w: %s; nothing changed (use --replace to build it again)",
+				ErrAlreadyUp, device, ErrTreeGone, gone)
+		}
 		return fmt.Errorf("%w on %s: nothing changed (use --replace to start over, or reload)", ErrAlreadyUp, device)
 	}
 	return fmt.Errorf("%w on %s with nothing attached (an earlier up was killed before it finished, or the "+

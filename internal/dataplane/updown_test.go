@@ -71,3 +71,81 @@ func TestDownAfterClsactDeletedByHand(t *testing.T) {
 		t.Errorf("down left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestEgressTreeGoneByHand: the egress tree up built, deleted or replaced by hand while the hook
+// stays, left the device without strict priority and the cap at R while status called it
+// attached and well. Status now says the tree is gone and what is there instead; up without
+// --replace and reload refuse, saying so; up --replace builds it again; and down afterwards gives
+// the device back as it was before up (the tree up replaced is put back, a hand-made one too).
+func TestEgressTreeGoneByHand(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		before [][]string // tc commands run before up
+		tamper [][]string // what is done to the tree by hand
+		says   string     // what egress_tree_gone says
+	}{
+		{name: "root deleted, police via tcx", tamper: [][]string{{"qdisc", "del", "dev", "eth0", "root"}},
+			says: "the root qdisc is noqueue 0: (the kernel's default), not QJump's htb 514a:"},
+		{name: "root deleted, shape via clsact", args: []string{"--mode", "shape", "--attach", "clsact"},
+			tamper: [][]string{{"qdisc", "del", "dev", "eth0", "root"}}, says: "the root qdisc is noqueue 0:"},
+		{name: "root replaced over a hand-made tbf", args: []string{"--mode", "shape"},
+			before: [][]string{{"qdisc", "add", "dev", "eth0", "root", "handle", "1:", "tbf", "rate", "1gbit", "burst", "32k", "latency", "10ms"}},
+			tamper: [][]string{{"qdisc", "replace", "dev", "eth0", "root", "handle", "2:", "pfifo", "limit", "100"}},
+			says:   "the root qdisc is pfifo 2:, not QJump's htb 514a:"},
+		{name: "a level's class deleted", tamper: [][]string{{"class", "del", "dev", "eth0", "classid", "514a:17"}},
+			says: "QJump's htb 514a: has lost its level 7's class 514a:17"},
+	}
+	tc := func(t *testing.T, ns string, args []string) {
+		t.Helper()
+		if _, errOut, code := testutil.Run(t, nil, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...); code != 0 {
+			t.Fatalf("tc %s: %s", strings.Join(args, " "), errOut)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHosts(t)
+			for _, args := range c.before {
+				tc(t, h.a, args)
+			}
+			before := h.snapshot(t, h.a)
+			h.mustQjump(t, h.a, upArgs(c.args...)...)
+			if d := h.status(t, h.a).Devices[0]; !d.Attached || !d.EgressTree || d.EgressTreeGone != "" {
+				t.Fatalf("after up: attached %v, egress_tree %v (%q); want both", d.Attached, d.EgressTree, d.EgressTreeGone)
+			}
+			for _, args := range c.tamper {
+				tc(t, h.a, args)
+			}
+			d := h.status(t, h.a).Devices[0]
+			if !d.Attached || d.EgressTree || !strings.Contains(d.EgressTreeGone, c.says) {
+				t.Errorf("after tc %v: attached %v, egress_tree %v, egress_tree_gone %q; want attached, the tree gone, saying %q",
+					c.tamper, d.Attached, d.EgressTree, d.EgressTreeGone, c.says)
+			}
+			if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "qjump up --replace --dev eth0") {
+				t.Errorf("warnings %q; want the first to say qjump up --replace --dev eth0", d.Warnings)
+			}
+			table := h.mustQjump(t, h.a, "status")
+			if first, _, _ := strings.Cut(table, "\n"); !strings.Contains(first, "attached via") || !strings.Contains(first, "EGRESS TREE GONE") {
+				t.Errorf("status: %q; want attached and EGRESS TREE GONE", first)
+			}
+			if _, errOut, code := h.qjump(t, h.a, upArgs(c.args...)...); code != 1 || !strings.Contains(errOut, "egress tree is gone") {
+				t.Errorf("up without --replace: exit %d: %s; want 1, saying the egress tree is gone", code, errOut)
+			}
+			if _, errOut, code := h.qjump(t, h.a, "reload", "--dev", "eth0", "--factors", "7=10,5=20,0=unlimited"); code == 0 ||
+				!strings.Contains(errOut, "egress tree is gone") || !strings.Contains(errOut, "up --replace") {
+				t.Errorf("reload: exit %d: %s; want it refused, saying the egress tree is gone and up --replace", code, errOut)
+			}
+			h.mustQjump(t, h.a, upArgs(append([]string{"--replace"}, c.args...)...)...)
+			if d := h.status(t, h.a).Devices[0]; !d.Attached || !d.EgressTree {
+				t.Errorf("after up --replace: attached %v, egress_tree %v (%q); want both", d.Attached, d.EgressTree, d.EgressTreeGone)
+			}
+			for _, args := range c.tamper {
+				tc(t, h.a, args)
+			}
+			h.mustQjump(t, h.a, "down", "--dev", "eth0")
+			if after := h.snapshot(t, h.a); after != before {
+				t.Errorf("down after the tree was gone left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}

@@ -14,13 +14,17 @@ type Status struct {
 
 // StatusDevice is one device of Status.
 type StatusDevice struct {
-	Device     string        `json:"device"`
-	UpAs       string        `json:"up_as"`
-	Attached   bool          `json:"attached"`
-	Attach     string        `json:"attach"`
-	Generation uint64        `json:"generation"`
-	EpochNs    int64         `json:"epoch_ns"`
-	Levels     []StatusLevel `json:"levels"`
+	Device     string `json:"device"`
+	UpAs       string `json:"up_as"`
+	Attached   bool   `json:"attached"`
+	Attach     string `json:"attach"`
+	EgressTree bool   `json:"egress_tree"`
+	// EgressTreeGone says what became of the egress tree when EgressTree is false.
+	EgressTreeGone string        `json:"egress_tree_gone"`
+	Warnings       []string      `json:"warnings"`
+	Generation     uint64        `json:"generation"`
+	EpochNs        int64         `json:"epoch_ns"`
+	Levels         []StatusLevel `json:"levels"`
 }
 
 // StatusLevel is one level of a StatusDevice.
