@@ -55,6 +55,7 @@ var (
 	droppedBytes   = prometheus.NewDesc("qjump_dropped_bytes_total", "Bytes dropped at the level, by reason.", ifaceReason, nil)
 
 	attachedDesc   = prometheus.NewDesc("qjump_attached", "1 while QJump's program is attached to the interface's egress.", []string{"interface"}, nil)
+	treeDesc       = prometheus.NewDesc("qjump_egress_tree", "1 while QJump's egress tree (strict priority by level under a root at R) is on the interface as up built it; 0 when it was deleted or replaced by hand.", []string{"interface"}, nil)
 	generationDesc = prometheus.NewDesc("qjump_config_generation", "Configuration generation of the interface: 1 after up, +1 per reload.", []string{"interface"}, nil)
 	infoDesc       = prometheus.NewDesc("qjump_config_info", "The configuration the interface runs: its hash (equal on every host of one cluster config) and mode.", []string{"interface", "hash", "mode"}, nil)
 	epochDesc      = prometheus.NewDesc("qjump_epoch_seconds", "Network epoch E = m·n·P·8/R + ε.", []string{"interface"}, nil)
@@ -79,7 +80,7 @@ func (c dataplaneCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, lc := range levelCounters {
 		ch <- lc.desc
 	}
-	for _, d := range []*prometheus.Desc{droppedPackets, droppedBytes, attachedDesc, generationDesc, infoDesc,
+	for _, d := range []*prometheus.Desc{droppedPackets, droppedBytes, attachedDesc, treeDesc, generationDesc, infoDesc,
 		epochDesc, budgetDesc, rateDesc, fanInDesc, readDesc} {
 		ch <- d
 	}
@@ -108,6 +109,11 @@ func collectDevice(ch chan<- prometheus.Metric, st dataplane.Status) {
 		attached = 1
 	}
 	gauge(attachedDesc, attached, dev)
+	tree := 1.0
+	if st.TreeGone != "" {
+		tree = 0
+	}
+	gauge(treeDesc, tree, dev)
 	gauge(generationDesc, float64(st.Generation), dev)
 	gauge(infoDesc, 1, dev, config.Hash(d), string(d.Mode))
 	gauge(epochDesc, d.Model.Epoch().Seconds(), dev)

@@ -62,6 +62,8 @@ func (a *Agent) readiness() error {
 			return fmt.Errorf("interface %s: %w", dev, wantErr)
 		case !st.Attached:
 			return fmt.Errorf("interface %s: qjump's hook is not attached", dev)
+		case st.TreeGone != "":
+			return fmt.Errorf("interface %s: qjump's egress tree is gone: %s", dev, st.TreeGone)
 		case !sameConfig(st.Config, want):
 			return fmt.Errorf("interface %s: runs another configuration (generation %d)", dev, st.Generation)
 		}

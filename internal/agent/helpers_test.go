@@ -202,6 +202,7 @@ func inNetns(ns string, f func() error) error {
 type deviceStatus struct {
 	Device     string `json:"device"`
 	Attached   bool   `json:"attached"`
+	EgressTree bool   `json:"egress_tree"`
 	Generation uint64 `json:"generation"`
 	Levels     []struct {
 		Level          int    `json:"level"`

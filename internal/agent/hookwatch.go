@@ -14,14 +14,17 @@ import (
 )
 
 // A hook removed by hand (a TCX link detached with bpftool, the cls_bpf filter or the clsact
-// qdisc deleted with tc) leaves its interface unlimited. The resync puts it back, but only every
-// DefaultResync; between resyncs the agent looks for itself.
+// qdisc deleted with tc) leaves its interface unlimited, and an egress tree deleted or replaced
+// by hand (tc qdisc del dev IF root) leaves its levels without strict priority and the cap at R.
+// The resync puts either back, but only every DefaultResync; between resyncs the agent looks for
+// itself.
 //
 // No event reports a TCX link detached, so the loop asks the dataplane whether each interface's
-// hook is attached every hookCheck: about 0.1 ms an interface (dataplane.Attached: its record and
-// hook, by bpf and netlink syscalls), against 0.5 ms for a full DeviceStatus. The removal of a tc
-// filter or qdisc is reported (RTM_DELTFILTER, RTM_DELQDISC, to RTNLGRP_TC), so in clsact mode the
-// hook is looked at as soon as one on an interface of ours goes, not up to a second later.
+// hook and egress tree are in place every hookCheck: 0.12-0.18 ms an interface
+// (dataplane.Present: its record, hook and tree, by bpf and netlink syscalls), against 0.4-0.6 ms
+// for a full DeviceStatus. The removal of a tc filter, qdisc or class is reported (RTM_DELTFILTER,
+// RTM_DELQDISC, RTM_DELTCLASS, to RTNLGRP_TC), so a clsact hook or the tree is looked at as soon as
+// a part of it on an interface of ours goes, not up to a second later.
 
 // hookCheck is how often the loop checks the hooks of the interfaces it runs QJump on.
 const hookCheck = time.Second
@@ -32,14 +35,14 @@ const (
 	foundByTCEvent = "tc event"
 )
 
-// checkHooks puts back the hook of every interface QJump runs on whose hook is gone.
+// checkHooks puts back the hook or egress tree of every interface QJump runs on where it is gone.
 func (a *Agent) checkHooks(foundBy string) {
 	for dev := range a.devices {
 		a.checkHook(dev, foundBy)
 	}
 }
 
-// checkHook puts back dev's hook if it is gone, by reconciling dev (counted in
+// checkHook puts back dev's hook or egress tree if either is gone, by reconciling dev (counted in
 // qjump_agent_interface_actions_total as its action, replaced or up). One it failed to put back
 // is left to the resync: trying every second would only log the same failure every second.
 func (a *Agent) checkHook(dev, foundBy string) {
@@ -47,16 +50,24 @@ func (a *Agent) checkHook(dev, foundBy string) {
 		return
 	}
 	pr, err := dataplane.Present(dev)
-	if pr.Attached || (err != nil && !errors.Is(err, dataplane.ErrNotUp)) {
-		return // attached, or not readable now (the resync says why, as it reconciles)
+	switch {
+	case err != nil && !errors.Is(err, dataplane.ErrNotUp):
+		return // not readable now (the resync says why, as it reconciles)
+	case err != nil || !pr.Attached:
+		a.log.Warn("qjump's hook is gone from the interface: putting it back", "interface", dev, "found_by", foundBy)
+	case pr.TreeGone != "":
+		a.log.Warn("qjump's egress tree is gone from the interface: putting it back", "interface", dev,
+			"found_by", foundBy, "tree", pr.TreeGone)
+	default:
+		return
 	}
-	a.log.Warn("qjump's hook is gone from the interface: putting it back", "interface", dev, "found_by", foundBy)
 	if !a.reconcile(dev) {
 		a.hookFailed[dev] = true
 	}
 }
 
-// onTC looks at the hook of the interface of ours that a tc event is about, if it is one of ours.
+// onTC looks at the hook and egress tree of the interface that a tc event is about, if it is one
+// of ours.
 func (a *Agent) onTC(ifindex int) {
 	for dev, index := range a.devices {
 		if index == ifindex {
@@ -65,7 +76,8 @@ func (a *Agent) onTC(ifindex int) {
 	}
 }
 
-// watchTC sends the index of each interface that lost a clsact qdisc or an egress filter. It is
+// watchTC sends the index of each interface that lost a clsact qdisc, an egress filter, its root
+// qdisc or a class of QJump's HTB. It is
 // an early word only: the periodic check finds whatever it misses, so the watch is not made again
 // when its subscription fails (it says so), and a full buffer (ENOBUFS) loses events, not the
 // watch.
@@ -87,7 +99,7 @@ func watchTC(ctx context.Context, out chan<- int, errs chan<- error) error {
 			}
 			if err != nil {
 				if ctx.Err() == nil {
-					report(errs, fmt.Errorf("tc events (a removed hook is found by the check every %s): %w", hookCheck, err))
+					report(errs, fmt.Errorf("tc events (a removed hook or tree is found by the check every %s): %w", hookCheck, err))
 				}
 				return
 			}
@@ -107,8 +119,11 @@ func watchTC(ctx context.Context, out chan<- int, errs chan<- error) error {
 	return nil
 }
 
-// hookRemoval says whether a tc message is a removal that can take a clsact hook with it, and the
-// index of its interface: a filter deleted on egress, or the clsact qdisc deleted.
+// hookRemoval says whether a tc message is a removal that can take a clsact hook or QJump's egress
+// tree with it, and the index of its interface: a filter deleted on egress, the clsact qdisc
+// deleted, the root qdisc deleted or replaced (the kernel reports the old root deleted), or a class
+// of QJump's HTB deleted. QJump's own up, reload and down send some of these too; the check then
+// finds everything in place, or the interface not up, as for a down by hand.
 func hookRemoval(typ uint16, data []byte) (ifindex int, ok bool) {
 	if len(data) < nl.SizeofTcMsg {
 		return 0, false
@@ -116,7 +131,8 @@ func hookRemoval(typ uint16, data []byte) (ifindex int, ok bool) {
 	tc := nl.DeserializeTcMsg(data)
 	switch {
 	case typ == unix.RTM_DELTFILTER && tc.Parent == netlink.HANDLE_MIN_EGRESS:
-	case typ == unix.RTM_DELQDISC && tc.Parent == netlink.HANDLE_CLSACT:
+	case typ == unix.RTM_DELQDISC && (tc.Parent == netlink.HANDLE_CLSACT || tc.Parent == netlink.HANDLE_ROOT):
+	case typ == unix.RTM_DELTCLASS && tc.Handle>>16 == dataplane.TreeMajor:
 	default:
 		return 0, false
 	}

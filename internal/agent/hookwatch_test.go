@@ -17,7 +17,11 @@ import (
 // TestAgentPutsBackARemovedHook: a hook removed by hand leaves the interface unlimited; the agent
 // puts it back within a couple of seconds, not at its 30 s resync as before. No event reports a
 // TCX link detached, which the agent's check every second finds; in clsact mode the removal of
-// the filter or of the qdisc is a tc event, which it acts on at once.
+// the filter or of the qdisc is a tc event, which it acts on at once. The egress tree deleted or
+// replaced by hand (the hook still attached) left the levels without strict priority and the cap
+// at R, and the agent did nothing: it now builds the tree again on the tc event (the check every
+// second, which the TCX case exercises, is the same check: TestTreeRemovalIsATCEvent holds the
+// events that reach it).
 func TestAgentPutsBackARemovedHook(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
@@ -25,11 +29,16 @@ func TestAgentPutsBackARemovedHook(t *testing.T) {
 		name    string
 		clsact  bool     // brought up by hand with --attach clsact, which the agent adopts
 		remove  []string // the tc command that removes the hook; none: detach the TCX link
+		tree    bool     // remove takes the egress tree, not the hook
 		foundBy string
 	}{
 		{name: "tcx link detached", foundBy: "periodic check"},
 		{name: "clsact filter deleted", clsact: true, remove: []string{"filter", "del", "dev", "eth0", "egress"}, foundBy: "tc event"},
 		{name: "clsact qdisc deleted", clsact: true, remove: []string{"qdisc", "del", "dev", "eth0", "clsact"}, foundBy: "tc event"},
+		{name: "egress tree deleted", remove: []string{"qdisc", "del", "dev", "eth0", "root"}, tree: true, foundBy: "tc event"},
+		{name: "egress tree replaced", clsact: true, remove: []string{"qdisc", "replace", "dev", "eth0", "root", "handle", "1:", "pfifo"},
+			tree: true, foundBy: "tc event"},
+		{name: "a level's class deleted", remove: []string{"class", "del", "dev", "eth0", "classid", "514a:17"}, tree: true, foundBy: "tc event"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,13 +63,19 @@ func TestAgentPutsBackARemovedHook(t *testing.T) {
 				detachTCX(t, filepath.Join(testutil.PinDir(t, pair.A), "eth0", "link"))
 			}
 			found := `msg="qjump's hook is gone from the interface: putting it back" interface=eth0 found_by="` + tc.foundBy + `"`
+			if tc.tree {
+				found = `msg="qjump's egress tree is gone from the interface: putting it back" interface=eth0 found_by="` + tc.foundBy + `" tree=`
+			}
 			testutil.WaitFor(t, 3*time.Second, "the agent putting the hook back ("+tc.foundBy+")", func() bool {
 				data, _ := os.ReadFile(a.log)
 				code, _, _ := a.get("/readyz") // reads the dataplane: attached, and the file's configuration
 				return strings.Contains(string(data), found) && code == http.StatusOK
 			})
-			if st := status(t, bin, pair.A, "eth0"); !st.Attached {
-				t.Errorf("after the agent put it back: %+v, want attached", st)
+			if st := status(t, bin, pair.A, "eth0"); !st.Attached || !st.EgressTree {
+				t.Errorf("after the agent put it back: %+v, want attached with its egress tree", st)
+			}
+			if tree, _ := a.metric(`qjump_egress_tree{interface="eth0"}`); tree != 1 {
+				t.Errorf("qjump_egress_tree %v after the put-back, want 1", tree)
 			}
 			up, _ := a.metric(`qjump_agent_interface_actions_total{action="up"}`)
 			replaced, _ := a.metric(`qjump_agent_interface_actions_total{action="replaced"}`)

@@ -36,6 +36,10 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 		// Pins of an interface that was deleted (and perhaps re-created under the same name):
 		// nothing on the wire to keep, start over.
 		return Replaced, upReplacing(dev, want)
+	case st.TreeGone != "":
+		// The egress tree deleted or replaced by hand: a reload would meet classes that are not
+		// there. Up --replace gives back the tree up found and builds QJump's whole again.
+		return Replaced, upReplacing(dev, want)
 	case sameConfig(st.Config, want):
 		return Adopted, nil
 	case st.Config.Mode != want.Mode:

@@ -46,9 +46,10 @@ naming the interfaces (names or patterns such as eth*), the listen address and c
     qjump_agent_config_errors_total, and the running configuration stays.
   - It follows netlink link events: an interface that appears or comes back gets QJump at once,
     one that disappears has its pins removed.
-  - It checks every second that QJump's hook is still on each of its interfaces (no event reports
-    a TCX link detached; a deleted clsact filter or qdisc it hears of at once) and puts back one
-    removed by hand: logged ("qjump's hook is gone"), counted as the interface's action.
+  - It checks every second that QJump's hook and egress tree are still on each of its interfaces
+    (no event reports a TCX link detached; a deleted clsact filter or qdisc, root qdisc or class
+    of QJump's tree it hears of at once) and puts back one removed by hand: logged ("qjump's hook
+    is gone", "qjump's egress tree is gone"), counted as the interface's action.
   - It keeps the file's cgroups, and with --watch-pods the pods of this node annotated
     qjump.io/level (and qjump.io/max-level), on their levels; a ceiling holds for every cgroup
     below the one it is given to.
