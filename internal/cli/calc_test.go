@@ -84,7 +84,7 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 		want []string
 	}{
 		{"an epoch that overflows", []string{"calc", "--hosts", "100000000", "--rate", "1"},
-			[]string{"--rate", `"1b/s"`, "longer than 2400h0m0s (100 days)", "need at least 284.9kb/s"}},
+			[]string{"--rate", `"1b/s"`, "longer than 2400h (100 days)", "need at least 284.9kb/s"}},
 		{"a target rate above R", append(base, "--target-rate", "5=20G"),
 			[]string{"--target-rate", `"5=20Gb/s"`, "need at most R = 10Gb/s"}},
 		{"a target below one frame per epoch", append(base, "--target-rate", "5=1b"),

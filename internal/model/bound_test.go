@@ -195,7 +195,7 @@ func TestWarnings(t *testing.T) {
 // (a rate meant as 1 Gb/s) have 24.6 s. The paper's fabric and an epoch of exactly LongEpoch are not.
 func TestLongEpochWarning(t *testing.T) {
 	slow := Config{Hosts: 1000, Rate: 1e6, Packet: DefaultPacket, Mesochronous: 2, Factors: DefaultFactors()}
-	want := "network epoch 24.608s is over 1s: a level at factor 1 sends one P=1538B per epoch (500b/s) " +
+	want := "network epoch 24.61s is over 1s: a level at factor 1 sends one P=1538B per epoch (500b/s) " +
 		"and waits up to an epoch or two; check R=1Mb/s (bits per second) and n=1000"
 	if w := slow.Warnings(); len(w) != 1 || w[0] != want {
 		t.Errorf("warnings %q, want one: %q", w, want)
@@ -279,7 +279,7 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 
 	overflow := base
 	overflow.Hosts, overflow.Rate = 100000000, 1
-	wantAllowed(t, overflow.Validate(), "longer than 2400h0m0s (100 days): need at least 284.9kb/s for n=100000000, P=1538B, m=2")
+	wantAllowed(t, overflow.Validate(), "would be 683600000h, longer than 2400h (100 days): need at least 284.9kb/s for n=100000000, P=1538B, m=2")
 	overflow.Rate = 284.9e3
 	if err := overflow.Validate(); err != nil {
 		t.Errorf("the rate the message gives is refused: %v", err)

@@ -124,5 +124,5 @@ func (c Config) longEpochWarning() string {
 	}
 	return fmt.Sprintf("network epoch %s is over %s: a level at factor 1 sends one P=%s per epoch (%s) "+
 		"and waits up to an epoch or two; check R=%s (bits per second) and n=%d",
-		FormatDuration(e), FormatDuration(LongEpoch), c.Packet, c.BudgetRate(Limited(1)), c.Rate, c.Hosts)
+		durationAbove(e.Seconds()), DurationText(LongEpoch), c.Packet, c.BudgetRate(Limited(1)), c.Rate, c.Hosts)
 }

@@ -46,8 +46,8 @@ func (c Config) validateEpoch() error {
 	inputs := fmt.Sprintf("n=%d, P=%s, m=%d", c.Hosts, c.Packet, c.Mesochronous)
 	if !(ns <= float64(MaxEpoch)) || math.IsInf(bits, 0) {
 		return fieldError("rate", c.Rate.String(), fmt.Sprintf(
-			"the epoch m·n·P·8/R would be %.4gs, longer than %s (%s): need at least %s for %s",
-			ns/1e9, FormatDuration(MaxEpoch), "100 days", ceilRate(bits*1e9/float64(MaxEpoch)), inputs))
+			"the epoch m·n·P·8/R would be %s, longer than %s (%s): need at least %s for %s",
+			durationAbove(ns/1e9), DurationText(MaxEpoch), "100 days", ceilRate(bits*1e9/float64(MaxEpoch)), inputs))
 	}
 	if c.EpochPicoseconds() < 1 && c.Epsilon == 0 {
 		return fieldError("rate", c.Rate.String(), fmt.Sprintf(
@@ -56,7 +56,7 @@ func (c Config) validateEpoch() error {
 	if c.Epsilon > MaxEpoch-time.Duration(math.Ceil(ns)) {
 		return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
 			"the epoch m·n·P·8/R + ε would be longer than %s: need ε at most %s",
-			FormatDuration(MaxEpoch), FormatDuration(MaxEpoch-time.Duration(math.Ceil(ns)))))
+			DurationText(MaxEpoch), DurationAtMost(MaxEpoch-time.Duration(math.Ceil(ns)))))
 	}
 	return nil
 }
@@ -143,7 +143,7 @@ func (c Config) validateFanIn(l Level) error {
 	if fi.Delay == 0 || fi.Delay > MaxEpoch {
 		return fieldError("factors", value, fmt.Sprintf(
 			"level %d's worst-case fan-in delay n·b·P·8·Σf/R + ε would be longer than %s (100 days): "+
-				"need smaller factors at or above level %d, or a faster R than %s", l, FormatDuration(MaxEpoch), l, c.Rate))
+				"need smaller factors at or above level %d, or a faster R than %s", l, DurationText(MaxEpoch), l, c.Rate))
 	}
 	return nil
 }
@@ -173,7 +173,7 @@ func (c Config) CheckTargetRates(rates map[Level]Rate) error {
 		if b, _ := c.Budget(Limited(c.FactorForRate(t))); b < MinWireFrame {
 			return fieldError("target-rate", value, fmt.Sprintf(
 				"its budget would be %s per epoch E = %s, less than one minimum frame on the wire (%s): "+
-					"need at least %s", b, FormatDuration(c.Epoch()), MinWireFrame, c.MinTargetRate()))
+					"need at least %s", b, DurationText(c.Epoch()), MinWireFrame, c.MinTargetRate()))
 		}
 		if err := c.checkShapedTarget(t, value); err != nil {
 			return err
@@ -198,7 +198,7 @@ func (c Config) checkShapedTarget(t Rate, value string) error {
 	return fieldError("target-rate", value, fmt.Sprintf(
 		"in shape mode its bucket, (m−1)·f·P, would be %s, more than a TBF holds (%s): "+
 			"need at most %s with E = %s and m=%d, or mode police",
-		have, holds, most, FormatDuration(c.Epoch()), c.Mesochronous))
+		have, holds, most, DurationText(c.Epoch()), c.Mesochronous))
 }
 
 // MinTargetRate is the smallest rate, to four significant digits, whose budget carries one
@@ -220,11 +220,11 @@ func ceilRate(r float64) Rate { return Rate(ceilSig(r)) }
 
 // ceilSig rounds v > 0 up to four significant digits. The nudge keeps a figure that is
 // already four digits but for float noise where it is: 23.340000000001 is 23.34, not 23.35.
-func ceilSig(v float64) float64 { return roundSig(v, math.Ceil, 1-1e-12) }
+func ceilSig(v float64) float64 { return roundSig(v, roundUp.round, roundUp.nudge) }
 
 // floorSig rounds v > 0 down to four significant digits, so that a largest value an error
 // message gives is allowed: 23.349999999999 is 23.35, not 23.34.
-func floorSig(v float64) float64 { return roundSig(v, math.Floor, 1+1e-12) }
+func floorSig(v float64) float64 { return roundSig(v, roundDown.round, roundDown.nudge) }
 
 // roundSig rounds v·nudge to four significant digits with round. A power of ten is exact only
 // with a non-negative exponent, so the scale is applied by division or multiplication as needed.

@@ -220,9 +220,65 @@ func DurationPicoseconds(s string) (*big.Rat, bool) {
 }
 
 // FormatDuration prints a duration the way ParseDuration reads it: "28.8µs", "1.0368ms", "0s".
+// It is exact, for what is written to be read again (a file, JSON); a message prints DurationText.
 func FormatDuration(d time.Duration) string {
 	return d.String()
 }
+
+// DurationText prints d for a person to read: four significant digits in one unit, the largest of
+// ns, µs, ms, s and h that leaves at least 1 ("29.53µs", "24.61s", "2400h"), rounded to the
+// nearest. It is not read back: FormatDuration is exact ("1h22m1.6s", "2400h0m0.00002953s").
+func DurationText(d time.Duration) string { return secondsText(d.Seconds(), roundNearest) }
+
+// DurationAtMost is DurationText rounded down, for the largest value a message allows: what the
+// message says is allowed is ("need ε at most 2399h", not 2400h).
+func DurationAtMost(d time.Duration) string { return secondsText(d.Seconds(), roundDown) }
+
+// durationAbove is DurationText rounded up, for a value a message says is over a limit: one just
+// over reads over it, not equal to it.
+func durationAbove(s float64) string { return secondsText(s, roundUp) }
+
+// messageUnits are DurationText's units, largest first, each with the value at which the next
+// larger one takes over.
+var messageUnits = []struct {
+	name    string
+	seconds float64
+	upTo    float64 // in this unit
+}{{"h", 3600, math.Inf(1)}, {"s", 1, 3600}, {"ms", 1e-3, 1000}, {"µs", 1e-6, 1000}, {"ns", 1e-9, 1000}}
+
+// secondsText prints s seconds in the largest of messageUnits that leaves at least 1, rounded to
+// four significant digits by r; s may be beyond time.Duration (an epoch a message refuses).
+func secondsText(s float64, r sigRounding) string {
+	if !(s > 0) || math.IsInf(s, 0) {
+		return "0s"
+	}
+	i := len(messageUnits) - 1
+	for j, u := range messageUnits {
+		if s >= u.seconds {
+			i = j
+			break
+		}
+	}
+	v := roundSig(s/messageUnits[i].seconds, r.round, r.nudge)
+	if i > 0 && v >= messageUnits[i].upTo { // rounded up to the next unit: 999.96µs is 1ms
+		i--
+		v = roundSig(s/messageUnits[i].seconds, r.round, r.nudge)
+	}
+	return formatSig(v) + messageUnits[i].name
+}
+
+// sigRounding is a way to round to four significant digits: to the nearest, or up or down with
+// a nudge that keeps a figure already four digits but for float noise where it is (ceilSig).
+type sigRounding struct {
+	round func(float64) float64
+	nudge float64
+}
+
+var (
+	roundNearest = sigRounding{math.Round, 1}
+	roundUp      = sigRounding{math.Ceil, 1 - 1e-12}
+	roundDown    = sigRounding{math.Floor, 1 + 1e-12}
+)
 
 // formatSig prints v with at most four significant digits and no trailing zeros.
 func formatSig(v float64) string {

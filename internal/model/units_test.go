@@ -112,6 +112,37 @@ func TestParseFactors(t *testing.T) {
 	}
 }
 
+// A message prints a duration in one unit with four significant digits, not in Go's format
+// ("1h22m1.6s", "2400h0m0.00002953s"); what it says is at most is rounded down, and a value it
+// says is over a limit rounded up.
+func TestDurationText(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{DurationText(0), "0s"},
+		{DurationText(84 * time.Nanosecond), "84ns"},
+		{DurationText(999 * time.Nanosecond), "999ns"},
+		{DurationText(29530 * time.Nanosecond), "29.53µs"},
+		{DurationText(999960 * time.Nanosecond), "1ms"}, // rounded into the next unit
+		{DurationText(1036800 * time.Nanosecond), "1.037ms"},
+		{DurationText(24608 * time.Millisecond), "24.61s"},
+		{DurationText(time.Second), "1s"},
+		{DurationText(3599 * time.Second), "3599s"},
+		{DurationText(4921600 * time.Millisecond), "1.367h"},
+		{DurationText(MaxEpoch), "2400h"},
+		{DurationText(MaxEpoch + 29530), "2400h"},
+		{DurationAtMost(1036800 * time.Nanosecond), "1.036ms"},
+		{DurationAtMost(MaxEpoch - 98432*time.Millisecond), "2399h"},
+		{DurationAtMost(MaxEpoch), "2400h"},
+		{DurationAtMost(7199 * time.Second), "1.999h"},
+		{durationAbove(MaxEpoch.Seconds() + 1), "2401h"},
+		{durationAbove(1.23e18), "341700000000000h"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
 // The fuzz targets check that the parsers never panic, and that what the formatters print reads
 // back as (nearly) the same value: "print them back the same way".
 
