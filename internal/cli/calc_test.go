@@ -75,6 +75,17 @@ func TestCalcDefaultPacket(t *testing.T) {
 	}
 }
 
+// Values refused together are named where each came from: the flags as flags, the --config
+// file's as its keys in a message that names the file.
+func TestCalcNamesTogetherWhereEachCameFrom(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantUsageError(t, []string{"calc", "--config", file, "--mesochronous", "1000000000000"},
+		file+`: invalid --mesochronous "1000000000000", hosts "12", rate "10Gb/s" and packet "1538B" (the default) together: they make the epoch`)
+}
+
 // What cannot work exits 2 and names the field: the three commands of issue 8 first.
 func TestCalcRefusesWhatCannotWork(t *testing.T) {
 	base := []string{"calc", "--hosts", "12", "--rate", "10G"}
@@ -84,7 +95,14 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 		want []string
 	}{
 		{"an epoch that overflows", []string{"calc", "--hosts", "100000000", "--rate", "1"},
-			[]string{"--rate", `"1b/s"`, "longer than 2400h (100 days)", "need at least 284.9kb/s"}},
+			[]string{`invalid --hosts "100000000", --rate "1b/s", --mesochronous "2" (the default) and --packet "1538B" (the default) together`,
+				"longer than 2400h (100 days)", "need fewer hosts (at most 351)", "a faster R (at least 284.9kb/s)"}},
+		{"an epoch too long for a typo in --hosts", []string{"calc", "--hosts", "10000000000000", "--rate", "10G"},
+			[]string{`invalid --hosts "10000000000000", --rate "10Gb/s", --mesochronous "2" (the default)`, "together: they make the epoch m·n·P·8/R 6836h",
+				"need fewer hosts (at most 3511053315994), a smaller m or P (at most 540B), or a faster R (at least 28.49Gb/s)"}},
+		{"an epoch too long for a typo in --mesochronous", append(base, "--mesochronous", "1000000000000"),
+			[]string{`invalid --hosts "12", --mesochronous "1000000000000", --rate "10Gb/s" and --packet "1538B" (the default) together`,
+				"need fewer hosts (at most 7), a smaller m (at most 585175552665) or P (at most 900B), or a faster R (at least 17.09Gb/s)"}},
 		{"a target rate above R", append(base, "--target-rate", "5=20G"),
 			[]string{"--target-rate", `"5=20Gb/s"`, "need at most R = 10Gb/s"}},
 		{"a target below one frame per epoch", append(base, "--target-rate", "5=1b"),

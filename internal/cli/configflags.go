@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,6 +32,8 @@ type configFlags struct {
 	base string
 	// fileWarnings are the --config file's warnings (config.File.Warnings), read by fileOrDefault.
 	fileWarnings []string
+	// file is the --config file as read (load), which says which keys it gives.
+	file config.File
 }
 
 // unitWarnings are the rates the --config file and the flags gave without a unit: read as bits
@@ -57,11 +60,16 @@ func (c *configFlags) fileOrDefault() (config.Dataplane, error) {
 	if c.configFile == "" {
 		return config.Default(), nil
 	}
-	d, w, err := config.LoadWarned(c.configFile)
+	return c.load()
+}
+
+// load reads the --config file, keeping it and its warnings.
+func (c *configFlags) load() (config.Dataplane, error) {
+	f, d, w, err := config.LoadFile(c.configFile)
 	if err != nil {
 		return d, configFileError(c.configFile, err)
 	}
-	c.fileWarnings = w
+	c.file, c.fileWarnings = f, w
 	return d, nil
 }
 
@@ -138,10 +146,61 @@ func (c *configFlags) blame(err error) error {
 		return usageErrorf("level %d keeps its target rate %s from the running configuration, which the new model "+
 			"cannot give: %s; give the level a new --target-rate %d=RATE, or give --factors", l, v, fe.Allowed, l)
 	}
+	if errors.As(err, &fe) && len(fe.Together) > 0 {
+		return c.blameTogether(fe)
+	}
 	if c.configFile == "" || !errors.As(err, &fe) || c.flagGave(fe) {
 		return asFlagError(err)
 	}
 	return configError(fmt.Errorf("%s: %w", c.configFile, config.FileKey(fe)))
+}
+
+// blameTogether names each of the values fe refuses together where it came from: a flag the user
+// gave as the flag, a key of the --config file as the key, in a message that names the file,
+// and the rest by the flag (or the key, in the file's message) with where their value came from.
+// What the user gave comes first.
+func (c *configFlags) blameTogether(fe *model.FieldError) error {
+	const (
+		flag = iota
+		file
+		other
+	)
+	source := func(in model.Input) int {
+		switch {
+		case c.changed(in.Field):
+			return flag
+		case c.configFile != "" && c.file.Gives(in.Field):
+			return file
+		}
+		return other
+	}
+	inFile := slices.ContainsFunc(fe.Inputs(), func(in model.Input) bool { return source(in) == file })
+	from := c.base
+	if from == "" || c.configFile != "" {
+		from = "the default"
+	}
+	byFrom := *fe
+	byFrom.Together = fe.Inputs()
+	slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return cmp.Compare(source(a), source(b)) })
+	named := byFrom.Rename(func(in model.Input) model.Input {
+		switch s := source(in); {
+		case s == flag || s == other && !inFile:
+			if s == other {
+				in.From = from
+			}
+			in.Field = "--" + in.Field
+		default:
+			if s == other {
+				in.From = from
+			}
+			in = config.KeyOf(in)
+		}
+		return in
+	})
+	if inFile {
+		return configError(fmt.Errorf("%s: %w", c.configFile, named))
+	}
+	return &UsageError{Err: named}
 }
 
 // flagGave says whether the field fe refuses was given by a flag; for a target rate, whether

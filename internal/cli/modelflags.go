@@ -107,6 +107,12 @@ func checkTargetRates(rates map[model.Level]model.Rate, factors model.Factors, f
 // asFlagError rewrites a model field error to name the flag the user typed.
 func asFlagError(err error) error {
 	var fe *model.FieldError
+	if errors.As(err, &fe) && len(fe.Together) > 0 {
+		return &UsageError{Err: fe.Rename(func(in model.Input) model.Input {
+			in.Field = "--" + in.Field
+			return in
+		})}
+	}
 	if errors.As(err, &fe) {
 		return usageErrorf("invalid --%s %q: %s", fe.Field, fe.Value, fe.Allowed)
 	}

@@ -123,8 +123,8 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Da
 	var err error
 	switch {
 	case o.configFile != "":
-		if d, o.fileWarnings, err = config.LoadWarned(o.configFile); err != nil {
-			return d, configFileError(o.configFile, err)
+		if d, err = o.load(); err != nil {
+			return d, err
 		}
 	case !o.changes:
 		return d, usageErrorf("nothing to reload: give --config FILE, or the flags to change (see qjump reload --help)")

@@ -48,15 +48,33 @@ func Load(path string) (Dataplane, error) {
 
 // LoadWarned is Load with the file's warnings (Warnings), each naming the file.
 func LoadWarned(path string) (Dataplane, []string, error) {
+	_, d, w, err := LoadFile(path)
+	return d, w, err
+}
+
+// LoadFile is LoadWarned with the file as read, which says which keys it gives (Gives).
+func LoadFile(path string) (File, Dataplane, []string, error) {
 	f, err := Read(path)
 	if err != nil {
-		return Dataplane{}, nil, err
+		return f, Dataplane{}, nil, err
 	}
 	d := Default()
 	if err := f.Apply(&d); err != nil {
-		return d, nil, fmt.Errorf("%s: %w", path, err)
+		return f, d, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return d, f.Warnings(path), nil
+	return f, d, f.Warnings(path), nil
+}
+
+// Gives says whether the file gives the field a *model.FieldError names in the flags' spelling
+// (hosts, target-rate): a value validation refuses came from the file, or from elsewhere.
+func (f File) Gives(field string) bool {
+	given := map[string]bool{
+		"hosts": f.Hosts != nil, "rate": f.Rate != nil, "packet": f.Packet != nil, "epsilon": f.Epsilon != nil,
+		"mesochronous": f.Mesochronous != nil, "factors": f.Factors != nil, "target-rate": f.TargetRate != nil,
+		"mode": f.Mode != nil, "mark": f.Mark != nil, "autoclass": f.Autoclass != nil, "vlan-id": f.VLANID != nil,
+		"default-level": f.DefaultLevel != nil,
+	}
+	return given[field]
 }
 
 // Warnings lists what the file gives that is valid but probably not what its writer meant: a rate
@@ -169,7 +187,31 @@ func (f File) Apply(d *Dataplane) error {
 	if f.Rate == nil && v.Model.Rate == 0 {
 		v.Model.Rate = 1
 	}
-	return FileKey(v.Validate())
+	return f.named(v.Validate())
+}
+
+// named is FileKey for what Apply refuses. Of values refused together, those the file does not
+// give are said to be the default's, after those it gives.
+func (f File) named(err error) error {
+	var fe *model.FieldError
+	if !errors.As(err, &fe) || len(fe.Together) == 0 {
+		return FileKey(err)
+	}
+	given := func(in model.Input) int {
+		if f.Gives(in.Field) {
+			return 0
+		}
+		return 1
+	}
+	byFrom := *fe
+	byFrom.Together = fe.Inputs()
+	slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return given(a) - given(b) })
+	return byFrom.Rename(func(in model.Input) model.Input {
+		if given(in) == 1 {
+			in.From = "the default"
+		}
+		return KeyOf(in)
+	})
 }
 
 func (f File) applyModel(m *model.Config) error {

@@ -89,7 +89,7 @@ func TestBadValues(t *testing.T) {
 		{"packet: 83B\n", "packet"},
 		{"packet: lots\n", "packet"},
 		{"factors: {7: 0.05}\n", "factors[7]"},
-		{"hosts: 100000000\nrate: 1\n", "rate"},
+		{"hosts: 100000000\nrate: 1\n", "hosts"},
 		{"epsilon: -1s\n", "epsilon"},
 		{"factors: {8: 1}\n", "factors"},
 		{"factors: {3: 0}\n", "factors[3]"},
@@ -226,6 +226,29 @@ func TestFileKey(t *testing.T) {
 	}
 	if other := errors.New("disk on fire"); FileKey(other) != other || FileKey(nil) != nil {
 		t.Error("FileKey changed an error that names no field")
+	}
+}
+
+// Values a file gives that only together are out of range are each named as the file writes
+// them, those it leaves to the default said to be the default's: an epoch too long named rate
+// alone ("invalid rate"), whatever made it.
+func TestTogetherNamesEveryKey(t *testing.T) {
+	f, err := Parse("t", []byte("hosts: 10000000000000\nrate: 10G\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Default()
+	err = f.Apply(&d)
+	want := `invalid hosts "10000000000000", rate "10Gb/s", mesochronous "2" (the default) and packet "1538B" (the default) together: ` +
+		`they make the epoch m·n·P·8/R 6836h, longer than 2400h (100 days)`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want it to start %s", err, want)
+	}
+	// FileKey renames every field of such an error, as it does one.
+	err = FileKey(&model.FieldError{Field: "vlan-id", Value: "1", Allowed: "x",
+		Together: []model.Input{{Field: "vlan-id", Value: "1"}, {Field: "target-rate", Value: "5=1G", From: "the default"}}})
+	if want := `invalid vlan_id "1" and target_rate[5] "1G" (the default) together: x`; err.Error() != want {
+		t.Errorf("FileKey: %v, want %s", err, want)
 	}
 }
 

@@ -19,28 +19,37 @@ var keyOfFlag = map[string]string{
 // FileKey rewrites a *model.FieldError that names a field the way the flags do (validation
 // shares one vocabulary with the flags) to name it the way a configuration file does, so that
 // a value the file gave is named as it is written there: `vlan-id` becomes `vlan_id`, and a
-// per-level value `factors "7=2"` becomes `factors[7] "2"`. Any other error is returned as it is.
+// per-level value `factors "7=2"` becomes `factors[7] "2"`; every field of one that names several
+// (model.FieldError.Together). Any other error is returned as it is.
 func FileKey(err error) error {
 	var fe *model.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	out := *fe
-	if key, ok := keyOfFlag[out.Field]; ok {
-		out.Field = key
+	return fe.Rename(KeyOf)
+}
+
+// KeyOf names one field of a *model.FieldError the way a configuration file does (FileKey).
+func KeyOf(in model.Input) model.Input {
+	if key, ok := keyOfFlag[in.Field]; ok {
+		in.Field = key
 	}
-	if out.Field == "factors" || out.Field == "target_rate" {
-		if l, v, ok := LevelValue(fe); ok {
-			out.Field, out.Value = fmt.Sprintf("%s[%d]", out.Field, l), v
+	if in.Field == "factors" || in.Field == "target_rate" {
+		if l, v, ok := levelValue(in.Value); ok {
+			in.Field, in.Value = fmt.Sprintf("%s[%d]", in.Field, l), v
 		}
 	}
-	return &out
+	return in
 }
 
 // LevelValue splits the value of a per-level field error, "L=V" as validation writes a factor or
 // a target rate, into the level and the value; ok is false for any other value.
 func LevelValue(fe *model.FieldError) (l model.Level, value string, ok bool) {
-	before, value, ok := strings.Cut(fe.Value, "=")
+	return levelValue(fe.Value)
+}
+
+func levelValue(s string) (l model.Level, value string, ok bool) {
+	before, value, ok := strings.Cut(s, "=")
 	n, err := strconv.Atoi(before)
 	if !ok || err != nil {
 		return 0, "", false

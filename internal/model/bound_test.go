@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -110,7 +111,7 @@ func TestValidate(t *testing.T) {
 		{"packet of 64B: a minimum frame without its line overhead", func(c *Config) { c.Packet = 64 }, "packet"},
 		{"packet one byte short of a minimum frame on the wire", func(c *Config) { c.Packet = 83 }, "packet"},
 		{"infinite rate", func(c *Config) { c.Rate = Rate(math.Inf(1)) }, "rate"},
-		{"an epoch longer than the clocks hold", func(c *Config) { c.Hosts, c.Rate = 100000000, 1 }, "rate"},
+		{"an epoch longer than the clocks hold", func(c *Config) { c.Hosts, c.Rate = 100000000, 1 }, "hosts"},
 		{"an epoch that rounds to nothing", func(c *Config) { c.Hosts, c.Rate = 1, 1e30 }, "rate"},
 		{"epsilon that overflows the epoch", func(c *Config) { c.Epsilon = math.MaxInt64 }, "epsilon"},
 		{"infinite factor", func(c *Config) { c.Factors = Factors{7: Limited(math.Inf(1))} }, "factors"},
@@ -277,15 +278,47 @@ func TestCarrier(t *testing.T) {
 func TestValidateSaysWhatWorks(t *testing.T) {
 	base := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2}
 
+	// An epoch too long is n, m, P and R together: all four are named, with which way to move
+	// each (it blamed R alone, "invalid rate \"1b/s\"", for a typo in --hosts).
 	overflow := base
 	overflow.Hosts, overflow.Rate = 100000000, 1
-	wantAllowed(t, overflow.Validate(), "would be 683600000h, longer than 2400h (100 days): need at least 284.9kb/s for n=100000000, P=1538B, m=2")
-	overflow.Rate = 284.9e3
-	if err := overflow.Validate(); err != nil {
-		t.Errorf("the rate the message gives is refused: %v", err)
+	wantAllowed(t, overflow.Validate(), "they make the epoch m·n·P·8/R 683600000h, longer than 2400h (100 days): "+
+		"need fewer hosts (at most 351), a smaller m or P, or a faster R (at least 284.9kb/s), each with the others as they are")
+	fe := overflow.Validate().(*FieldError)
+	want := []Input{{Field: "hosts", Value: "100000000"}, {Field: "mesochronous", Value: "2"},
+		{Field: "packet", Value: "1538B"}, {Field: "rate", Value: "1b/s"}}
+	if !reflect.DeepEqual(fe.Together, want) || fe.Field != "hosts" || fe.Value != "100000000" {
+		t.Errorf("names %s %q and %+v, want hosts first of %+v", fe.Field, fe.Value, fe.Together, want)
 	}
-	if e := overflow.Epoch(); e <= 0 || e > MaxEpoch {
-		t.Errorf("epoch %v out of (0, MaxEpoch]", e)
+	if got, prefix := fe.Error(), `invalid hosts "100000000", mesochronous "2", packet "1538B" and rate "1b/s" together: they make`; !strings.HasPrefix(got, prefix) {
+		t.Errorf("%q, want it to start %q", got, prefix)
+	}
+	absurdM := base
+	absurdM.Mesochronous = 1000000000000
+	wantAllowed(t, absurdM.Validate(), "need fewer hosts (at most 7), a smaller m (at most 585175552665) or P (at most 900B), "+
+		"or a faster R (at least 17.09Gb/s)")
+	// Each move the messages give works with the others as they were.
+	for name, edit := range map[string]func(c *Config){
+		"hosts": func(c *Config) { c.Hosts = 351 }, "rate": func(c *Config) { c.Rate = 284.9e3 },
+	} {
+		c := overflow
+		edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("the %s the message gives is refused: %v", name, err)
+		}
+		if e := c.Epoch(); e <= 0 || e > MaxEpoch {
+			t.Errorf("%s: epoch %v out of (0, MaxEpoch]", name, e)
+		}
+	}
+	for name, edit := range map[string]func(c *Config){
+		"hosts": func(c *Config) { c.Hosts = 7 }, "m": func(c *Config) { c.Mesochronous = 585175552665 },
+		"P": func(c *Config) { c.Packet = 900 }, "rate": func(c *Config) { c.Rate = 17.09e9 },
+	} {
+		c := absurdM
+		edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("the %s the message gives is refused: %v", name, err)
+		}
 	}
 
 	small := base

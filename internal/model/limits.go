@@ -38,16 +38,14 @@ func (c Config) epochBits() float64 {
 }
 
 // validateEpoch refuses an epoch the clocks cannot hold, or one so short it rounds to nothing
-// (every rate would divide by zero). It names R, the input that usually puts it out of range,
-// with the range of R that works for the other inputs.
+// (every rate would divide by zero). A long epoch is n, m, P and R together (epochTooLong); one
+// that rounds to nothing takes an R beyond any link's whatever the others are, so R is named.
 func (c Config) validateEpoch() error {
 	bits := c.epochBits()
 	ns := bits * 1e9 / float64(c.Rate)
 	inputs := fmt.Sprintf("n=%d, P=%s, m=%d", c.Hosts, c.Packet, c.Mesochronous)
 	if !(ns <= float64(MaxEpoch)) || math.IsInf(bits, 0) {
-		return fieldError("rate", c.Rate.String(), fmt.Sprintf(
-			"the epoch m·n·P·8/R would be %s, longer than %s (%s): need at least %s for %s",
-			durationAbove(ns/1e9), DurationText(MaxEpoch), "100 days", ceilRate(bits*1e9/float64(MaxEpoch)), inputs))
+		return c.epochTooLong(ns / 1e9)
 	}
 	if c.EpochPicoseconds() < 1 && c.Epsilon == 0 {
 		return fieldError("rate", c.Rate.String(), fmt.Sprintf(
@@ -59,6 +57,40 @@ func (c Config) validateEpoch() error {
 			DurationText(MaxEpoch), DurationAtMost(MaxEpoch-time.Duration(math.Ceil(ns)))))
 	}
 	return nil
+}
+
+// epochTooLong refuses an epoch of s seconds, longer than MaxEpoch, naming the four inputs that
+// make it, each with the way to move it and how far with the others as they are.
+func (c Config) epochTooLong(s float64) error {
+	limit := MaxEpoch.Seconds() * float64(c.Rate) / 8 // the bytes m·n·P may come to
+	m, n, p := float64(c.Mesochronous), float64(c.Hosts), float64(c.Packet)
+	hosts, meso, packet := "fewer hosts", "a smaller m", "P"
+	if most := math.Floor(limit / (m * p)); most >= 1 {
+		hosts += fmt.Sprintf(" (at most %.0f)", most)
+	}
+	if most := math.Floor(limit / (n * p)); most >= 1 {
+		meso += fmt.Sprintf(" (at most %.0f)", most)
+	}
+	if most := math.Floor(limit / (m * n)); most >= float64(MinPacket) {
+		packet += fmt.Sprintf(" (at most %s)", floorBytes(most))
+	}
+	return fieldsError(fmt.Sprintf(
+		"they make the epoch m·n·P·8/R %s, longer than %s (100 days): need %s, %s or %s, or a faster R "+
+			"(at least %s), each with the others as they are",
+		durationAbove(s), DurationText(MaxEpoch), hosts, meso, packet, ceilRate(c.epochBits()/MaxEpoch.Seconds())),
+		Input{Field: "hosts", Value: strconv.Itoa(c.Hosts)},
+		Input{Field: "mesochronous", Value: strconv.Itoa(c.Mesochronous)},
+		Input{Field: "packet", Value: c.Packet.String()},
+		Input{Field: "rate", Value: c.Rate.String()})
+}
+
+// floorBytes is b rounded down to what Bytes prints, so that a largest size a message gives is
+// allowed.
+func floorBytes(b float64) Bytes {
+	if b < 100_000 {
+		return Bytes(b)
+	}
+	return Bytes(floorSig(b))
 }
 
 // validateFactor refuses a level out of range, a factor that is not a positive number, and a
