@@ -82,8 +82,19 @@ func TestCalcNamesTogetherWhereEachCameFrom(t *testing.T) {
 	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A file's value is quoted as the file writes it, a flag's as typed.
+	if err := os.WriteFile(file+"2", []byte("hosts: 4\nrate: 10G\nfactors: {7: 1.50, 5: 0.0010}\ntarget_rate:\n  03: 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantUsageError(t, []string{"calc", "--config", file + "2"}, file+`2: invalid factors[5] "0.0010": level 5's budget`)
+	if err := os.WriteFile(file+"3", []byte("hosts: 4\nrate: 10G\ntarget_rate:\n  03: 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantUsageError(t, []string{"calc", "--config", file + "3"}, file+`3: invalid target_rate[3] "10": its budget`)
+	wantUsageError(t, []string{"calc", "--config", file + "3", "--target-rate", "3=20G"},
+		`invalid --target-rate "3=20G": need at most R = 10Gb/s`)
 	wantUsageError(t, []string{"calc", "--config", file, "--mesochronous", "1000000000000"},
-		file+`: invalid --mesochronous "1000000000000", hosts "12", rate "10Gb/s" and packet "1538B" (the default) together: they make the epoch`)
+		file+`: invalid --mesochronous "1000000000000", hosts "12", rate "10G" and packet "1538B" (the default) together: they make the epoch`)
 }
 
 // What cannot work exits 2 and names the field: the three commands of issue 8 first.
@@ -95,24 +106,28 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 		want []string
 	}{
 		{"an epoch that overflows", []string{"calc", "--hosts", "100000000", "--rate", "1"},
-			[]string{`invalid --hosts "100000000", --rate "1b/s", --mesochronous "2" (the default) and --packet "1538B" (the default) together`,
+			[]string{`invalid --hosts "100000000", --rate "1", --mesochronous "2" (the default) and --packet "1538B" (the default) together`,
 				"longer than 2400h (100 days)", "need fewer hosts (at most 351)", "a faster R (at least 284.9kb/s)"}},
 		{"an epoch too long for a typo in --hosts", []string{"calc", "--hosts", "10000000000000", "--rate", "10G"},
-			[]string{`invalid --hosts "10000000000000", --rate "10Gb/s", --mesochronous "2" (the default)`, "together: they make the epoch m·n·P·8/R 6836h",
+			[]string{`invalid --hosts "10000000000000", --rate "10G", --mesochronous "2" (the default)`, "together: they make the epoch m·n·P·8/R 6836h",
 				"need fewer hosts (at most 3511053315994), a smaller m or P (at most 540B), or a faster R (at least 28.49Gb/s)"}},
 		{"an epoch too long for a typo in --mesochronous", append(base, "--mesochronous", "1000000000000"),
-			[]string{`invalid --hosts "12", --mesochronous "1000000000000", --rate "10Gb/s" and --packet "1538B" (the default) together`,
+			[]string{`invalid --hosts "12", --mesochronous "1000000000000", --rate "10G" and --packet "1538B" (the default) together`,
 				"need fewer hosts (at most 7), a smaller m (at most 585175552665) or P (at most 900B), or a faster R (at least 17.09Gb/s)"}},
 		{"a target rate above R", append(base, "--target-rate", "5=20G"),
-			[]string{"--target-rate", `"5=20Gb/s"`, "need at most R = 10Gb/s"}},
+			[]string{`invalid --target-rate "5=20G": need at most R = 10Gb/s`}},
 		{"a target below one frame per epoch", append(base, "--target-rate", "5=1b"),
-			[]string{"--target-rate", `"5=1b/s"`, "budget would be 0B per epoch", "84B", "need at least 22.76Mb/s"}},
+			[]string{`invalid --target-rate "5=1b":`, "budget would be 0B per epoch", "84B", "need at least 22.76Mb/s"}},
+		{"a target rate as typed, not as it reads", append(base, "--target-rate", "7=1G, 5=10"),
+			[]string{`invalid --target-rate "5=10": its budget would be 0B per epoch E = 29.53µs`}},
+		{"a factor as typed", append(base, "--factors", "7=1,5=1e20"),
+			[]string{`invalid --factors "5=1e20": need a factor of at most`}},
 		{"a factor whose budget rounds to 0", append(base, "--factors", "7=0.0001"),
 			[]string{"--factors", `"7=0.0001"`, "budget f·P = 0B", "need a factor of at least 0.05462"}},
 		{"a factor whose budget is below one minimum frame", append(base, "--factors", "7=1,3=0.05"),
 			[]string{"--factors", `"3=0.05"`, "budget f·P = 76B", "84B"}},
 		{"an epsilon that overflows the epoch", append(base, "--epsilon", "2401h"),
-			[]string{"--epsilon", "2401h0m0s", "need ε at most"}},
+			[]string{`invalid --epsilon "2401h": the epoch m·n·P·8/R + ε would be longer than 2400h: need ε at most 2399h`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantUsageError(t, tt.args, tt.want...) })
@@ -439,7 +454,7 @@ func TestCalcConfig(t *testing.T) {
 		{"a file without the model", []string{"calc", "--config", write("nomodel.yaml", "factors: {7: 1}\n")},
 			"the model needs --hosts and --rate (or hosts: and rate: in --config)"},
 		{"a file's value, named by its key", []string{"calc", "--config", file, "--rate", "1G"},
-			file + `: invalid target_rate[5] "5Gb/s": need at most R = 1Gb/s`},
+			file + `: invalid target_rate[5] "5G": need at most R = 1Gb/s`},
 		{"a flag's value, named by its flag", []string{"calc", "--config", file, "--hosts", "0"},
 			`invalid --hosts "0"`},
 		{"a file that is not there", []string{"calc", "--config", dir + "/none.yaml"}, dir + "/none.yaml"},

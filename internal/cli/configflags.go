@@ -149,10 +149,13 @@ func (c *configFlags) blame(err error) error {
 	if errors.As(err, &fe) && len(fe.Together) > 0 {
 		return c.blameTogether(fe)
 	}
-	if c.configFile == "" || !errors.As(err, &fe) || c.flagGave(fe) {
-		return asFlagError(err)
+	if !errors.As(err, &fe) {
+		return err
 	}
-	return configError(fmt.Errorf("%s: %w", c.configFile, config.FileKey(fe)))
+	if c.configFile == "" || c.flagGave(fe) {
+		return asFlagError(fe.Rename(c.model.typedInput))
+	}
+	return configError(fmt.Errorf("%s: %w", c.configFile, config.FileKey(fe.Rename(c.file.Written))))
 }
 
 // blameTogether names each of the values fe refuses together where it came from: a flag the user
@@ -183,6 +186,12 @@ func (c *configFlags) blameTogether(fe *model.FieldError) error {
 	byFrom.Together = fe.Inputs()
 	slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return cmp.Compare(source(a), source(b)) })
 	named := byFrom.Rename(func(in model.Input) model.Input {
+		switch s := source(in); {
+		case s == flag:
+			in = c.model.typedInput(in)
+		case s == file:
+			in = c.file.Written(in)
+		}
 		switch s := source(in); {
 		case s == flag || s == other && !inFile:
 			if s == other {

@@ -152,9 +152,9 @@ func TestUpNamesWhereARefusedValueCameFrom(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--config", file}, file + `: invalid target_rate[5] "50Gb/s"`},
-		{[]string{"--config", file, "--target-rate", "4=1G"}, file + `: invalid target_rate[5] "50Gb/s"`},
-		{[]string{"--config", file, "--target-rate", "5=20G"}, `invalid --target-rate "5=20Gb/s"`},
+		{[]string{"--config", file}, file + `: invalid target_rate[5] "50G"`},
+		{[]string{"--config", file, "--target-rate", "4=1G"}, file + `: invalid target_rate[5] "50G"`},
+		{[]string{"--config", file, "--target-rate", "5=20G"}, `invalid --target-rate "5=20G"`},
 		{[]string{"--config", file, "--target-rate", "5=1G", "--vlan-id", "5000"}, `invalid --vlan-id "5000"`},
 	}
 	for _, tc := range cases {

@@ -190,12 +190,13 @@ func (f File) Apply(d *Dataplane) error {
 	return f.named(v.Validate())
 }
 
-// named is FileKey for what Apply refuses. Of values refused together, those the file does not
-// give are said to be the default's, after those it gives.
+// named is FileKey for what Apply refuses, each value as the file writes it (Written). Of values
+// refused together, those the file does not give are said to be the default's, after those it
+// gives.
 func (f File) named(err error) error {
 	var fe *model.FieldError
-	if !errors.As(err, &fe) || len(fe.Together) == 0 {
-		return FileKey(err)
+	if !errors.As(err, &fe) {
+		return err
 	}
 	given := func(in model.Input) int {
 		if f.Gives(in.Field) {
@@ -204,14 +205,39 @@ func (f File) named(err error) error {
 		return 1
 	}
 	byFrom := *fe
-	byFrom.Together = fe.Inputs()
-	slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return given(a) - given(b) })
+	if len(fe.Together) > 0 {
+		byFrom.Together = fe.Inputs()
+		slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return given(a) - given(b) })
+	}
 	return byFrom.Rename(func(in model.Input) model.Input {
 		if given(in) == 1 {
 			in.From = "the default"
 		}
-		return KeyOf(in)
+		return KeyOf(f.Written(in))
 	})
+}
+
+// Written is in, an input a *model.FieldError names in the flags' spelling, with its value as the
+// file writes it when the file gives in's field ("10", not the "10b/s" it reads as): for factors
+// and target_rate, the level's own text. FileKey then names it as the file does.
+func (f File) Written(in model.Input) model.Input {
+	texts := map[string]*string{"rate": f.Rate, "packet": f.Packet, "epsilon": f.Epsilon, "mode": f.Mode, "mark": f.Mark}
+	ints := map[string]*int{"hosts": f.Hosts, "mesochronous": f.Mesochronous, "vlan-id": f.VLANID, "default-level": f.DefaultLevel}
+	levels := map[string]map[string]string{"factors": f.Factors, "target-rate": f.TargetRate}
+	switch {
+	case texts[in.Field] != nil:
+		in.Value = *texts[in.Field]
+	case ints[in.Field] != nil:
+		in.Value = strconv.Itoa(*ints[in.Field])
+	case levels[in.Field] != nil:
+		l, _, ok := levelValue(in.Value)
+		for k, v := range levels[in.Field] {
+			if lk, err := model.ParseLevel(k); ok && err == nil && lk == l {
+				in.Value = fmt.Sprintf("%d=%s", l, v)
+			}
+		}
+	}
+	return in
 }
 
 func (f File) applyModel(m *model.Config) error {

@@ -239,10 +239,24 @@ func TestTogetherNamesEveryKey(t *testing.T) {
 	}
 	d := Default()
 	err = f.Apply(&d)
-	want := `invalid hosts "10000000000000", rate "10Gb/s", mesochronous "2" (the default) and packet "1538B" (the default) together: ` +
+	want := `invalid hosts "10000000000000", rate "10G", mesochronous "2" (the default) and packet "1538B" (the default) together: ` +
 		`they make the epoch m·n·P·8/R 6836h, longer than 2400h (100 days)`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v, want it to start %s", err, want)
+	}
+	// A value is quoted as the file writes it, not as it reads.
+	for yaml, want := range map[string]string{
+		"factors: {7: 1.50, 5: 0.0010}\n":      `invalid factors[5] "0.0010": level 5's budget`,
+		"hosts: 4\nrate: 1k\nepsilon: 2400h\n": `invalid epsilon "2400h": the epoch m·n·P·8/R + ε would be longer than 2400h: need ε at most 2399h`,
+	} {
+		f, err := Parse("t", []byte(yaml))
+		if err == nil {
+			d := Default()
+			err = f.Apply(&d)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", yaml, err, want)
+		}
 	}
 	// FileKey renames every field of such an error, as it does one.
 	err = FileKey(&model.FieldError{Field: "vlan-id", Value: "1", Allowed: "x",
