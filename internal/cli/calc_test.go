@@ -93,6 +93,19 @@ func TestCalcNamesTogetherWhereEachCameFrom(t *testing.T) {
 	wantUsageError(t, []string{"calc", "--config", file + "3"}, file+`3: invalid target_rate[3] "10": its budget`)
 	wantUsageError(t, []string{"calc", "--config", file + "3", "--target-rate", "3=20G"},
 		`invalid --target-rate "3=20G": need at most R = 10Gb/s`)
+	// A file without rate: takes it from --rate, whatever n, m and factors it gives: it was checked
+	// with R = 1b/s first, and a file of hosts: 1000 refused as `invalid rate "1b/s"`.
+	for name, body := range map[string]string{"h.yaml": "hosts: 1000\n", "f.yaml": "hosts: 12\nmesochronous: 100\nfactors: {7: 100}\n"} {
+		path := filepath.Join(filepath.Dir(file), name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, status := run(t, "calc", "--config", path, "--rate", "10G"); status != 0 {
+			t.Errorf("%q with --rate 10G: status %d, %s", body, status, errOut)
+		}
+	}
+	wantUsageError(t, []string{"calc", "--config", filepath.Join(filepath.Dir(file), "h.yaml"), "--rate", "1"},
+		`h.yaml: invalid --rate "1", hosts "1000", mesochronous "2" (the default) and packet "1538B" (the default) together`)
 	wantUsageError(t, []string{"calc", "--config", file, "--mesochronous", "1000000000000"},
 		file+`: invalid --mesochronous "1000000000000", hosts "12", rate "10G" and packet "1538B" (the default) together: they make the epoch`)
 }

@@ -185,7 +185,11 @@ func (f File) Apply(d *Dataplane) error {
 		v.Model.Hosts = 1
 	}
 	if f.Rate == nil && v.Model.Rate == 0 {
-		v.Model.Rate = 1
+		// One P per µs from each host: an epoch of m µs and a fan-in bound of b·Σf µs, in range
+		// whatever else the file gives. With 1b/s a file of hosts: 1000 whose rate a flag gives
+		// was refused as `invalid rate "1b/s"`, a rate the user never gave. What R does to the
+		// epoch is checked once a flag has given it.
+		v.Model.Rate = model.Rate(max(1, float64(v.Model.Hosts)*float64(v.Model.Packet)*8*1e6))
 	}
 	return f.named(v.Validate())
 }
