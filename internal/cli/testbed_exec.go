@@ -49,6 +49,11 @@ built with 'go build -o bin/qjump' usually is not).`,
 }
 
 func runTestbedExec(opts *testbedExecOptions) error {
+	// Entering a host's namespace needs the testbed's privileges: without them nsenter's own
+	// "reassociate to namespace 'ns/net' failed" spoke, or "no testbed is up" when none was.
+	if err := testbed.CheckPrivilege(); err != nil {
+		return err
+	}
 	prefix, host := opts.prefix, opts.host
 	s, err := testbed.ReadState(prefix)
 	if err != nil {

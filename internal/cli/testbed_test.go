@@ -278,6 +278,7 @@ func TestTestbedVerbsNeedRoot(t *testing.T) {
 		{[]string{"testbed", "run", "memcached", "--bulk-cc", "bbr", "--out", filepath.Join(dir, "m")}, exitRuntime, "needs root"},
 		{[]string{"testbed", "up", "--hosts", "2"}, exitRuntime, "needs root"},
 		{[]string{"testbed", "down"}, exitRuntime, "needs root"},
+		{[]string{"testbed", "exec", "1", "--", "true"}, exitRuntime, "needs root"},
 		{[]string{"testbed", "run", "ping-pong"}, exitUsage, "unknown experiment"},
 		{[]string{"testbed", "up", "--hosts", "1"}, exitUsage, "--hosts"},
 		{[]string{"advise", "--p99", "1ms", "--hosts", "3"}, exitUsage, "--hosts"},
