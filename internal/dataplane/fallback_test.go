@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
-
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -14,9 +13,7 @@ import (
 // --attach tcx must fail with ErrNotSupported and leave nothing behind.
 func TestAutoFallsBackToClsact(t *testing.T) {
 	h := newHosts(t)
-	orig := tcxAttacher
-	tcxAttacher = func(paths, int, *ebpf.Program) error { return fmt.Errorf("attach tcx link: %w", ebpf.ErrNotSupported) }
-	t.Cleanup(func() { tcxAttacher = orig })
+	failTCX(t)
 	before := h.snapshot(t, h.a)
 	d := testConfig()
 	testutil.InNetns(t, h.a, func() {
@@ -43,4 +40,11 @@ func TestAutoFallsBackToClsact(t *testing.T) {
 	if after := h.snapshot(t, h.a); after != before {
 		t.Fatalf("down left eth0 different.\nbefore:\n%s\nafter:\n%s", before, after)
 	}
+}
+
+// failTCX plays a kernel that refuses TCX links from now until the test ends.
+func failTCX(t *testing.T) {
+	orig := tcxAttacher
+	tcxAttacher = func(paths, int, *ebpf.Program) error { return fmt.Errorf("attach tcx link: %w", ebpf.ErrNotSupported) }
+	t.Cleanup(func() { tcxAttacher = orig })
 }

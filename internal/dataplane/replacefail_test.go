@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,13 +10,6 @@ import (
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
-
-// failTCX plays a kernel that refuses TCX links from now until the test ends.
-func failTCX(t *testing.T) {
-	orig := tcxAttacher
-	tcxAttacher = func(paths, int, *ebpf.Program) error { return fmt.Errorf("attach tcx link: %w", ebpf.ErrNotSupported) }
-	t.Cleanup(func() { tcxAttacher = orig })
-}
 
 // otherConfig is testConfig at another rate: a configuration a replace can be told apart by.
 func otherConfig() config.Dataplane {

@@ -39,6 +39,11 @@ type Previous struct {
 	Attach Attach // the hook it ran on: tcx or clsact
 }
 
+// upOptions brings prev up again on device, on its hook.
+func (prev Previous) upOptions(device string) UpOptions {
+	return UpOptions{Device: device, Config: prev.Config, Attach: prev.Attach}
+}
+
 // Up saves the device's egress tree and puts QJump's in its place (both modes: strict priority by
 // level under a root at R), loads the program, pins it and its maps under bpffs and attaches it to
 // the egress of the device. On any error it removes what it created and gives the tree back; a
@@ -74,7 +79,7 @@ func PutBack(device string, prev Previous) error {
 		if err := down(p); err != nil {
 			return err
 		}
-		_, err := up(p, UpOptions{Device: device, Config: prev.Config, Attach: prev.Attach})
+		_, err := up(p, prev.upOptions(device))
 		return err
 	})
 }
@@ -146,8 +151,8 @@ func up(p paths, opts UpOptions) (prev *Previous, err error) {
 	return prev, load(p, ifindex, opts, &rec)
 }
 
-// makeWay clears the device for up: the QJump running on the device, or what one left there, is taken down
-// if Replace allows it, and refused otherwise. It returns the configuration it took down if that
+// makeWay clears the device for up: the QJump running on the device, or what one left there, is
+// taken down if Replace allows it, and refused otherwise. It returns the configuration it took down if that
 // one was attached and running, which a failed up puts back; what is left by a killed up or of a
 // deleted interface is nothing worth putting back.
 func makeWay(p paths, ifindex int, opts UpOptions) (*Previous, error) {
@@ -181,7 +186,7 @@ func putBackAfter(p paths, device string, prev *Previous, cause error) error {
 	if prev == nil {
 		return cause
 	}
-	if _, err := up(p, UpOptions{Device: device, Config: prev.Config, Attach: prev.Attach}); err != nil {
+	if _, err := up(p, prev.upOptions(device)); err != nil {
 		return fmt.Errorf("%w; and putting back the configuration that ran before failed, so QJump is not up on %s "+
 			"(qjump up puts one on it): %w", cause, device, err)
 	}
