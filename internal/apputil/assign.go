@@ -52,10 +52,8 @@ func ResolveCgroup(root, path string) (string, error) {
 // userPath is path under root as the user can find it: the path under the host's mount, or
 // relative to the cgroup v2 root under a private one, whose directory is gone when qjump exits.
 func userPath(root, path string) string {
-	name := CgroupName(root, path)
-	switch {
-	case name == path: // under the host's mount, or not under root
-		return path
+	// Under the host's mount, or not under root, name is path: absolute, so not local.
+	switch name := CgroupName(root, path); {
 	case name == ".":
 		return "the cgroup v2 root"
 	case filepath.IsLocal(name):
