@@ -16,7 +16,7 @@ func setCeiling(path string, max *model.Level) error {
 	if max == nil {
 		return clearCeiling(path, dataplane.ClearCgroupCeiling)
 	}
-	return dataplane.WithStateLock(func(l dataplane.Locked) error { return setCeilingLocked(l, path, max) })
+	return setCeilingContext(context.Background(), path, max)
 }
 
 // setCeilingContext sets the ceiling as setCeiling does, but gives up waiting for the state lock
