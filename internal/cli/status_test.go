@@ -241,6 +241,28 @@ func TestStatusShowsTargetRates(t *testing.T) {
 	}
 }
 
+// agentRunsEth0 makes dir the state directory of a qjump agent that runs QJump on eth0 in this
+// network namespace, as agent.Manages sees one: its lock held (by this process, until the test
+// ends) and its state naming eth0 and this namespace.
+func agentRunsEth0(t *testing.T, dir string) {
+	t.Helper()
+	ns, err := host.NetnsKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Create(filepath.Join(dir, "agent.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close() })
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["eth0"], "netns": "`+ns+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A device whose hook is gone is one to take down, unless a qjump agent runs QJump on it: the agent
 // puts the hook back at its next resync, and status says so instead. Without a visible agent the
 // advice covers both. It said "run qjump down" in both cases.
@@ -261,21 +283,7 @@ func TestStatusNotAttachedAdvice(t *testing.T) {
 	if got := first(); !strings.Contains(got, "run qjump down, unless a qjump agent manages it, which puts it back within a second") {
 		t.Errorf("no agent seen: %q; want the advice to cover down and an agent", got)
 	}
-	ns, err := host.NetnsKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, err := os.Create(filepath.Join(dir, "agent.lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["eth0"], "netns": "`+ns+`"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	agentRunsEth0(t, dir)
 	want := fmt.Sprintf("the qjump agent (pid %d) runs QJump on eth0 and puts it back within a second", os.Getpid())
 	if got := first(); !strings.Contains(got, want) || strings.Contains(got, "run qjump down") {
 		t.Errorf("an agent runs eth0: %q; want %q and no qjump down", got, want)
@@ -355,21 +363,7 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	}
 
 	// An agent that runs QJump on eth0 here: status names it, as for a hook that is gone.
-	ns, err := host.NetnsKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, err := os.Create(filepath.Join(dir, "agent.lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["eth0"], "netns": "`+ns+`"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	agentRunsEth0(t, dir)
 	want := fmt.Sprintf("The qjump agent (pid %d) runs QJump on eth0 and builds it again within a second", os.Getpid())
 	if out := table(st); !strings.Contains(out, want) || strings.Contains(out, "up --replace") {
 		t.Errorf("an agent runs eth0: want %q and no up --replace:\n%s", want, out)
