@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,10 +101,7 @@ func TestAdviseOptions(t *testing.T) {
 func TestAdviseThroughputBound(t *testing.T) {
 	// --out names a file, refused later and before anything is built: a bound that regressed
 	// fails the test rather than run a sweep (this may run as root).
-	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(writeFiles(t, map[string]string{"file": ""}), "file")
 	for _, c := range []struct {
 		args []string
 		says string

@@ -226,10 +226,7 @@ func TestStallsWatchesOnlyPipesAndTerminals(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	file := filepath.Join(t.TempDir(), "in")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(writeFiles(t, map[string]string{"in": ""}), "in")
 	regular, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
@@ -299,10 +296,7 @@ func TestTestbedVerbsNeedRoot(t *testing.T) {
 // failed with exit 1, "create output directory: ...", where the sim verbs said --out.
 func TestRunVerbsRefuseBadOut(t *testing.T) {
 	testutil.RequirePriv(t, "advise and testbed run check the privilege before --out")
-	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(writeFiles(t, map[string]string{"file": ""}), "file")
 	for _, out := range []string{file, "/proc/qjump-x"} {
 		for _, verb := range [][]string{
 			{"testbed", "run", "ping-iperf", "--quick"}, {"advise", "--p99", "1ms"},
@@ -324,10 +318,7 @@ func TestRunVerbsRefuseBadOut(t *testing.T) {
 func TestTestbedRateRange(t *testing.T) {
 	// Each command line also has an input refused later, before anything is built, so that a
 	// rate check that regressed fails the test rather than build a testbed (this runs as root).
-	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(writeFiles(t, map[string]string{"file": ""}), "file")
 	for _, c := range []struct {
 		args []string
 		says string
