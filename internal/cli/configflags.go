@@ -186,25 +186,20 @@ func (c *configFlags) blameTogether(fe *model.FieldError) error {
 	byFrom.Together = fe.Inputs()
 	slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return cmp.Compare(source(a), source(b)) })
 	named := byFrom.Rename(func(in model.Input) model.Input {
-		switch s := source(in); {
-		case s == flag:
+		s := source(in)
+		switch s {
+		case flag:
 			in = c.model.typedInput(in)
-		case s == file:
+		case file:
 			in = c.file.Written(in)
+		case other:
+			in.From = from
 		}
-		switch s := source(in); {
-		case s == flag || s == other && !inFile:
-			if s == other {
-				in.From = from
-			}
+		if s == flag || s == other && !inFile {
 			in.Field = "--" + in.Field
-		default:
-			if s == other {
-				in.From = from
-			}
-			in = config.KeyOf(in)
+			return in
 		}
-		return in
+		return config.KeyOf(in)
 	})
 	if inFile {
 		return configError(fmt.Errorf("%s: %w", c.configFile, named))
