@@ -42,17 +42,12 @@ type File struct {
 
 // Load reads the file at path and applies it over Default().
 func Load(path string) (Dataplane, error) {
-	d, _, err := LoadWarned(path)
+	_, d, _, err := LoadFile(path)
 	return d, err
 }
 
-// LoadWarned is Load with the file's warnings (Warnings), each naming the file.
-func LoadWarned(path string) (Dataplane, []string, error) {
-	_, d, w, err := LoadFile(path)
-	return d, w, err
-}
-
-// LoadFile is LoadWarned with the file as read, which says which keys it gives (Gives).
+// LoadFile is Load with the file as read, which says which keys it gives (Gives), and its
+// warnings (Warnings), each naming the file.
 func LoadFile(path string) (File, Dataplane, []string, error) {
 	f, err := Read(path)
 	if err != nil {
