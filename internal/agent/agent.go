@@ -402,13 +402,9 @@ func (a *Agent) reconcileAll() {
 
 // reconcile brings dev to the running configuration, and says whether it runs it now.
 func (a *Agent) reconcile(dev string) bool {
-	// wantFor's lookup, made here to keep the index too.
-	var want config.Dataplane
 	var action Action
-	l, err := netlink.LinkByName(dev)
-	if err != nil {
-		err = fmt.Errorf("%w %q", dataplane.ErrNoDevice, dev)
-	} else if want, err = a.current.Load().ForDevice(l.Attrs().MTU); err == nil {
+	want, index, err := wantFor(*a.current.Load(), dev)
+	if err == nil {
 		action, err = reconcileDevice(dev, want)
 	}
 	if errors.Is(err, dataplane.ErrNoDevice) {
@@ -427,7 +423,7 @@ func (a *Agent) reconcile(dev string) bool {
 	}
 	delete(a.hookFailed, dev)
 	_, ours := a.devices[dev]
-	a.devices[dev] = l.Attrs().Index // the state saves names only: a new index is no change to save
+	a.devices[dev] = index // the state saves names only: a new index is no change to save
 	if !ours {
 		a.saveState()
 	}

@@ -54,7 +54,7 @@ func (a *Agent) readiness() error {
 	}
 	for _, dev := range names {
 		st, err := dataplane.DeviceStatus(dev)
-		want, wantErr := wantFor(*spec, dev)
+		want, _, wantErr := wantFor(*spec, dev)
 		switch {
 		case err != nil:
 			return fmt.Errorf("interface %s: %w", dev, err)

@@ -59,12 +59,14 @@ func upReplacing(dev string, want config.Dataplane) error {
 }
 
 // wantFor is what dev should run under spec: the device's own P when the file leaves P to it.
-func wantFor(spec Spec, dev string) (config.Dataplane, error) {
+// It also gives dev's ifindex, as found by the same lookup (the agent keeps it to know a rename).
+func wantFor(spec Spec, dev string) (config.Dataplane, int, error) {
 	l, err := netlink.LinkByName(dev)
 	if err != nil {
-		return config.Dataplane{}, fmt.Errorf("%w %q", dataplane.ErrNoDevice, dev)
+		return config.Dataplane{}, 0, fmt.Errorf("%w %q", dataplane.ErrNoDevice, dev)
 	}
-	return spec.ForDevice(l.Attrs().MTU)
+	want, err := spec.ForDevice(l.Attrs().MTU)
+	return want, l.Attrs().Index, err
 }
 
 // sameConfig compares two solved configurations in their canonical form.
