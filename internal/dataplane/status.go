@@ -51,9 +51,6 @@ type Presence struct {
 	TreeGone string // what became of the egress tree, as Status.TreeGone; "" while it is there
 }
 
-// Whole says whether the hook and the egress tree are both in place: QJump holds its levels.
-func (p Presence) Whole() bool { return p.Attached && p.TreeGone == "" }
-
 // Present says whether QJump's hook and egress tree are on device, as DeviceStatus's Attached
 // and TreeGone do, without reading its configuration and counters: cheap enough for the agent to
 // ask of every interface every second (docs/deployment.md). No netlink event reports a TCX link
