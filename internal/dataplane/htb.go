@@ -32,15 +32,15 @@ import (
 //   - otherwise (the root runs at the device's own speed): a pfifo; the NIC segments at line rate.
 //
 // Rates count wire bytes: every rate spec has overhead 24 and mpu 84 (model.WireBytes).
-// TreeMajor is the major number of QJump's HTB and its classes (514a:, 514a:1, 514a:10..17).
-const TreeMajor = htbMajor
-
 const (
 	htbMajor     = 0x514a // "QJ"
 	htbRootMinor = 1
 	htbLeafBase  = 0x10
 	leafMajor    = 0x5140
 )
+
+// TreeMajor is the major number of QJump's HTB and its classes (514a:, 514a:1, 514a:10..17).
+const TreeMajor = htbMajor
 
 func htbClassID(l int) uint32 { return htbMajor<<16 | uint32(htbLeafBase+l) }
 
