@@ -28,8 +28,7 @@ func TestAdoptReloadAndStop(t *testing.T) {
 		}
 		return string(out)
 	}
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig)
+	config := clusterFile(t, cgroupConfig)
 	const listen = "127.0.0.1:19783"
 
 	// The same file brought up by hand (up skips the agent: section): adopted, generation 1.
@@ -85,8 +84,7 @@ func TestAgentReplacesAKilledUp(t *testing.T) {
 	if st := status(t, bin, pair.A, "eth0"); st.Attached {
 		t.Fatalf("the leftover is still attached: %+v", st)
 	}
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig)
+	config := clusterFile(t, cgroupConfig)
 	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19793", t.TempDir(), "--down-on-exit")
 	a.waitReady(10 * time.Second)
 	if st := status(t, bin, pair.A, "eth0"); !st.Attached || st.Generation != 1 {
@@ -109,8 +107,7 @@ func TestAgentReplacesAnOrphan(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(testutil.PinDir(t, pair.A), "eth0")); err != nil {
 		t.Fatal(err)
 	}
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig)
+	config := clusterFile(t, cgroupConfig)
 	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19794", t.TempDir(), "--down-on-exit")
 	a.waitReady(10 * time.Second)
 	if st := status(t, bin, pair.A, "eth0"); !st.Attached || st.Generation != 1 {
@@ -194,8 +191,7 @@ func TestRenameToAnUnmatchedNameTakesQJumpOff(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
 	pair := qjumpPair(t, "qjagru", "198.19.82.1", "198.19.82.2")
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig)
+	config := clusterFile(t, cgroupConfig)
 	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19787", t.TempDir())
 	defer a.stop()
 	a.waitReady(10 * time.Second)

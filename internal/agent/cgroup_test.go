@@ -202,8 +202,7 @@ func agentWithService(t *testing.T, name, subnet, listen, service string) (*runn
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.Remove(path) })
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n", path))
+	config := clusterFile(t, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n", path))
 	a := startAgent(t, bin, pair.A, config, listen, t.TempDir())
 	a.waitReady(10 * time.Second)
 	waitMetric(t, a, "qjump_agent_cgroups_assigned", 1)

@@ -235,6 +235,14 @@ func (d deviceStatus) level(l int) (sentBytes, droppedPackets uint64) {
 	return 0, 0
 }
 
+// clusterFile writes content to a cluster.yaml of the test's own and returns its path.
+func clusterFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	writeFile(t, path, content)
+	return path
+}
+
 // writeFile replaces path atomically, as editors and configuration management do.
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()

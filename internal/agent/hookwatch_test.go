@@ -43,8 +43,7 @@ func TestAgentPutsBackARemovedHook(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			pair := qjumpPair(t, "qjaghk", "198.19.85.1", "198.19.85.2")
-			config := filepath.Join(t.TempDir(), "cluster.yaml")
-			writeFile(t, config, cgroupConfig)
+			config := clusterFile(t, cgroupConfig)
 			if tc.clsact {
 				must(t, testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--config", config, "--attach", "clsact")...)
 			}

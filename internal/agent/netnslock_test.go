@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +18,7 @@ func TestOneAgentPerNetns(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
 	pair := qjumpPair(t, "qjagns", "198.19.84.1", "198.19.84.2")
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig)
+	config := clusterFile(t, cgroupConfig)
 	first := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
 	first.waitListening(10 * time.Second)
 	first.waitReady(10 * time.Second)

@@ -35,8 +35,7 @@ func TestPodLevelForReal(t *testing.T) {
 	pair := qjumpPair(t, "qjagpd", "198.19.79.1", "198.19.79.2")
 	// QJump on the pair, by hand: the in-process agent below runs in the test's namespace and
 	// manages no interface; the ceilings it sets are shared by every namespace's dataplane.
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, strings.Replace(cgroupConfig, "[eth0]", "[qjagnomatch*]", 1))
+	config := clusterFile(t, strings.Replace(cgroupConfig, "[eth0]", "[qjagnomatch*]", 1))
 	argv := testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--config", config)
 	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
 		t.Fatalf("up: %v: %s", err, out)

@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +16,7 @@ func TestListenOnPortZero(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
 	pair := qjumpPair(t, "qjagpz", "198.19.81.1", "198.19.81.2")
-	config := filepath.Join(t.TempDir(), "cluster.yaml")
-	writeFile(t, config, cgroupConfig)
+	config := clusterFile(t, cgroupConfig)
 	a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
 	a.waitListening(10 * time.Second)
 	if !strings.HasPrefix(a.listen, "127.0.0.1:") || a.listen == "127.0.0.1:0" {
