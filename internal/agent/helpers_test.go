@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -261,5 +260,3 @@ func must(t *testing.T, argv ...string) {
 		t.Fatalf("%s: %v: %s", strings.Join(argv, " "), err, out)
 	}
 }
-
-var _ = fmt.Sprintf
