@@ -162,33 +162,14 @@ type Stack struct {
 
 // Draw writes the stack to dir and returns its file name, or "" when every panel is empty.
 func (s Stack) Draw(dir string) (string, error) {
-	var panels []LinePlot
-	for _, p := range s.Panels {
-		if !p.empty() {
-			panels = append(panels, p)
-		}
-	}
-	if len(panels) == 0 {
-		return "", nil
+	panels, plots, curves, err := s.plots()
+	if err != nil || len(panels) == 0 {
+		return "", err
 	}
 	h := vg.Length(len(panels)) * 3 * vg.Inch
 	img := vgimg.New(8*vg.Inch, h)
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(8)}
-	plots := make([][]*plot.Plot, len(panels))
-	curves := make([][]plotter.XYs, len(panels))
-	for i, p := range panels {
-		pl, xy, err := p.plot()
-		if err != nil {
-			return "", err
-		}
-		p.addMarks(pl)
-		plots[i], curves[i] = []*plot.Plot{pl}, xy
-	}
-	if s.SameY {
-		sameY(plots)
-	}
-	sameX(plots)
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
 		// The axes are aligned already: the legend takes a corner but does not move an axis. It
@@ -201,6 +182,34 @@ func (s Stack) Draw(dir string) (string, error) {
 		return "", err
 	}
 	return s.File, nil
+}
+
+// plots is the stack's panels that have data, each as a plot (a row of one, as plot.Align takes
+// them) with its marks and its curves, on one x range (and one y range with SameY).
+func (s Stack) plots() (panels []LinePlot, plots [][]*plot.Plot, curves [][]plotter.XYs, err error) {
+	for _, p := range s.Panels {
+		if !p.empty() {
+			panels = append(panels, p)
+		}
+	}
+	if len(panels) == 0 {
+		return nil, nil, nil, nil
+	}
+	plots = make([][]*plot.Plot, len(panels))
+	curves = make([][]plotter.XYs, len(panels))
+	for i, p := range panels {
+		pl, xy, err := p.plot()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		p.addMarks(pl)
+		plots[i], curves[i] = []*plot.Plot{pl}, xy
+	}
+	if s.SameY {
+		sameY(plots)
+	}
+	sameX(plots)
+	return panels, plots, curves, nil
 }
 
 // Bars is one bar per label: the paper's Fig. 7, a figure per condition normalised to the ideal.

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -51,21 +50,18 @@ func TestStackSharesXAndKeepsLegendOffMarks(t *testing.T) {
 	marks := []Mark{{X: 0, Label: "alone"}, {X: 9, Label: "contended"}, {X: 22.5, Label: "qjump"}}
 	a := LinePlot{Title: "a", LogY: true, Lines: []Line{{Label: "PTP |offset|", Dots: true, Points: low}}, Marks: marks}
 	b := LinePlot{Title: "b", LogY: true, Lines: []Line{{Label: "memcached", Dots: true, Points: low[:20]}}, Marks: marks}
-	pa, ca, err := a.plot()
-	if err != nil {
-		t.Fatal(err)
+	_, plots, curves, err := Stack{Panels: []LinePlot{a, b}}.plots()
+	if err != nil || len(plots) != 2 {
+		t.Fatalf("plots: %d panels, %v", len(plots), err)
 	}
-	pb, _, err := b.plot()
-	if err != nil {
-		t.Fatal(err)
+	pa, pb := plots[0][0], plots[1][0]
+	// b's points end at 19 and its marks at 22.5: only the shared axis takes it to a's 30.
+	if pa.X.Min != pb.X.Min || pa.X.Max != pb.X.Max || pb.X.Min > 0 || pb.X.Max < 30 {
+		t.Errorf("x ranges [%g, %g] and [%g, %g], want one covering both panels' [0, 30]", pa.X.Min, pa.X.Max, pb.X.Min, pb.X.Max)
 	}
 	pa.Y.Max = 3000 // room above the points, as the measured PTP offsets leave
-	sameX([][]*plot.Plot{{pa}, {pb}})
-	if pa.X.Min != pb.X.Min || pa.X.Max != pb.X.Max {
-		t.Errorf("x ranges [%g, %g] and [%g, %g], want one", pa.X.Min, pa.X.Max, pb.X.Min, pb.X.Max)
-	}
 	c := canvasOf(8*vg.Inch, 3*vg.Inch)
-	placeLegend(pa, c, append(ca, markLabels(a, pa, c)...), nil)
+	placeLegend(pa, c, append(curves[0], markLabels(a, pa, c)...), nil)
 	if pa.Legend.Top && pa.Legend.Left {
 		t.Error("the legend took the top-left corner, over the first mark's label")
 	}
