@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // stuckAfter is how long the loop may go without a heartbeat before /healthz fails and a
@@ -18,7 +19,7 @@ const stuckAfter = 30 * time.Second
 // healthz answers whether the agent's loop is alive: restarting it helps when it is not.
 func (a *Agent) healthz(w http.ResponseWriter, _ *http.Request) {
 	if since := time.Since(time.Unix(0, a.beat.Load())); since > stuckAfter {
-		http.Error(w, fmt.Sprintf("agent loop silent for %s", since.Round(time.Second)), http.StatusServiceUnavailable)
+		http.Error(w, fmt.Sprintf("agent loop silent for %s", model.DurationText(since.Round(time.Second))), http.StatusServiceUnavailable)
 		return
 	}
 	fmt.Fprintln(w, "ok")

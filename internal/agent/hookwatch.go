@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // A hook removed by hand (a TCX link detached with bpftool, the cls_bpf filter or the clsact
@@ -99,7 +100,7 @@ func watchTC(ctx context.Context, out chan<- int, errs chan<- error) error {
 			}
 			if err != nil {
 				if ctx.Err() == nil {
-					report(errs, fmt.Errorf("tc events (a removed hook or tree is found by the check every %s): %w", hookCheck, err))
+					report(errs, fmt.Errorf("tc events (a removed hook or tree is found by the check every %s): %w", model.DurationText(hookCheck), err))
 				}
 				return
 			}

@@ -148,14 +148,14 @@ func printCalc(w io.Writer, res model.Result, packetAuto bool) error {
 		note = autoPacketNote
 	}
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s%s, ε=%s, m=%d (mesochronous compensation)\n",
-		c.Hosts, c.Rate, c.Packet, note, model.FormatDuration(c.Epsilon), c.Mesochronous)
+		c.Hosts, c.Rate, c.Packet, note, model.DurationText(c.Epsilon), c.Mesochronous)
 	budgets := "budgets"
 	if c.BurstBudgets() == 1 {
 		budgets = "budget"
 	}
 	fmt.Fprintf(w, "%s mode: a host can send b=%s %s of a level back to back\n", modeName(c), formatFactor(c.BurstBudgets()), budgets)
 	fmt.Fprintf(w, "network epoch E = m·n·P·8/R + ε = %s; line rate at factor %s\n\n",
-		model.FormatDuration(res.Epoch), formatFactor(res.LineRateFactor))
+		model.DurationText(res.Epoch), formatFactor(res.LineRateFactor))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tPORT BURST\tWORST-CASE FAN-IN DELAY")
 	for _, l := range res.Levels {
@@ -199,7 +199,7 @@ func burstText(f model.FanIn) string {
 func delayText(f model.FanIn) string {
 	switch {
 	case f.Guaranteed:
-		return model.FormatDuration(f.Delay) + " (guaranteed)"
+		return model.DurationText(f.Delay) + " (guaranteed)"
 	case f.Oversubscription > 1e300:
 		return "no bound: an unlimited level at or above"
 	default:

@@ -75,6 +75,27 @@ func TestCalcDefaultPacket(t *testing.T) {
 	}
 }
 
+// Durations read as rates and sizes do, four significant digits in one unit: an epoch of
+// 18.765µs is 18.77µs, and a bound of hours is "4h", never Go's "4h0m0s" (nor the epoch_text
+// that repeats it in JSON); epoch_ns stays exact.
+func TestCalcDurationsInOneUnit(t *testing.T) {
+	out, _, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--epsilon", "4us", "--mesochronous", "1")
+	if status != 0 || !strings.Contains(out, "ε=4µs, m=1") || !strings.Contains(out, "E = m·n·P·8/R + ε = 18.77µs;") ||
+		!strings.Contains(out, "33.53µs (guaranteed)") {
+		t.Errorf("status %d, want ε=4µs, E = 18.77µs and a bound of 33.53µs:\n%s", status, out)
+	}
+	out, _, status = run(t, "calc", "--hosts", "100000", "--rate", "1M", "--packet", "9k")
+	if status != 0 || !strings.Contains(out, "E = m·n·P·8/R + ε = 4h;") || !strings.Contains(out, "  4h (guaranteed)") ||
+		strings.Contains(out, "0m0s") {
+		t.Errorf("status %d, want E = 4h and a bound of 4h:\n%s", status, out)
+	}
+	out, _, _ = run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--epsilon", "4us", "--mesochronous", "1")
+	var got calcJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.EpochText != "18.77µs" || got.EpochNs != 18765 {
+		t.Errorf("epoch_text %q, epoch_ns %d (%v); want 18.77µs and 18765", got.EpochText, got.EpochNs, err)
+	}
+}
+
 // Values refused together are named where each came from: the flags as flags, the --config
 // file's as its keys in a message that names the file.
 func TestCalcNamesTogetherWhereEachCameFrom(t *testing.T) {
@@ -398,7 +419,7 @@ func TestCalcMode(t *testing.T) {
 	}
 	for _, want := range []string{
 		"shape mode: a host can send b=1 budget of a level back to back",
-		"7      1          1538B         416.7Mb/s  18456B      14.765µs (guaranteed)",
+		"7      1          1538B         416.7Mb/s  18456B      14.77µs (guaranteed)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

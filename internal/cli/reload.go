@@ -108,7 +108,7 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 	commit(stop)
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
 	opts.noteKeptRates(stderr, was, d)
-	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.FormatDuration(d.Model.Epoch()))
+	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.DurationText(d.Model.Epoch()))
 	return nil
 }
 

@@ -147,7 +147,7 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	fmt.Fprintf(w, "%s: %s via %s%s, %s mode%s, mark %s, default level %d, generation %d\n", name, state,
 		how, tree, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
-		model.FormatDuration(m.Epsilon), m.Mesochronous, model.FormatDuration(m.Epoch()))
+		model.DurationText(m.Epsilon), m.Mesochronous, model.DurationText(m.Epoch()))
 	fmt.Fprintln(w, guarantees(d))
 	for _, warning := range deviceWarnings(st, deviceMTU) {
 		fmt.Fprintf(w, "warning: %s\n", warning)
@@ -189,7 +189,7 @@ func guarantees(d config.Dataplane) string {
 	var out []string
 	for _, l := range m.Factors.Levels() { // highest first
 		if fi := m.FanIn(l); fi.Guaranteed {
-			out = append(out, fmt.Sprintf("level %d within %s", l, model.FormatDuration(fi.Delay)))
+			out = append(out, fmt.Sprintf("level %d within %s", l, model.DurationText(fi.Delay)))
 		}
 	}
 	if len(out) == 0 {

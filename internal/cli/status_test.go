@@ -125,14 +125,14 @@ func twoGuaranteed(t *testing.T) config.Dataplane {
 
 // TestStatusSaysTheGuarantees: status names the levels with a bound under full fan-in and the
 // bound, as calc prints it for the mode that runs: 29.53µs and 59.06µs in police mode for the
-// configuration below, half of each in shape mode (b = m−1 = 1 budget a host).
+// configuration below, half of each in shape mode (b = m−1 = 1 budget a host), to four digits.
 func TestStatusSaysTheGuarantees(t *testing.T) {
 	c := twoGuaranteed(t)
 	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 29.53µs, level 6 within 59.06µs"; got != want {
 		t.Errorf("police mode: %q, want %q", got, want)
 	}
 	c.Mode = config.Shape
-	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 14.765µs, level 6 within 29.53µs"; got != want {
+	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 14.77µs, level 6 within 29.53µs"; got != want {
 		t.Errorf("shape mode: %q, want %q", got, want)
 	}
 	c.Model.Factors = model.Factors{7: model.Unlimited()}

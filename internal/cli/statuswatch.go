@@ -185,8 +185,8 @@ func printWatchFrame(w io.Writer, f watchFrame, dev string) error {
 			continue
 		}
 		fmt.Fprintf(w, "%s at %s: %s mode, E=%s, generation %d; per second over the last %s\n", d.Device,
-			f.Time.Format("15:04:05.000"), d.Mode, model.FormatDuration(time.Duration(d.EpochNs)), d.Generation,
-			model.FormatDuration(time.Duration(f.IntervalS*1e9).Round(time.Millisecond)))
+			f.Time.Format("15:04:05.000"), d.Mode, model.DurationText(time.Duration(d.EpochNs)), d.Generation,
+			model.DurationText(time.Duration(f.IntervalS*1e9).Round(time.Millisecond)))
 		if !d.Attached {
 			fmt.Fprintf(w, "NOT ATTACHED: its traffic leaves unlimited and unmarked (qjump status says more)\n")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/machine"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 type testbedStallsOptions struct {
@@ -55,7 +56,7 @@ func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.
 		return usageErrorf("invalid --for %s: want a positive duration", opts.run)
 	}
 	if opts.threshold < machine.MinThreshold {
-		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, machine.MinThreshold)
+		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, model.DurationText(machine.MinThreshold))
 	}
 	// Opened before measuring, so that a path that cannot be written is refused at once, not
 	// after hours of it.

@@ -179,7 +179,7 @@ func waitListening(ctx context.Context, pid, port int, timeout time.Duration) er
 			return fmt.Errorf("interrupted: %w", ctx.Err())
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not listening on port %d after %s", port, timeout)
+			return fmt.Errorf("not listening on port %d after %s", port, model.DurationText(timeout))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

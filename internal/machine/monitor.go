@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // Tick is how often the monitor's thread on each CPU wakes. A stall shorter than a tick can be
@@ -44,7 +46,7 @@ type Monitor struct {
 // thread cannot be placed or given its priority (it needs CAP_SYS_NICE).
 func StartMonitor(threshold time.Duration) (*Monitor, error) {
 	if threshold < MinThreshold {
-		return nil, fmt.Errorf("stall threshold %s: want at least %s", threshold, MinThreshold)
+		return nil, fmt.Errorf("stall threshold %s: want at least %s", model.DurationText(threshold), model.DurationText(MinThreshold))
 	}
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {

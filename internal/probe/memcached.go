@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // KVOptions configure a closed-loop memcached load: one connection, one request outstanding, a
@@ -97,7 +99,7 @@ func KVLoad(ctx context.Context, opts KVOptions) ([]KVSample, error) {
 		}
 		// Lost. The reply may still come, so the connection is out of step: open another.
 		if lostInRow++; lostInRow == maxLostInRow {
-			return samples, fmt.Errorf("%d requests in a row unanswered within %v, the last (request %d): %w", lostInRow, timeout, i, err)
+			return samples, fmt.Errorf("%d requests in a row unanswered within %s, the last (request %d): %w", lostInRow, model.DurationText(timeout), i, err)
 		}
 		again, dialErr := dialRetry(ctx, opts.Server, 3*time.Second)
 		if dialErr != nil {

@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // ServerOptions configure Serve.
@@ -66,7 +68,7 @@ func awaitRxStamps(sock *stampSocket, conn *net.UDPConn, within time.Duration) e
 			}
 		}
 	}
-	return fmt.Errorf("kernel receive timestamps (SO_TIMESTAMPING) did not start within %s", within)
+	return fmt.Errorf("kernel receive timestamps (SO_TIMESTAMPING) did not start within %s", model.DurationText(within))
 }
 
 // Serve answers requests with the request's kernel receive stamp and records every probe packet

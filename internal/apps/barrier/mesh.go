@@ -9,6 +9,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 const (
@@ -50,7 +52,7 @@ func connect(ctx context.Context, o Options, ln net.Listener) (*mesh, error) {
 		c, err := dial(ctx, o.Peers[j], end)
 		if err != nil {
 			m.close()
-			return nil, fmt.Errorf("connect to participant %d (%s) within %s: %w", j, o.Peers[j], o.Connect, err)
+			return nil, fmt.Errorf("connect to participant %d (%s) within %s: %w", j, o.Peers[j], model.DurationText(o.Connect), err)
 		}
 		m.conns[j] = c
 		if _, err := c.Write(frame(buf, o.ID, roundHello)); err != nil {
@@ -65,7 +67,7 @@ func connect(ctx context.Context, o Options, ln net.Listener) (*mesh, error) {
 		c, err := ln.Accept()
 		if err != nil {
 			m.close()
-			return nil, fmt.Errorf("participant(s) %v did not connect within %s: %w", m.missing(o.ID), o.Connect, err)
+			return nil, fmt.Errorf("participant(s) %v did not connect within %s: %w", m.missing(o.ID), model.DurationText(o.Connect), err)
 		}
 		_ = c.SetReadDeadline(end)
 		id, round, err := readFrame(c, buf)

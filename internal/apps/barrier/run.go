@@ -8,6 +8,8 @@ import (
 	"net"
 	"sort"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // Round is one barrier: StartNS is the wall clock (CLOCK_REALTIME, shared by every namespace) at
@@ -145,7 +147,7 @@ func (b *barrier) await(ctx context.Context, r uint64, deadline time.Time) error
 				return err
 			}
 		case <-t.C:
-			return fmt.Errorf("%w: round %d: no message from participant(s) %v within %s", ErrTimeout, r, waiting, b.opts.Timeout)
+			return fmt.Errorf("%w: round %d: no message from participant(s) %v within %s", ErrTimeout, r, waiting, model.DurationText(b.opts.Timeout))
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // Outcome of a transaction.
@@ -177,7 +179,7 @@ func (c *coordinator) phase(m message, want kind) (map[int]bool, error) {
 		}
 	}
 	for s := range waiting {
-		c.declareDead(s, m, sent, fmt.Sprintf("no %s within %s", want, c.report.ReplyWait))
+		c.declareDead(s, m, sent, fmt.Sprintf("no %s within %s", want, model.DurationText(c.report.ReplyWait)))
 	}
 	return replies, nil
 }

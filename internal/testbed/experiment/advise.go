@@ -44,7 +44,7 @@ func (t AdviseTarget) Validate() error {
 func (t AdviseTarget) String() string {
 	var parts []string
 	if t.P99 > 0 {
-		parts = append(parts, "p99 ≤ "+model.FormatDuration(t.P99))
+		parts = append(parts, "p99 ≤ "+model.DurationText(t.P99))
 	}
 	if t.Throughput > 0 {
 		parts = append(parts, fmt.Sprintf("throughput ≥ %.0f requests/s", t.Throughput))
@@ -201,7 +201,7 @@ func (p AdvicePoint) bound() string {
 	if p.BoundUS == nil {
 		return "none (f > m)"
 	}
-	return model.FormatDuration(time.Duration(*p.BoundUS * 1e3))
+	return model.DurationText(time.Duration(*p.BoundUS * 1e3))
 }
 
 func yesNo(b bool) string {

@@ -46,7 +46,7 @@ func (env *Env) startApp(ctx context.Context, name string, on int, l model.Level
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("%s on h%d was not ready within %s", name, on, readyWait)
+	return nil, fmt.Errorf("%s on h%d was not ready within %s", name, on, model.DurationText(readyWait))
 }
 
 // freeze stops every process of p's group (SIGSTOP), as a host that has failed without closing

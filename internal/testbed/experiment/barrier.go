@@ -74,7 +74,7 @@ func runBarrier(ctx context.Context, env *Env) error {
 	env.measureEpsilon("idle-probe")
 	factors := model.Factors{barrierLevel: model.Limited(1), 0: model.Unlimited()}
 	plan := barrierPlanFor(env.opts.Quick, env.modelConfig(factors).Epoch())
-	env.logf("rounds one epoch (%s) apart, %d rounds per arm at most", model.FormatDuration(plan.interval), plan.rounds)
+	env.logf("rounds one epoch (%s) apart, %d rounds per arm at most", model.DurationText(plan.interval), plan.rounds)
 	for i, a := range arms {
 		if needsHosts(a.bulk) > env.tb.Config.Hosts {
 			env.skipArm(a.arm, fmt.Sprintf("needs %d hosts", needsHosts(a.bulk)))

@@ -73,7 +73,7 @@ func (env *Env) measureEpsilon(idleArm string) {
 	s := env.stats(idleArm, toolProbe, metricOneWay)
 	eps := max(time.Duration(s.P99US*1e3).Round(10*time.Microsecond), 10*time.Microsecond)
 	env.setEpsilon(eps)
-	env.logf("ε = %s (idle one-way p99 of the probe, at least 10µs)", model.FormatDuration(eps))
+	env.logf("ε = %s (idle one-way p99 of the probe, at least 10µs)", model.DurationText(eps))
 }
 
 // qjumpUp enables QJump on every host with factors, through the real `qjump up`.

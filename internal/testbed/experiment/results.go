@@ -76,8 +76,8 @@ func (r *Results) view() results.View {
 func headline(r *Results) string {
 	c := r.Testbed
 	return fmt.Sprintf("%s; %d hosts, R=%s, switch queues of %d packets, bulk TCP %s, ε=%s, epoch %s",
-		r.Title, c.Hosts, c.Rate, c.Buffer, r.BulkCC, model.FormatDuration(time.Duration(r.Model.EpsilonNS)),
-		model.FormatDuration(time.Duration(r.Model.EpochNS)))
+		r.Title, c.Hosts, c.Rate, c.Buffer, r.BulkCC, model.DurationText(time.Duration(r.Model.EpsilonNS)),
+		model.DurationText(time.Duration(r.Model.EpochNS)))
 }
 
 // Table prints the summary table of r: one line per series, then the targets.

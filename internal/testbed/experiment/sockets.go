@@ -9,6 +9,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // tcpWait is how long a program may take to listen or connect on a loaded machine.
@@ -51,7 +53,7 @@ func (env *Env) awaitTCP(ctx context.Context, p *proc, w tcpState) error {
 			return err
 		}
 	}
-	return fmt.Errorf("%s: no %d TCP socket(s) in state %d on port %d of h%d within %s", p.name, w.n, w.state, w.port, w.host, tcpWait)
+	return fmt.Errorf("%s: no %d TCP socket(s) in state %d on port %d of h%d within %s", p.name, w.n, w.state, w.port, w.host, model.DurationText(tcpWait))
 }
 
 func countTCP(h *netlink.Handle, w tcpState) (int, error) {

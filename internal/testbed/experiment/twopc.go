@@ -164,7 +164,7 @@ func chooseDetectEpochs(env *Env, epoch time.Duration) int {
 	slowest, left := slowestBelow(env, twoPCArm(twopc.QJump, 0), stallFactor*s.P99US)
 	k := max(2, int(math.Ceil(slowest*1e3/2/float64(epoch)))) // a transaction is two phases
 	env.logf("       qjump failure timeout: %d epochs of %s (idle transactions: p99 %.0fµs, max %.0fµs, %d over %d × p99 left out; the paper: 2 epochs)",
-		k, model.FormatDuration(epoch), s.P99US, s.MaxUS, left, stallFactor)
+		k, model.DurationText(epoch), s.P99US, s.MaxUS, left, stallFactor)
 	return k
 }
 
@@ -321,9 +321,9 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 	name := string(t) + " failure"
 	victim := len(c.lay.servers) - 1
 	arm := results.Arm{Name: name, QJump: t == twopc.QJump, Bulk: "none",
-		Description: fmt.Sprintf("%s, idle network; the server on h%d is frozen (SIGSTOP) after %s", t, c.lay.servers[victim], c.plan.freezeAt)}
+		Description: fmt.Sprintf("%s, idle network; the server on h%d is frozen (SIGSTOP) after %s", t, c.lay.servers[victim], model.DurationText(c.plan.freezeAt))}
 	if t == twopc.QJump {
-		arm.Description += fmt.Sprintf("; failure timeout %s epochs of %s", c.timeouts[1], model.FormatDuration(c.epoch))
+		arm.Description += fmt.Sprintf("; failure timeout %s epochs of %s", c.timeouts[1], model.DurationText(c.epoch))
 	}
 	env.logf("[%s] %s", name, arm.Description)
 	var stopNS int64
@@ -348,7 +348,7 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 		// The machine held a live server past the timeout: no detection time was measured, and
 		// the coordinator left the server out from then on. Measure again.
 		env.logf("       h%d declared dead %s before its freeze, while alive: %s (try %d of %d)", c.lay.servers[victim],
-			model.FormatDuration(time.Duration(stopNS-f.DetectedNS)), f.Cause, try, detectTries)
+			model.DurationText(time.Duration(stopNS-f.DetectedNS)), f.Cause, try, detectTries)
 		env.procs.stopAll() // this try's servers
 	}
 	env.res.Arms = append(env.res.Arms, arm)
@@ -356,8 +356,8 @@ func (c *twoPCCoord) detectArm(ctx context.Context, env *Env, t twopc.Transport)
 		env.record([]results.Row{
 			{Arm: name, Tool: toolTwoPC, Metric: metricDetect, Sender: c.lay.servers[victim], SendNS: stopNS, LatencyNS: f.DetectedNS - stopNS},
 			{Arm: name, Tool: toolTwoPC, Metric: metricDetectM, Sender: c.lay.servers[victim], SendNS: f.SentNS, LatencyNS: f.DetectNS}})
-		env.logf("       declared dead %s after the freeze (%s after its unanswered %s): %s", model.FormatDuration(time.Duration(f.DetectedNS-stopNS)),
-			model.FormatDuration(time.Duration(f.DetectNS)), f.Phase, f.Cause)
+		env.logf("       declared dead %s after the freeze (%s after its unanswered %s): %s", model.DurationText(time.Duration(f.DetectedNS-stopNS)),
+			model.DurationText(time.Duration(f.DetectNS)), f.Phase, f.Cause)
 		return nil
 	}
 	env.record([]results.Row{{Arm: name, Tool: toolTwoPC, Metric: metricDetect, Sender: c.lay.servers[victim], SendNS: stopNS, Lost: true}})
