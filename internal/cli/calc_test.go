@@ -162,6 +162,12 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 			[]string{"--factors", `"3=0.05"`, "budget f·P = 76B", "84B"}},
 		{"an epsilon that overflows the epoch", append(base, "--epsilon", "2401h"),
 			[]string{`invalid --epsilon "2401h": the epoch m·n·P·8/R + ε would be longer than 2400h: need ε at most 2399h`}},
+		{"an epsilon that overflows the epoch with the rest", append(base, "--epsilon", "2399h59m59.99999s"),
+			[]string{`invalid --hosts "12", --rate "10G", --epsilon "2399h59m59.99999s", --mesochronous "2" (the default) and --packet "1538B" (the default) together`,
+				"they make the epoch m·n·P·8/R + ε 2401h, longer than 2400h (100 days): need ε at most 2399h, or a shorter m·n·P·8/R (29.53µs now)"}},
+		{"an epoch that rounds to nothing", []string{"calc", "--hosts", "1", "--rate", "2000T", "--packet", "84", "--mesochronous", "1"},
+			[]string{`invalid --hosts "1", --mesochronous "1", --packet "84", --rate "2000T" and --epsilon "0s" (the default) together: ` +
+				"they make the epoch m·n·P·8/R + ε round to 0", "need a slower R (at most 1344Tb/s)", "or ε of at least 1ns"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantUsageError(t, tt.args, tt.want...) })
@@ -169,6 +175,8 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 	// What the messages offer works.
 	for _, args := range [][]string{
 		{"calc", "--hosts", "100000000", "--rate", "284.9k"},
+		{"calc", "--hosts", "1", "--rate", "1344T", "--packet", "84", "--mesochronous", "1"},
+		{"calc", "--hosts", "1", "--rate", "2000T", "--packet", "84", "--mesochronous", "1", "--epsilon", "1ns"},
 		append(base, "--target-rate", "5=10G"),
 		append(base, "--target-rate", "5=22.76M"),
 		append(base, "--factors", "7=0.05462"),

@@ -112,8 +112,9 @@ func TestValidate(t *testing.T) {
 		{"packet one byte short of a minimum frame on the wire", func(c *Config) { c.Packet = 83 }, "packet"},
 		{"infinite rate", func(c *Config) { c.Rate = Rate(math.Inf(1)) }, "rate"},
 		{"an epoch longer than the clocks hold", func(c *Config) { c.Hosts, c.Rate = 100000000, 1 }, "hosts"},
-		{"an epoch that rounds to nothing", func(c *Config) { c.Hosts, c.Rate = 1, 1e30 }, "rate"},
+		{"an epoch that rounds to nothing", func(c *Config) { c.Hosts, c.Rate = 1, 1e30 }, "hosts"},
 		{"epsilon that overflows the epoch", func(c *Config) { c.Epsilon = math.MaxInt64 }, "epsilon"},
+		{"epsilon that overflows the epoch with the transmission part", func(c *Config) { c.Epsilon = MaxEpoch - 1 }, "hosts"},
 		{"infinite factor", func(c *Config) { c.Factors = Factors{7: Limited(math.Inf(1))} }, "factors"},
 		{"factor whose budget overflows", func(c *Config) { c.Factors = Factors{7: Limited(1e300)} }, "factors"},
 		{"factor whose budget rounds to 0 bytes", func(c *Config) { c.Factors = Factors{7: Limited(1e-4)} }, "factors"},
@@ -321,6 +322,48 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 		}
 	}
 
+	// An epoch that rounds to nothing is n, m, P, R and ε together (it blamed R alone), each with
+	// how far it must move.
+	tiny := Config{Hosts: 1, Rate: 2000e12, Packet: MinPacket, Mesochronous: 1}
+	wantAllowed(t, tiny.Validate(), "they make the epoch m·n·P·8/R + ε round to 0",
+		"need a slower R (at most 1344Tb/s), more hosts (at least 2), a larger m (at least 2) or P (at least 125B), "+
+			"or ε of at least 1ns, each with the others as they are")
+	wantTogether(t, tiny.Validate(), "hosts", "mesochronous", "packet", "rate", "epsilon")
+	for name, edit := range map[string]func(c *Config){
+		"rate": func(c *Config) { c.Rate = 1344e12 }, "hosts": func(c *Config) { c.Hosts = 2 },
+		"m": func(c *Config) { c.Mesochronous = 2 }, "P": func(c *Config) { c.Packet = 125 },
+		"epsilon": func(c *Config) { c.Epsilon = time.Nanosecond },
+	} {
+		c := tiny
+		edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("the %s the message gives is refused: %v", name, err)
+		}
+	}
+	// ε that leaves too little room for m·n·P·8/R is all five together too; ε of MaxEpoch or more
+	// is ε alone, too long whatever the others are.
+	longEps := Config{Hosts: 1000000, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 4, Epsilon: MaxEpoch - 2*time.Second}
+	wantAllowed(t, longEps.Validate(), "they make the epoch m·n·P·8/R + ε 2401h, longer than 2400h (100 days): "+
+		"need ε at most 2399h, or a shorter m·n·P·8/R (4.922s now): fewer hosts (at most 406371), a smaller m (at most 1) "+
+		"or P (at most 625B), or a faster R (at least 24.61Gb/s), each with the others as they are")
+	wantTogether(t, longEps.Validate(), "hosts", "mesochronous", "packet", "rate", "epsilon")
+	for name, edit := range map[string]func(c *Config){
+		"epsilon": func(c *Config) { c.Epsilon = 2399 * time.Hour }, "hosts": func(c *Config) { c.Hosts = 406371 },
+		"m": func(c *Config) { c.Mesochronous = 1 }, "P": func(c *Config) { c.Packet = 625 },
+		"rate": func(c *Config) { c.Rate = 24.61e9 },
+	} {
+		c := longEps
+		edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("the %s the message gives is refused: %v", name, err)
+		}
+	}
+	alone := base
+	alone.Epsilon = MaxEpoch
+	if fe := alone.Validate().(*FieldError); fe.Field != "epsilon" || len(fe.Together) != 0 {
+		t.Errorf("ε of MaxEpoch: %v, want epsilon alone", fe)
+	}
+
 	small := base
 	small.Factors = Factors{7: Limited(0.05)}
 	wantAllowed(t, small.Validate(), "level 7's budget f·P = 76B is smaller than one minimum frame on the wire (84B)",
@@ -328,6 +371,22 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 	small.Factors = Factors{7: Limited(0.05462)}
 	if err := small.Validate(); err != nil {
 		t.Errorf("the factor the message gives is refused: %v", err)
+	}
+}
+
+// wantTogether checks that err names fields together, in that order.
+func wantTogether(t *testing.T, err error, fields ...string) {
+	t.Helper()
+	fe, ok := err.(*FieldError)
+	if !ok {
+		t.Fatalf("error %v, want a *FieldError", err)
+	}
+	var got []string
+	for _, in := range fe.Together {
+		got = append(got, in.Field)
+	}
+	if !reflect.DeepEqual(got, fields) {
+		t.Errorf("%v names %v together, want %v", err, got, fields)
 	}
 }
 

@@ -38,31 +38,40 @@ func (c Config) epochBits() float64 {
 }
 
 // validateEpoch refuses an epoch the clocks cannot hold, or one so short it rounds to nothing
-// (every rate would divide by zero). A long epoch is n, m, P and R together (epochTooLong); one
-// that rounds to nothing takes an R beyond any link's whatever the others are, so R is named.
+// (every rate would divide by zero). Each refusal names every input that makes the epoch what it
+// is: n, m, P and R for a transmission part too long on its own (ε cannot shorten it); those and
+// ε for an epoch too long with ε, or one that rounds to nothing. ε alone is named when it is
+// MaxEpoch or more, too long whatever the others are.
 func (c Config) validateEpoch() error {
 	bits := c.epochBits()
 	ns := bits * 1e9 / float64(c.Rate)
-	inputs := fmt.Sprintf("n=%d, P=%s, m=%d", c.Hosts, c.Packet, c.Mesochronous)
 	if !(ns <= float64(MaxEpoch)) || math.IsInf(bits, 0) {
-		return c.epochTooLong(ns / 1e9)
+		return c.epochTooLong(ns/1e9, false)
 	}
 	if c.EpochPicoseconds() < 1 && c.Epsilon == 0 {
-		return fieldError("rate", c.Rate.String(), fmt.Sprintf(
-			"the epoch m·n·P·8/R would round to 0: need at most %s for %s", Rate(bits*1e9), inputs))
+		return c.epochRoundsToZero()
 	}
-	if c.Epsilon > MaxEpoch-time.Duration(math.Ceil(ns)) {
+	transmission := time.Duration(math.Ceil(ns))
+	if c.Epsilon >= MaxEpoch {
 		return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
 			"the epoch m·n·P·8/R + ε would be longer than %s: need ε at most %s",
-			DurationText(MaxEpoch), DurationAtMost(MaxEpoch-time.Duration(math.Ceil(ns)))))
+			DurationText(MaxEpoch), DurationAtMost(MaxEpoch-transmission)))
+	}
+	if c.Epsilon > MaxEpoch-transmission {
+		return c.epochTooLong((transmission + c.Epsilon).Seconds(), true)
 	}
 	return nil
 }
 
-// epochTooLong refuses an epoch of s seconds, longer than MaxEpoch, naming the four inputs that
-// make it, each with the way to move it and how far with the others as they are.
-func (c Config) epochTooLong(s float64) error {
-	limit := MaxEpoch.Seconds() * float64(c.Rate) / 8 // the bytes m·n·P may come to
+// epochTooLong refuses an epoch of s seconds, longer than MaxEpoch, naming the inputs that make
+// it, each with the way to move it and how far with the others as they are: n, m, P and R, and ε
+// when withEpsilon (the transmission part alone fits, ε takes the rest and more).
+func (c Config) epochTooLong(s float64, withEpsilon bool) error {
+	room := MaxEpoch // what m·n·P·8/R may take
+	if withEpsilon {
+		room -= c.Epsilon
+	}
+	limit := room.Seconds() * float64(c.Rate) / 8 // the bytes m·n·P may come to
 	m, n, p := float64(c.Mesochronous), float64(c.Hosts), float64(c.Packet)
 	hosts, meso, packet := "fewer hosts", "a smaller m", "P"
 	if most := math.Floor(limit / (m * p)); most >= 1 {
@@ -74,14 +83,42 @@ func (c Config) epochTooLong(s float64) error {
 	if most := math.Floor(limit / (m * n)); most >= float64(MinPacket) {
 		packet += fmt.Sprintf(" (at most %s)", floorBytes(most))
 	}
+	epoch := "the epoch m·n·P·8/R"
+	moves := fmt.Sprintf("%s, %s or %s, or a faster R (at least %s)", hosts, meso, packet, ceilRate(c.epochBits()/room.Seconds()))
+	inputs := []Input{
+		{Field: "hosts", Value: strconv.Itoa(c.Hosts)},
+		{Field: "mesochronous", Value: strconv.Itoa(c.Mesochronous)},
+		{Field: "packet", Value: c.Packet.String()},
+		{Field: "rate", Value: c.Rate.String()},
+	}
+	if withEpsilon {
+		transmission := time.Duration(math.Ceil(c.epochBits() * 1e9 / float64(c.Rate)))
+		epoch += " + ε"
+		moves = fmt.Sprintf("ε at most %s, or a shorter m·n·P·8/R (%s now): %s",
+			DurationAtMost(MaxEpoch-transmission), DurationText(transmission), moves)
+		inputs = append(inputs, Input{Field: "epsilon", Value: FormatDuration(c.Epsilon)})
+	}
+	return fieldsError(fmt.Sprintf("they make %s %s, longer than %s (100 days): need %s, each with the others as they are",
+		epoch, durationAbove(s), DurationText(MaxEpoch), moves), inputs...)
+}
+
+// epochRoundsToZero refuses an epoch m·n·P·8/R + ε that rounds to nothing: ε is 0 and the
+// transmission part is under half a picosecond, the simulator's tick. R is what is most likely
+// wrong (only a rate beyond any link's gets there), but any of the five moves it, so each is
+// named with how far it must go with the others as they are.
+func (c Config) epochRoundsToZero() error {
+	need := 0.5e-12 * float64(c.Rate) / 8 // the bytes m·n·P must come to for half a picosecond
+	m, n, p := float64(c.Mesochronous), float64(c.Hosts), float64(c.Packet)
 	return fieldsError(fmt.Sprintf(
-		"they make the epoch m·n·P·8/R %s, longer than %s (100 days): need %s, %s or %s, or a faster R "+
-			"(at least %s), each with the others as they are",
-		durationAbove(s), DurationText(MaxEpoch), hosts, meso, packet, ceilRate(c.epochBits()/MaxEpoch.Seconds())),
+		"they make the epoch m·n·P·8/R + ε round to 0 (ε is 0, m·n·P·8/R under half a picosecond): need a slower R "+
+			"(at most %s), more hosts (at least %.0f), a larger m (at least %.0f) or P (at least %s), or ε of at "+
+			"least 1ns, each with the others as they are",
+		Rate(floorSig(c.epochBits()*2e12)), math.Ceil(need/(m*p)), math.Ceil(need/(n*p)), ceilBytes(need/(m*n))),
 		Input{Field: "hosts", Value: strconv.Itoa(c.Hosts)},
 		Input{Field: "mesochronous", Value: strconv.Itoa(c.Mesochronous)},
 		Input{Field: "packet", Value: c.Packet.String()},
-		Input{Field: "rate", Value: c.Rate.String()})
+		Input{Field: "rate", Value: c.Rate.String()},
+		Input{Field: "epsilon", Value: FormatDuration(c.Epsilon)})
 }
 
 // floorBytes is b rounded down to what Bytes prints, so that a largest size a message gives is
@@ -91,6 +128,15 @@ func floorBytes(b float64) Bytes {
 		return Bytes(b)
 	}
 	return Bytes(floorSig(b))
+}
+
+// ceilBytes is b rounded up to what Bytes prints, so that a smallest size a message gives is
+// enough.
+func ceilBytes(b float64) Bytes {
+	if b < 100_000 {
+		return Bytes(math.Ceil(b))
+	}
+	return Bytes(ceilSig(b))
 }
 
 // validateFactor refuses a level out of range, a factor that is not a positive number, and a
