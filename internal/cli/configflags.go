@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -163,39 +162,30 @@ func (c *configFlags) blame(err error) error {
 // and the rest by the flag (or the key, in the file's message) with where their value came from.
 // What the user gave comes first.
 func (c *configFlags) blameTogether(fe *model.FieldError) error {
-	const (
-		flag = iota
-		file
-		other
-	)
-	source := func(in model.Input) int {
+	source := func(in model.Input) config.Source {
 		switch {
 		case c.changed(in.Field):
-			return flag
-		case c.configFile != "" && c.file.Gives(in.Field):
-			return file
+			return config.FromFlag
+		case c.configFile != "":
+			return c.file.Source(in)
 		}
-		return other
+		return config.FromBase
 	}
-	inFile := slices.ContainsFunc(fe.Inputs(), func(in model.Input) bool { return source(in) == file })
+	inFile := slices.ContainsFunc(fe.Inputs(), func(in model.Input) bool { return source(in) == config.FromFile })
 	from := c.base
 	if from == "" || c.configFile != "" {
 		from = "the default"
 	}
-	byFrom := *fe
-	byFrom.Together = fe.Inputs()
-	slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return cmp.Compare(source(a), source(b)) })
-	named := byFrom.Rename(func(in model.Input) model.Input {
-		s := source(in)
+	named := config.BySource(fe, source, func(in model.Input, s config.Source) model.Input {
 		switch s {
-		case flag:
+		case config.FromFlag:
 			in = c.model.typedInput(in)
-		case file:
+		case config.FromFile:
 			in = c.file.Written(in)
-		case other:
+		case config.FromBase:
 			in.From = from
 		}
-		if s == flag || s == other && !inFile {
+		if s == config.FromFlag || s == config.FromBase && !inFile {
 			in.Field = "--" + in.Field
 			return in
 		}

@@ -191,25 +191,14 @@ func (f File) Apply(d *Dataplane) error {
 
 // named is FileKey for what Apply refuses, each value as the file writes it (Written). Of values
 // refused together, those the file does not give are said to be the default's, after those it
-// gives.
+// gives (BySource).
 func (f File) named(err error) error {
 	var fe *model.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	given := func(in model.Input) int {
-		if f.Gives(in.Field) {
-			return 0
-		}
-		return 1
-	}
-	byFrom := *fe
-	if len(fe.Together) > 0 {
-		byFrom.Together = fe.Inputs()
-		slices.SortStableFunc(byFrom.Together, func(a, b model.Input) int { return given(a) - given(b) })
-	}
-	return byFrom.Rename(func(in model.Input) model.Input {
-		if given(in) == 1 {
+	return BySource(fe, f.Source, func(in model.Input, from Source) model.Input {
+		if from == FromBase {
 			in.From = "the default"
 		}
 		return KeyOf(f.Written(in))
