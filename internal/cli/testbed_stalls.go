@@ -58,6 +58,10 @@ func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.
 	if opts.threshold < machine.MinThreshold {
 		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, model.DurationText(machine.MinThreshold))
 	}
+	// Before --out is created: without the privilege, nothing is measured, and nothing is left.
+	if err := machine.CheckPrivilege(opts.awake); err != nil {
+		return err
+	}
 	// Opened before measuring, so that a path that cannot be written is refused at once, not
 	// after hours of it.
 	out, err := os.Create(opts.out)

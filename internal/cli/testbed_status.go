@@ -47,8 +47,25 @@ func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n := testbed.Names{Prefix: opts.prefix}
-	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: n.QJumpStatus(s.Config.Hosts)})
+	hosts, unread := hostsQJump(testbed.Names{Prefix: opts.prefix}, s.Config.Hosts)
+	if unread != nil { // each host's error says why, in the field that says it of one host
+		hosts = make([]testbed.HostQJump, s.Config.Hosts)
+		for i := range hosts {
+			hosts[i] = testbed.HostQJump{Host: i + 1, Error: unread.Error()}
+		}
+	}
+	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts})
+}
+
+// hostsQJump is what QJump runs on each host, or why it cannot be read: entering a host's
+// namespace takes the testbed's privilege, and without it every host said "enter network
+// namespace ...: operation not permitted" in its QJUMP column. The rest of status reads the
+// state file, which anyone may.
+func hostsQJump(n testbed.Names, hosts int) ([]testbed.HostQJump, error) {
+	if err := testbed.CheckPrivilege(); err != nil {
+		return nil, err
+	}
+	return n.QJumpStatus(hosts), nil
 }
 
 func printTestbedStatus(w io.Writer, prefix string) error {
@@ -68,14 +85,26 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 				"qjump testbed down --prefix %s removes it, and testbed up replaces it\n", s.PID, prefix)
 		}
 	}
-	hosts := n.QJumpStatus(c.Hosts)
+	hosts, unread := hostsQJump(n, c.Hosts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT\tQJUMP")
-	for i, h := range hosts {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, n.HostNS(i+1), n.HostAddr(i+1), n.Port(i+1), hostQJumpCell(h))
+	header := "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT"
+	if unread == nil {
+		header += "\tQJUMP"
+	}
+	fmt.Fprintln(tw, header)
+	for i := 1; i <= c.Hosts; i++ {
+		row := fmt.Sprintf("%d\t%s\t%s\t%s", i, n.HostNS(i), n.HostAddr(i), n.Port(i))
+		if unread == nil {
+			row += "\t" + hostQJumpCell(hosts[i-1])
+		}
+		fmt.Fprintln(tw, row)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if unread != nil {
+		fmt.Fprintf(w, "QJUMP not shown: reading it enters each host's network namespace, and %v\n", unread)
+		return nil
 	}
 	if testbed.ConfigsDiffer(hosts) {
 		fmt.Fprintln(w, "warning: the hosts run different QJump configurations (see QJUMP): the model's latency bound does not hold")

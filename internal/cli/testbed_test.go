@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/testbed/tbtest"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -289,6 +291,70 @@ func TestTestbedVerbsNeedRoot(t *testing.T) {
 			os.RemoveAll(filepath.Join(dir, left[0].Name()))
 		}
 	}
+}
+
+// status and stalls, run as nobody, say in one line what needs root: status shows what anyone may
+// read, the hosts without the QJUMP column that enters their namespaces (each host's column said
+// "error: enter network namespace ...: operation not permitted", exit 0), and stalls refuses
+// before it creates --out (one "operation not permitted" line per CPU, after creating it).
+func TestTestbedStatusAndStallsWithoutRoot(t *testing.T) {
+	bin := tbtest.RequireTools(t)
+	dir := testutil.SharedTempDir(t)
+	if err := os.Chmod(dir, 0o777); err != nil { // where nobody's stalls would write --out
+		t.Fatal(err)
+	}
+	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", bin}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{nil, "the stall monitor needs root: this process lacks CAP_SYS_NICE (real-time priority for its threads): run it with sudo"},
+		{[]string{"--awake"}, "lacks CAP_SYS_NICE (real-time priority for its threads) and write access to /dev/cpu_dma_latency"},
+	} {
+		out := filepath.Join(dir, "stalls.csv")
+		args := append([]string{"testbed", "stalls", "--out", out, "--for", "1s"}, c.args...)
+		_, errOut, code := testutil.Run(t, nil, "setpriv", append(nobody, args...)...)
+		if code != exitRuntime || !strings.Contains(errOut, c.says) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("nobody: qjump %s: exit %d, stderr %q; want 1 and one line saying %q", strings.Join(args, " "), code, errOut, c.says)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("nobody: qjump %s created --out", strings.Join(args, " "))
+			os.Remove(out)
+		}
+	}
+
+	prefix := tbtest.Prefix(t)
+	if _, errOut, code := testutil.Run(t, nil, bin, "testbed", "up", "--hosts", "2", "--prefix", prefix); code != 0 {
+		t.Fatalf("testbed up: exit %d, %s", code, errOut)
+	}
+	t.Cleanup(func() { testutil.Run(t, nil, bin, "testbed", "down", "--prefix", prefix) })
+	if out, errOut, code := testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix); code != 0 ||
+		!hasLine(out, "HOST NAMESPACE ADDRESS SWITCH PORT QJUMP") || !hasLine(out, "2 "+prefix+"-h2 198.18.0.2 "+prefix+"-s2 off") {
+		t.Errorf("root: status exit %d, stderr %q, stdout:\n%s\nwant each host's QJUMP, off", code, errOut, out)
+	}
+	out, errOut, code := testutil.Run(t, nil, "setpriv", append(nobody, "testbed", "status", "--prefix", prefix)...)
+	want := "QJUMP not shown: reading it enters each host's network namespace, and the testbed needs root: " +
+		"this process lacks CAP_NET_ADMIN and CAP_SYS_ADMIN: run it with sudo, or grant it CAP_NET_ADMIN and CAP_SYS_ADMIN\n"
+	if code != 0 || errOut != "" || !hasLine(out, "HOST NAMESPACE ADDRESS SWITCH PORT") || !hasLine(out, "2 "+prefix+"-h2 198.18.0.2 "+prefix+"-s2") ||
+		!strings.HasSuffix(out, want) || strings.Count(out, "needs root") != 1 {
+		t.Errorf("nobody: status exit %d, stderr %q, stdout:\n%s\nwant the hosts without QJUMP, then %q", code, errOut, out, want)
+	}
+	out, _, code = testutil.Run(t, nil, "setpriv", append(nobody, "testbed", "status", "--prefix", prefix, "--json")...)
+	var st testbedStatusJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 || st.Config.Hosts != 2 || len(st.Hosts) != 2 ||
+		!strings.HasPrefix(st.Hosts[1].Error, "the testbed needs root: ") || st.Hosts[1].Host != 2 {
+		t.Errorf("nobody: status --json exit %d (%v): %s\nwant both hosts, each whose error says the testbed needs root", code, err, out)
+	}
+}
+
+// hasLine says whether out has a line of these words, whatever the spaces between them.
+func hasLine(out, words string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Join(strings.Fields(line), " ") == words {
+			return true
+		}
+	}
+	return false
 }
 
 // An --out that cannot be a run's directory (an existing file, a path under /proc) is bad input
