@@ -127,6 +127,14 @@ func TestCalcNamesTogetherWhereEachCameFrom(t *testing.T) {
 	}
 	wantUsageError(t, []string{"calc", "--config", filepath.Join(filepath.Dir(file), "h.yaml"), "--rate", "1"},
 		`h.yaml: invalid --rate "1", hosts "1000", mesochronous "2" (the default) and packet "1538B" (the default) together`)
+	// A file without rate: is refused with the --rate that gives it, not with calc's stand-in.
+	near := filepath.Join(filepath.Dir(file), "near.yaml")
+	if err := os.WriteFile(near, []byte("hosts: 1\nepsilon: 2399h59m59.999999s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantUsageError(t, []string{"calc", "--config", near, "--rate", "10G"},
+		near+`: invalid --rate "10G", hosts "1", epsilon "2399h59m59.999999s", mesochronous "2" (the default) and packet "1538B" (the default) together`,
+		"need ε at most 2400h − 2.461µs")
 	wantUsageError(t, []string{"calc", "--config", file, "--mesochronous", "1000000000000"},
 		file+`: invalid --mesochronous "1000000000000", hosts "12", rate "10G" and packet "1538B" (the default) together: they make the epoch`)
 }

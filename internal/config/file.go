@@ -176,17 +176,26 @@ func (f File) Apply(d *Dataplane) error {
 	// Hosts and rate may come from flags later; everything the file does give must be valid now,
 	// so that the error names the file.
 	v := *d
+	standIn := map[string]bool{} // the fields given a value here that neither the file nor a default gave
 	if f.Hosts == nil && v.Model.Hosts == 0 {
-		v.Model.Hosts = 1
+		v.Model.Hosts, standIn["hosts"] = 1, true
 	}
 	if f.Rate == nil && v.Model.Rate == 0 {
 		// One P per µs from each host: an epoch of m µs and a fan-in bound of b·Σf µs, in range
 		// whatever else the file gives. With 1b/s a file of hosts: 1000 whose rate a flag gives
 		// was refused as `invalid rate "1b/s"`, a rate the user never gave. What R does to the
 		// epoch is checked once a flag has given it.
-		v.Model.Rate = model.Rate(max(1, float64(v.Model.Hosts)*float64(v.Model.Packet)*8*1e6))
+		v.Model.Rate, standIn["rate"] = model.Rate(max(1, float64(v.Model.Hosts)*float64(v.Model.Packet)*8*1e6)), true
 	}
-	return f.named(v.Validate())
+	err := v.Validate()
+	// A refusal that names a stand-in together with what the file gives (ε that leaves the m µs
+	// no room) is not the file's alone: it waits for the value a flag gives, and is checked with
+	// it, rather than name a rate the user never gave.
+	var fe *model.FieldError
+	if errors.As(err, &fe) && slices.ContainsFunc(fe.Inputs(), func(in model.Input) bool { return standIn[in.Field] }) {
+		return nil
+	}
+	return f.named(err)
 }
 
 // named is FileKey for what Apply refuses, each value as the file writes it (Written). Of values

@@ -271,6 +271,29 @@ func TestTogetherNamesEveryKey(t *testing.T) {
 	}
 }
 
+// A file that gives no rate is checked with a stand-in, one P per µs from each host; a refusal
+// that names the stand-in together with the file's values (ε that leaves those µs no room) waits
+// for the rate a flag gives, rather than name "rate 24.61Gb/s (the default)", a rate no one gave.
+func TestStandInRateIsNeverNamed(t *testing.T) {
+	f, err := Parse("t", []byte("hosts: 1\nepsilon: 2399h59m59.999999s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Default()
+	if err := f.Apply(&d); err != nil {
+		t.Errorf("Apply: %v, want the refusal left to the rate a flag gives", err)
+	}
+	d.Model.Rate = 10e9 // as a flag would give it: now the refusal is the model's
+	if err := d.Model.Validate(); err == nil {
+		t.Error("ε within 1µs of 100 days passes with R = 10G, want it refused")
+	}
+	// What the file gives wrong by itself is still the file's.
+	f, _ = Parse("t", []byte("hosts: 1\nepsilon: 2400h\n"))
+	if err := f.Apply(&d); err == nil || !strings.Contains(err.Error(), `invalid epsilon "2400h"`) {
+		t.Errorf("Apply: %v, want epsilon refused", err)
+	}
+}
+
 // A key that is not one is named, with its line and the keys it is nearest to, not with yaml's
 // message about a Go type.
 func TestUnknownKeySaysWhichAndSuggests(t *testing.T) {

@@ -358,6 +358,16 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 			t.Errorf("the %s the message gives is refused: %v", name, err)
 		}
 	}
+	// Within microseconds of the limit, four digits of the epoch and of ε's room would read as the
+	// limit itself ("2400h, longer than 2400h: need ε at most 2400h"): the message leaves the
+	// epoch's figure out and gives ε's room as the limit less the transmission part, which works.
+	nearly := Config{Hosts: 1, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2, Epsilon: MaxEpoch - time.Microsecond}
+	wantAllowed(t, nearly.Validate(), "they make the epoch m·n·P·8/R + ε longer than 2400h (100 days): "+
+		"need ε at most 2400h − 2.461µs, or a shorter m·n·P·8/R (2.461µs now)")
+	nearly.Epsilon = MaxEpoch - 2461*time.Nanosecond
+	if err := nearly.Validate(); err != nil {
+		t.Errorf("the ε the message gives is refused: %v", err)
+	}
 	alone := base
 	alone.Epsilon = MaxEpoch
 	if fe := alone.Validate().(*FieldError); fe.Field != "epsilon" || len(fe.Together) != 0 {

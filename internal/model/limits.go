@@ -55,7 +55,7 @@ func (c Config) validateEpoch() error {
 	if c.Epsilon >= MaxEpoch {
 		return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
 			"the epoch m·n·P·8/R + ε would be longer than %s: need ε at most %s",
-			DurationText(MaxEpoch), DurationAtMost(MaxEpoch-transmission)))
+			DurationText(MaxEpoch), epsilonAtMost(transmission)))
 	}
 	if c.Epsilon > MaxEpoch-transmission {
 		return c.epochTooLong((transmission + c.Epsilon).Seconds(), true)
@@ -95,11 +95,27 @@ func (c Config) epochTooLong(s float64, withEpsilon bool) error {
 		transmission := time.Duration(math.Ceil(c.epochBits() * 1e9 / float64(c.Rate)))
 		epoch += " + ε"
 		moves = fmt.Sprintf("ε at most %s, or a shorter m·n·P·8/R (%s now): %s",
-			DurationAtMost(MaxEpoch-transmission), DurationText(transmission), moves)
+			epsilonAtMost(transmission), durationAbove(transmission.Seconds()), moves)
 		inputs = append(inputs, Input{Field: "epsilon", Value: FormatDuration(c.Epsilon)})
 	}
-	return fieldsError(fmt.Sprintf("they make %s %s, longer than %s (100 days): need %s, each with the others as they are",
-		epoch, durationAbove(s), DurationText(MaxEpoch), moves), inputs...)
+	length := durationAbove(s) + ", "
+	if length == DurationText(MaxEpoch)+", " { // just over: four digits would read as the limit
+		length = ""
+	}
+	return fieldsError(fmt.Sprintf("they make %s %slonger than %s (100 days): need %s, each with the others as they are",
+		epoch, length, DurationText(MaxEpoch), moves), inputs...)
+}
+
+// epsilonAtMost is the largest ε that the transmission part leaves room for, MaxEpoch less it:
+// "2399h" when four digits of the difference fall below it, else the difference as a sum, with
+// the transmission part rounded up ("2400h − 29.53µs"): where ε is within microseconds of the
+// limit, four digits of MaxEpoch−transmission read as 2400h, the limit itself.
+func epsilonAtMost(transmission time.Duration) string {
+	room := MaxEpoch - transmission
+	if most := DurationAtMost(room); most != DurationText(MaxEpoch) {
+		return most
+	}
+	return DurationText(MaxEpoch) + " − " + durationAbove(transmission.Seconds())
 }
 
 // epochRoundsToZero refuses an epoch m·n·P·8/R + ε that rounds to nothing: ε is 0 and the
