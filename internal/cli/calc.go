@@ -199,7 +199,7 @@ func burstText(f model.FanIn) string {
 func delayText(f model.FanIn) string {
 	switch {
 	case f.Guaranteed:
-		return model.DurationText(f.Delay) + " (guaranteed)"
+		return model.BoundText(f.Delay) + " (guaranteed)"
 	case f.Oversubscription > 1e300:
 		return "no bound: an unlimited level at or above"
 	default:

@@ -189,7 +189,7 @@ func guarantees(d config.Dataplane) string {
 	var out []string
 	for _, l := range m.Factors.Levels() { // highest first
 		if fi := m.FanIn(l); fi.Guaranteed {
-			out = append(out, fmt.Sprintf("level %d within %s", l, model.DurationText(fi.Delay)))
+			out = append(out, fmt.Sprintf("level %d within %s", l, model.BoundText(fi.Delay)))
 		}
 	}
 	if len(out) == 0 {

@@ -234,6 +234,10 @@ func DurationText(d time.Duration) string { return secondsText(d.Seconds(), roun
 // message says is allowed is ("need ε at most 2399h", not 2400h).
 func DurationAtMost(d time.Duration) string { return secondsText(d.Seconds(), roundDown) }
 
+// BoundText is DurationText rounded up, for a latency bound: the time a user reads is never
+// less than the bound the model gives (14.762µs reads 14.77µs, not 14.76µs).
+func BoundText(d time.Duration) string { return secondsText(d.Seconds(), roundUp) }
+
 // durationAbove is DurationText rounded up, for a value a message says is over a limit: one just
 // over reads over it, not equal to it.
 func durationAbove(s float64) string { return secondsText(s, roundUp) }

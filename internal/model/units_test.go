@@ -133,6 +133,8 @@ func TestDurationText(t *testing.T) {
 		{DurationAtMost(MaxEpoch - 98432*time.Millisecond), "2399h"},
 		{DurationAtMost(MaxEpoch), "2400h"},
 		{DurationAtMost(7199 * time.Second), "1.999h"},
+		{BoundText(14762 * time.Nanosecond), "14.77µs"}, // DurationText: 14.76µs, under the bound
+		{BoundText(29530 * time.Nanosecond), "29.53µs"},
 		{durationAbove(MaxEpoch.Seconds() + 1), "2401h"},
 		{durationAbove(1.23e18), "341700000000000h"},
 	}

@@ -201,7 +201,7 @@ func (p AdvicePoint) bound() string {
 	if p.BoundUS == nil {
 		return "none (f > m)"
 	}
-	return model.DurationText(time.Duration(*p.BoundUS * 1e3))
+	return model.BoundText(time.Duration(*p.BoundUS * 1e3))
 }
 
 func yesNo(b bool) string {
