@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // DefaultStateDir keeps what the agent assigned across its restarts. /run is cleared at boot, as
@@ -34,30 +36,60 @@ func lockFile(dir string) string { return filepath.Join(dir, "agent.lock") }
 // the process ends, however it ends). The network namespace's lock (lockNetns) keeps two agents
 // off one namespace's interfaces; this one keeps two agents off one record, which the first
 // does not: agents in two network namespaces (pods without the host network, or tests) given the
-// same directory would each overwrite the other's record of the cgroups it assigned, and cgroups
+// same directory would each overwrite the other's record of the cgroups they assigned, and cgroups
 // are the host's, not a namespace's. `qjump status` also finds the agent of a state directory by
 // this lock (Manages). The second agent is refused, naming the first.
+//
+// An agent stopping with DownOnExit removes the lock file (stop). Another agent that opened it
+// just before would then get its flock on a file no longer at the path, which nobody else sees:
+// a third one would create a new file and lock that too, and two agents would share dir. So a
+// lock counts only on the file at the path; otherwise it is dropped and taken again, as
+// testbed.Acquire and the dataplane's state lock do.
 func lockStateDir(dir string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create state directory: %w", err)
-	}
-	f, err := os.OpenFile(lockFile(dir), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("lock agent state: %w", err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			other := "another qjump agent"
-			if pid, ok := lockHolder(lockFile(dir)); ok { // the same lookup as status's (Manages)
-				other += fmt.Sprintf(" (pid %d)", pid)
-			}
-			return nil, fmt.Errorf("%s keeps its state in %s: give each agent its own --state-dir, or stop the "+
-				"other (its systemd unit, its DaemonSet's pod, or the process)", other, dir)
+	path := lockFile(dir)
+	for {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create state directory: %w", err)
 		}
-		return nil, fmt.Errorf("lock agent state %s: %w", lockFile(dir), err)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // dir removed by a stopping agent since MkdirAll
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lock agent state: %w", err)
+		}
+		beforeStateFlock(path)
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, stateDirHeld(dir)
+			}
+			return nil, fmt.Errorf("lock agent state %s: %w", path, err)
+		}
+		same, err := host.SameFile(f, path)
+		if same {
+			return f, nil
+		}
+		f.Close()
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("lock agent state: %w", err)
+		}
+		// Removed, or another file there now: lock the one at the path.
 	}
-	return f, nil
+}
+
+// beforeStateFlock runs between lockStateDir's open of the lock file and its flock: a test's
+// seam, to remove or replace the file at that moment as a stopping agent could.
+var beforeStateFlock = func(path string) {}
+
+// stateDirHeld is the refusal of a second agent on a state directory, naming the first.
+func stateDirHeld(dir string) error {
+	other := "another qjump agent"
+	if pid, ok := lockHolder(lockFile(dir)); ok { // the same lookup as status's (Manages)
+		other += fmt.Sprintf(" (pid %d)", pid)
+	}
+	return fmt.Errorf("%s keeps its state in %s: give each agent its own --state-dir, or stop the "+
+		"other (its systemd unit, its DaemonSet's pod, or the process)", other, dir)
 }
 
 func readState(dir string) (state, error) {
