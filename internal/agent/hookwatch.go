@@ -25,7 +25,7 @@ import (
 // (dataplane.Present: its record, hook and tree, by bpf and netlink syscalls), against 0.4-0.6 ms
 // for a full DeviceStatus. The removal of a tc filter, qdisc or class is reported (RTM_DELTFILTER,
 // RTM_DELQDISC, RTM_DELTCLASS, to RTNLGRP_TC), so a clsact hook or the tree is looked at as soon as
-// a part of it on an interface of ours goes, not up to a second later.
+// a part of it on an interface of ours goes (a leaf qdisc too), not up to a second later.
 
 // hookCheck is how often the loop checks the hooks of the interfaces it runs QJump on.
 const hookCheck = time.Second
@@ -78,7 +78,7 @@ func (a *Agent) onTC(ifindex int) {
 }
 
 // watchTC sends the index of each interface that lost a clsact qdisc, an egress filter, its root
-// qdisc or a class of QJump's HTB. It is
+// qdisc, or a class of QJump's HTB or its leaf qdisc. It is
 // an early word only: the periodic check finds whatever it misses, so the watch is not made again
 // when its subscription fails (it says so), and a full buffer (ENOBUFS) loses events, not the
 // watch.
@@ -122,9 +122,12 @@ func watchTC(ctx context.Context, out chan<- int, errs chan<- error) error {
 
 // hookRemoval says whether a tc message is a removal that can take a clsact hook or QJump's egress
 // tree with it, and the index of its interface: a filter deleted on egress, the clsact qdisc
-// deleted, the root qdisc deleted or replaced (the kernel reports the old root deleted), or a class
-// of QJump's HTB deleted. QJump's own up, reload and down send some of these too; the check then
-// finds everything in place, or the interface not up, as for a down by hand.
+// deleted, the root qdisc deleted or replaced (the kernel reports the old root deleted), a class
+// of QJump's HTB deleted, or the leaf qdisc below one. QJump's own up, reload and down send some
+// of these too (a reload deletes a leaf it replaces by one of another kind): the check then finds
+// everything in place, or the interface not up, as for a down by hand. It does not mistake their
+// middle for a gone tree: what it finds missing without the state lock it looks at again holding
+// it (dataplane.Present), by when the reload is over.
 func hookRemoval(typ uint16, data []byte) (ifindex int, ok bool) {
 	if len(data) < nl.SizeofTcMsg {
 		return 0, false
@@ -134,6 +137,7 @@ func hookRemoval(typ uint16, data []byte) (ifindex int, ok bool) {
 	case typ == unix.RTM_DELTFILTER && tc.Parent == netlink.HANDLE_MIN_EGRESS:
 	case typ == unix.RTM_DELQDISC && (tc.Parent == netlink.HANDLE_CLSACT || tc.Parent == netlink.HANDLE_ROOT):
 	case typ == unix.RTM_DELTCLASS && tc.Handle>>16 == dataplane.TreeMajor:
+	case typ == unix.RTM_DELQDISC && tc.Parent>>16 == dataplane.TreeMajor: // a level's leaf
 	default:
 		return 0, false
 	}

@@ -39,6 +39,8 @@ func TestAgentPutsBackARemovedHook(t *testing.T) {
 		{name: "egress tree replaced", clsact: true, remove: []string{"qdisc", "replace", "dev", "eth0", "root", "handle", "1:", "pfifo"},
 			tree: true, foundBy: "tc event"},
 		{name: "a level's class deleted", remove: []string{"class", "del", "dev", "eth0", "classid", "514a:17"}, tree: true, foundBy: "tc event"},
+		{name: "a level's leaf qdisc deleted", remove: []string{"qdisc", "del", "dev", "eth0", "parent", "514a:17"}, tree: true,
+			foundBy: "tc event"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,4 +99,48 @@ func detachTCX(t *testing.T, pin string) {
 	if err := l.Detach(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestHandReloadsAreNotAGoneTree: reloads by hand that change a level's leaf qdisc to another kind
+// (a shaper to a segmenter and back) delete the old leaf before they add the new one, and the tc
+// event of that delete reaches the agent in the middle of the reload. The agent looks at the tree
+// then, without the state lock; it must not take the moment for a leaf deleted by hand and build
+// the tree again (dataplane's TestReloadIsNeverAGoneTree stops a reload at that moment; this is
+// the agent, its tc events and its check every second, beside real reloads).
+func TestHandReloadsAreNotAGoneTree(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagrl", "198.19.87.1", "198.19.87.2")
+	config := clusterFile(t, "hosts: 2\nrate: 100M\nmode: shape\nfactors: {7: 1, 3: 1, 0: unlimited}\nagent:\n  interfaces: [eth0]\n")
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
+	a.waitListening(10 * time.Second)
+	a.waitReady(10 * time.Second)
+	actions := func() float64 {
+		var sum float64
+		for _, action := range []string{"up", "reloaded", "replaced"} {
+			v, _ := a.metric(`qjump_agent_interface_actions_total{action="` + action + `"}`)
+			sum += v
+		}
+		return sum
+	}
+	before := actions()
+	const rounds = 10
+	for range rounds {
+		// Level 3 unlimited, then limited again: the file's configuration, which the agent adopts.
+		must(t, testbed.InNS(pair.A, bin, "reload", "--dev", "eth0", "--factors", "7=1,3=unlimited,0=unlimited")...)
+		must(t, testbed.InNS(pair.A, bin, "reload", "--dev", "eth0", "--factors", "7=1,3=1,0=unlimited")...)
+	}
+	time.Sleep(1500 * time.Millisecond) // a check every second: at least one after the last reload
+	data, _ := os.ReadFile(a.log)
+	if strings.Contains(string(data), "egress tree is gone") {
+		t.Errorf("the agent took a reload by hand for a gone egress tree:\n%s", data)
+	}
+	if after := actions(); after != before {
+		t.Errorf("interface actions went from %v to %v over reloads by hand: the agent acted on them", before, after)
+	}
+	if st := status(t, bin, pair.A, "eth0"); st.Generation != 1+2*rounds || !st.EgressTree {
+		t.Errorf("after %d reloads by hand: generation %d, egress tree %v; want %d and whole", 2*rounds, st.Generation,
+			st.EgressTree, 1+2*rounds)
+	}
+	a.stop()
 }

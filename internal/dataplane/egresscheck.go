@@ -16,14 +16,21 @@ import (
 // qdisc del dev IF root`, or another root put in its place) the program still classifies, marks
 // and counts, but level traffic no longer meets strict priority or the cap at R. The hook check
 // (attached) cannot see that, so this one looks at what up built: the root qdisc is QJump's HTB
-// (514a:) and it has the root class and one class per level. It is a separate check, not part of
-// attached: the hook is still there and runs (status says so, and a replacing up puts back the
-// configuration it took down if the new one fails), and what to do differs.
+// (514a:), it has the root class and one class per level, and below each level's class is its
+// leaf qdisc (5140: to 5147:; one deleted by hand leaves the kernel's default FIFO there, without
+// the level's shaper or segmenter). It is a separate check, not part of attached: the hook is
+// still there and runs (status says so, and a replacing up puts back the configuration it took
+// down if the new one fails), and what to do differs.
 //
 // Two netlink requests, neither a dump of every device's qdiscs: the device's root qdisc (a get,
-// not a dump) and the classes of QJump's HTB (the kernel dumps those of one device and one qdisc).
-// The leaf qdiscs are not looked at: a reload replaces one (delete, then add) under the state lock
-// while the agent checks without it, and a check that saw that moment would replace a whole tree.
+// not a dump) and the classes of QJump's HTB (the kernel dumps those of one device and one qdisc;
+// HTB says the handle of each leaf class's qdisc in the dump, so the leaves cost nothing more).
+//
+// A reload replaces a leaf of another kind by deleting it and adding the new one, under the state
+// lock; a reader without the lock (status, the agent's check every second, its metrics) could
+// fall between the two and see a leaf gone that nobody removed, and the agent would then build
+// the tree again for nothing. Such readers use treeGoneSettled, which looks again holding the
+// lock before it says the tree is gone.
 
 // ErrTreeGone means the egress tree up built is no longer on the device (deleted or replaced by
 // hand) while QJump's state and hook are: a reload has nothing to change, up --replace builds it
@@ -31,9 +38,10 @@ import (
 var ErrTreeGone = errors.New("qjump's egress tree is gone")
 
 // treeGone says what became of the egress tree up built on rec's device: "" while the device's
-// root is QJump's HTB with its root class and every level's class, and for a record whose up built
-// no tree of this version's shape (an earlier version's); otherwise what is there instead. A
-// device that is gone is the hook's to report (attached), not this.
+// root is QJump's HTB with its root class and every level's class and leaf, and for a record whose
+// up built no tree of this version's shape (an earlier version's); otherwise what is there
+// instead. A device that is gone is the hook's to report (attached), not this. It takes no lock
+// itself: up and reload call it holding the state lock, other readers use treeGoneSettled.
 func treeGone(rec record) string {
 	if !rec.Egress {
 		return ""
@@ -51,7 +59,7 @@ func treeGone(rec record) string {
 		}
 		return fmt.Sprintf("the root qdisc is %s, not QJump's htb %x: (deleted or replaced by hand)", what, htbMajor)
 	}
-	have, err := htbClasses(rec.Ifindex)
+	leaves, err := htbClasses(rec.Ifindex)
 	if errors.Is(err, unix.ENODEV) {
 		return ""
 	}
@@ -59,12 +67,16 @@ func treeGone(rec record) string {
 		return fmt.Sprintf("the classes of its htb %x: could not be read (%v)", htbMajor, err)
 	}
 	var missing []string
-	if !have[htbRootClass()] {
+	if _, ok := leaves[htbRootClass()]; !ok {
 		missing = append(missing, fmt.Sprintf("root class %s", netlink.HandleStr(htbRootClass())))
 	}
 	for l := model.NumLevels - 1; l >= 0; l-- {
-		if id := htbClassID(l); !have[id] {
-			missing = append(missing, fmt.Sprintf("level %d's class %s", l, netlink.HandleStr(id)))
+		leaf, ok := leaves[htbClassID(l)]
+		switch {
+		case !ok:
+			missing = append(missing, fmt.Sprintf("level %d's class %s", l, netlink.HandleStr(htbClassID(l))))
+		case leaf != leafHandle(l):
+			missing = append(missing, fmt.Sprintf("level %d's leaf qdisc %x:", l, leafHandle(l)>>16))
 		}
 	}
 	if len(missing) > 0 {
@@ -72,6 +84,32 @@ func treeGone(rec record) string {
 	}
 	return ""
 }
+
+// treeGoneSettled is treeGone for a reader that does not hold the state lock. The look without the
+// lock costs nothing more when the tree is whole, the usual case; what it finds missing is looked
+// at again holding the lock, on the record as it is then, so that what an up, reload or down was
+// changing when the first look fell in the middle of it is over (and, for a reload, whole again).
+// It waits for the lock as they do: for as long as the holder changes the device. A record gone
+// meanwhile (a down) leaves the first look's answer: the next reading finds the device not up.
+func treeGoneSettled(p paths, rec record) string {
+	gone := treeGone(rec)
+	if gone == "" {
+		return ""
+	}
+	beforeTreeRecheck()
+	_ = withState(p.root, false, func() error {
+		again, err := readRecord(p)
+		if err == nil {
+			gone = treeGone(again)
+		}
+		return nil
+	})
+	return gone
+}
+
+// beforeTreeRecheck runs when treeGoneSettled has found something missing without the lock and is
+// about to take it: a test's seam, to know that a look fell inside a reload.
+var beforeTreeRecheck = func() {}
 
 type qdiscHead struct {
 	handle uint32
@@ -105,21 +143,24 @@ func rootQdisc(ifindex int) (qdiscHead, error) {
 	return q, nil
 }
 
-// htbClasses lists the class ids of QJump's HTB on the device: the kernel dumps the classes of
-// the one qdisc the request names as parent, on the one device it names.
-func htbClasses(ifindex int) (map[uint32]bool, error) {
+// htbClasses lists the classes of QJump's HTB on the device, each with the handle of the qdisc
+// below it (0 for an inner class, such as the root class, and for a leaf class whose qdisc was
+// deleted: the kernel's default FIFO in its place has none). The kernel dumps the classes of the
+// one qdisc the request names as parent, on the one device it names; HTB puts a leaf class's
+// qdisc handle in the message's info (htb_dump_class), as `tc class show` prints "leaf 5147:".
+func htbClasses(ifindex int) (map[uint32]uint32, error) {
 	req := nl.NewNetlinkRequest(unix.RTM_GETTCLASS, unix.NLM_F_DUMP)
 	req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(ifindex), Parent: htbRoot()})
 	msgs, err := req.Execute(unix.NETLINK_ROUTE, unix.RTM_NEWTCLASS)
 	if err != nil {
 		return nil, err
 	}
-	have := map[uint32]bool{}
+	leaves := map[uint32]uint32{}
 	for _, m := range msgs {
 		tc := nl.DeserializeTcMsg(m)
 		if int(tc.Ifindex) == ifindex && tc.Handle>>16 == htbMajor {
-			have[tc.Handle] = true
+			leaves[tc.Handle] = tc.Info
 		}
 	}
-	return have, nil
+	return leaves, nil
 }

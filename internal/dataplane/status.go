@@ -65,7 +65,7 @@ func Present(device string) (Presence, error) {
 	if err != nil {
 		return Presence{}, err
 	}
-	return Presence{Attached: attached(at, rec), TreeGone: treeGone(rec)}, nil
+	return Presence{Attached: attached(at, rec), TreeGone: treeGoneSettled(at, rec)}, nil
 }
 
 // List is the status of every device QJump is up on in this network namespace, by name.
@@ -164,7 +164,7 @@ func statusAt(p paths) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Config: d,
-		Attached: attached(p, rec), TreeGone: treeGone(rec)}
+		Attached: attached(p, rec), TreeGone: treeGoneSettled(p, rec)}
 	if now := rec.nameNow(); now != rec.Device {
 		st.Device, st.UpAs = now, rec.Device
 	}

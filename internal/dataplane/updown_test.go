@@ -95,6 +95,9 @@ func TestEgressTreeGoneByHand(t *testing.T) {
 			says:   "the root qdisc is pfifo 2:, not QJump's htb 514a:"},
 		{name: "a level's class deleted", tamper: [][]string{{"class", "del", "dev", "eth0", "classid", "514a:17"}},
 			says: "QJump's htb 514a: has lost its level 7's class 514a:17"},
+		{name: "a level's leaf qdisc deleted", args: []string{"--mode", "shape"},
+			tamper: [][]string{{"qdisc", "del", "dev", "eth0", "parent", "514a:15"}},
+			says:   "QJump's htb 514a: has lost its level 5's leaf qdisc 5145: (deleted by hand)"},
 	}
 	tc := func(t *testing.T, ns string, args []string) {
 		t.Helper()

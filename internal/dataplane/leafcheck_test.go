@@ -1,0 +1,73 @@
+package dataplane
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/host"
+)
+
+// TestReloadIsNeverAGoneTree: a reload that gives a level a leaf of another kind (here level 5,
+// from a shaper to a segmenter) deletes the old leaf and then adds the new one, holding the state
+// lock. The tree check looks at the leaves, and the agent checks without the lock: had it taken
+// that moment for a tree deleted by hand, it would have built the whole tree again. The test
+// stops the reload between the delete and the add, where the check without the lock does see the
+// leaf missing, and has the agent's check (Present) look then: it must wait for the reload and
+// find the tree whole.
+func TestReloadIsNeverAGoneTree(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--hosts", "10", "--rate", "24M", "--packet", "1500B",
+		"--factors", "7=5,5=10,0=unlimited")
+	rechecking := make(chan struct{}, 1)
+	beforeTreeRecheck = func() { rechecking <- struct{}{} }
+	t.Cleanup(func() {
+		beforeTreeRecheck = func() {}
+		treeChanger = func(o tcObject, ifindex, flags int) error { return o.send(ifindex, flags) }
+	})
+	var inGap string // what the check without the lock says in the gap
+	var pr Presence
+	var prErr error
+	checked := make(chan struct{})
+	gaps := 0
+	treeChanger = func(o tcObject, ifindex, flags int) error {
+		err := o.send(ifindex, flags)
+		if err != nil || o.cmd != unix.RTM_DELQDISC || o.parent != leafParent(5) {
+			return err
+		}
+		gaps++
+		inGap = treeGone(record{Egress: true, Ifindex: ifindex})
+		go func() {
+			defer close(checked)
+			if err := host.InNetns(h.a, func() { pr, prErr = Present("eth0") }); err != nil {
+				prErr = err
+			}
+		}()
+		select {
+		case <-rechecking: // it found the leaf missing and waits for the lock
+		case <-checked:
+		case <-time.After(10 * time.Second):
+			t.Error("the check did not come back nor wait for the lock within 10 s")
+		}
+		return nil
+	}
+	if err := reloadInProcess(t, h.a, shapeConfig("{7: 5, 5: unlimited, 0: unlimited}")...); err != nil {
+		t.Fatal(err)
+	}
+	if gaps != 1 {
+		t.Fatalf("the reload deleted level 5's leaf %d times, want once (its kind changes): the test tests nothing", gaps)
+	}
+	<-checked
+	if !strings.Contains(inGap, "level 5's leaf qdisc 5145: (deleted by hand)") {
+		t.Errorf("between the reload's delete and add, the check without the lock says %q; want level 5's leaf missing", inGap)
+	}
+	if prErr != nil || !pr.Attached || pr.TreeGone != "" {
+		t.Errorf("Present in the middle of a reload: %+v, %v; want attached with the whole tree: a reload read as a gone tree",
+			pr, prErr)
+	}
+	if d := h.status(t, h.a).Devices[0]; d.Generation != 2 || !d.EgressTree {
+		t.Errorf("after the reload: generation %d, egress tree %v; want 2 and whole", d.Generation, d.EgressTree)
+	}
+}
