@@ -44,7 +44,8 @@ func (a *Agent) checkHooks(foundBy string) {
 }
 
 // checkHook puts back dev's hook or egress tree if either is gone, by reconciling dev (counted in
-// qjump_agent_interface_actions_total as its action, replaced or up). One it failed to put back
+// qjump_agent_interface_actions_total as its action: replaced or up for a hook, reloaded for a
+// tree). One it failed to put back
 // is left to the resync: trying every second would only log the same failure every second.
 func (a *Agent) checkHook(dev, foundBy string) {
 	if a.hookFailed[dev] {

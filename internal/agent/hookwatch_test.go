@@ -19,9 +19,9 @@ import (
 // TCX link detached, which the agent's check every second finds; in clsact mode the removal of
 // the filter or of the qdisc is a tc event, which it acts on at once. The egress tree deleted or
 // replaced by hand (the hook still attached) left the levels without strict priority and the cap
-// at R, and the agent did nothing: it now builds the tree again on the tc event (the check every
-// second, which the TCX case exercises, is the same check: TestTreeRemovalIsATCEvent holds the
-// events that reach it).
+// at R, and the agent did nothing: it now builds the tree again by a reload, counters kept, on the
+// tc event (the check every second, which the TCX case exercises, is the same check:
+// TestTreeRemovalIsATCEvent holds the events that reach it).
 func TestAgentPutsBackARemovedHook(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
 	bin := testutil.QjumpBinary(t)
@@ -80,8 +80,21 @@ func TestAgentPutsBackARemovedHook(t *testing.T) {
 			}
 			up, _ := a.metric(`qjump_agent_interface_actions_total{action="up"}`)
 			replaced, _ := a.metric(`qjump_agent_interface_actions_total{action="replaced"}`)
-			if want := map[bool]float64{true: 1, false: 2}[tc.clsact]; up+replaced != want {
-				t.Errorf("interface actions up %v + replaced %v, want %v: the put-back is counted", up, replaced, want)
+			reloaded, _ := a.metric(`qjump_agent_interface_actions_total{action="reloaded"}`)
+			// The agent's own up (not the clsact cases': an up by hand, adopted), then the put-back:
+			// a hook by down and up, a tree by a reload, which builds it again and keeps the
+			// counters and the generation going (it was down and up, counters starting over).
+			ups := map[bool]float64{true: 0, false: 1}[tc.clsact]
+			wantUps, wantReloads, wantGeneration := ups+1, 0.0, uint64(1)
+			if tc.tree {
+				wantUps, wantReloads, wantGeneration = ups, 1, 2
+			}
+			if up+replaced != wantUps || reloaded != wantReloads {
+				t.Errorf("interface actions up %v + replaced %v, reloaded %v; want %v and %v: the put-back is counted",
+					up, replaced, reloaded, wantUps, wantReloads)
+			}
+			if st := status(t, bin, pair.A, "eth0"); st.Generation != wantGeneration {
+				t.Errorf("generation %d after the put-back, want %d", st.Generation, wantGeneration)
 			}
 			a.stop()
 		})

@@ -17,7 +17,7 @@ type Action string
 const (
 	Adopted  Action = "adopted"  // already up with this configuration: nothing touched
 	Brought  Action = "up"       // was not up: dataplane.Up
-	Reloaded Action = "reloaded" // up with another configuration: dataplane.Reload, atomic
+	Reloaded Action = "reloaded" // up with another configuration, or its egress tree gone: dataplane.Reload, atomic
 	Replaced Action = "replaced" // stale (interface re-created) or another mode: down, then up
 	Removed  Action = "down"     // the interface went away: its pins are removed
 )
@@ -36,11 +36,7 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 		// Pins of an interface that was deleted (and perhaps re-created under the same name):
 		// nothing on the wire to keep, start over.
 		return Replaced, upReplacing(dev, want)
-	case st.TreeGone != "":
-		// The egress tree deleted or replaced by hand: a reload would meet classes that are not
-		// there. Up --replace gives back the tree up found and builds QJump's whole again.
-		return Replaced, upReplacing(dev, want)
-	case sameConfig(st.Config, want):
+	case sameConfig(st.Config, want) && st.TreeGone == "":
 		return Adopted, nil
 	case st.Config.Mode != want.Mode:
 		// Shape mode owns an HTB tree that police mode does not: the only way across is down and
@@ -49,6 +45,8 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 		// agent runs must not be left unlimited until the next resync tries again.
 		return Replaced, upReplacing(dev, want)
 	}
+	// Another configuration, or the egress tree deleted or replaced by hand: a reload builds a gone
+	// tree again whole (it looks under the state lock), budgets and counters carrying on.
 	return Reloaded, dataplane.Reload(dev, want)
 }
 

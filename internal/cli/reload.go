@@ -41,6 +41,11 @@ whose factor was solved from a target rate (by up, an earlier reload or the file
 its factor is solved again in the new epoch when n, R, P, ε or m change, and reload says so;
 --factors replaces it like any other factor.
 
+QJump's egress tree deleted or replaced by hand (qjump status says EGRESS TREE GONE) is built again
+whole with the new configuration, budgets and counters carrying on as in any reload, and reload
+says so. If the kernel refuses the new tree or program, the tree of the configuration that ran is
+built again instead: either way the interface is left with QJump whole.
+
 Ctrl-C (SIGINT) or SIGTERM while reload swaps the configuration is held until the swap is done or
 undone: a reload is never left half made. Once the new configuration is in place (reload's commit
 point, before it prints its warnings and "reloaded IF"), the signal is ignored: reload exits 0
@@ -97,7 +102,7 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 	// does not make a reload that succeeded exit 130 as if it had failed.
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	err = dataplane.ReloadFrom(opts.dev, base, d)
+	rebuilt, err := dataplane.ReloadFrom(opts.dev, base, d)
 	beforeReloadCommits(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -106,6 +111,9 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 		return dataplaneError(err)
 	}
 	commit(stop)
+	if rebuilt != "" {
+		fmt.Fprintf(stderr, "qjump: %s's egress tree was gone (%s): built again with the new configuration\n", opts.dev, rebuilt)
+	}
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
 	opts.noteKeptRates(stderr, was, d)
 	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.DurationText(d.Model.Epoch()))

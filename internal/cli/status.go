@@ -242,8 +242,8 @@ func notAttachedAdvice(dev string) string {
 
 // treeGoneWarning says that the egress tree up built is gone from a device whose state is there,
 // what is there instead, what it costs, and what to do: a qjump agent that runs QJump on it builds
-// it again within a second (as it puts back a hook); otherwise up --replace does, or down gives
-// the device back. "" while the tree is there.
+// it again within a second (as it puts back a hook); otherwise a reload does, keeping the
+// counters, or down gives the device back. "" while the tree is there.
 func treeGoneWarning(st dataplane.Status) string {
 	if st.TreeGone == "" {
 		return ""
@@ -255,8 +255,9 @@ func treeGoneWarning(st dataplane.Status) string {
 		return fmt.Sprintf("%s. The qjump agent (pid %d) runs QJump on %s and builds it again within a second "+
 			"(its log says why if it cannot)", what, pid, dev)
 	}
-	return fmt.Sprintf("%s. qjump up --replace --dev %s with its configuration builds it again (a qjump agent that "+
-		"manages it does so within a second), or qjump down --dev %s gives the device back", what, dev, dev)
+	return fmt.Sprintf("%s. qjump reload --dev %s --config FILE (or with the flags to change) builds it again, its "+
+		"counters kept (a qjump agent that manages it does so within a second), or qjump down --dev %s gives the "+
+		"device back", what, dev, dev)
 }
 
 // deviceWarnings is what status warns about a device: its egress tree gone, then statusWarnings.

@@ -325,7 +325,7 @@ func TestStatusReadsAGoneDeviceOnce(t *testing.T) {
 // TestStatusSaysTheEgressTreeIsGone: with QJump's egress tree deleted by hand and the hook still
 // there, status said "attached" and nothing else while levels went without strict priority and
 // the cap at R. It now says EGRESS TREE GONE on the device's line, warns what is there instead
-// and what to do (the agent that runs it, when status sees one, or up --replace), and --json says
+// and what to do (the agent that runs it, when status sees one, or a reload), and --json says
 // egress_tree false with the same warning; the exit status stays 0, as for a detached hook.
 func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	dir := t.TempDir()
@@ -348,13 +348,13 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 		t.Errorf("first line %q, want it to start %q", first, want)
 	}
 	for _, want := range []string{"warning: eth0's egress tree is gone: " + gone, "without strict priority and the cap at R=10Gb/s",
-		"qjump up --replace --dev eth0 with its configuration builds it again"} {
+		"qjump reload --dev eth0 --config FILE (or with the flags to change) builds it again, its counters kept"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status does not say %q:\n%s", want, out)
 		}
 	}
 	j := newStatusJSON([]dataplane.Status{st}, nil, mtu).Devices[0]
-	if j.EgressTree || j.EgressTreeGone != gone || len(j.Warnings) == 0 || !strings.Contains(j.Warnings[0], "qjump up --replace") {
+	if j.EgressTree || j.EgressTreeGone != gone || len(j.Warnings) == 0 || !strings.Contains(j.Warnings[0], "qjump reload --dev eth0") {
 		t.Errorf("--json: egress_tree %v, egress_tree_gone %q, warnings %q; want false, %q and what to do", j.EgressTree,
 			j.EgressTreeGone, j.Warnings, gone)
 	}
@@ -365,8 +365,8 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	// An agent that runs QJump on eth0 here: status names it, as for a hook that is gone.
 	agentRunsEth0(t, dir)
 	want := fmt.Sprintf("The qjump agent (pid %d) runs QJump on eth0 and builds it again within a second", os.Getpid())
-	if out := table(st); !strings.Contains(out, want) || strings.Contains(out, "up --replace") {
-		t.Errorf("an agent runs eth0: want %q and no up --replace:\n%s", want, out)
+	if out := table(st); !strings.Contains(out, want) || strings.Contains(out, "builds it again, its counters kept") {
+		t.Errorf("an agent runs eth0: want %q and not the advice to reload:\n%s", want, out)
 	}
 
 	st.TreeGone = ""

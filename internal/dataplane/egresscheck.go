@@ -33,8 +33,8 @@ import (
 // lock before it says the tree is gone.
 
 // ErrTreeGone means the egress tree up built is no longer on the device (deleted or replaced by
-// hand) while QJump's state and hook are: a reload has nothing to change, up --replace builds it
-// again.
+// hand) while QJump's state and hook are: up without Replace refuses with it. A reload, or up
+// with Replace, builds the tree again.
 var ErrTreeGone = errors.New("qjump's egress tree is gone")
 
 // treeGone says what became of the egress tree up built on rec's device: "" while the device's

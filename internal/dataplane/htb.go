@@ -198,27 +198,43 @@ func (p egressPlan) defaultFilter() tcObject {
 // build replaces the device's root qdisc, whatever it is, with the whole tree.
 func (p egressPlan) build(ifindex int) error {
 	q := htbQdisc(ifindex, uint32(htbLeafBase+int(p.Default)))
-	if err := q.send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
+	if err := treeChanger(q, ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
 		return fmt.Errorf("add htb qdisc: %w", err)
 	}
-	if err := p.rootClass().send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
+	if err := treeChanger(p.rootClass(), ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
 		return fmt.Errorf("add htb root class: %w", err)
 	}
 	for l := range model.NumLevels {
-		if err := p.levelClass(l).send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
+		if err := treeChanger(p.levelClass(l), ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
 			return fmt.Errorf("add htb class of level %d: %w", l, err)
 		}
-		if err := p.leafQdisc(l).send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
+		if err := treeChanger(p.leafQdisc(l), ifindex, unix.NLM_F_CREATE|unix.NLM_F_REPLACE); err != nil {
 			return fmt.Errorf("add %s qdisc of level %d: %w", p.Levels[l].Kind, l, err)
 		}
 	}
-	if err := p.defaultFilter().send(ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
+	if err := treeChanger(p.defaultFilter(), ifindex, unix.NLM_F_CREATE|unix.NLM_F_EXCL); err != nil {
 		return fmt.Errorf("add default filter: %w", err)
 	}
 	return nil
 }
 
-// treeChanger is how apply talks to the kernel; tests replace it to fail on a chosen change.
+// rebuild builds p's tree whole in place of whatever root the device has. build replaces any other
+// root, but an HTB with QJump's handle (what is left of QJump's tree) it would change in place,
+// keeping its classes, and then fail to add them: that one is deleted first.
+func (p egressPlan) rebuild(ifindex int) error {
+	root, err := rootQdisc(ifindex)
+	if err != nil {
+		return fmt.Errorf("read root qdisc: %w", err)
+	}
+	if root.handle == htbRoot() {
+		if err := deleteOwnRoot(ifindex); err != nil {
+			return err
+		}
+	}
+	return p.build(ifindex)
+}
+
+// treeChanger is how build and apply talk to the kernel; tests replace it to fail on a chosen change.
 var treeChanger = func(o tcObject, ifindex, flags int) error { return o.send(ifindex, flags) }
 
 // apply changes the tree on the device from plan from to plan p, touching only what differs. With

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/host"
+	"github.com/qjump-net/qjump/internal/tctree"
 )
 
 // TestReloadIsNeverAGoneTree: a reload that gives a level a leaf of another kind (here level 5,
@@ -69,5 +71,39 @@ func TestReloadIsNeverAGoneTree(t *testing.T) {
 	}
 	if d := h.status(t, h.a).Devices[0]; d.Generation != 2 || !d.EgressTree {
 		t.Errorf("after the reload: generation %d, egress tree %v; want 2 and whole", d.Generation, d.EgressTree)
+	}
+}
+
+// TestReloadOverAGoneTreeRollsBack: a reload over a tree deleted by hand builds the new
+// configuration's tree whole. When the kernel refuses part of it (here level 5's new TBF), the
+// tree of the configuration that ran is built instead, as up built it, and that configuration
+// still runs: the reload leaves QJump whole either way, never without its tree.
+func TestReloadOverAGoneTreeRollsBack(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--hosts", "10", "--rate", "24M", "--packet", "1500B",
+		"--factors", "7=5,5=10,0=unlimited")
+	built := egressOf(t, h.a)
+	h.tc(t, h.a, "qdisc", "del", "dev", "eth0", "root")
+	refused := errors.New("refused by the test")
+	refusals := 0
+	treeChanger = func(o tcObject, ifindex, flags int) error {
+		if o.handle == leafHandle(5) && o.kind == "tbf" && refusals == 0 { // the new tree's, not the old one's after
+			refusals++
+			return refused
+		}
+		return o.send(ifindex, flags)
+	}
+	t.Cleanup(func() { treeChanger = func(o tcObject, ifindex, flags int) error { return o.send(ifindex, flags) } })
+	err := reloadInProcess(t, h.a, shapeConfig("{7: 5, 5: 5, 0: unlimited}")...)
+	if !errors.Is(err, refused) || !strings.Contains(err.Error(), "the configuration that ran still runs, its egress tree built again") {
+		t.Fatalf("reload over a gone tree, its new tree refused: %v; want the refusal and the old tree built again said", err)
+	}
+	if after := egressOf(t, h.a); !tctree.Equal(built, after) {
+		t.Errorf("the tree after the refused reload is not the one up built for the configuration that runs:\n%s",
+			tctree.Diff(built, after))
+	}
+	if d := h.status(t, h.a).Devices[0]; d.Generation != 1 || !d.Attached || !d.EgressTree {
+		t.Errorf("after the refused reload: generation %d, attached %v, egress tree %v (%q); want 1, attached, whole",
+			d.Generation, d.Attached, d.EgressTree, d.EgressTreeGone)
 	}
 }

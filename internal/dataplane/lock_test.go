@@ -85,8 +85,8 @@ func TestReloadFromAnOlderGenerationChangesNothing(t *testing.T) {
 	second := solvedConfig(t, shapeConfig("{7: 5, 5: 10, 0: unlimited}", "default_level: 5")...)
 	var firstErr, secondErr error
 	testutil.InNetns(t, h.a, func() {
-		firstErr = ReloadFrom("eth0", 1, first)
-		secondErr = ReloadFrom("eth0", 1, second)
+		_, firstErr = ReloadFrom("eth0", 1, first)
+		_, secondErr = ReloadFrom("eth0", 1, second)
 	})
 	if firstErr != nil {
 		t.Fatalf("the first reload, from generation 1: %v", firstErr)

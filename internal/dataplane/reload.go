@@ -17,7 +17,15 @@ import (
 // follows the new configuration first: the new tree is computed and checked whole before
 // anything changes, and if the kernel refuses any part of it (or the new program cannot be
 // swapped in), the old tree is put back, so the device never runs half of each.
-func Reload(device string, d config.Dataplane) error { return ReloadFrom(device, 0, d) }
+//
+// An egress tree deleted or replaced by hand (treeGone) is built again whole with the new
+// configuration, the budgets and counters carrying on as in any reload: the command that changes
+// the configuration leaves QJump whole. If the kernel refuses the new tree or the new program,
+// the old configuration's tree is built instead, so QJump is whole either way.
+func Reload(device string, d config.Dataplane) error {
+	_, err := ReloadFrom(device, 0, d)
+	return err
+}
 
 // ErrChangedMeanwhile means the device's configuration changed between the moment a reload read it
 // to build on and the moment it would have replaced it.
@@ -27,58 +35,61 @@ var ErrChangedMeanwhile = errors.New("the configuration changed meanwhile")
 // (read with DeviceStatus; 0 for one made from nothing running, such as a whole file). If another
 // reload changed the device since, it changes nothing and returns ErrChangedMeanwhile: replacing
 // that reload's configuration with one made from the older one would quietly undo its change.
-func ReloadFrom(device string, base uint64, d config.Dataplane) error {
+// rebuilt says what had become of the egress tree when the reload found it gone and built it
+// again (as treeGone says it); "" when the tree was whole.
+func ReloadFrom(device string, base uint64, d config.Dataplane) (rebuilt string, err error) {
 	p, err := pathsFor(device)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return withState(p.root, false, func() error { followRenames(p); return reload(p, device, base, d) })
+	err = withState(p.root, false, func() error {
+		followRenames(p)
+		var err error
+		rebuilt, err = reload(p, device, base, d)
+		return err
+	})
+	return rebuilt, err
 }
 
 // reload is ReloadFrom under the state lock.
-func reload(p paths, device string, base uint64, d config.Dataplane) error {
+func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt string, err error) {
 	rec, err := readRecord(p)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if base != 0 && rec.Generation != base {
-		return fmt.Errorf("%w: %s is at generation %d, and this reload was made from generation %d "+
+		return "", fmt.Errorf("%w: %s is at generation %d, and this reload was made from generation %d "+
 			"(another reload ran in between); nothing changed: run it again to build on the new one",
 			ErrChangedMeanwhile, device, rec.Generation, base)
 	}
 	old, err := rec.dataplane()
 	if err != nil {
-		return err
+		return "", err
 	}
 	if old.Mode != d.Mode {
-		return &model.FieldError{Field: "mode", Value: string(d.Mode),
+		return "", &model.FieldError{Field: "mode", Value: string(d.Mode),
 			Allowed: fmt.Sprintf("%s runs %s mode; changing the mode needs qjump down, then up", device, old.Mode)}
 	}
 	link, err := netlink.LinkByIndex(rec.Ifindex)
 	if err != nil {
-		return NoDevice(device)
-	}
-	if gone := treeGone(rec); gone != "" {
-		// Its changes would meet classes that are not there, and its rollback the same.
-		return fmt.Errorf("%w from %s: %s; nothing changed: qjump up --replace --dev %s with its configuration builds it again",
-			ErrTreeGone, device, gone, device)
+		return "", NoDevice(device)
 	}
 	dev := egressDeviceOf(link)
 	next, err := newRecord(rec.Device, rec.Ifindex, d)
 	if err != nil {
-		return err
+		return "", err
 	}
 	next.Attach, next.ClsactCreated, next.Egress, next.HTB = rec.Attach, rec.ClsactCreated, rec.Egress, rec.HTB
 	next.Generation = rec.Generation + 1
 	maps, err := pinnedMaps(p)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer closeAll(maps)
 	// Loaded (and verified) before anything changes on the device.
 	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs()), maps)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer objs.Close()
 	install := func() error {
@@ -88,9 +99,15 @@ func reload(p paths, device string, base uint64, d config.Dataplane) error {
 		return writeRecord(p, next)
 	}
 	if !rec.Egress {
-		return install() // an earlier version's record: its tree is not this version's to change
+		return "", install() // an earlier version's record: its tree is not this version's to change
 	}
-	return changeTree(rec.Ifindex, old, d, dev, install)
+	// Looked at under the lock, as the tree is changed: no up, reload or down is half-way.
+	if gone := treeGone(rec); gone != "" {
+		// A change of what is there would meet classes or leaves that are not, and so would its
+		// rollback: the tree is built whole instead.
+		return gone, rebuildTree(rec.Ifindex, old, d, dev, install)
+	}
+	return "", changeTree(rec.Ifindex, old, d, dev, install)
 }
 
 // changeTree moves the device's tree from configuration old to d, runs then (installing d), and
@@ -113,6 +130,32 @@ func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then fun
 			return errors.Join(err, fmt.Errorf("put the old egress tree back: %w", rb))
 		}
 		return fmt.Errorf("%w (the old egress tree is back)", err)
+	}
+	return nil
+}
+
+// rebuildTree builds d's tree whole on the device in place of what is left of QJump's (deleted or
+// replaced by hand), runs then (installing d), and builds old's tree whole if either fails: the
+// device is left with QJump's tree of the configuration that runs, never without one, unless
+// building that one fails too (the error says so).
+func rebuildTree(ifindex int, old, d config.Dataplane, dev egressDevice, then func() error) error {
+	from, err := planEgress(old, dev)
+	if err != nil {
+		return err
+	}
+	to, err := planEgress(d, dev)
+	if err != nil {
+		return err
+	}
+	err = to.rebuild(ifindex)
+	if err == nil {
+		err = then()
+	}
+	if err != nil {
+		if rb := from.rebuild(ifindex); rb != nil {
+			return errors.Join(err, fmt.Errorf("build the egress tree of the configuration that runs again: %w", rb))
+		}
+		return fmt.Errorf("%w (the configuration that ran still runs, its egress tree built again)", err)
 	}
 	return nil
 }

@@ -226,8 +226,8 @@ func load(p paths, ifindex int, opts UpOptions, rec *record) error {
 func alreadyUp(p paths, device string) error {
 	if rec, err := readRecord(p); err == nil && attached(p, rec) {
 		if gone := treeGone(rec); gone != "" {
-			return fmt.Errorf("%w on %s, but %w: %s; nothing changed (use --replace to build it again)",
-				ErrAlreadyUp, device, ErrTreeGone, gone)
+			return fmt.Errorf("%w on %s, but %w: %s; nothing changed (qjump reload --dev %s builds it again, its "+
+				"counters kept; or use --replace to start over)", ErrAlreadyUp, device, ErrTreeGone, gone, device)
 		}
 		return fmt.Errorf("%w on %s: nothing changed (use --replace to start over, or reload)", ErrAlreadyUp, device)
 	}

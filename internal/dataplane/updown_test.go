@@ -75,8 +75,10 @@ func TestDownAfterClsactDeletedByHand(t *testing.T) {
 // TestEgressTreeGoneByHand: the egress tree up built, deleted or replaced by hand while the hook
 // stays, left the device without strict priority and the cap at R while status called it
 // attached and well. Status now says the tree is gone and what is there instead; up without
-// --replace and reload refuse, saying so; up --replace builds it again; and down afterwards gives
-// the device back as it was before up (the tree up replaced is put back, a hand-made one too).
+// --replace refuses, saying so; reload builds it again with its new configuration (it refused,
+// and the user had to find up --replace, which starts the counters over), keeping the generation
+// going; up --replace builds it again too; and down afterwards gives the device back as it was
+// before up (the tree up replaced is put back, a hand-made one too).
 func TestEgressTreeGoneByHand(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -124,8 +126,8 @@ func TestEgressTreeGoneByHand(t *testing.T) {
 				t.Errorf("after tc %v: attached %v, egress_tree %v, egress_tree_gone %q; want attached, the tree gone, saying %q",
 					c.tamper, d.Attached, d.EgressTree, d.EgressTreeGone, c.says)
 			}
-			if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "qjump up --replace --dev eth0") {
-				t.Errorf("warnings %q; want the first to say qjump up --replace --dev eth0", d.Warnings)
+			if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "qjump reload --dev eth0") {
+				t.Errorf("warnings %q; want the first to say qjump reload --dev eth0", d.Warnings)
 			}
 			table := h.mustQjump(t, h.a, "status")
 			if first, _, _ := strings.Cut(table, "\n"); !strings.Contains(first, "attached via") || !strings.Contains(first, "EGRESS TREE GONE") {
@@ -134,9 +136,17 @@ func TestEgressTreeGoneByHand(t *testing.T) {
 			if _, errOut, code := h.qjump(t, h.a, upArgs(c.args...)...); code != 1 || !strings.Contains(errOut, "egress tree is gone") {
 				t.Errorf("up without --replace: exit %d: %s; want 1, saying the egress tree is gone", code, errOut)
 			}
-			if _, errOut, code := h.qjump(t, h.a, "reload", "--dev", "eth0", "--factors", "7=10,5=20,0=unlimited"); code == 0 ||
-				!strings.Contains(errOut, "egress tree is gone") || !strings.Contains(errOut, "up --replace") {
-				t.Errorf("reload: exit %d: %s; want it refused, saying the egress tree is gone and up --replace", code, errOut)
+			if _, errOut, code := h.qjump(t, h.a, "reload", "--dev", "eth0", "--factors", "7=10,5=20,0=unlimited"); code != 0 ||
+				!strings.Contains(errOut, "qjump: eth0's egress tree was gone ("+c.says) ||
+				!strings.Contains(errOut, "built again with the new configuration") {
+				t.Errorf("reload: exit %d: %s; want 0, saying the egress tree was gone and is built again", code, errOut)
+			}
+			if d := h.status(t, h.a).Devices[0]; !d.Attached || !d.EgressTree || d.Generation != 2 {
+				t.Errorf("after reload: attached %v, egress_tree %v (%q), generation %d; want both, generation 2",
+					d.Attached, d.EgressTree, d.EgressTreeGone, d.Generation)
+			}
+			for _, args := range c.tamper {
+				tc(t, h.a, args)
 			}
 			h.mustQjump(t, h.a, upArgs(append([]string{"--replace"}, c.args...)...)...)
 			if d := h.status(t, h.a).Devices[0]; !d.Attached || !d.EgressTree {
