@@ -77,6 +77,9 @@ type Agent struct {
 	// listenGiven: --listen was given, which the file's agent.listen never overrides.
 	listenGiven bool
 	cgw         *cgroupWatch // the file's cgroups being made or removed
+	// announced is what the agent tells `qjump status` on its network namespace's socket
+	// (lockNetns): its state directory and interfaces, as last saved (saveState).
+	announced atomic.Pointer[[]byte]
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
@@ -92,6 +95,7 @@ func New(opts Options) (*Agent, error) {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}, hookFailed: map[string]bool{}}
+	a.announce()
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
 		a.log.Error("read dataplane for metrics", "err", err)
 	}})
@@ -143,7 +147,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := checkPrivilege(); err != nil {
 		return err
 	}
-	nsLock, err := lockNetns()
+	nsLock, err := lockNetns(func() []byte { return *a.announced.Load() })
 	if err != nil {
 		return err
 	}
@@ -168,6 +172,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	for _, dev := range st.Devices {
 		a.devices[dev] = 0 // the first reconcile takes QJump off those the file no longer matches
 	}
+	a.announce()
 	if a.netns, err = host.NetnsKey(); err != nil {
 		a.log.Warn("network namespace unknown: qjump status will not tell that this agent runs QJump on its interfaces", "err", err)
 	}
@@ -489,10 +494,22 @@ func (a *Agent) syncCgroups() {
 }
 
 // saveState writes what a restarted agent needs to know (state); an error is logged, not fatal.
+// What it runs QJump on is announced too (announce).
 func (a *Agent) saveState() {
+	a.announce()
 	if err := writeState(a.opts.StateDir, a.state()); err != nil {
 		a.log.Error("save agent state", "err", err)
 	}
+}
+
+// announce makes the agent's state directory and interfaces now what it tells `qjump status`.
+func (a *Agent) announce() {
+	dir, err := filepath.Abs(a.opts.StateDir) // as given, relative to the agent's directory
+	if err != nil {
+		dir = a.opts.StateDir
+	}
+	line := announcement{StateDir: dir, Devices: sortedKeys(a.devices)}.line()
+	a.announced.Store(&line)
 }
 
 // state is the agent's state as saved: the cgroups it assigned, the interfaces it runs QJump on.

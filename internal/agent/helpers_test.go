@@ -203,7 +203,11 @@ type deviceStatus struct {
 	Attached   bool   `json:"attached"`
 	EgressTree bool   `json:"egress_tree"`
 	Generation uint64 `json:"generation"`
-	Levels     []struct {
+	Agent      *struct {
+		Pid      int    `json:"pid"`
+		StateDir string `json:"state_dir"`
+	} `json:"agent"`
+	Levels []struct {
 		Level          int    `json:"level"`
 		SentBytes      uint64 `json:"sent_bytes"`
 		DroppedPackets uint64 `json:"dropped_packets"`

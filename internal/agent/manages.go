@@ -19,7 +19,9 @@ import (
 // `qjump down` clears. It holds the lock of a running agent (lockStateDir), seen in /proc/locks
 // without taking it (taking it, even for a moment, would make an agent starting then refuse), and
 // its saved state names the device in this namespace. An agent with another --state-dir, or one
-// that saved no namespace (before this was recorded), is not seen: false.
+// that saved no namespace (before this was recorded), is not seen: false. Status asks the agent
+// of its namespace on its socket first (Find), which sees any --state-dir; this is for an agent
+// that answers nothing there (an earlier version).
 func Manages(dir, device string) (pid int, ok bool) {
 	pid, held := lockHolder(lockFile(dir))
 	if !held {

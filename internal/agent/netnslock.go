@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -19,7 +21,12 @@ const netnsLockName = "@qjump-agent"
 
 // lockNetns makes this agent the only one in its network namespace until the returned listener
 // is closed (or the process ends). A second agent is refused, naming the first.
-func lockNetns() (net.Listener, error) {
+//
+// The socket is also how `qjump status` finds the agent of its network namespace, whatever its
+// --state-dir (Find): each connection is sent one line, what announce returns then (an
+// announcement in JSON), and closed at once. A refused agent connects only to learn who holds the
+// socket (its SO_PEERCRED) and reads nothing; connections left unaccepted would fill the backlog.
+func lockNetns(announce func() []byte) (net.Listener, error) {
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: netnsLockName, Net: "unix"})
 	if errors.Is(err, unix.EADDRINUSE) {
 		return nil, netnsHeld()
@@ -27,18 +34,69 @@ func lockNetns() (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock the network namespace (abstract unix socket %s): %w", netnsLockName, err)
 	}
-	// Accept and close at once: a refused agent connects only to learn who holds the socket (its
-	// SO_PEERCRED), and connections left unaccepted would fill the backlog.
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return // closed
 			}
+			// One short line into an empty socket buffer does not block; the deadline is there
+			// all the same, so that no client can hold up the next.
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			_, _ = c.Write(announce())
 			c.Close()
 		}
 	}()
 	return ln, nil
+}
+
+// announcement is what the agent of a network namespace tells whoever connects to its socket:
+// where it keeps its state and which interfaces it runs QJump on now.
+type announcement struct {
+	StateDir string   `json:"state_dir"`
+	Devices  []string `json:"devices"`
+}
+
+// line is the announcement as sent: one line of JSON.
+func (an announcement) line() []byte {
+	data, _ := json.Marshal(an) // strings and a slice of them: never fails
+	return append(data, '\n')
+}
+
+// Running is the qjump agent of this network namespace, as Find sees it.
+type Running struct {
+	// Pid is its pid in this process's pid namespace; 0 when it runs in one this process cannot
+	// see (the host's, seen from a container).
+	Pid int
+	// Said: it announced StateDir and Devices. An agent of an earlier version holds the socket
+	// and says nothing.
+	Said     bool
+	StateDir string   // its --state-dir, as it was given
+	Devices  []string // the interfaces it runs QJump on
+}
+
+// Find finds the qjump agent of this network namespace by the abstract unix socket it holds
+// (lockNetns): its pid as the kernel tells a process that connects (SO_PEERCRED), and what it
+// announces. Unlike Manages, it needs no state directory: an agent with any --state-dir is found.
+// A holder of another uid than root is no agent (netnsHeld): not found.
+func Find() (Running, bool) {
+	c, err := net.DialTimeout("unix", netnsLockName, time.Second)
+	if err != nil {
+		return Running{}, false
+	}
+	defer c.Close()
+	cred, err := connCred(c.(*net.UnixConn))
+	if err != nil || cred.Uid != 0 {
+		return Running{}, false
+	}
+	r := Running{Pid: int(cred.Pid)}
+	_ = c.SetReadDeadline(time.Now().Add(time.Second))
+	line, err := bufio.NewReader(c).ReadBytes('\n')
+	var an announcement
+	if err == nil && json.Unmarshal(line, &an) == nil {
+		r.Said, r.StateDir, r.Devices = true, an.StateDir, an.Devices
+	}
+	return r, true
 }
 
 // netnsHeld is the refusal of a second agent in a network namespace. It names the holder as the
@@ -71,7 +129,13 @@ func peerCred(name string) (*unix.Ucred, error) {
 		return nil, err
 	}
 	defer c.Close()
-	raw, err := c.(*net.UnixConn).SyscallConn()
+	return connCred(c.(*net.UnixConn))
+}
+
+// connCred is the credentials of the process at the other end of c, as the kernel recorded them
+// when it listened (SO_PEERCRED).
+func connCred(c *net.UnixConn) (*unix.Ucred, error) {
+	raw, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,15 @@ package agent_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -41,5 +44,36 @@ func TestAgentRecordsItsNamespace(t *testing.T) {
 	}
 	if !slices.Equal(st.Devices, []string{"eth0"}) || st.Netns != ns {
 		t.Errorf("saved state %s; want devices [eth0] in namespace %s", data, ns)
+	}
+}
+
+// TestStatusFindsTheAgentByItsSocket: qjump status found the agent that runs QJump on an interface
+// only by the lock of the default state directory (agent.Manages), so an agent given another
+// --state-dir was not seen, and status advised a qjump down the agent would undo. Status now asks
+// the agent of its network namespace on the abstract socket every agent holds: its pid (as the
+// kernel gives it, SO_PEERCRED), its state directory and its interfaces.
+func TestStatusFindsTheAgentByItsSocket(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	bin := testutil.QjumpBinary(t)
+	pair := qjumpPair(t, "qjagsk", "198.19.88.1", "198.19.88.2")
+	config := clusterFile(t, cgroupConfig)
+	dir := filepath.Join(t.TempDir(), "elsewhere") // not /run/qjump-agent
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", dir)
+	a.waitListening(10 * time.Second)
+	a.waitReady(10 * time.Second)
+
+	st := status(t, bin, pair.A, "eth0")
+	if st.Agent == nil || st.Agent.Pid != a.cmd.Process.Pid || st.Agent.StateDir != dir {
+		t.Errorf("status --json: agent %+v; want pid %d, state_dir %s", st.Agent, a.cmd.Process.Pid, dir)
+	}
+	want := fmt.Sprintf("managed by the qjump agent (pid %d, state directory %s)\n", a.cmd.Process.Pid, dir)
+	argv := testbed.InNS(pair.A, bin, "status", "--dev", "eth0")
+	if out, errOut, code := testutil.Run(t, nil, argv[0], argv[1:]...); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("status: exit %d (%s):\n%s\nwant it to say %q", code, errOut, out, want)
+	}
+
+	a.stop() // QJump stays attached; no agent runs it now
+	if st := status(t, bin, pair.A, "eth0"); st.Agent != nil {
+		t.Errorf("status --json after the agent stopped: agent %+v; want none", st.Agent)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,6 +42,11 @@ It warns when the interface has changed under the configuration it runs: an MTU 
 makes full frames longer than budgets sized for the old one (every such frame is then dropped as
 larger than the budget), and leaves a P that was auto short of one full frame (reload --dev IF
 --packet auto resolves it again).
+
+An interface that a qjump agent runs says "managed by" it, with its pid and state directory: the
+agent puts back what is removed by hand, and its file's configuration over a reload by hand at its
+next resync. Status asks the agent of its network namespace on the abstract unix socket it holds,
+whatever its --state-dir.
 
 --watch prints what is happening now instead: every --interval (1s by default), per level and per
 second over the last interval, the limit (f·P·8/E), the wire bits and packets sent, and the
@@ -146,6 +152,11 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	}
 	fmt.Fprintf(w, "%s: %s via %s%s, %s mode%s, mark %s, default level %d, generation %d\n", name, state,
 		how, tree, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
+	if r, ok := agentOf(st.Device); ok {
+		// An operator about to change the interface by hand should know: the agent puts back
+		// what is removed, and its file's configuration over a reload at its next resync.
+		fmt.Fprintf(w, "managed by %s\n", agentName(r))
+	}
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.DurationText(m.Epsilon), m.Mesochronous, model.DurationText(m.Epoch()))
 	fmt.Fprintln(w, guarantees(d))
@@ -222,19 +233,48 @@ func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string)
 	return factorText(f), b.String(), d.Model.LevelRate(f).String()
 }
 
-// agentStateDir is where status looks for a running qjump agent's state (a test's own directory
-// in tests).
+// agentStateDir is where status looks for the state of a qjump agent that does not say which
+// interfaces it runs (an agent before it said; a test's own directory in tests).
 var agentStateDir = agent.DefaultStateDir
+
+// agentOf is the qjump agent that runs QJump on dev in this network namespace, if status can see
+// one. The agent of a network namespace holds its abstract socket and says there which interfaces
+// it runs and where it keeps its state (agent.Find), whatever its --state-dir. One that says
+// nothing (an earlier version) is looked for as before, by the lock and the state of the default
+// state directory (agent.Manages).
+func agentOf(dev string) (agent.Running, bool) {
+	if r, ok := agent.Find(); ok && r.Said {
+		return r, slices.Contains(r.Devices, dev)
+	}
+	if pid, ok := agent.Manages(agentStateDir, dev); ok {
+		return agent.Running{Pid: pid, StateDir: agentStateDir}, true
+	}
+	return agent.Running{}, false
+}
+
+// agentName names an agent as status sees it: "the qjump agent (pid 1234, state directory
+// /run/qjump-agent)".
+func agentName(r agent.Running) string {
+	var what []string
+	if r.Pid != 0 {
+		what = append(what, fmt.Sprintf("pid %d", r.Pid))
+	} else {
+		what = append(what, "in another pid namespace")
+	}
+	if r.StateDir != "" {
+		what = append(what, "state directory "+r.StateDir)
+	}
+	return "the qjump agent (" + strings.Join(what, ", ") + ")"
+}
 
 // notAttachedAdvice is what to do about a device with QJump's state but no hook. `qjump down` is
 // the fix unless a qjump agent runs QJump on it: the agent puts the hook back within a second
-// (docs/deployment.md), and a down would be undone by it. When status can see that agent (the
-// default state directory, naming the device in this namespace, its lock held) it says so;
-// otherwise, as an agent with another --state-dir is not seen, the advice covers both cases.
+// (docs/deployment.md), and a down would be undone by it. When status sees that agent (agentOf)
+// it says so; otherwise the advice covers both cases.
 func notAttachedAdvice(dev string) string {
-	if pid, ok := agent.Manages(agentStateDir, dev); ok {
-		return fmt.Sprintf("hook gone: the qjump agent (pid %d) runs QJump on %s and puts it back within a second "+
-			"(its log says why if it cannot); qjump down would not stick", pid, dev)
+	if r, ok := agentOf(dev); ok {
+		return fmt.Sprintf("hook gone: %s runs QJump on %s and puts it back within a second "+
+			"(its log says why if it cannot); qjump down would not stick", agentName(r), dev)
 	}
 	return "interface or hook gone, or an up killed before it finished: run qjump down, unless a qjump agent " +
 		"manages it, which puts it back within a second"
@@ -251,9 +291,9 @@ func treeGoneWarning(st dataplane.Status) string {
 	dev := st.Device
 	what := fmt.Sprintf("%s's egress tree is gone: %s; its levels leave without strict priority and the cap at R=%s",
 		dev, st.TreeGone, st.Config.Model.Rate)
-	if pid, ok := agent.Manages(agentStateDir, dev); ok {
-		return fmt.Sprintf("%s. The qjump agent (pid %d) runs QJump on %s and builds it again within a second "+
-			"(its log says why if it cannot)", what, pid, dev)
+	if r, ok := agentOf(dev); ok {
+		return fmt.Sprintf("%s. %s runs QJump on %s and builds it again within a second "+
+			"(its log says why if it cannot)", what, capitalize(agentName(r)), dev)
 	}
 	return fmt.Sprintf("%s. qjump reload --dev %s --config FILE (or with the flags to change) builds it again, its "+
 		"counters kept (a qjump agent that manages it does so within a second), or qjump down --dev %s gives the "+
@@ -267,4 +307,12 @@ func deviceWarnings(st dataplane.Status, mtu mtuOf) []string {
 		w = append(w, g)
 	}
 	return append(w, statusWarnings(st, mtu)...)
+}
+
+// capitalize starts s, a sentence, with a capital letter.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/agent"
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
@@ -241,10 +242,11 @@ func TestStatusShowsTargetRates(t *testing.T) {
 	}
 }
 
-// agentRunsEth0 makes dir the state directory of a qjump agent that runs QJump on eth0 in this
+// agentRuns makes dir the state directory of a qjump agent that runs QJump on dev in this
 // network namespace, as agent.Manages sees one: its lock held (by this process, until the test
-// ends) and its state naming eth0 and this namespace.
-func agentRunsEth0(t *testing.T, dir string) {
+// ends) and its state naming dev and this namespace. Status finds it so when no agent holds this
+// namespace's socket (agent.Find), as in the tests' namespace.
+func agentRuns(t *testing.T, dir, dev string) {
 	t.Helper()
 	ns, err := host.NetnsKey()
 	if err != nil {
@@ -258,7 +260,7 @@ func agentRunsEth0(t *testing.T, dir string) {
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["eth0"], "netns": "`+ns+`"}`), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"cgroups": {}, "devices": ["`+dev+`"], "netns": "`+ns+`"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -283,8 +285,9 @@ func TestStatusNotAttachedAdvice(t *testing.T) {
 	if got := first(); !strings.Contains(got, "run qjump down, unless a qjump agent manages it, which puts it back within a second") {
 		t.Errorf("no agent seen: %q; want the advice to cover down and an agent", got)
 	}
-	agentRunsEth0(t, dir)
-	want := fmt.Sprintf("the qjump agent (pid %d) runs QJump on eth0 and puts it back within a second", os.Getpid())
+	agentRuns(t, dir, "eth0")
+	want := fmt.Sprintf("the qjump agent (pid %d, state directory %s) runs QJump on eth0 and puts it back within a second",
+		os.Getpid(), dir)
 	if got := first(); !strings.Contains(got, want) || strings.Contains(got, "run qjump down") {
 		t.Errorf("an agent runs eth0: %q; want %q and no qjump down", got, want)
 	}
@@ -363,8 +366,9 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	}
 
 	// An agent that runs QJump on eth0 here: status names it, as for a hook that is gone.
-	agentRunsEth0(t, dir)
-	want := fmt.Sprintf("The qjump agent (pid %d) runs QJump on eth0 and builds it again within a second", os.Getpid())
+	agentRuns(t, dir, "eth0")
+	want := fmt.Sprintf("The qjump agent (pid %d, state directory %s) runs QJump on eth0 and builds it again within a second",
+		os.Getpid(), dir)
 	if out := table(st); !strings.Contains(out, want) || strings.Contains(out, "builds it again, its counters kept") {
 		t.Errorf("an agent runs eth0: want %q and not the advice to reload:\n%s", want, out)
 	}
@@ -375,5 +379,23 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	}
 	if j := newStatusJSON([]dataplane.Status{st}, nil, mtu).Devices[0]; !j.EgressTree || len(j.Warnings) != 0 {
 		t.Errorf("a whole tree: egress_tree %v, warnings %q; want true and none", j.EgressTree, j.Warnings)
+	}
+}
+
+// An agent is named by its pid and state directory where status knows them: an agent in a pid
+// namespace status cannot see has no pid for it (SO_PEERCRED gives 0), and one of an earlier
+// version does not say its directory.
+func TestAgentName(t *testing.T) {
+	for _, c := range []struct {
+		r    agent.Running
+		want string
+	}{
+		{agent.Running{Pid: 42, StateDir: "/run/x"}, "the qjump agent (pid 42, state directory /run/x)"},
+		{agent.Running{Pid: 42}, "the qjump agent (pid 42)"},
+		{agent.Running{StateDir: "/run/x"}, "the qjump agent (in another pid namespace, state directory /run/x)"},
+	} {
+		if got := agentName(c.r); got != c.want {
+			t.Errorf("agentName(%+v) = %q, want %q", c.r, got, c.want)
+		}
 	}
 }

@@ -31,6 +31,15 @@ type deviceJSON struct {
 	// Warnings: what status finds wrong with the device as it is now, its egress tree gone or the
 	// configuration it runs (deviceWarnings); empty when nothing is.
 	Warnings []string `json:"warnings"`
+	// Agent is the qjump agent that runs QJump on the device (agentOf); absent when status sees
+	// none.
+	Agent *agentJSON `json:"agent,omitempty"`
+}
+
+// agentJSON is a qjump agent as status sees it.
+type agentJSON struct {
+	Pid      int    `json:"pid"`                 // 0: in a pid namespace status cannot see
+	StateDir string `json:"state_dir,omitempty"` // its --state-dir; absent when not known
 }
 
 type levelJSON struct {
@@ -58,6 +67,9 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 			EgressTree: st.TreeGone == "", EgressTreeGone: st.TreeGone, Generation: st.Generation,
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
 			Warnings: append([]string{}, deviceWarnings(st, mtu)...)}
+		if r, ok := agentOf(st.Device); ok {
+			d.Agent = &agentJSON{Pid: r.Pid, StateDir: r.StateDir}
+		}
 		for l := model.NumLevels - 1; l >= 0; l-- {
 			f, ok := st.Config.Model.Factors[model.Level(l)]
 			carrier, _ := st.Config.Model.Factors.Carrier(model.Level(l))
