@@ -43,7 +43,8 @@ its factor is solved again in the new epoch when n, R, P, ε or m change, and re
 
 QJump's egress tree deleted or replaced by hand (qjump status says EGRESS TREE GONE) is built again
 whole with the new configuration, budgets and counters carrying on as in any reload, and reload
-says so. If the kernel refuses the new tree or program, the tree of the configuration that ran is
+says so; with neither --config nor a flag, reload builds it again with the configuration that runs
+(and, while the tree is there, refuses: there is nothing to reload). If the kernel refuses the new tree or program, the tree of the configuration that ran is
 built again instead: either way the interface is left with QJump whole.
 
 Ctrl-C (SIGINT) or SIGTERM while reload swaps the configuration is held until the swap is done or
@@ -83,13 +84,13 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 	}
 	var base uint64          // the generation the flags are applied to; 0 for a whole --config
 	var was config.Dataplane // what it runs, to say which factors kept a target rate
-	running := func(dev string) (config.Dataplane, error) {
+	running := func(dev string) (dataplane.Status, error) {
 		st, err := dataplane.DeviceStatus(dev)
 		if err != nil {
-			return config.Dataplane{}, dataplaneError(err)
+			return st, dataplaneError(err)
 		}
 		base, was = st.Generation, st.Config
-		return st.Config, nil
+		return st, nil
 	}
 	d, err := opts.dataplane(deviceMTU, running)
 	if err != nil {
@@ -125,22 +126,26 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 var beforeReloadCommits = func(context.Context) {}
 
 // dataplane is the configuration to reload: --config FILE or what the device runs (running), the
-// flags the user gave over it, P resolved for the device (mtu), solved.
-func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (config.Dataplane, error)) (config.Dataplane, error) {
+// flags the user gave over it, P resolved for the device (mtu), solved. With neither a file nor a
+// flag there is nothing to change, and a reload is worth only the egress tree it builds again when
+// that tree is gone: then it is what the device runs, as it runs.
+func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (dataplane.Status, error)) (config.Dataplane, error) {
 	var d config.Dataplane
-	var err error
-	switch {
-	case o.configFile != "":
+	if o.configFile != "" {
+		var err error
 		if d, err = o.load(); err != nil {
 			return d, err
 		}
-	case !o.changes:
-		return d, usageErrorf("nothing to reload: give --config FILE, or the flags to change (see qjump reload --help)")
-	default:
-		if d, err = running(o.dev); err != nil {
+	} else {
+		st, err := running(o.dev)
+		if err != nil {
 			return d, err
 		}
-		d = o.keepTargetRates(d)
+		if !o.changes && st.TreeGone == "" {
+			return d, usageErrorf("nothing to reload: give --config FILE, or the flags to change (see qjump reload --help); "+
+				"without either, reload only builds again an egress tree that is gone, and %s's is there", o.dev)
+		}
+		d = o.keepTargetRates(st.Config)
 	}
 	return o.over(d, o.dev, mtu, fmt.Sprintf("invalid --config %s: a reload needs hosts: and rate: (or --hosts and --rate)", o.configFile))
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -23,13 +25,20 @@ func TestReloadOptions(t *testing.T) {
 // device of MTU 1500 that runs running (nil: the test fails if reload asks what it runs).
 func reloadFrom(t *testing.T, running *config.Dataplane, args ...string) (config.Dataplane, error) {
 	t.Helper()
+	return reloadOver(t, running, "", args...)
+}
+
+// reloadOver is reloadFrom on a device whose egress tree is gone as treeGone says ("" while it is
+// there).
+func reloadOver(t *testing.T, running *config.Dataplane, treeGone string, args ...string) (config.Dataplane, error) {
+	t.Helper()
 	opts := parseOptions(t, newReloadCommand, append([]string{"--dev", "eth0"}, args...)...)
-	return opts.dataplane(func(string) (int, error) { return 1500, nil }, func(dev string) (config.Dataplane, error) {
+	return opts.dataplane(func(string) (int, error) { return 1500, nil }, func(dev string) (dataplane.Status, error) {
 		if running == nil {
 			t.Errorf("reload %v asked for the running configuration of %s", args, dev)
-			return config.Dataplane{}, errors.New("not asked")
+			return dataplane.Status{}, errors.New("not asked")
 		}
-		return *running, nil
+		return dataplane.Status{Device: dev, Config: *running, TreeGone: treeGone}, nil
 	})
 }
 
@@ -66,8 +75,12 @@ func TestReloadFlagsOverTheRunningConfig(t *testing.T) {
 	}
 
 	var usage *UsageError
-	if _, err = reloadFrom(t, nil); !errors.As(err, &usage) || !strings.Contains(err.Error(), "nothing to reload") {
+	if _, err = reloadFrom(t, &running); !errors.As(err, &usage) || !strings.Contains(err.Error(), "nothing to reload") {
 		t.Errorf("reload with neither --config nor flags: %v, want refused", err)
+	}
+	// ... unless the egress tree is gone: then the reload builds it again with what runs.
+	if d, err = reloadOver(t, &running, "no root qdisc"); err != nil || !reflect.DeepEqual(d.Model, running.Model) || d.DefaultLevel != running.DefaultLevel {
+		t.Errorf("reload with neither over a gone tree: %+v, %v; want the running configuration", d, err)
 	}
 	if _, err = reloadFrom(t, &running, "--factors", "7=1,5=3", "--target-rate", "5=1G"); !errors.As(err, &usage) {
 		t.Errorf("level 5 in --factors and --target-rate: %v, want refused", err)

@@ -295,9 +295,8 @@ func treeGoneWarning(st dataplane.Status) string {
 		return fmt.Sprintf("%s. %s runs QJump on %s and builds it again within a second "+
 			"(its log says why if it cannot)", what, capitalize(agentName(r)), dev)
 	}
-	return fmt.Sprintf("%s. qjump reload --dev %s --config FILE (or with the flags to change) builds it again, its "+
-		"counters kept (a qjump agent that manages it does so within a second), or qjump down --dev %s gives the "+
-		"device back", what, dev, dev)
+	return fmt.Sprintf("%s. qjump reload --dev %s builds it again with what runs, its counters kept (a qjump agent "+
+		"that manages it does so within a second), or qjump down --dev %s gives the device back", what, dev, dev)
 }
 
 // deviceWarnings is what status warns about a device: its egress tree gone, then statusWarnings.

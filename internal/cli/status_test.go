@@ -351,7 +351,7 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 		t.Errorf("first line %q, want it to start %q", first, want)
 	}
 	for _, want := range []string{"warning: eth0's egress tree is gone: " + gone, "without strict priority and the cap at R=10Gb/s",
-		"qjump reload --dev eth0 --config FILE (or with the flags to change) builds it again, its counters kept"} {
+		"qjump reload --dev eth0 builds it again with what runs, its counters kept"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status does not say %q:\n%s", want, out)
 		}

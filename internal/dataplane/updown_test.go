@@ -145,6 +145,22 @@ func TestEgressTreeGoneByHand(t *testing.T) {
 				t.Errorf("after reload: attached %v, egress_tree %v (%q), generation %d; want both, generation 2",
 					d.Attached, d.EgressTree, d.EgressTreeGone, d.Generation)
 			}
+			// With nothing to change, reload builds a gone tree again with what runs, and only that.
+			budget5 := h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
+			for _, args := range c.tamper {
+				tc(t, h.a, args)
+			}
+			if _, errOut, code := h.qjump(t, h.a, "reload", "--dev", "eth0"); code != 0 || !strings.Contains(errOut, "built again") {
+				t.Errorf("reload with no flags over a gone tree: exit %d: %s; want 0, the tree built again", code, errOut)
+			}
+			if d := h.status(t, h.a).Devices[0]; !d.EgressTree || d.Generation != 3 || budget5 == nil || d.Level(t, 5).BudgetBytes == nil ||
+				*d.Level(t, 5).BudgetBytes != *budget5 {
+				t.Errorf("after reload with no flags: egress_tree %v (%q), generation %d, level 5's budget %v; want the tree, generation 3, "+
+					"the budget the reload before gave it (%v)", d.EgressTree, d.EgressTreeGone, d.Generation, d.Level(t, 5).BudgetBytes, budget5)
+			}
+			if _, errOut, code := h.qjump(t, h.a, "reload", "--dev", "eth0"); code != 2 || !strings.Contains(errOut, "nothing to reload") {
+				t.Errorf("reload with no flags over a whole tree: exit %d: %s; want 2, nothing to reload", code, errOut)
+			}
 			for _, args := range c.tamper {
 				tc(t, h.a, args)
 			}
