@@ -128,6 +128,9 @@ func TestValidate(t *testing.T) {
 		{"a guaranteed bound longer than the clocks hold", func(c *Config) {
 			c.Hosts, c.Rate, c.Mesochronous, c.Factors = 340, 1, 2, Factors{7: Limited(2)}
 		}, "factors"},
+		{"a guaranteed fan-in delay beyond 100 days", func(c *Config) {
+			c.Hosts, c.Rate, c.Factors = 210, 1, Factors{7: Limited(2)} // E of 60 days, the bound of 120
+		}, "factors"},
 		{"a guaranteed port burst beyond what Bytes counts", func(c *Config) {
 			c.Hosts, c.Rate, c.Mesochronous, c.Factors = 100000, 1e14, 100000000000, Factors{7: Limited(1e11)}
 		}, "factors"},

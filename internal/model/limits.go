@@ -235,9 +235,12 @@ func (c Config) validateFanIn(l Level) error {
 				"need smaller factors at or above level %d", l, Bytes(maxBuffer), l))
 	}
 	if fi.Delay == 0 || fi.Delay > MaxEpoch {
-		return fieldError("factors", value, fmt.Sprintf(
+		// The factors and R together: the message asks for either to move, and a check that
+		// stands in for a rate not yet given (config.File.Apply) must see that R is part of it.
+		return fieldsError(fmt.Sprintf(
 			"level %d's worst-case fan-in delay n·b·P·8·Σf/R + ε would be longer than %s (100 days): "+
-				"need smaller factors at or above level %d, or a faster R than %s", l, DurationText(MaxEpoch), l, c.Rate))
+				"need smaller factors at or above level %d, or a faster R than %s", l, DurationText(MaxEpoch), l, c.Rate),
+			Input{Field: "factors", Value: value}, Input{Field: "rate", Value: c.Rate.String()})
 	}
 	return nil
 }
