@@ -80,56 +80,64 @@ type Running struct {
 // announces. Unlike Manages, it needs no state directory: an agent with any --state-dir is found.
 // A holder of another uid than root is no agent (netnsHeld): not found.
 func Find() (Running, bool) {
-	c, err := net.DialTimeout("unix", netnsLockName, time.Second)
-	if err != nil {
+	r, uid, err := holder()
+	if err != nil || uid != 0 {
 		return Running{}, false
-	}
-	defer c.Close()
-	cred, err := connCred(c.(*net.UnixConn))
-	if err != nil || cred.Uid != 0 {
-		return Running{}, false
-	}
-	r := Running{Pid: int(cred.Pid)}
-	_ = c.SetReadDeadline(time.Now().Add(time.Second))
-	line, err := bufio.NewReader(c).ReadBytes('\n')
-	var an announcement
-	if err == nil && json.Unmarshal(line, &an) == nil {
-		r.Said, r.StateDir, r.Devices = true, an.StateDir, an.Devices
 	}
 	return r, true
 }
 
+// holder is whoever holds the socket lockNetns binds, as someone who connects learns it: its pid
+// (0 from another pid namespace) and uid from the kernel (SO_PEERCRED), and what it announces.
+// Another uid's process is no agent: what it might say is not read.
+func holder() (Running, uint32, error) {
+	c, err := net.DialTimeout("unix", netnsLockName, time.Second)
+	if err != nil {
+		return Running{}, 0, err
+	}
+	defer c.Close()
+	cred, err := connCred(c.(*net.UnixConn))
+	if err != nil {
+		return Running{}, 0, err
+	}
+	r := Running{Pid: int(cred.Pid)}
+	if cred.Uid == 0 {
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		line, err := bufio.NewReader(c).ReadBytes('\n')
+		var an announcement
+		if err == nil && json.Unmarshal(line, &an) == nil {
+			r.Said, r.StateDir, r.Devices = true, an.StateDir, an.Devices
+		}
+	}
+	return r, cred.Uid, nil
+}
+
 // netnsHeld is the refusal of a second agent in a network namespace. It names the holder as the
 // kernel tells a process that connects to its socket (SO_PEERCRED): the pid in this process's pid
-// namespace, 0 when the holder is in one this process cannot see (a container's), and the uid.
+// namespace, 0 when the holder is in one this process cannot see (a container's), and the uid;
+// and the state directory of an agent that says it.
 func netnsHeld() error {
 	const todo = "run one agent per network namespace: stop the other (its systemd unit, its DaemonSet's pod, " +
 		"or the process), or run this one in another network namespace"
-	cred, err := peerCred(netnsLockName)
+	r, uid, err := holder()
 	switch {
 	case err != nil:
 		return fmt.Errorf("another qjump agent runs in this network namespace (it holds the abstract unix socket %s; "+
 			"its pid is unknown: %v): %s", netnsLockName, err, todo)
-	case cred.Pid == 0:
-		return fmt.Errorf("another qjump agent runs in this network namespace, in another pid namespace (a container, "+
-			"or the host seen from one): %s", todo)
-	case cred.Uid != 0:
+	case uid != 0:
 		// Agents run as root: another uid has taken the name for something else.
 		return fmt.Errorf("pid %d (uid %d) holds the abstract unix socket %s, which the qjump agent of a network "+
 			"namespace binds to be its only one: stop that process, or run the agent in another network namespace",
-			cred.Pid, cred.Uid, netnsLockName)
+			r.Pid, uid, netnsLockName)
 	}
-	return fmt.Errorf("another qjump agent (pid %d) runs in this network namespace: %s", cred.Pid, todo)
-}
-
-// peerCred connects to the abstract unix socket name and returns its holder's credentials.
-func peerCred(name string) (*unix.Ucred, error) {
-	c, err := net.DialTimeout("unix", name, time.Second)
-	if err != nil {
-		return nil, err
+	who := "in another pid namespace: a container, or the host seen from one"
+	if r.Pid != 0 {
+		who = fmt.Sprintf("pid %d", r.Pid)
 	}
-	defer c.Close()
-	return connCred(c.(*net.UnixConn))
+	if r.StateDir != "" {
+		who += ", state directory " + r.StateDir
+	}
+	return fmt.Errorf("another qjump agent (%s) runs in this network namespace: %s", who, todo)
 }
 
 // connCred is the credentials of the process at the other end of c, as the kernel recorded them

@@ -11,7 +11,7 @@ import (
 )
 
 // TestOneAgentPerNetns: a second agent in a network namespace is refused whatever its
-// --state-dir, naming the first's pid and what to do, and changes nothing; once the first is
+// --state-dir, naming the first's pid and state directory and what to do, and changes nothing; once the first is
 // killed with SIGKILL (no chance to clean up) the next one starts. Before, the lock was the state
 // directory's alone, and two agents with different ones ran side by side on the same interfaces.
 func TestOneAgentPerNetns(t *testing.T) {
@@ -19,7 +19,8 @@ func TestOneAgentPerNetns(t *testing.T) {
 	bin := testutil.QjumpBinary(t)
 	pair := qjumpPair(t, "qjagns", "198.19.84.1", "198.19.84.2")
 	config := clusterFile(t, cgroupConfig)
-	first := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
+	firstDir := t.TempDir()
+	first := startAgent(t, bin, pair.A, config, "127.0.0.1:0", firstDir)
 	first.waitListening(10 * time.Second)
 	first.waitReady(10 * time.Second)
 
@@ -27,8 +28,8 @@ func TestOneAgentPerNetns(t *testing.T) {
 	argv := testbed.InNS(pair.A, "timeout", "--signal=KILL", "10",
 		bin, "agent", "--config", config, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir())
 	_, errOut, code := testutil.Run(t, nil, argv[0], argv[1:]...)
-	want := fmt.Sprintf("another qjump agent (pid %d) runs in this network namespace: run one agent per network namespace",
-		first.cmd.Process.Pid)
+	want := fmt.Sprintf("another qjump agent (pid %d, state directory %s) runs in this network namespace: "+
+		"run one agent per network namespace", first.cmd.Process.Pid, firstDir)
 	if code != 1 || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("second agent with another --state-dir: exit %d (-1: still running, killed after 10 s), stderr %q; "+
 			"want 1 and one line saying %q", code, errOut, want)
