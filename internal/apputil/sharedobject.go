@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // preloadShim is libqjump-preload.so, built from preload/ by `make preload` and committed (see
@@ -86,24 +87,17 @@ func userCacheDir() (string, error) {
 	return dir, errors.Join(ownedByMe(base, os.Stat), ownedByMe(dir, os.Lstat))
 }
 
-// ownedByMe checks that path is a directory owned by this user that no one else may write to;
-// stat is os.Lstat where a symbolic link must not stand in for the directory.
+// ownedByMe checks that path is a directory owned by this user that no one else may write to
+// (host.OwnedByMe); stat is os.Lstat where a symbolic link must not stand in for the directory.
 func ownedByMe(path string, stat func(string) (os.FileInfo, error)) error {
 	st, err := stat(path)
 	if err != nil {
 		return fmt.Errorf("check cache directory: %w", err)
 	}
-	if !st.IsDir() || st.Mode().Perm()&0o022 != 0 || fileOwner(st) != os.Geteuid() {
-		return fmt.Errorf("cache directory %s is not a directory owned and writable only by uid %d", path, os.Geteuid())
+	if err := host.OwnedByMe(path, st); err != nil {
+		return fmt.Errorf("cache directory: %w", err)
 	}
 	return nil
-}
-
-func fileOwner(st os.FileInfo) int {
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		return int(sys.Uid)
-	}
-	return -1
 }
 
 // writeAtomic writes data to path through a temporary file and a rename, so that a program

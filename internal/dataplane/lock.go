@@ -35,6 +35,10 @@ func lockState(ctx context.Context, root string, create bool) (unlock func(), er
 		if err != nil {
 			return nil, err
 		}
+		if err := stateDirOwned(dir, root); err != nil {
+			dir.Close()
+			return nil, err
+		}
 		if err := waitLock(ctx, dir); err != nil {
 			return nil, fmt.Errorf("lock %s: %w", root, err)
 		}
@@ -49,6 +53,22 @@ func lockState(ctx context.Context, root string, create bool) (unlock func(), er
 		// Not there any more, or another directory there now: try again (without create, a
 		// missing directory ends it at the open).
 	}
+}
+
+// stateDirOwned refuses a state directory that is not root's alone (host.OwnedByMe), as the
+// directory open at dir is: bpffs mounted with the kernel's default mode (1777, as `mount -t bpf
+// bpf /sys/fs/bpf` does) lets any local user make <bpffs>/qjump first, and its owner could then
+// hold this lock for ever or move QJump's pins away. MkdirAll makes it 0700 when it is missing.
+func stateDirOwned(dir *os.File, root string) error {
+	st, err := dir.Stat()
+	if err != nil {
+		return err
+	}
+	if err := host.OwnedByMe(root, st); err != nil {
+		return fmt.Errorf("QJump's state directory: %w: another local user could hold its lock or move its pins; "+
+			"see who made it (ls -ld %s), and remove it (rm -r %s) once no QJump runs on this host", err, root, root)
+	}
+	return nil
 }
 
 // waitLock takes the exclusive flock on dir, or gives up when ctx is done first: a caller that

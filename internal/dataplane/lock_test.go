@@ -1,7 +1,10 @@
 package dataplane
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -155,5 +158,40 @@ func TestReplaceRefusedLeavesTheRunningQJump(t *testing.T) {
 	}
 	if now := h.snapshot(t, h.a); now != running {
 		t.Errorf("a refused up --replace changed eth0:\n%s\nwant, as before:\n%s", now, running)
+	}
+}
+
+// The state lock is taken only on a directory that is root's alone: on a bpffs mounted with the
+// kernel's default mode (1777) any local user can make <bpffs>/qjump before QJump does, and could
+// then hold the lock for ever or move the pins away. Such a directory is refused with what to do,
+// and the lock is not taken; one that is root's alone is locked as before.
+func TestStateLockRefusesADirectoryNotRootsAlone(t *testing.T) {
+	testutil.RequirePriv(t, "a directory of another user")
+	mine := filepath.Join(t.TempDir(), "qjump")
+	unlock, err := lockState(context.Background(), mine, true)
+	if err != nil {
+		t.Fatalf("lock a state directory made by root: %v", err)
+	}
+	unlock()
+	theirs := filepath.Join(t.TempDir(), "qjump")
+	if err := os.Mkdir(theirs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(theirs, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	_, err = lockState(context.Background(), theirs, true)
+	if err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") || !strings.Contains(err.Error(), "rm -r "+theirs) {
+		t.Errorf("lock a state directory of uid 65534: %v, want refused, naming its owner and what to do", err)
+	}
+	open := filepath.Join(t.TempDir(), "qjump")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockState(context.Background(), open, true); err == nil || !strings.Contains(err.Error(), "may be written by others") {
+		t.Errorf("lock a state directory of mode 0777: %v, want refused", err)
 	}
 }

@@ -24,13 +24,21 @@ const DefaultBPFFS = "/sys/fs/bpf"
 const stateDirName = "qjump"
 
 // StateDir is <bpffs>/qjump, the root under which QJump pins everything (on the host's bpffs,
-// also under `ip netns exec`; see BPFFS). It mounts bpffs where BPFFS would.
+// also under `ip netns exec`; see BPFFS). It mounts bpffs where BPFFS would. Where the directory
+// is there, it must be this user's alone (OwnedByMe): on a bpffs of the kernel's default mode
+// (1777) another local user could have made it first, and could move what is pinned there.
 func StateDir() (string, error) {
 	bpffs, err := BPFFS()
 	if err != nil {
 		return "", err
 	}
-	return StateDirIn(bpffs), nil
+	dir := StateDirIn(bpffs)
+	if st, err := os.Lstat(dir); err == nil {
+		if err := OwnedByMe(dir, st); err != nil {
+			return "", fmt.Errorf("QJump's state directory: %w: remove it (rm -r %s) once no QJump runs on this host", err, dir)
+		}
+	}
+	return dir, nil
 }
 
 // StateDirIn is QJump's state directory on the bpffs mounted at bpffs.
@@ -60,7 +68,7 @@ var ErrBPFFSUnmounted = fmt.Errorf("%w at %s", ErrNoBPFFS, DefaultBPFFS)
 func FindBPFFS() (string, error) {
 	if p := os.Getenv(BPFFSEnv); p != "" {
 		if !isBPFFS(p) {
-			return "", fmt.Errorf("%w at %s (set by %s): mount one with: mount -t bpf bpf %s", ErrNoBPFFS, p, BPFFSEnv, p)
+			return "", fmt.Errorf("%w at %s (set by %s): mount one with: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, p, BPFFSEnv, p)
 		}
 		return p, nil
 	}
@@ -92,11 +100,11 @@ func findHostBPFFS(self string, ancestors []int, nsOf func(pid int) string, isBP
 	switch {
 	case private:
 		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
-			"on the host run: mount -t bpf bpf %s", ErrNoBPFFS, DefaultBPFFS)
+			"on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
 	case nsOf(1) == "":
 		return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (/proc/1/ns/mnt "+
 			"is unreadable), so none is mounted here, where it might hide the host's pins: on the host run: "+
-			"mount -t bpf bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
+			"mount -t bpf -o mode=0700 bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
 	}
 	return "", ErrBPFFSUnmounted
 }
@@ -106,7 +114,7 @@ func mountBPFFS() (string, error) {
 		return "", fmt.Errorf("create %s: %w", DefaultBPFFS, err)
 	}
 	if err := unix.Mount("bpf", DefaultBPFFS, "bpf", 0, "mode=0700"); err != nil {
-		return "", fmt.Errorf("%w at %s and mounting one failed (%v): run as root, or: mount -t bpf bpf %s",
+		return "", fmt.Errorf("%w at %s and mounting one failed (%v): run as root, or: mount -t bpf -o mode=0700 bpf %s",
 			ErrNoBPFFS, DefaultBPFFS, err, DefaultBPFFS)
 	}
 	return DefaultBPFFS, nil
