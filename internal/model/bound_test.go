@@ -233,8 +233,14 @@ func TestLevelRateCappedAtLinkRate(t *testing.T) {
 		capped bool
 		rate   Rate
 	}{7: {true, 10e9}, 5: {false, 5e9}, 0: {false, 10e9}}
+	if len(res.Levels) != len(want) {
+		t.Fatalf("Solve gave %d levels, want the %d configured: %+v", len(res.Levels), len(want), res.Levels)
+	}
 	for _, l := range res.Levels {
-		w := want[l.Level]
+		w, ok := want[l.Level]
+		if !ok {
+			t.Fatalf("Solve gave level %d, which is not configured", l.Level)
+		}
 		if l.Capped != w.capped || math.Abs(float64(l.Rate-w.rate)) > 0.001*float64(w.rate) {
 			t.Errorf("level %d: rate %v, capped %v; want %v, capped %v", l.Level, l.Rate, l.Capped, w.rate, w.capped)
 		}
