@@ -64,6 +64,9 @@ func TestPFabricQueueKeepsAFlowInOrder(t *testing.T) {
 		}))
 	}
 	el.Run(Never)
+	if len(got) != 4 {
+		t.Fatalf("%d of the flow's 4 packets arrived (%v), want all in sequence", len(got), got)
+	}
 	for i, s := range got {
 		if s != int32(i) {
 			t.Fatalf("order %v, want in sequence", got)
