@@ -29,6 +29,20 @@ func TestFanInWithinBoundUnlessOversubscribed(t *testing.T) {
 }
 
 func checkFanIn(t *testing.T, c FanInConfig, r *FanInResult) {
+	// Every factor has its point, so that each region's check below runs on the point it names.
+	if len(r.Points) != len(c.Factors) {
+		t.Fatalf("%d points for the %d factors %v", len(r.Points), len(c.Factors), c.Factors)
+	}
+	regions := map[string]bool{}
+	for i, p := range r.Points {
+		if p.F7 != c.Factors[i] || p.Region != Region(p.F7, c.Mesochronous) {
+			t.Fatalf("point %d: f7 %v in region %q, want f7 %v in region %q", i, p.F7, p.Region, c.Factors[i], Region(c.Factors[i], c.Mesochronous))
+		}
+		regions[p.Region] = true
+	}
+	if !regions["A"] || !regions["B"] || !regions["C"] {
+		t.Fatalf("factors %v at m = %d reach regions %v: the test needs A, B and C", c.Factors, c.Mesochronous, regions)
+	}
 	for _, p := range r.Points {
 		if p.Probes < c.Probes || p.MaxUs == nil || p.P99Us == nil {
 			t.Fatalf("f7 %.1f: %d probes, max %v, p99 %v", p.F7, p.Probes, p.MaxUs, p.P99Us)
