@@ -566,17 +566,23 @@ func TestSeriesWithoutSamplesSaysNone(t *testing.T) {
 	if err := v.Table(&b); err != nil {
 		t.Fatal(err)
 	}
+	var none, lost int
 	for _, line := range strings.Split(b.String(), "\n") {
 		switch {
 		case strings.Contains(line, "fct-large"):
+			none++
 			if strings.Count(line, noSamples) != len(v.figures()) || strings.Contains(line, allLost) {
 				t.Errorf("a series without samples: %q, want %q in each of its %d figures", line, noSamples, len(v.figures()))
 			}
 		case strings.HasPrefix(strings.TrimSpace(line), "f7=1"):
+			lost++
 			if strings.Count(line, allLost) != len(v.figures()) {
 				t.Errorf("a series whose samples were all lost: %q, want %q in each figure", line, allLost)
 			}
 		}
+	}
+	if none != 1 || lost != 1 {
+		t.Errorf("the table has %d lines of the series without samples and %d of the all-lost one, want one each:\n%s", none, lost, b.String())
 	}
 }
 
