@@ -70,7 +70,7 @@ func TestHostPortHoldsUntilNextEpoch(t *testing.T) {
 	hp := NewHostPort(el, &sim.PacketPool{}, 10*sim.Gbps, 150, l, offsetNs)
 	s := &sink{el: el}
 	el.Schedule(0, call(func() {
-		for _, lv := range []uint8{0, 7, 7, 7} {
+		for _, lv := range []uint8{0, 7, 7, 7, 0} {
 			p := &sim.Packet{Size: 1000, Level: lv}
 			p.SetRoute(sim.Route{s})
 			hp.Receive(p)
@@ -78,12 +78,19 @@ func TestHostPortHoldsUntilNextEpoch(t *testing.T) {
 	}))
 	el.Run(sim.Never)
 	tx := (10 * sim.Gbps).Serialization(1000)
-	// Level 0 starts first (the link was idle), then one level-7 packet fits its 1500-byte budget;
-	// the next two wait for the epoch at 13 ms, when one fits again, then the last at 33 ms.
-	want := []sim.Time{tx, 2 * tx, 13*sim.Millisecond + tx, 33*sim.Millisecond + tx}
+	// Level 0 starts first (the link was idle), then one level-7 packet fits its 1500-byte budget
+	// and goes ahead of the second level-0 packet, which goes once level 7 has no budget left; the
+	// next two level-7 packets wait for the epoch at 13 ms, when one fits again, then the last at
+	// 33 ms. (Served lowest level first, the departures' times would be the same: their levels
+	// tell.)
+	want := []sim.Time{tx, 2 * tx, 3 * tx, 13*sim.Millisecond + tx, 33*sim.Millisecond + tx}
+	wantLevels := []uint8{0, 7, 0, 7, 7}
+	if len(s.times) != len(want) {
+		t.Fatalf("departures %v, want %v", s.times, want)
+	}
 	for i := range want {
-		if s.times[i] != want[i] {
-			t.Fatalf("departures %v, want %v", s.times, want)
+		if s.times[i] != want[i] || s.lvls[i] != wantLevels[i] {
+			t.Fatalf("departures %v at levels %v, want %v at levels %v", s.times, s.lvls, want, wantLevels)
 		}
 	}
 	if hp.Held() == 0 {
