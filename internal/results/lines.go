@@ -172,16 +172,21 @@ func (s Stack) Draw(dir string) (string, error) {
 	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(8)}
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
-		// The axes are aligned already: the legend takes a corner but does not move an axis. It
-		// keeps clear of the marks' labels along the top as of the curves: it sat on "alone".
-		obstacles := append(curves[i], markLabels(panels[i], plots[i][0], canvases[i][0])...)
-		placeLegend(plots[i][0], canvases[i][0], obstacles, nil)
+		placePanelLegend(panels[i], plots[i][0], canvases[i][0], curves[i])
 		plots[i][0].Draw(canvases[i][0])
 	}
 	if err := savePNG(img, filepath.Join(dir, s.File)); err != nil {
 		return "", err
 	}
 	return s.File, nil
+}
+
+// placePanelLegend puts the legend of a stack's panel p, drawn as pl on c, in a corner. The axes
+// are aligned already: the legend takes a corner but does not move an axis. It keeps clear of the
+// marks' labels along the top as of the curves: it sat on "alone".
+func placePanelLegend(p LinePlot, pl *plot.Plot, c draw.Canvas, curves []plotter.XYs) {
+	obstacles := append(curves, markLabels(p, pl, c)...)
+	placeLegend(pl, c, obstacles, nil)
 }
 
 // plots is the stack's panels that have data, each as a plot (a row of one, as plot.Align takes

@@ -61,7 +61,7 @@ func TestStackSharesXAndKeepsLegendOffMarks(t *testing.T) {
 	}
 	pa.Y.Max = 3000 // room above the points, as the measured PTP offsets leave
 	c := canvasOf(8*vg.Inch, 3*vg.Inch)
-	placeLegend(pa, c, append(curves[0], markLabels(a, pa, c)...), nil)
+	placePanelLegend(a, pa, c, curves[0]) // as Stack.Draw places each panel's legend
 	if pa.Legend.Top && pa.Legend.Left {
 		t.Error("the legend took the top-left corner, over the first mark's label")
 	}
