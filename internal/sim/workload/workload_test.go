@@ -43,7 +43,7 @@ func TestGeneratorOffersTheLoad(t *testing.T) {
 	const n = 200_000
 	for i := 0; i < n; i++ {
 		last = g.Next()
-		if last.Src == last.Dst || last.Src < 0 || last.Dst >= 144 {
+		if last.Src == last.Dst || last.Src < 0 || last.Src >= 144 || last.Dst < 0 || last.Dst >= 144 {
 			t.Fatalf("flow %d: %d → %d", i, last.Src, last.Dst)
 		}
 		bytes += float64(last.Size) * 1500 / 1460
