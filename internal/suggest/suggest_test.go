@@ -24,4 +24,8 @@ func TestClosest(t *testing.T) {
 	if got := Closest("ab", []string{"abc", "abd", "abe", "abf"}); len(got) != 3 {
 		t.Errorf("closest shows %q, want at most three", got)
 	}
+	// Nearest first: the name typed exactly before the longer one it starts.
+	if got, want := Closest("calc", []string{"calculate", "calc"}), []string{"calc", "calculate"}; !slices.Equal(got, want) {
+		t.Errorf("Closest(calc) = %q, want %q, nearest first", got, want)
+	}
 }
