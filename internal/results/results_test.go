@@ -455,6 +455,10 @@ func TestParamPlot(t *testing.T) {
 	if f, err := (ParamPlot{File: "z.png", LogY: true, Points: pts, Curve: curve, Value: zero}).Draw(dir); f != "" || err != nil {
 		t.Errorf("a log plot of zeros drew %q, %v", f, err)
 	}
+	// On a linear axis a figure of 0 is a point, so only the series being Empty keeps it out.
+	if f, err := (ParamPlot{File: "e.png", Points: pts[len(pts)-1:], Curve: curve, Value: mean}).Draw(dir); f != "" || err != nil {
+		t.Errorf("a linear plot of an Empty series drew %q, %v", f, err)
+	}
 }
 
 // A target that was not evaluated has no value: null, not 0; nor a limit where the run's own
