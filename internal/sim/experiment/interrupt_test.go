@@ -62,7 +62,22 @@ func TestRunFanInContextComplete(t *testing.T) {
 	if len(res.Points) != 2 {
 		t.Fatalf("%d points, want 2", len(res.Points))
 	}
+	// Its context ends as the last point is done: every point finished, and is kept.
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := 0
+	res, err = RunFanInContext(ctx, c, func(FanInPoint) {
+		if done++; done == len(c.Factors) {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 2 {
+		t.Fatalf("%d points from a sweep whose context ended after its last point, want 2", len(res.Points))
+	}
+	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
 	res, err = RunFanInContext(ctx, c, nil)
 	if err != nil {
