@@ -55,11 +55,22 @@ func TestFanInAllLostArmFailsTheRun(t *testing.T) {
 	if !errors.Is(err, ErrFaults) || !strings.Contains(err.Error(), "arm f7=1: probe network lost all 100 samples") {
 		t.Fatalf("finish = %v, want ErrFaults naming arm f7=1", err)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdRows := 0
 	for _, line := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(line, "| f7=1 | probe |") && (!strings.Contains(line, "all lost") || strings.Contains(line, "A:")) {
+		if !strings.HasPrefix(line, "| f7=1 | probe |") {
+			continue
+		}
+		mdRows++
+		if !strings.Contains(line, "all lost") || strings.Contains(line, "A:") {
 			t.Errorf("summary.md row of the all-lost arm: %s", line)
 		}
+	}
+	if mdRows != 1 {
+		t.Errorf("summary.md has %d rows of the all-lost arm's probes, want 1 saying all lost:\n%s", mdRows, md)
 	}
 	if !strings.Contains(string(md), "MEASUREMENT FAULTS") {
 		t.Errorf("summary.md does not say the run is faulty:\n%s", md)
