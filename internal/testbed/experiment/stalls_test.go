@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,12 +134,11 @@ func TestFanInCriteriaSayWhatWasJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_ = finish(r, rows, dir) // the fixture's f7=1 arm lost every probe: ErrFaults
-		for _, target := range r.Targets {
-			if says := strings.Contains(target.Criterion, "stall"); says != measured {
-				t.Errorf("stalls measured %v: %s says %q", measured, target.Name, target.Criterion)
-			}
+		// The fixture's f7=1 arm lost every probe: ErrFaults, and nothing else.
+		if err := finish(r, rows, dir); !errors.Is(err, ErrFaults) {
+			t.Fatalf("stalls measured %v: finish = %v, want ErrFaults for the all-lost arm", measured, err)
 		}
+		checkCriteria(t, measured, r.Targets, "region-a-bound", "noise-floor")
 	}
 }
 
@@ -160,9 +160,23 @@ func TestPingIperfCriteriaSayWhatWasJudged(t *testing.T) {
 			if !target.Evaluated {
 				t.Fatalf("stalls measured %v: %s not evaluated (%s)", measured, target.Name, target.Note)
 			}
-			if says := strings.Contains(target.Criterion, "stall"); says != measured {
-				t.Errorf("stalls measured %v: %s says %q", measured, target.Name, target.Criterion)
-			}
 		}
+		checkCriteria(t, measured, targets, "qjump-near-idle", "contended-vs-qjump")
+	}
+}
+
+// checkCriteria fails t unless targets are the ones named, in order, each of whose criteria
+// names the machine's stalls exactly when they were measured.
+func checkCriteria(t *testing.T, measured bool, targets []results.Target, names ...string) {
+	t.Helper()
+	var got []string
+	for _, target := range targets {
+		got = append(got, target.Name)
+		if says := strings.Contains(target.Criterion, "stall"); says != measured {
+			t.Errorf("stalls measured %v: %s says %q", measured, target.Name, target.Criterion)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Errorf("stalls measured %v: targets %v, want %v", measured, got, names)
 	}
 }
