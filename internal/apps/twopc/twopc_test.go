@@ -136,8 +136,9 @@ func TestAbortWhenAServerVotesNo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Committed != 40 || r.Aborted != 10 || len(r.Failures) != 0 {
-				t.Fatalf("committed %d aborted %d failures %+v; want 40 and 10, no failure", r.Committed, r.Aborted, r.Failures)
+			if r.Committed != 40 || r.Aborted != 10 || len(r.Failures) != 0 || len(r.Txns) != 50 {
+				t.Fatalf("committed %d aborted %d failures %+v txns %d; want 40 and 10 of 50, no failure",
+					r.Committed, r.Aborted, r.Failures, len(r.Txns))
 			}
 			for _, txn := range r.Txns {
 				if want := map[bool]string{true: Aborted, false: Committed}[txn.ID%5 == 0]; txn.Outcome != want {
