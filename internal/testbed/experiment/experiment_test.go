@@ -202,14 +202,14 @@ func TestFanInQuick(t *testing.T) {
 	}
 }
 
-// startQuickRun starts a real `qjump testbed run ping-iperf --quick` on a testbed of its own
+// startQuickRun starts a real `qjump testbed run EXPERIMENT --quick` on a testbed of its own
 // prefix, in a process group of its own (so that a failing test can kill all of it), and returns
 // it with the prefix and its progress (stderr), for the tests that stop a run midway.
-func startQuickRun(t *testing.T) (*exec.Cmd, string, io.ReadCloser) {
+func startQuickRun(t *testing.T, experiment string) (*exec.Cmd, string, io.ReadCloser) {
 	t.Helper()
 	bin := tbtest.RequireTools(t, "iperf3", "ping")
 	prefix := tbtest.Prefix(t)
-	cmd := exec.Command(bin, "testbed", "run", "ping-iperf", "--quick", "--prefix", prefix, "--out", t.TempDir())
+	cmd := exec.Command(bin, "testbed", "run", experiment, "--quick", "--prefix", prefix, "--out", t.TempDir())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	progress, err := cmd.StderrPipe()
 	if err != nil {
@@ -221,17 +221,20 @@ func startQuickRun(t *testing.T) (*exec.Cmd, string, io.ReadCloser) {
 	return cmd, prefix, progress
 }
 
-// TestSIGTERMMidRun stops a real `qjump testbed run` while bulk traffic flows and checks that it
-// removed everything: namespaces, links, state, processes, pins.
+// TestSIGTERMMidRun stops a real `qjump testbed run` while bulk traffic flows with QJump on
+// every host and checks that it removed everything: namespaces, links, state, processes, pins.
+// fan-in turns QJump on for its third arm, seconds into a quick run (ping-iperf does only in its
+// last): stopped before, the run would have no pins to leave.
 func TestSIGTERMMidRun(t *testing.T) {
-	cmd, prefix, progress := startQuickRun(t)
-	// Interrupt once bulk traffic flows: the run says so in its progress on stderr.
+	cmd, prefix, progress := startQuickRun(t, "fan-in")
+	// Interrupt once bulk traffic flows with QJump up: the run says both in its progress on stderr.
 	flowing := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(progress)
-		found := false
+		up, found := false, false
 		for !found && sc.Scan() {
-			found = strings.Contains(sc.Text(), "flowing")
+			up = up || strings.Contains(sc.Text(), "qjump up on every host")
+			found = up && strings.Contains(sc.Text(), "flowing")
 		}
 		flowing <- found
 		_, _ = io.Copy(io.Discard, progress)
@@ -240,16 +243,28 @@ func TestSIGTERMMidRun(t *testing.T) {
 	select {
 	case ok := <-flowing:
 		if !ok {
-			t.Fatal("run ended before any bulk traffic flowed")
+			t.Fatal("run ended before any bulk traffic flowed with QJump on")
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(90 * time.Second):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		t.Fatal("no bulk traffic flowed within 60s")
+		t.Fatal("no bulk traffic flowed with QJump on within 90s")
 	}
 	nss := tbtest.NetnsOf(t, prefix)
 	if len(nss.Inodes) < 5 {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		t.Fatalf("testbed is not up: %v", nss.Inodes)
+	}
+	// The leftover-pin check below is only worth something if there are pins to leave: the
+	// dataplane's, one directory per host (every namespace but the switch's).
+	pinned := 0
+	for key := range nss.Cookies {
+		if _, err := os.Stat(filepath.Join(tbtest.PinRoot, key)); err == nil {
+			pinned++
+		}
+	}
+	if pinned != len(nss.Inodes)-1 {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("want dataplane pins under %s for the %d hosts' namespaces, found %d", tbtest.PinRoot, len(nss.Inodes)-1, pinned)
 	}
 	go func() { done <- cmd.Wait() }()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -271,7 +286,7 @@ func TestSIGTERMMidRun(t *testing.T) {
 // `qjump testbed run ... | head` does, and checks that the run stopped as on Ctrl-C and removed
 // everything: SIGPIPE used to kill it at its next line, with its testbed up.
 func TestClosedOutputStopsRun(t *testing.T) {
-	cmd, prefix, progress := startQuickRun(t)
+	cmd, prefix, progress := startQuickRun(t, "ping-iperf")
 	// Read up to the line that says the first arm started (the testbed is up), then go away.
 	sc := bufio.NewScanner(progress)
 	for sc.Scan() && !strings.Contains(sc.Text(), "[1/") {
