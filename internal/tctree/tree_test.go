@@ -151,7 +151,18 @@ func TestRestoreU32(t *testing.T) {
 	tc("class", "add", "dev", "eth0", "parent", "1:", "classid", "1:17", "htb", "rate", "100mbit")
 	tc("filter", "add", "dev", "eth0", "parent", "1:", "protocol", "ip", "prio", "1", "u32",
 		"match", "ip", "tos", "0xe0", "0xe0", "flowid", "1:17")
-	roundTrip(t, ifindex, tc)
+	// The round trip proves the filter restored only if the snapshot holds it: u32 dumps its hash
+	// table as a filter of its own besides the match.
+	before := roundTrip(t, ifindex, tc)
+	u32 := 0
+	for _, o := range before.Objects {
+		if o.Kind == Filter && o.Type == "u32" {
+			u32++
+		}
+	}
+	if u32 != 2 || count(before, Filter) != 2 {
+		t.Errorf("%d u32 filters of %d filters in the snapshot, want 2: the hash table and the match: %+v", u32, count(before, Filter), before.Objects)
+	}
 }
 
 func count(t Tree, k Kind) int {
