@@ -173,6 +173,8 @@ func TestHoldCPUsAwakeLeavesOnlyPolling(t *testing.T) {
 		if poll1-poll0 < 20 || halt1-halt0 > 5 {
 			t.Errorf("held awake: %d polling idle entries, %d halting ones", poll1-poll0, halt1-halt0)
 		}
+	} else {
+		t.Log("no cpuidle states under /sys/devices/system/cpu/cpu0/cpuidle: only the latency target is checked, not that idle CPUs poll")
 	}
 	release()
 	if got := cpuLatencyTarget(t); got != before {
