@@ -654,9 +654,13 @@ sleep 0.3`
 		exec.Command("pkill", "-f", "sleep "+marker).Run()
 		t.Errorf("the process CMD moved into a nested cgroup outlived the run: pid %s", out)
 	}
+	// The run's cgroup is named by qjump's PID, not this test's.
 	root := mustRoot(t)
-	if left, _ := filepath.Glob(filepath.Join(root, Slice, fmt.Sprintf("run-%d-*", os.Getpid()))); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(root, Slice, fmt.Sprintf("run-%d-*", o.state.Pid()))); len(left) > 0 {
 		t.Errorf("cgroups left: %v", left)
+		for _, path := range left {
+			_ = removeTree(path)
+		}
 	}
 }
 
