@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestBudgetExactUnderConcurrentRuns hammers one level from two CPUs at once through
@@ -19,7 +20,7 @@ import (
 // CPUs) it must never send more than one budget per epoch the run spanned.
 func TestBudgetExactUnderConcurrentRuns(t *testing.T) {
 	if runtime.NumCPU() < 2 {
-		t.Skip("needs two CPUs")
+		testutil.Unavailable(t, "two runs on different CPUs need two CPUs")
 	}
 	const frame = 64
 	wire := uint64(model.WireBytes(frame))
