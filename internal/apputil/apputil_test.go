@@ -237,7 +237,7 @@ func TestResolveCgroupRefusals(t *testing.T) {
 	}
 	root, err := host.CgroupMount()
 	if err != nil {
-		t.Skipf("cgroup v2 is not mounted here: %v", err)
+		testutil.Unavailable(t, "cgroup v2 is not mounted here: "+err.Error())
 	}
 	for _, arg := range []string{"cgroup.procs", filepath.Join(root, "cgroup.procs")} {
 		_, err := ResolveCgroup(root, arg)
