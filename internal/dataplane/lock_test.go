@@ -111,14 +111,19 @@ func TestReloadFromAnOlderGenerationChangesNothing(t *testing.T) {
 func TestStatusDuringUpAndDown(t *testing.T) {
 	h := newHosts(t)
 	done := make(chan struct{})
+	var ups, downs int // that succeeded: read once done is closed
 	go func() {
 		defer close(done)
 		for range 15 {
-			h.qjump(t, h.a, upArgs()...)
-			h.qjump(t, h.a, "down", "--dev", "eth0")
+			if _, _, code := h.qjump(t, h.a, upArgs()...); code == 0 {
+				ups++
+			}
+			if _, _, code := h.qjump(t, h.a, "down", "--dev", "eth0"); code == 0 {
+				downs++
+			}
 		}
 	}()
-	var reads, failures int
+	var reads, failures, sawUp int
 	var first error
 	testutil.InNetns(t, h.a, func() {
 		for {
@@ -128,18 +133,27 @@ func TestStatusDuringUpAndDown(t *testing.T) {
 			default:
 			}
 			reads++
-			if _, err := List(); err != nil {
+			all, err := List()
+			if err != nil {
 				failures++
 				if first == nil {
 					first = err
 				}
+			} else if len(all) > 0 {
+				sawUp++
 			}
 		}
 	})
 	if failures > 0 {
 		t.Errorf("%d of %d status reads failed while eth0 came up and went down; the first: %v", failures, reads, first)
 	}
-	t.Logf("%d status reads beside 15 ups and downs", reads)
+	// Without ups and downs that succeed, and reads that found eth0 up, no read met a device
+	// coming or going, and the check above could not fail.
+	if ups != 15 || downs != 15 || sawUp == 0 {
+		t.Errorf("%d of 15 ups and %d of 15 downs succeeded, %d of %d status reads found eth0 up: the reads did not race them",
+			ups, downs, sawUp, reads)
+	}
+	t.Logf("%d status reads beside 15 ups and downs, %d of them with eth0 up", reads, sawUp)
 }
 
 // TestReplaceRefusedLeavesTheRunningQJump: up --replace with a configuration that cannot be built
