@@ -369,7 +369,7 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	agentRuns(t, dir, "eth0")
 	want := fmt.Sprintf("The qjump agent (pid %d, state directory %s) runs QJump on eth0 and builds it again within a second",
 		os.Getpid(), dir)
-	if out := table(st); !strings.Contains(out, want) || strings.Contains(out, "builds it again, its counters kept") {
+	if out := table(st); !strings.Contains(out, want) || strings.Contains(out, "builds it again with what runs") {
 		t.Errorf("an agent runs eth0: want %q and not the advice to reload:\n%s", want, out)
 	}
 
