@@ -173,6 +173,9 @@ func TestStatusJSONSaysTheGuarantees(t *testing.T) {
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatal(err)
 		}
+		if n := len(got.Devices[0].Levels); n != model.NumLevels {
+			t.Fatalf("%s mode: %d levels, want all %d", tc.mode, n, model.NumLevels)
+		}
 		for _, l := range got.Devices[0].Levels {
 			want, guaranteed := tc.want[l.Level]
 			switch {
@@ -218,6 +221,9 @@ func TestStatusShowsTargetRates(t *testing.T) {
 		}
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
+		}
+		if len(got.Devices) != 1 || len(got.Devices[0].Levels) != model.NumLevels {
+			t.Fatalf("after %q: status --json %s; want eth0 with all %d levels", reload, out, model.NumLevels)
 		}
 		for _, l := range got.Devices[0].Levels {
 			level := int(l["level"].(float64))
