@@ -90,10 +90,17 @@ func wantDevicePacket(t *testing.T, ns string, gen uint64) {
 	if d.Generation != gen || d.EpochNs != 60253334 {
 		t.Errorf("generation %d, epoch_ns %d; want %d, 60253334 (P = 9038B)", d.Generation, d.EpochNs, gen)
 	}
+	seen := false
 	for _, l := range d.Levels {
-		if l.Level == 7 && (l.BudgetBytes == nil || *l.BudgetBytes != 9038) {
-			t.Errorf("level 7 budget %v, want 9038", l.BudgetBytes)
+		if l.Level == 7 {
+			seen = true
+			if l.BudgetBytes == nil || *l.BudgetBytes != 9038 {
+				t.Errorf("level 7 budget %v, want 9038", l.BudgetBytes)
+			}
 		}
+	}
+	if !seen {
+		t.Errorf("status --json has no level 7: %s", out)
 	}
 }
 
