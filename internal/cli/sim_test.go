@@ -41,10 +41,17 @@ func TestSimFCTWritesFlowsAndResults(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	// report rebuilds the same table from the files.
+	// report rebuilds the same table from the files: its rows too, not only the lines around them.
 	rep, errOut, status := run(t, "sim", "report", dir)
-	if status != 0 || !strings.Contains(out, strings.SplitN(rep, "\n", 2)[1]) {
-		t.Errorf("report (status %d, %s):\n%s\nwant the table of the run:\n%s", status, errOut, rep, out)
+	_, table, _ := strings.Cut(rep, "\n")
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "dctcp-0.4 ") && strings.Contains(table, line+"\n") {
+			rows++
+		}
+	}
+	if status != 0 || !strings.Contains(out, table) || rows != 3 {
+		t.Errorf("report (status %d, %s):\n%s\nwant the table of the run, its 3 rows:\n%s", status, errOut, rep, out)
 	}
 }
 
