@@ -49,6 +49,8 @@ func TestReportNames(t *testing.T) {
 	other := map[string]string{"sim": "testbed", "testbed": "sim"}
 	corrupt := writeFiles(t, map[string]string{"results.json": "{\n  \"experiment\": \"fan-in\",\n"})
 	empty := t.TempDir()
+	// A row of each run's table, which report prints when it takes the DIR.
+	row := map[string]string{"sim": "fct-all", "testbed": "noise"}
 	for _, tool := range []string{"sim", "testbed"} {
 		own := runs[tool]
 		for _, c := range []struct {
@@ -71,9 +73,12 @@ func TestReportNames(t *testing.T) {
 			{"the other tool's run", []string{runs[other[tool]]}, exitUsage, "which qjump " + other[tool] + " report redraws"},
 		} {
 			t.Run(tool+"/"+c.name, func(t *testing.T) {
-				_, errOut, code := run(t, append([]string{tool, "report"}, c.args...)...)
+				out, errOut, code := run(t, append([]string{tool, "report"}, c.args...)...)
 				if code != c.code || !strings.Contains(errOut, c.says) {
 					t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, c.code, c.says)
+				}
+				if c.code == exitOK && !strings.Contains(out, row[tool]) {
+					t.Errorf("stdout %q; want the run's table, with its row %s", out, row[tool])
 				}
 				if c.code != exitOK && strings.Count(errOut, "\n") != 1 {
 					t.Errorf("stderr %q; want one line", errOut)
