@@ -62,9 +62,9 @@ func TestCalcDefaultPacket(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	out, _, _ = run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "1538B")
-	if strings.Contains(out, "MTU") {
-		t.Errorf("an explicit --packet is annotated as auto:\n%s", out)
+	out, errOut, status = run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "1538B")
+	if status != 0 || !strings.Contains(out, "P=1538B") || strings.Contains(out, "MTU") {
+		t.Errorf("--packet 1538B: status %d, stderr %q; want P=1538B, not annotated as auto:\n%s", status, errOut, out)
 	}
 	for _, args := range [][]string{{}, {"--packet", "auto"}} {
 		out, _, _ := run(t, append([]string{"calc", "--json", "--hosts", "12", "--rate", "10G"}, args...)...)
