@@ -58,8 +58,10 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	if err := yaml.Unmarshal(data, &rules); err != nil {
 		t.Fatal(err)
 	}
+	checked := 0
 	for _, g := range rules.Groups {
 		for _, r := range g.Rules {
+			checked++
 			checkQuery(t, r.Expr, exported)
 			// The labels the text names must be on the alert's series too.
 			known, _ := queryLabels(r.Expr, exported)
@@ -71,6 +73,9 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 				}
 			}
 		}
+	}
+	if checked == 0 {
+		t.Errorf("%s: no rule read, so none checked", alertRules)
 	}
 	var tests struct {
 		Tests []struct {
@@ -88,8 +93,10 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	}
 	series := regexp.MustCompile(`^([a-z0-9_]+)\{(.*)\}$`)
 	label := regexp.MustCompile(`([a-z_]+)="[^"]*"`)
+	checked = 0
 	for _, tc := range tests.Tests {
 		for _, in := range tc.InputSeries {
+			checked++
 			m := series.FindStringSubmatch(in.Series)
 			if m == nil {
 				t.Errorf("%s: series %q not in the form name{labels}", tc.Name, in.Series)
@@ -111,6 +118,9 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 				t.Errorf("%s: series %s has labels %v (instance aside), the agent exports %v", tc.Name, in.Series, got, want)
 			}
 		}
+	}
+	if checked == 0 {
+		t.Errorf("%s: no input series read, so none checked", alertTests)
 	}
 }
 

@@ -85,7 +85,11 @@ func TestDashboardUsesExportedMetrics(t *testing.T) {
 		}
 		ids[p.ID] = true
 	}
-	for _, q := range dashboardQueries(d) {
+	queries := dashboardQueries(d)
+	if len(d.Panels) == 0 || len(queries) == 0 {
+		t.Errorf("%s: %d panels and %d queries read, so none checked", dashboardFile, len(d.Panels), len(queries))
+	}
+	for _, q := range queries {
 		checkQuery(t, q, exported)
 	}
 }
