@@ -32,8 +32,16 @@ func Acquire(prefix string) (*Lock, error) {
 		return nil, fmt.Errorf("create %s: %w", RunDir, err)
 	}
 	path := filepath.Join(RunDir, prefix+".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	// Root's alone: flock needs only an open file, so any user who may read it can hold it and
+	// keep the testbed busy. One an earlier version made readable by all is closed up here.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
 	if err != nil {
+		if f != nil {
+			f.Close()
+		}
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {

@@ -1,0 +1,33 @@
+package testbed
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The lock file is its maker's alone: flock needs only a descriptor, so a lock file anyone may
+// read is one any local user can hold, keeping every testbed busy. One an earlier version made
+// readable by all is closed up when it is taken.
+func TestLockFileIsTheMakersAlone(t *testing.T) {
+	dir := t.TempDir()
+	defer func(old string) { RunDir = old }(RunDir)
+	RunDir = dir
+	if err := os.WriteFile(filepath.Join(dir, "old.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{"fresh", "old"} {
+		l, err := Acquire(prefix)
+		if err != nil {
+			t.Fatalf("acquire %s: %v", prefix, err)
+		}
+		st, err := os.Stat(filepath.Join(dir, prefix+".lock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := st.Mode().Perm(); perm != 0o600 {
+			t.Errorf("%s.lock: mode %v, want 0600", prefix, perm)
+		}
+		l.Release()
+	}
+}
