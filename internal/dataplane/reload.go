@@ -113,11 +113,7 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 // changeTree moves the device's tree from configuration old to d, runs then (installing d), and
 // puts old's tree back if either fails.
 func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then func() error) error {
-	from, err := planEgress(old, dev)
-	if err != nil {
-		return err
-	}
-	to, err := planEgress(d, dev)
+	from, to, err := planBoth(old, d, dev)
 	if err != nil {
 		return err
 	}
@@ -139,11 +135,7 @@ func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then fun
 // device is left with QJump's tree of the configuration that runs, never without one, unless
 // building that one fails too (the error says so).
 func rebuildTree(ifindex int, old, d config.Dataplane, dev egressDevice, then func() error) error {
-	from, err := planEgress(old, dev)
-	if err != nil {
-		return err
-	}
-	to, err := planEgress(d, dev)
+	from, to, err := planBoth(old, d, dev)
 	if err != nil {
 		return err
 	}
@@ -158,4 +150,14 @@ func rebuildTree(ifindex int, old, d config.Dataplane, dev egressDevice, then fu
 		return fmt.Errorf("%w (the configuration that ran still runs, its egress tree built again)", err)
 	}
 	return nil
+}
+
+// planBoth plans the trees of the configuration that runs (old) and of the new one (d), both
+// before anything on the device changes: a reload that cannot plan its way back does not start.
+func planBoth(old, d config.Dataplane, dev egressDevice) (from, to egressPlan, err error) {
+	if from, err = planEgress(old, dev); err != nil {
+		return from, to, err
+	}
+	to, err = planEgress(d, dev)
+	return from, to, err
 }
