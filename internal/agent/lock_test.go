@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestSecondAgentRefused: a second agent whose state directory an agent holds refuses to start,
@@ -18,7 +19,7 @@ import (
 // given one directory, which would overwrite each other's record of the cgroups they assigned.
 func TestSecondAgentRefused(t *testing.T) {
 	if len(dataplane.MissingPrivilege()) > 0 {
-		t.Skip("needs root: Run checks privilege before the state directory")
+		testutil.Unavailable(t, "needs root: Run checks privilege before the state directory")
 	}
 	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n"
 	path := filepath.Join(t.TempDir(), "cluster.yaml")
