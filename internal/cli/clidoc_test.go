@@ -87,10 +87,7 @@ func wantDocumented(t *testing.T, what string, documented, keys []string) {
 // TestCLIDocNamesStatusFields: docs/cli.md's tables for status --json and status --watch --json
 // name exactly the fields the commands write (optional ones included), object by object.
 func TestCLIDocNamesStatusFields(t *testing.T) {
-	dir := t.TempDir()
-	old := agentStateDir
-	agentStateDir = dir
-	t.Cleanup(func() { agentStateDir = old })
+	dir := tempAgentStateDir(t)
 	agentRuns(t, dir, "eth1") // so that the device's agent is there
 	st := dataplane.Status{Device: "eth1", UpAs: "eth0", Attached: true, Attach: dataplane.AttachTCX, Generation: 2,
 		Config: twoGuaranteed(t), TreeGone: "the root qdisc is noqueue 0: (the kernel's default)"}

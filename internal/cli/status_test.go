@@ -248,6 +248,16 @@ func TestStatusShowsTargetRates(t *testing.T) {
 	}
 }
 
+// tempAgentStateDir points status at an empty state directory of the test's own for the rest of
+// the test, so that an agent of this host is not what status finds by its lock.
+func tempAgentStateDir(t *testing.T) string {
+	t.Helper()
+	dir, old := t.TempDir(), agentStateDir
+	agentStateDir = dir
+	t.Cleanup(func() { agentStateDir = old })
+	return dir
+}
+
 // agentRuns makes dir the state directory of a qjump agent that runs QJump on dev in this
 // network namespace, as agent.Manages sees one: its lock held (by this process, until the test
 // ends) and its state naming dev and this namespace. Status finds it so when no agent holds this
@@ -275,10 +285,7 @@ func agentRuns(t *testing.T, dir, dev string) {
 // puts the hook back at its next resync, and status says so instead. Without a visible agent the
 // advice covers both. It said "run qjump down" in both cases.
 func TestStatusNotAttachedAdvice(t *testing.T) {
-	dir := t.TempDir()
-	old := agentStateDir
-	agentStateDir = dir
-	t.Cleanup(func() { agentStateDir = old })
+	dir := tempAgentStateDir(t)
 	st := dataplane.Status{Device: "eth0", Attach: "tcx", Config: twoGuaranteed(t)}
 	first := func() string {
 		var out strings.Builder
@@ -337,10 +344,7 @@ func TestStatusReadsAGoneDeviceOnce(t *testing.T) {
 // and what to do (the agent that runs it, when status sees one, or a reload), and --json says
 // egress_tree false with the same warning; the exit status stays 0, as for a detached hook.
 func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
-	dir := t.TempDir()
-	old := agentStateDir
-	agentStateDir = dir
-	t.Cleanup(func() { agentStateDir = old })
+	dir := tempAgentStateDir(t)
 	const gone = "the root qdisc is noqueue 0: (the kernel's default), not QJump's htb 514a: (deleted or replaced by hand)"
 	st := dataplane.Status{Device: "eth0", Attached: true, Attach: "tcx", Config: twoGuaranteed(t), TreeGone: gone}
 	mtu := func(string) (int, error) { return 1500, nil }

@@ -10,9 +10,7 @@ import (
 // read is one any local user can hold, keeping every testbed busy. One an earlier version made
 // readable by all is closed up when it is taken.
 func TestLockFileIsTheMakersAlone(t *testing.T) {
-	dir := t.TempDir()
-	defer func(old string) { RunDir = old }(RunDir)
-	RunDir = dir
+	dir := tempRunDir(t)
 	if err := os.WriteFile(filepath.Join(dir, "old.lock"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

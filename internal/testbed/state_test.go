@@ -10,9 +10,7 @@ import (
 // A testbed left under another prefix (a --prefix run, a killed test) is named where the user
 // looks for one: the message that says none is up under theirs.
 func TestNotUpNamesTestbedsUnderOtherPrefixes(t *testing.T) {
-	dir := t.TempDir()
-	defer func(old string) { RunDir = old }(RunDir)
-	RunDir = dir
+	dir := tempRunDir(t)
 
 	_, err := ReadState("qjtb")
 	if err == nil || strings.Contains(err.Error(), "prefix qjt") || strings.Contains(err.Error(), "other prefixes") {
@@ -36,4 +34,13 @@ func TestNotUpNamesTestbedsUnderOtherPrefixes(t *testing.T) {
 	if hint := OthersUp("demo2"); !strings.Contains(hint, "qjump testbed down --prefix qjtth9tf") || strings.Contains(hint, "demo2") {
 		t.Errorf("OthersUp(demo2) = %q, want the one other testbed and how to remove it", hint)
 	}
+}
+
+// tempRunDir points RunDir at an empty directory of the test's own for the rest of the test.
+func tempRunDir(t *testing.T) string {
+	t.Helper()
+	dir, old := t.TempDir(), RunDir
+	RunDir = dir
+	t.Cleanup(func() { RunDir = old })
+	return dir
 }
