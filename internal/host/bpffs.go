@@ -24,21 +24,14 @@ const DefaultBPFFS = "/sys/fs/bpf"
 const stateDirName = "qjump"
 
 // StateDir is <bpffs>/qjump, the root under which QJump pins everything (on the host's bpffs,
-// also under `ip netns exec`; see BPFFS). It mounts bpffs where BPFFS would. Where the directory
-// is there, it must be this user's alone (OwnedByMe): on a bpffs of the kernel's default mode
-// (1777) another local user could have made it first, and could move what is pinned there.
+// also under `ip netns exec`; see BPFFS). It mounts bpffs where BPFFS would. Whoever writes there
+// takes the dataplane's state lock first, which refuses a directory that is not root's alone.
 func StateDir() (string, error) {
 	bpffs, err := BPFFS()
 	if err != nil {
 		return "", err
 	}
-	dir := StateDirIn(bpffs)
-	if st, err := os.Lstat(dir); err == nil {
-		if err := OwnedByMe(dir, st); err != nil {
-			return "", fmt.Errorf("QJump's state directory: %w: remove it (rm -r %s) once no QJump runs on this host", err, dir)
-		}
-	}
-	return dir, nil
+	return StateDirIn(bpffs), nil
 }
 
 // StateDirIn is QJump's state directory on the bpffs mounted at bpffs.
