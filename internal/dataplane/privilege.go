@@ -41,10 +41,15 @@ func MissingPrivilege() []string {
 // without them gets one clear line instead of whichever syscall fails first. It names only what
 // is missing: root in a container that dropped one capability needs that one granted, and a
 // line naming both sends them looking for the one they have.
-func checkPrivilege() error {
+func checkPrivilege() error { return PrivilegeError(ErrNoPrivilege) }
+
+// PrivilegeError is nil when this process has the dataplane's capabilities, else sentinel with
+// the ones it lacks and how to get them: the one line of every verb that needs them (the
+// testbed's too, with its own sentinel).
+func PrivilegeError(sentinel error) error {
 	if missing := MissingPrivilege(); len(missing) > 0 {
-		return fmt.Errorf("%w: this process lacks %s: run it with sudo, or grant it %s",
-			ErrNoPrivilege, strings.Join(missing, " and "), strings.Join(missing, " and "))
+		m := strings.Join(missing, " and ")
+		return fmt.Errorf("%w: this process lacks %s: run it with sudo, or grant it %s", sentinel, m, m)
 	}
 	return nil
 }

@@ -2,8 +2,6 @@ package testbed
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 )
@@ -17,10 +15,4 @@ var ErrNoPrivilege = errors.New("the testbed needs root")
 // how to get them. Without it, the first thing to fail spoke instead: the lock file in RunDir
 // ("permission denied"), or an unprivileged read of the congestion controls that made cubic look
 // missing. It names only what is missing, as `qjump up` does.
-func CheckPrivilege() error {
-	if missing := dataplane.MissingPrivilege(); len(missing) > 0 {
-		m := strings.Join(missing, " and ")
-		return fmt.Errorf("%w: this process lacks %s: run it with sudo, or grant it %s", ErrNoPrivilege, m, m)
-	}
-	return nil
-}
+func CheckPrivilege() error { return dataplane.PrivilegeError(ErrNoPrivilege) }
