@@ -121,22 +121,23 @@ func runStatus(opts *statusOptions, stdout io.Writer) error {
 	for _, o := range orphans {
 		fmt.Fprintf(stdout, "warning: %s\n", o)
 	}
+	seen := lookForAgent()
 	for i, st := range all {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if err := printStatus(stdout, st); err != nil {
+		if err := printStatus(stdout, st, seen); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func printStatus(w io.Writer, st dataplane.Status) error {
+func printStatus(w io.Writer, st dataplane.Status, seen agentSight) error {
 	d, m := st.Config, st.Config.Model
 	state := "attached"
 	if !st.Attached {
-		state = "NOT ATTACHED (" + notAttachedAdvice(st.Device) + ")"
+		state = "NOT ATTACHED (" + notAttachedAdvice(st.Device, seen) + ")"
 	}
 	tree := ""
 	if st.TreeGone != "" {
@@ -152,7 +153,7 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	}
 	fmt.Fprintf(w, "%s: %s via %s%s, %s mode%s, mark %s, default level %d, generation %d\n", name, state,
 		how, tree, d.Mode, autoclassText(d), d.Mark, d.DefaultLevel, st.Generation)
-	if r, ok := agentOf(st.Device); ok {
+	if r, ok := seen.of(st.Device); ok {
 		// An operator about to change the interface by hand should know: the agent puts back
 		// what is removed, and its file's configuration over a reload at its next resync.
 		fmt.Fprintf(w, "managed by %s\n", agentName(r))
@@ -160,7 +161,7 @@ func printStatus(w io.Writer, st dataplane.Status) error {
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.DurationText(m.Epsilon), m.Mesochronous, model.DurationText(m.Epoch()))
 	fmt.Fprintln(w, guarantees(d))
-	for _, warning := range deviceWarnings(st, deviceMTU) {
+	for _, warning := range deviceWarnings(st, deviceMTU, seen) {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -237,14 +238,30 @@ func levelModel(d config.Dataplane, l model.Level) (factor, budget, rate string)
 // interfaces it runs (an agent before it said; a test's own directory in tests).
 var agentStateDir = agent.DefaultStateDir
 
-// agentOf is the qjump agent that runs QJump on dev in this network namespace, if status can see
-// one. The agent of a network namespace holds its abstract socket and says there which interfaces
-// it runs and where it keeps its state (agent.Find), whatever its --state-dir. One that says
-// nothing (an earlier version) is looked for as before, by the lock and the state of the default
-// state directory (agent.Manages).
-func agentOf(dev string) (agent.Running, bool) {
+// agentSight is what status sees of the qjump agent of its network namespace. The agent holds
+// its abstract socket and says there which interfaces it runs and where it keeps its state
+// (agent.Find), whatever its --state-dir. Status looks once a run (lookForAgent), not once per
+// device and message: each look dials the socket and waits up to a second for the answer.
+type agentSight struct {
+	said  bool          // an agent answered, naming its interfaces
+	agent agent.Running // that agent
+}
+
+// lookForAgent asks the agent of this network namespace, if any, what it runs.
+func lookForAgent() agentSight {
 	if r, ok := agent.Find(); ok && r.Said {
-		return r, slices.Contains(r.Devices, dev)
+		return agentSight{said: true, agent: r}
+	}
+	return agentSight{}
+}
+
+// of is the qjump agent that runs QJump on dev in this network namespace, if status can see one:
+// the one that answered, if it names dev; without an answer (an agent of an earlier version says
+// nothing), the one found as before, by the lock and the state of the default state directory
+// (agent.Manages).
+func (s agentSight) of(dev string) (agent.Running, bool) {
+	if s.said {
+		return s.agent, slices.Contains(s.agent.Devices, dev)
 	}
 	if pid, ok := agent.Manages(agentStateDir, dev); ok {
 		return agent.Running{Pid: pid, StateDir: agentStateDir}, true
@@ -269,10 +286,10 @@ func agentName(r agent.Running) string {
 
 // notAttachedAdvice is what to do about a device with QJump's state but no hook. `qjump down` is
 // the fix unless a qjump agent runs QJump on it: the agent puts the hook back within a second
-// (docs/deployment.md), and a down would be undone by it. When status sees that agent (agentOf)
+// (docs/deployment.md), and a down would be undone by it. When status sees that agent (agentSight)
 // it says so; otherwise the advice covers both cases.
-func notAttachedAdvice(dev string) string {
-	if r, ok := agentOf(dev); ok {
+func notAttachedAdvice(dev string, seen agentSight) string {
+	if r, ok := seen.of(dev); ok {
 		return fmt.Sprintf("hook gone: %s runs QJump on %s and puts it back within a second "+
 			"(its log says why if it cannot); qjump down would not stick", agentName(r), dev)
 	}
@@ -284,14 +301,14 @@ func notAttachedAdvice(dev string) string {
 // what is there instead, what it costs, and what to do: a qjump agent that runs QJump on it builds
 // it again within a second (as it puts back a hook); otherwise a reload does, keeping the
 // counters, or down gives the device back. "" while the tree is there.
-func treeGoneWarning(st dataplane.Status) string {
+func treeGoneWarning(st dataplane.Status, seen agentSight) string {
 	if st.TreeGone == "" {
 		return ""
 	}
 	dev := st.Device
 	what := fmt.Sprintf("%s's egress tree is gone: %s; its levels leave without strict priority and the cap at R=%s",
 		dev, st.TreeGone, st.Config.Model.Rate)
-	if r, ok := agentOf(dev); ok {
+	if r, ok := seen.of(dev); ok {
 		return fmt.Sprintf("%s. %s runs QJump on %s and builds it again within a second "+
 			"(its log says why if it cannot)", what, capitalize(agentName(r)), dev)
 	}
@@ -300,9 +317,9 @@ func treeGoneWarning(st dataplane.Status) string {
 }
 
 // deviceWarnings is what status warns about a device: its egress tree gone, then statusWarnings.
-func deviceWarnings(st dataplane.Status, mtu mtuOf) []string {
+func deviceWarnings(st dataplane.Status, mtu mtuOf, seen agentSight) []string {
 	var w []string
-	if g := treeGoneWarning(st); g != "" {
+	if g := treeGoneWarning(st, seen); g != "" {
 		w = append(w, g)
 	}
 	return append(w, statusWarnings(st, mtu)...)

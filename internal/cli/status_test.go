@@ -289,7 +289,7 @@ func TestStatusNotAttachedAdvice(t *testing.T) {
 	st := dataplane.Status{Device: "eth0", Attach: "tcx", Config: twoGuaranteed(t)}
 	first := func() string {
 		var out strings.Builder
-		if err := printStatus(&out, st); err != nil {
+		if err := printStatus(&out, st, lookForAgent()); err != nil {
 			t.Fatal(err)
 		}
 		line, _, _ := strings.Cut(out.String(), "\n")
@@ -350,7 +350,7 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	mtu := func(string) (int, error) { return 1500, nil }
 	table := func(st dataplane.Status) string {
 		var out strings.Builder
-		if err := printStatus(&out, st); err != nil {
+		if err := printStatus(&out, st, lookForAgent()); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()

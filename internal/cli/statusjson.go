@@ -31,7 +31,7 @@ type deviceJSON struct {
 	// Warnings: what status finds wrong with the device as it is now, its egress tree gone or the
 	// configuration it runs (deviceWarnings); empty when nothing is.
 	Warnings []string `json:"warnings"`
-	// Agent is the qjump agent that runs QJump on the device (agentOf); absent when status sees
+	// Agent is the qjump agent that runs QJump on the device (agentSight); absent when status sees
 	// none.
 	Agent *agentJSON `json:"agent,omitempty"`
 }
@@ -61,13 +61,14 @@ type levelJSON struct {
 
 func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJSON {
 	out := statusJSON{Devices: []deviceJSON{}, LeftOver: append([]string{}, orphans...)}
+	seen := lookForAgent()
 	for _, st := range all {
 		bounds := st.Config.ModelOfMode()
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach,
 			EgressTree: st.TreeGone == "", EgressTreeGone: st.TreeGone, Generation: st.Generation,
 			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
-			Warnings: append([]string{}, deviceWarnings(st, mtu)...)}
-		if r, ok := agentOf(st.Device); ok {
+			Warnings: append([]string{}, deviceWarnings(st, mtu, seen)...)}
+		if r, ok := seen.of(st.Device); ok {
 			d.Agent = &agentJSON{Pid: r.Pid, StateDir: r.StateDir}
 		}
 		for l := model.NumLevels - 1; l >= 0; l-- {
