@@ -21,9 +21,8 @@ type modelFlags struct {
 	cfg         model.Config
 	packetAuto  bool // --packet auto: one full frame of the device
 	targetRates map[model.Level]model.Rate
-	// rateUnitless and targetUnitless warn of the rates --rate and --target-rate gave without a
-	// unit, as the flags were read (unitWarnings).
-	rateUnitless   string
+	// targetUnitless warns of the rates --target-rate gave without a unit, as the flag was read
+	// (unitWarnings); --rate's text is in typed.
 	targetUnitless []string
 	// typed is each flag's value as the user typed it, for messages (typedInput): a refusal
 	// quotes "5=10", not the "5=10b/s" the value prints as.
@@ -80,10 +79,7 @@ func newModelFlags() *modelFlags {
 func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[int]{&m.cfg.Hosts, parseWhole(1, "need a whole number of hosts, at least 1")}, "hosts",
 		"n: hosts that may send to one destination at once, e.g. 12")
-	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, func(s string) (model.Rate, error) {
-		m.rateUnitless = model.UnitlessRate("--rate", s)
-		return model.ParseRate(s)
-	}}, "rate",
+	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, model.ParseRate}, "rate",
 		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
 	fs.Var(&packetValue{&m.cfg.Packet, &m.packetAuto}, "packet",
 		"P: wire bytes a host may send per epoch at factor 1, e.g. 1538B, 9k; auto is one full frame of the\n"+
@@ -110,8 +106,8 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 // file's rate is warned about (config.File.Warnings): both read a bare number as bits per second.
 func (m *modelFlags) unitWarnings() []string {
 	var w []string
-	if m.rateUnitless != "" {
-		w = append(w, m.rateUnitless)
+	if rate := model.UnitlessRate("--rate", m.typed["rate"]); rate != "" {
+		w = append(w, rate)
 	}
 	return append(w, m.targetUnitless...)
 }
