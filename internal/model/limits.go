@@ -85,12 +85,7 @@ func (c Config) epochTooLong(s float64, withEpsilon bool) error {
 	}
 	epoch := "the epoch m·n·P·8/R"
 	moves := fmt.Sprintf("%s, %s or %s, or a faster R (at least %s)", hosts, meso, packet, ceilRate(c.epochBits()/room.Seconds()))
-	inputs := []Input{
-		{Field: "hosts", Value: strconv.Itoa(c.Hosts)},
-		{Field: "mesochronous", Value: strconv.Itoa(c.Mesochronous)},
-		{Field: "packet", Value: c.Packet.String()},
-		{Field: "rate", Value: c.Rate.String()},
-	}
+	inputs := c.transmissionInputs()
 	if withEpsilon {
 		transmission := time.Duration(math.Ceil(c.epochBits() * 1e9 / float64(c.Rate)))
 		epoch += " + ε"
@@ -130,11 +125,18 @@ func (c Config) epochRoundsToZero() error {
 			"(at most %s), more hosts (at least %.0f), a larger m (at least %.0f) or P (at least %s), or ε of at "+
 			"least 1ns, each with the others as they are",
 		Rate(floorSig(c.epochBits()*2e12)), math.Ceil(need/(m*p)), math.Ceil(need/(n*p)), ceilBytes(need/(m*n))),
-		Input{Field: "hosts", Value: strconv.Itoa(c.Hosts)},
-		Input{Field: "mesochronous", Value: strconv.Itoa(c.Mesochronous)},
-		Input{Field: "packet", Value: c.Packet.String()},
-		Input{Field: "rate", Value: c.Rate.String()},
-		Input{Field: "epsilon", Value: FormatDuration(c.Epsilon)})
+		append(c.transmissionInputs(), Input{Field: "epsilon", Value: FormatDuration(c.Epsilon)})...)
+}
+
+// transmissionInputs are the inputs of the epoch's transmission part m·n·P·8/R, as the refusals
+// of an epoch name them together.
+func (c Config) transmissionInputs() []Input {
+	return []Input{
+		{Field: "hosts", Value: strconv.Itoa(c.Hosts)},
+		{Field: "mesochronous", Value: strconv.Itoa(c.Mesochronous)},
+		{Field: "packet", Value: c.Packet.String()},
+		{Field: "rate", Value: c.Rate.String()},
+	}
 }
 
 // floorBytes is b rounded down to what Bytes prints, so that a largest size a message gives is
