@@ -114,17 +114,15 @@ func Load(path string) (Spec, error) {
 	return Parse(path, data)
 }
 
-// CheckSection checks the agent section of a file that has one, as the agent would at start and
-// on an edit, for `qjump calc --config`, which checks a cluster file before it ships. A file
-// without one (a plain configuration file for up) passes, and present says so.
-func CheckSection(name string, data []byte) (present bool, err error) {
-	var doc struct {
-		Agent yaml.Node `yaml:"agent"`
+// CheckSection checks the agent section of file name, as config.Parse read it (config.File.Agent),
+// as the agent would at start and on an edit, for `qjump calc --config`, which checks a cluster
+// file before it ships. A file without one (a plain configuration file for up) passes, and
+// present says so.
+func CheckSection(name string, section *yaml.Node) (present bool, err error) {
+	if noSection(section) {
+		return false, nil
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil || noSection(&doc.Agent) {
-		return false, nil // the rest of the file is config.Parse's to check
-	}
-	if _, err := parseSection(&doc.Agent); err != nil {
+	if _, err := parseSection(section); err != nil {
 		return true, fmt.Errorf("%s: %w", name, err)
 	}
 	return true, nil

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -124,11 +123,7 @@ func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 	}
 	if o.configFile != "" {
 		// A cluster file's agent section too, so that calc refuses what every agent would.
-		data, err := os.ReadFile(o.configFile)
-		present := true
-		if err == nil {
-			present, err = agent.CheckSection(o.configFile, data)
-		}
+		present, err := agent.CheckSection(o.configFile, &flags.file.Agent)
 		if err != nil {
 			return d, nil, configError(err)
 		}
