@@ -1,12 +1,17 @@
 package dataplane
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/tctree"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // interruptAt runs `qjump args...` in namespace ns, sends it SIGTERM after delay and waits for it.
@@ -69,6 +74,90 @@ func TestInterruptedReloadIsWholeOrNothing(t *testing.T) {
 			t.Fatalf("interrupted after %v: level 5's budget %d, neither the old %d nor the new %d", delay, budget, oldBudget, newBudget)
 		}
 	}
+}
+
+// TestReloadInterruptedInsideItsWindow: SIGTERM sent exactly between the reload's change of the
+// egress tree and its install of the new program (the window the sweep above finds only by
+// chance: it lasts microseconds) is held until the reload is done. strace widens the window
+// from outside, holding every bpf() call 40 ms before it enters; the test watches the tree and
+// signals qjump the moment it changes, while qjump waits at the next bpf() call, the program's.
+func TestReloadInterruptedInsideItsWindow(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		testutil.Unavailable(t, "strace is not installed (scripts/deps installs it)")
+	}
+	h := newHosts(t)
+	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--hosts", "10", "--rate", "24M", "--packet", "1500B",
+		"--factors", "7=5,5=10,0=unlimited")
+	oldTree, oldBudget := egressOf(t, h.a), *h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
+	cmd := exec.Command("ip", "netns", "exec", h.a, strace, "-f", "-o", "/dev/null", "-e", "trace=bpf",
+		"-e", "inject=bpf:delay_enter=40000", qjumpBinary(t), "reload", "--dev", "eth0", "--factors", "7=5,5=5,0=unlimited")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	signalled := false
+	deadline := time.Now().Add(30 * time.Second)
+	for !signalled && time.Now().Before(deadline) {
+		select {
+		case err := <-waited:
+			t.Fatalf("the reload ended (%v) before its tree changed", err)
+		case <-time.After(2 * time.Millisecond):
+		}
+		if tctree.Equal(oldTree, egressOf(t, h.a)) {
+			continue
+		}
+		pid := descendant(cmd.Process.Pid, qjumpBinary(t))
+		if pid == 0 {
+			t.Fatal("the tree changed but no qjump process runs under strace")
+		}
+		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		signalled = true
+	}
+	if !signalled {
+		_ = cmd.Process.Kill()
+		t.Fatal("the reload did not change the tree in 30 s")
+	}
+	<-waited
+	newTree, budget := egressOf(t, h.a), *h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
+	if budget == oldBudget {
+		t.Fatalf("SIGTERM after the tree changed left the old configuration recorded (level 5's budget %d) beside the new tree:\n%s",
+			budget, tctree.Diff(oldTree, newTree))
+	}
+	h.mustQjump(t, h.a, "reload", "--dev", "eth0", "--factors", "7=5,5=5,0=unlimited")
+	if want := egressOf(t, h.a); !tctree.Equal(want, newTree) {
+		t.Fatalf("the interrupted reload's tree is not the one the same reload builds:\n%s", tctree.Diff(want, newTree))
+	}
+}
+
+// descendant is the pid of the process under root whose executable is exe (0 if none).
+func descendant(root int, exe string) int {
+	for _, pid := range childrenOf(root) {
+		if path, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && path == exe {
+			return pid
+		}
+		if d := descendant(pid, exe); d != 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+func childrenOf(pid int) []int {
+	var out []int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		for _, f := range strings.Fields(string(data)) {
+			if child, err := strconv.Atoi(f); err == nil {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
 }
 
 // TestInterruptedDownIsWholeOrNothing: a down stopped by SIGTERM at any moment leaves the device
