@@ -63,13 +63,40 @@ func LoadFile(path string) (File, Dataplane, []string, error) {
 // Gives says whether the file gives the field a *model.FieldError names in the flags' spelling
 // (hosts, target-rate): a value validation refuses came from the file, or from elsewhere.
 func (f File) Gives(field string) bool {
-	given := map[string]bool{
-		"hosts": f.Hosts != nil, "rate": f.Rate != nil, "packet": f.Packet != nil, "epsilon": f.Epsilon != nil,
-		"mesochronous": f.Mesochronous != nil, "factors": f.Factors != nil, "target-rate": f.TargetRate != nil,
-		"mode": f.Mode != nil, "mark": f.Mark != nil, "autoclass": f.Autoclass != nil, "vlan-id": f.VLANID != nil,
-		"default-level": f.DefaultLevel != nil,
+	return f.refusable()[field].given
+}
+
+// keyValue is what the file gives of one key that validation may refuse (File.refusable).
+type keyValue struct {
+	given bool
+	// text is the value as the file writes it; nil keeps the value as validation writes it.
+	text *string
+	// levels is a per-level key's table (factors, target_rate), each level's value as written.
+	levels map[string]string
+}
+
+// refusable is every key a *model.FieldError may name by the flags' spelling of its field (the
+// tables priority_levels, dscp and pcp are refused by their own keys): whether the file gives
+// it, and its value as written. Gives and Written both read it, so that a key the file gives is
+// also quoted as the file writes it.
+func (f File) refusable() map[string]keyValue {
+	text := func(s *string) keyValue { return keyValue{given: s != nil, text: s} }
+	whole := func(n *int) keyValue {
+		if n == nil {
+			return keyValue{}
+		}
+		s := strconv.Itoa(*n)
+		return keyValue{given: true, text: &s}
 	}
-	return given[field]
+	levels := func(m map[string]string) keyValue { return keyValue{given: m != nil, levels: m} }
+	return map[string]keyValue{
+		"hosts": whole(f.Hosts), "rate": text(f.Rate), "packet": text(f.Packet), "epsilon": text(f.Epsilon),
+		"mesochronous": whole(f.Mesochronous), "factors": levels(f.Factors), "target-rate": levels(f.TargetRate),
+		"mode": text(f.Mode), "mark": text(f.Mark), "vlan-id": whole(f.VLANID), "default-level": whole(f.DefaultLevel),
+		// Validation refuses autoclass only when it is on, as "true": the file's yes or on reads
+		// as that, and the value stays as validation writes it.
+		"autoclass": {given: f.Autoclass != nil},
+	}
 }
 
 // Warnings lists what the file gives that is valid but probably not what its writer meant: a rate
@@ -218,17 +245,13 @@ func (f File) named(err error) error {
 // file writes it when the file gives in's field ("10", not the "10b/s" it reads as): for factors
 // and target_rate, the level's own text. FileKey then names it as the file does.
 func (f File) Written(in model.Input) model.Input {
-	texts := map[string]*string{"rate": f.Rate, "packet": f.Packet, "epsilon": f.Epsilon, "mode": f.Mode, "mark": f.Mark}
-	ints := map[string]*int{"hosts": f.Hosts, "mesochronous": f.Mesochronous, "vlan-id": f.VLANID, "default-level": f.DefaultLevel}
-	levels := map[string]map[string]string{"factors": f.Factors, "target-rate": f.TargetRate}
+	key := f.refusable()[in.Field]
 	switch {
-	case texts[in.Field] != nil:
-		in.Value = *texts[in.Field]
-	case ints[in.Field] != nil:
-		in.Value = strconv.Itoa(*ints[in.Field])
-	case levels[in.Field] != nil:
+	case key.text != nil:
+		in.Value = *key.text
+	case key.levels != nil:
 		l, _, ok := levelValue(in.Value)
-		for k, v := range levels[in.Field] {
+		for k, v := range key.levels {
 			if lk, err := model.ParseLevel(k); ok && err == nil && lk == l {
 				in.Value = fmt.Sprintf("%d=%s", l, v)
 			}

@@ -331,3 +331,42 @@ func TestNotYAMLSaysWhere(t *testing.T) {
 		}
 	}
 }
+
+// Every key of File that validation refuses by the flags' spelling of its field is one Gives
+// knows and Written quotes as the file writes it: a key added to File and not to its table
+// (File.refusable) would be blamed on the default, with the value as it reads.
+func TestEveryKeyIsGivenAndWritten(t *testing.T) {
+	ownKeys := map[string]bool{"priority_levels": true, "dscp": true, "pcp": true, "agent": true} // refused by their own keys, or not here
+	typ := reflect.TypeOf(File{})
+	for i := range typ.NumField() {
+		key, _, _ := strings.Cut(typ.Field(i).Tag.Get("yaml"), ",")
+		if ownKeys[key] {
+			continue
+		}
+		field := strings.ReplaceAll(key, "_", "-") // the flags' spelling (keyOfFlag)
+		var f File
+		in, want := model.Input{Field: field, Value: "as read"}, ""
+		v := reflect.ValueOf(&f).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+			switch p := v.Interface().(type) {
+			case *string:
+				*p, want = "as written", "as written"
+			case *int:
+				*p, want = 7, "7"
+			case *bool:
+				*p, in.Value, want = true, "true", "true" // validation writes a bool as the file reads it
+			}
+		case reflect.Map:
+			v.Set(reflect.ValueOf(map[string]string{"05": "as written"}))
+			in.Value, want = "5=as read", "5=as written"
+		}
+		if new(File).Gives(field) {
+			t.Errorf("an empty file gives %s", field)
+		}
+		if got := f.Written(in).Value; !f.Gives(field) || got != want {
+			t.Errorf("a file with %s: Gives(%q) %v, Written %q; want true and %q", key, field, f.Gives(field), got, want)
+		}
+	}
+}
