@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
@@ -22,8 +21,8 @@ type adviseOptions struct {
 	out     string
 	bulkCC  string
 	json    bool
-	// throughputText is --throughput as typed, for a refusal that names it.
-	throughputText string
+	// typed is --throughput as typed, for a refusal against the --rate's bound.
+	typed typedTexts
 }
 
 // newAdviseCommand is `qjump advise`: the paper's §6.5 choice of a factor, measured on the
@@ -55,13 +54,10 @@ f ≤ m), and what was measured. The sweeps are kept in --out. Needs root, as ev
 	f.StringVar(&opts.program, "program", "memcached", "the program to measure (memcached)")
 	f.Var(&unitValue[time.Duration]{&opts.target.P99, positiveDuration("need a latency above 0, with a unit, e.g. 500us, 1ms")}, "p99",
 		"target: p99 request latency at most this, above 0, e.g. 1ms")
-	throughput := positiveNumber("need a number of requests per second above 0, e.g. 2000")
-	f.Var(&unitValue[float64]{&opts.target.Throughput, func(s string) (float64, error) {
-		opts.throughputText = s
-		return throughput(s)
-	}}, "throughput",
+	f.Var(&unitValue[float64]{&opts.target.Throughput, positiveNumber("need a number of requests per second above 0, e.g. 2000")}, "throughput",
 		"target: at least this many requests per second, above 0 and at most what the link carries\n"+
 			"(about 12000 at the default 100M; R/8 over 1041 wire bytes a request), e.g. 2000")
+	opts.typed.keep(f, "throughput")
 	f.BoolVar(&opts.quick, "quick", false, "a shorter sweep (4 factors, 1.5 s each)")
 	f.StringVar(&opts.out, "out", "", "directory for the sweeps (default: results/advise-TIME)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows")
@@ -85,11 +81,7 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 		o.OutDir = filepath.Join("results", "advise-"+time.Now().Format("20060102-150405"))
 	}
 	if err := experiment.CheckAdvise(o, opts.target); err != nil {
-		var fe *model.FieldError
-		if errors.As(err, &fe) && fe.Field == "throughput" {
-			fe.Value = opts.throughputText // as typed: 1e300, not 1e+300
-		}
-		return asFlagError(err)
+		return opts.typed.flagError(err) // --throughput 1e300 as typed, not 1e+300
 	}
 	removeIfEmpty, err := makeOutDir(o.OutDir, "")
 	if err != nil {

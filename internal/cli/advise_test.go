@@ -109,6 +109,8 @@ func TestAdviseThroughputBound(t *testing.T) {
 		{[]string{"--throughput", "1e300"}, `invalid --throughput "1e300": need at most 12005 requests per second: at R = 100Mb/s`},
 		{[]string{"--throughput", "12006", "--p99", "1ms"}, `invalid --throughput "12006": need at most 12005`},
 		{[]string{"--throughput", "1300", "--rate", "10M"}, `invalid --throughput "1300": need at most 1200 requests per second: at R = 10Mb/s`},
+		// as typed, trimmed as every kept flag's text is (typedTexts)
+		{[]string{"--throughput", " 13000 "}, `invalid --throughput "13000": need at most 12005`},
 	} {
 		args := append(append([]string{"advise"}, c.args...), "--out", file)
 		_, errOut, status := run(t, args...)

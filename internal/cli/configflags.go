@@ -152,7 +152,7 @@ func (c *configFlags) blame(err error) error {
 		return err
 	}
 	if c.configFile == "" || c.flagGave(fe) {
-		return asFlagError(fe.Rename(c.model.typedInput))
+		return c.model.typed.flagError(fe)
 	}
 	return configError(fmt.Errorf("%s: %w", c.configFile, config.FileKey(fe.Rename(c.file.Written))))
 }
@@ -179,7 +179,7 @@ func (c *configFlags) blameTogether(fe *model.FieldError) error {
 	named := config.BySource(fe, source, func(in model.Input, s config.Source) model.Input {
 		switch s {
 		case config.FromFlag:
-			in = c.model.typedInput(in)
+			in = c.model.typed.input(in)
 		case config.FromFile:
 			in = c.file.Written(in)
 		case config.FromBase:

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -24,50 +23,13 @@ type modelFlags struct {
 	// targetUnitless warns of the rates --target-rate gave without a unit, as the flag was read
 	// (unitWarnings); --rate's text is in typed.
 	targetUnitless []string
-	// typed is each flag's value as the user typed it, for messages (typedInput): a refusal
-	// quotes "5=10", not the "5=10b/s" the value prints as.
-	typed map[string]string
+	// typed is each of typedFlags' values as the user typed it, for messages: a refusal quotes
+	// "5=10", not the "5=10b/s" the value prints as.
+	typed typedTexts
 }
 
 // typedFlags are the flags whose text modelFlags keeps.
 var typedFlags = []string{"hosts", "rate", "packet", "epsilon", "mesochronous", "factors", "target-rate"}
-
-// typedValue is a flag's value that keeps the text the user gave it (modelFlags.typed).
-type typedValue struct {
-	pflag.Value
-	name string
-	m    *modelFlags
-}
-
-func (v *typedValue) Set(s string) error {
-	if err := v.Value.Set(s); err != nil {
-		return err
-	}
-	if v.m.typed == nil {
-		v.m.typed = map[string]string{}
-	}
-	v.m.typed[v.name] = s
-	return nil
-}
-
-// typedInput is in, an input a model error names in the flags' spelling, with its value as the
-// user typed the flag: for --factors and --target-rate, the level's own text ("5=10").
-func (m *modelFlags) typedInput(in model.Input) model.Input {
-	text, ok := m.typed[in.Field]
-	if !ok {
-		return in
-	}
-	if in.Field != "factors" && in.Field != "target-rate" {
-		in.Value = strings.TrimSpace(text)
-		return in
-	}
-	l, _, ok := config.LevelValue(&model.FieldError{Value: in.Value})
-	levels, err := model.ParseLevelMap(text, func(v string) (string, error) { return strings.TrimSpace(v), nil })
-	if v, given := levels[l]; ok && err == nil && given {
-		in.Value = fmt.Sprintf("%d=%s", l, v)
-	}
-	return in
-}
 
 // newModelFlags starts from config.Default()'s model, the one place that says what an input left
 // out is.
@@ -96,10 +58,7 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 	}}, "target-rate",
 		"solve the factor for a rate as LEVEL=RATE,..., e.g. 5=5G; replaces the level's factor (the default, or\n"+
 			"the --config file's, or for reload the running one), but a level also given in --factors is refused")
-	for _, name := range typedFlags {
-		f := fs.Lookup(name)
-		f.Value = &typedValue{f.Value, name, m}
-	}
+	m.typed.keep(fs, typedFlags...)
 }
 
 // unitWarnings says which of --rate and --target-rate's rates were given without a unit, as a

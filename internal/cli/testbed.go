@@ -68,7 +68,10 @@ func (f *testbedFlags) register(fs *pflag.FlagSet) {
 
 // parseRate reads --rate and refuses, as it parses, a rate the testbed cannot emulate, so that
 // the value is named as the user typed it; a number without a unit is said to be bits per
-// second, whether it is refused (--rate 10) or taken (a warning).
+// second, whether it is refused (--rate 10) or taken (a warning). The testbed's bounds on R are
+// its own, known before any other flag is read, so pflag's refusal quotes the text and none is
+// kept (typedTexts is for refusals that wait for the other flags: the model's, advise's
+// --throughput).
 func (f *testbedFlags) parseRate(s string) (model.Rate, error) {
 	r, err := model.ParseRate(s)
 	if err != nil {

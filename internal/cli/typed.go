@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
+)
+
+// typedTexts is some flags' values as the user typed them, by flag name, for a refusal that
+// comes once every flag is read: values refused together (--hosts with --rate), or one against
+// a bound another flag sets (advise's --throughput at the --rate's R). It quotes "5=10" and
+// "1e300", not the "5=10b/s" and "1e+300" the values print as. A value refused by a bound known
+// as the flag parses is refused there instead, and pflag quotes it as typed with nothing kept
+// (testbedFlags.parseRate, aboveZero).
+type typedTexts map[string]string
+
+// keep makes each of the flags names of fs keep its text in t as it is set.
+func (t *typedTexts) keep(fs *pflag.FlagSet, names ...string) {
+	if *t == nil {
+		*t = typedTexts{}
+	}
+	for _, name := range names {
+		f := fs.Lookup(name)
+		f.Value = &typedValue{f.Value, name, *t}
+	}
+}
+
+// typedValue is a flag's value that keeps the text the user gave it (typedTexts).
+type typedValue struct {
+	pflag.Value
+	name  string
+	texts typedTexts
+}
+
+func (v *typedValue) Set(s string) error {
+	if err := v.Value.Set(s); err != nil {
+		return err
+	}
+	v.texts[v.name] = s
+	return nil
+}
+
+// input is in, an input a refusal names in the flags' spelling, with its value as the user
+// typed the flag: for --factors and --target-rate, the level's own text ("5=10").
+func (t typedTexts) input(in model.Input) model.Input {
+	text, ok := t[in.Field]
+	if !ok {
+		return in
+	}
+	if in.Field != "factors" && in.Field != "target-rate" {
+		in.Value = strings.TrimSpace(text)
+		return in
+	}
+	l, _, ok := config.LevelValue(&model.FieldError{Value: in.Value})
+	levels, err := model.ParseLevelMap(text, func(v string) (string, error) { return strings.TrimSpace(v), nil })
+	if v, given := levels[l]; ok && err == nil && given {
+		in.Value = fmt.Sprintf("%d=%s", l, v)
+	}
+	return in
+}
+
+// flagError is asFlagError with each value err refuses as the user typed it.
+func (t typedTexts) flagError(err error) error {
+	var fe *model.FieldError
+	if errors.As(err, &fe) {
+		err = fe.Rename(t.input)
+	}
+	return asFlagError(err)
+}
