@@ -69,18 +69,15 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if opts.program != "memcached" {
 		return usageErrorf("invalid --program %q: memcached is the program advise can measure", opts.program)
 	}
-	err := opts.target.Validate()
+	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Testbed: opts.flags.cfg}
+	if o.OutDir == "" {
+		o.OutDir = filepath.Join("results", "advise-"+time.Now().Format("20060102-150405"))
+	}
+	checked, err := experiment.CheckAdvise(o, opts.target)
 	if errors.Is(err, experiment.ErrNoTarget) {
 		return usageErrorf("advise needs a target: --p99 D (the p99 latency to meet), --throughput N (the requests per second), or both, e.g. qjump advise --p99 1ms")
 	}
 	if err != nil {
-		return asFlagError(err)
-	}
-	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Testbed: opts.flags.cfg, Progress: stderr}
-	if o.OutDir == "" {
-		o.OutDir = filepath.Join("results", "advise-"+time.Now().Format("20060102-150405"))
-	}
-	if err := experiment.CheckAdvise(o, opts.target); err != nil {
 		return opts.typed.flagError(err) // --throughput 1e300 as typed, not 1e+300
 	}
 	removeIfEmpty, err := makeOutDir(o.OutDir, "")
@@ -88,10 +85,9 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 		return err
 	}
 	warn(stderr, opts.flags.warnings())
-	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
+	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, stderr)
 	defer stop()
-	o.Progress = progress
-	a, err := experiment.Advise(ctx, o, opts.target)
+	a, err := experiment.Advise(ctx, checked, progress)
 	if err != nil {
 		removeIfEmpty() // the testbed could not be built: nothing was written
 	}

@@ -57,24 +57,34 @@ func (t AdviseTarget) String() string {
 // No factor gives more, line rate included, so a target above it can never be met.
 func MaxThroughput(r model.Rate) float64 { return float64(r) / 8 / kvRequestWire }
 
+// AdviseRun is a target and the options of Advise's sweep that CheckAdvise accepted: Advise runs
+// it without checking them again.
+type AdviseRun struct {
+	o Options
+	t AdviseTarget
+}
+
 // CheckAdvise validates a target and the options of Advise's sweep before anything is built:
 // the input first, a throughput the testbed's link cannot carry among it, then what the machine
 // must have (Check's).
-func CheckAdvise(o Options, t AdviseTarget) error {
+func CheckAdvise(o Options, t AdviseTarget) (AdviseRun, error) {
 	if err := t.Validate(); err != nil {
-		return err
+		return AdviseRun{}, err
 	}
 	const sweep = "memcached-sweep"
 	if err := checkInput(sweep, o); err != nil {
-		return err
+		return AdviseRun{}, err
 	}
 	r := withDefaults(experiments[sweep], o.Testbed).Rate
 	if most := MaxThroughput(r); t.Throughput > most {
-		return &model.FieldError{Field: "throughput", Value: fmt.Sprint(t.Throughput), Allowed: fmt.Sprintf(
+		return AdviseRun{}, &model.FieldError{Field: "throughput", Value: fmt.Sprint(t.Throughput), Allowed: fmt.Sprintf(
 			"need at most %.0f requests per second: at R = %s memcached's replies (%.0fB on the wire a request, 90%% GETs of 1kB values) fill the link there; --rate sets R",
 			math.Floor(most), r, kvRequestWire)}
 	}
-	return checkHost(o)
+	if err := checkHost(o); err != nil {
+		return AdviseRun{}, err
+	}
+	return AdviseRun{o, t}, nil
 }
 
 // AdvicePoint is one factor's measurement with bulk traffic, and the model's figures at it.
@@ -109,14 +119,14 @@ type Advice struct {
 // ErrNoFactor is a target no factor of the sweep met, up to line rate.
 var ErrNoFactor = errors.New("no factor meets the target")
 
-// Advise runs the sweep into o.OutDir/sweep, picks the factor and confirms it.
-func Advise(ctx context.Context, o Options, t AdviseTarget) (*Advice, error) {
-	if err := CheckAdvise(o, t); err != nil {
-		return nil, err
-	}
+// Advise runs the sweep into the options' OutDir/sweep, picks the factor and confirms it, saying
+// what it does to progress.
+func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, error) {
+	o, t := r.o, r.t
+	o.Progress = progress
 	base := o.OutDir
 	o.OutDir = filepath.Join(base, "sweep")
-	res, err := Run(ctx, "memcached-sweep", o)
+	res, err := run(ctx, "memcached-sweep", o)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +138,7 @@ func Advise(ctx context.Context, o Options, t AdviseTarget) (*Advice, error) {
 		chosen := a.Points[i]
 		a.Chosen = &chosen
 		o.Sweep, o.OutDir = []float64{chosen.Factor}, filepath.Join(base, fmt.Sprintf("confirm-f5=%g", chosen.Factor))
-		again, err := Run(ctx, "memcached-sweep", o)
+		again, err := run(ctx, "memcached-sweep", o) // a factor of the sweep: as checked
 		if err != nil {
 			return a, err
 		}

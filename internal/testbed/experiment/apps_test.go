@@ -175,8 +175,11 @@ func TestAdviseQuick(t *testing.T) {
 	tbtest.RequireTools(t, "iperf3", "memcached")
 	c := testbed.DefaultConfig(0)
 	c.Prefix = tbtest.Prefix(t)
-	a, err := Advise(context.Background(), Options{Quick: true, OutDir: t.TempDir(), BulkCC: "cubic", Testbed: c, Progress: testWriter{t}},
-		AdviseTarget{Throughput: 1000})
+	checked, err := CheckAdvise(Options{Quick: true, OutDir: t.TempDir(), BulkCC: "cubic", Testbed: c}, AdviseTarget{Throughput: 1000})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	a, err := Advise(context.Background(), checked, testWriter{t})
 	if err != nil {
 		t.Fatalf("advise: %v", err)
 	}

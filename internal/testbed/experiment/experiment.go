@@ -149,6 +149,13 @@ func Run(ctx context.Context, name string, o Options) (*Results, error) {
 	if err := Check(name, o); err != nil {
 		return nil, err
 	}
+	return run(ctx, name, o)
+}
+
+// run is Run of a name and options already checked (Check, CheckAdvise). testbed.Up still checks
+// the testbed it builds, as it does for every caller: that is the guard of the package that
+// touches the kernel, not the input's check.
+func run(ctx context.Context, name string, o Options) (*Results, error) {
 	e := experiments[name]
 	o.Testbed = withDefaults(e, o.Testbed)
 	env := newEnv(e, o)
