@@ -55,7 +55,8 @@ func TestInterruptedReloadIsWholeOrNothing(t *testing.T) {
 	}
 	h.mustQjump(t, h.a, toOld...)
 	// The window between the tree's change and the program's is narrow: a step of a millisecond
-	// finds a wide one, not every one (the defect this was written for was not caught in two runs).
+	// finds a wide one, not every one (the defect this was written for was not caught in two runs);
+	// TestReloadInterruptedInsideItsWindow hits that one every time.
 	for _, delay := range interruptDelays(time.Millisecond) {
 		interruptAt(t, h.a, delay, toNew...)
 		budget := *h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
@@ -78,50 +79,15 @@ func TestInterruptedReloadIsWholeOrNothing(t *testing.T) {
 
 // TestReloadInterruptedInsideItsWindow: SIGTERM sent exactly between the reload's change of the
 // egress tree and its install of the new program (the window the sweep above finds only by
-// chance: it lasts microseconds) is held until the reload is done. strace widens the window
-// from outside, holding every bpf() call 40 ms before it enters; the test watches the tree and
-// signals qjump the moment it changes, while qjump waits at the next bpf() call, the program's.
+// chance: it lasts microseconds) is held until the reload is done.
 func TestReloadInterruptedInsideItsWindow(t *testing.T) {
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		testutil.Unavailable(t, "strace is not installed (scripts/deps installs it)")
-	}
 	h := newHosts(t)
 	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--hosts", "10", "--rate", "24M", "--packet", "1500B",
 		"--factors", "7=5,5=10,0=unlimited")
 	oldTree, oldBudget := egressOf(t, h.a), *h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
-	cmd := exec.Command("ip", "netns", "exec", h.a, strace, "-f", "-o", "/dev/null", "-e", "trace=bpf",
-		"-e", "inject=bpf:delay_enter=40000", qjumpBinary(t), "reload", "--dev", "eth0", "--factors", "7=5,5=5,0=unlimited")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	signalled := false
-	deadline := time.Now().Add(30 * time.Second)
-	for !signalled && time.Now().Before(deadline) {
-		select {
-		case err := <-waited:
-			t.Fatalf("the reload ended (%v) before its tree changed", err)
-		case <-time.After(2 * time.Millisecond):
-		}
-		if tctree.Equal(oldTree, egressOf(t, h.a)) {
-			continue
-		}
-		pid := descendant(cmd.Process.Pid, qjumpBinary(t))
-		if pid == 0 {
-			t.Fatal("the tree changed but no qjump process runs under strace")
-		}
-		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		signalled = true
-	}
-	if !signalled {
-		_ = cmd.Process.Kill()
-		t.Fatal("the reload did not change the tree in 30 s")
-	}
-	<-waited
+	// The program is installed by bpf() calls after the tree's netlink messages: each waits.
+	interruptOnChange(t, h.a, "bpf", func() bool { return !tctree.Equal(oldTree, egressOf(t, h.a)) },
+		"reload", "--dev", "eth0", "--factors", "7=5,5=5,0=unlimited")
 	newTree, budget := egressOf(t, h.a), *h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
 	if budget == oldBudget {
 		t.Fatalf("SIGTERM after the tree changed left the old configuration recorded (level 5's budget %d) beside the new tree:\n%s",
@@ -131,6 +97,63 @@ func TestReloadInterruptedInsideItsWindow(t *testing.T) {
 	if want := egressOf(t, h.a); !tctree.Equal(want, newTree) {
 		t.Fatalf("the interrupted reload's tree is not the one the same reload builds:\n%s", tctree.Diff(want, newTree))
 	}
+}
+
+// TestDownInterruptedInsideItsSteps: SIGTERM sent the moment down has given back its first part
+// (the filter, then each qdisc, then the pins, each its own netlink message or unlink) is held
+// until eth0 is exactly as it was before up.
+func TestDownInterruptedInsideItsSteps(t *testing.T) {
+	h := newHosts(t)
+	before := h.snapshot(t, h.a)
+	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--attach", "clsact", "--hosts", "10", "--rate", "24M",
+		"--packet", "1500B", "--factors", "7=5,5=10,0=unlimited")
+	running := h.snapshot(t, h.a)
+	interruptOnChange(t, h.a, "sendto", func() bool { return h.snapshot(t, h.a) != running }, "down", "--dev", "eth0")
+	if now := h.snapshot(t, h.a); now != before {
+		t.Fatalf("SIGTERM after down began left eth0 half given back:\n%s\nbefore up:\n%s", now, before)
+	}
+}
+
+// interruptOnChange runs `qjump args...` in namespace ns under strace, which holds each of the
+// syscalls named by delayed 40 ms before it enters, so that the moments between two of qjump's
+// steps last that long; it sends qjump SIGTERM as soon as changed (polled every 2 ms) says the
+// first step is done, and waits for it. A window of microseconds, which a signal at a fixed delay
+// hits only by chance, is hit every time.
+func interruptOnChange(t *testing.T, ns, delayed string, changed func() bool, args ...string) {
+	t.Helper()
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		testutil.Unavailable(t, "strace is not installed (scripts/deps installs it)")
+	}
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, strace, "-f", "-o", "/dev/null", "-e", "trace=" + delayed,
+		"-e", "inject=" + delayed + ":delay_enter=40000", qjumpBinary(t)}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		select {
+		case err := <-waited:
+			t.Fatalf("qjump %s ended (%v) before anything changed", strings.Join(args, " "), err)
+		case <-time.After(2 * time.Millisecond):
+		}
+		if !changed() {
+			continue
+		}
+		pid := descendant(cmd.Process.Pid, qjumpBinary(t))
+		if pid == 0 {
+			t.Fatalf("qjump %s changed something, but no qjump process runs under strace", strings.Join(args, " "))
+		}
+		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		<-waited
+		return
+	}
+	_ = cmd.Process.Kill()
+	<-waited
+	t.Fatalf("qjump %s changed nothing in 30 s", strings.Join(args, " "))
 }
 
 // descendant is the pid of the process under root whose executable is exe (0 if none).
