@@ -107,7 +107,7 @@ func ActiveConfigs() ([]DeviceConfig, error) {
 		return nil, err
 	}
 	bpffs, err := host.FindBPFFS()
-	if errors.Is(err, host.ErrBPFFSUnmounted) {
+	if errors.Is(err, host.ErrBPFFSUnmounted) || errors.Is(err, host.ErrHostBPFFSUnmounted) {
 		return nil, nil
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,12 +38,19 @@ func StateDir() (string, error) {
 // StateDirIn is QJump's state directory on the bpffs mounted at bpffs.
 func StateDirIn(bpffs string) string { return filepath.Join(bpffs, stateDirName) }
 
-// BPFFS finds the bpffs that outlives this process, mounting one at /sys/fs/bpf when there is
-// none and this mount namespace is the host's.
+// BPFFS finds the bpffs that outlives this process, mounting one at /sys/fs/bpf in the host
+// mount namespace when there is none, as systemd does at boot: here if this namespace is the
+// host's, or through nsenter if it is a private one (ip netns exec) and the host's is PID 1's.
 func BPFFS() (string, error) {
 	p, err := FindBPFFS()
-	if errors.Is(err, ErrBPFFSUnmounted) {
+	switch {
+	case errors.Is(err, ErrBPFFSUnmounted):
 		return mountBPFFS()
+	case errors.Is(err, ErrHostBPFFSUnmounted):
+		if err := mountHostBPFFS(); err != nil {
+			return "", err
+		}
+		return FindBPFFS()
 	}
 	return p, err
 }
@@ -50,6 +58,11 @@ func BPFFS() (string, error) {
 // ErrBPFFSUnmounted is FindBPFFS's answer when no bpffs is mounted and BPFFS would mount one: in
 // the host mount namespace, with nothing at /sys/fs/bpf. It wraps ErrNoBPFFS.
 var ErrBPFFSUnmounted = fmt.Errorf("%w at %s", ErrNoBPFFS, DefaultBPFFS)
+
+// ErrHostBPFFSUnmounted is FindBPFFS's answer in a private mount namespace (ip netns exec) when
+// the host's, PID 1's, has no bpffs either and BPFFS would mount one there. It wraps ErrNoBPFFS.
+var ErrHostBPFFSUnmounted = fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
+	"on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
 
 // FindBPFFS finds the bpffs that outlives this process, without mounting one.
 //
@@ -91,9 +104,11 @@ func findHostBPFFS(self string, ancestors []int, nsOf func(pid int) string, isBP
 		}
 	}
 	switch {
+	case private && nsOf(1) != "" && nsOf(1) != self:
+		return "", ErrHostBPFFSUnmounted
 	case private:
-		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
-			"on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
+		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec, and "+
+			"PID 1's is not readable or is this one): on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
 	case nsOf(1) == "":
 		return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (/proc/1/ns/mnt "+
 			"is unreadable), so none is mounted here, where it might hide the host's pins: on the host run: "+
@@ -111,6 +126,19 @@ func mountBPFFS() (string, error) {
 			ErrNoBPFFS, DefaultBPFFS, err, DefaultBPFFS)
 	}
 	return DefaultBPFFS, nil
+}
+
+// mountHostBPFFS mounts a bpffs at /sys/fs/bpf in PID 1's mount namespace. A Go process cannot
+// enter another mount namespace itself (setns refuses a process with more than one thread), so
+// nsenter, a single-threaded program of util-linux, which every Debian has, does it.
+func mountHostBPFFS() error {
+	out, err := exec.Command("nsenter", "--target", "1", "--mount", "--",
+		"mount", "-t", "bpf", "-o", "mode=0700", "bpf", DefaultBPFFS).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w in the host mount namespace, and mounting one there failed (nsenter: %v: %s): "+
+			"on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, err, strings.TrimSpace(string(out)), DefaultBPFFS)
+	}
+	return nil
 }
 
 func isBPFFS(path string) bool {

@@ -23,7 +23,9 @@ func TestFindHostBPFFS(t *testing.T) {
 	}{
 		{"host namespace, nothing mounted", "a", map[int]string{1: "a"}, []int{1}, none, "", ErrBPFFSUnmounted, ""},
 		{"ip netns exec under a shell on the host", "b", map[int]string{7: "a"}, []int{7, 1}, hostHas, "/proc/7/root" + DefaultBPFFS, nil, ""},
-		{"private, the host has none", "b", map[int]string{7: "a", 1: "a"}, []int{7, 1}, none, "", ErrNoBPFFS, "this one is private"},
+		{"private, the host has none", "b", map[int]string{7: "a", 1: "a"}, []int{7, 1}, none, "", ErrHostBPFFSUnmounted, "this one is private"},
+		{"private, PID 1 in this namespace", "b", map[int]string{7: "a", 1: "b"}, []int{7, 1}, none, "", ErrNoBPFFS, "PID 1's is not readable or is this one"},
+		{"private, PID 1 unreadable", "b", map[int]string{7: "a"}, []int{7, 1}, none, "", ErrNoBPFFS, "PID 1's is not readable or is this one"},
 		{"PID 1 unreadable, no ancestor elsewhere", "b", map[int]string{}, []int{1}, hostHas, "", ErrNoBPFFS, "cannot be told"},
 	} {
 		got, err := findHostBPFFS(c.self, c.ancestors, func(pid int) string { return c.ns[pid] }, c.isBPFFS)
@@ -32,8 +34,10 @@ func TestFindHostBPFFS(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q, %v", c.name, got, err, c.want, c.wantErr)
 		case err != nil && !strings.Contains(err.Error(), c.says):
 			t.Errorf("%s: %v; want it to say %q", c.name, err, c.says)
-		case c.wantErr == ErrNoBPFFS && errors.Is(err, ErrBPFFSUnmounted):
-			t.Errorf("%s: would mount a bpffs in a namespace that may be private", c.name)
+		case c.wantErr == ErrNoBPFFS && (errors.Is(err, ErrBPFFSUnmounted) || errors.Is(err, ErrHostBPFFSUnmounted)):
+			t.Errorf("%s: would mount a bpffs where it may not be the host's", c.name)
+		case c.wantErr == ErrHostBPFFSUnmounted && errors.Is(err, ErrBPFFSUnmounted):
+			t.Errorf("%s: would mount a bpffs in this private namespace, where it vanishes with the process", c.name)
 		}
 	}
 }
