@@ -40,14 +40,15 @@ func StateDirIn(bpffs string) string { return filepath.Join(bpffs, stateDirName)
 
 // BPFFS finds the bpffs that outlives this process, mounting one at /sys/fs/bpf in the host
 // mount namespace when there is none, as systemd does at boot: here if this namespace is the
-// host's, or through nsenter if it is a private one (ip netns exec) and the host's is PID 1's.
+// host's, or through nsenter if it is a private one (ip netns exec; findHostBPFFS says which).
 func BPFFS() (string, error) {
 	p, err := FindBPFFS()
-	switch {
-	case errors.Is(err, ErrBPFFSUnmounted):
+	if errors.Is(err, ErrBPFFSUnmounted) {
 		return mountBPFFS()
-	case errors.Is(err, ErrHostBPFFSUnmounted):
-		if err := mountHostBPFFS(); err != nil {
+	}
+	var host *HostUnmountedError
+	if errors.As(err, &host) {
+		if err := mountHostBPFFS(host.Pid); err != nil {
 			return "", err
 		}
 		return FindBPFFS()
@@ -59,8 +60,9 @@ func BPFFS() (string, error) {
 // the host mount namespace, with nothing at /sys/fs/bpf. It wraps ErrNoBPFFS.
 var ErrBPFFSUnmounted = fmt.Errorf("%w at %s", ErrNoBPFFS, DefaultBPFFS)
 
-// ErrHostBPFFSUnmounted is FindBPFFS's answer in a private mount namespace (ip netns exec) when
-// the host's, PID 1's, has no bpffs either and BPFFS would mount one there. It wraps ErrNoBPFFS.
+// ErrHostBPFFSUnmounted is FindBPFFS's answer (as a *HostUnmountedError) in a private mount
+// namespace (ip netns exec) when the host's has no bpffs either and BPFFS would mount one there.
+// It wraps ErrNoBPFFS.
 var ErrHostBPFFSUnmounted = fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
 	"on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
 
@@ -85,37 +87,43 @@ func FindBPFFS() (string, error) {
 }
 
 // findHostBPFFS looks for the host's bpffs through the roots of the ancestors (ending with PID 1)
-// in another mount namespace than self, nsOf telling a process's. It answers ErrBPFFSUnmounted,
-// which lets BPFFS mount one, only when this mount namespace is known to be the host's: PID 1's.
-// Where PID 1's cannot be read (some inits refuse even root) and no ancestor is elsewhere, this
-// may be a private namespace whose ancestors are gone (a daemon started under ip netns exec and
+// in another mount namespace than self, nsOf telling a process's. With none found it answers
+// ErrBPFFSUnmounted, which lets BPFFS mount one here, when this mount namespace is PID 1's, the
+// host's; and a *HostUnmountedError, which lets BPFFS mount one in the namespace of the outermost
+// ancestor elsewhere (PID 1 when its namespace can be read, which some inits refuse even to root),
+// when this one is private. Where PID 1's cannot be read and no ancestor is elsewhere, this may
+// be a private namespace whose ancestors are gone (a daemon started under ip netns exec and
 // reparented to PID 1): a bpffs mounted there would hide the host's pins, and up would put a
-// second limiter on an interface that has one.
+// second limiter on an interface that has one, so it mounts nothing.
 func findHostBPFFS(self string, ancestors []int, nsOf func(pid int) string, isBPFFS func(path string) bool) (string, error) {
-	private := false
+	outer := 0 // the outermost ancestor in another mount namespace
 	for _, pid := range ancestors {
 		ns := nsOf(pid)
 		if ns == "" || ns == self {
 			continue
 		}
-		private = true
+		outer = pid
 		if p := fmt.Sprintf("/proc/%d/root%s", pid, DefaultBPFFS); isBPFFS(p) {
 			return p, nil
 		}
 	}
 	switch {
-	case private && nsOf(1) != "" && nsOf(1) != self:
-		return "", ErrHostBPFFSUnmounted
-	case private:
-		return "", fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec, and "+
-			"PID 1's is not readable or is this one): on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
-	case nsOf(1) == "":
-		return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (/proc/1/ns/mnt "+
-			"is unreadable), so none is mounted here, where it might hide the host's pins: on the host run: "+
-			"mount -t bpf -o mode=0700 bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
+	case nsOf(1) != "" && nsOf(1) == self:
+		return "", ErrBPFFSUnmounted
+	case outer != 0:
+		return "", &HostUnmountedError{Pid: outer}
 	}
-	return "", ErrBPFFSUnmounted
+	return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (/proc/1/ns/mnt "+
+		"is unreadable), so none is mounted here, where it might hide the host's pins: on the host run: "+
+		"mount -t bpf -o mode=0700 bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
 }
+
+// HostUnmountedError is ErrHostBPFFSUnmounted with the process whose mount namespace is taken
+// for the host's, where BPFFS mounts one.
+type HostUnmountedError struct{ Pid int }
+
+func (e *HostUnmountedError) Error() string { return ErrHostBPFFSUnmounted.Error() }
+func (e *HostUnmountedError) Unwrap() error { return ErrHostBPFFSUnmounted }
 
 func mountBPFFS() (string, error) {
 	if err := os.MkdirAll(DefaultBPFFS, 0o700); err != nil {
@@ -128,11 +136,11 @@ func mountBPFFS() (string, error) {
 	return DefaultBPFFS, nil
 }
 
-// mountHostBPFFS mounts a bpffs at /sys/fs/bpf in PID 1's mount namespace. A Go process cannot
-// enter another mount namespace itself (setns refuses a process with more than one thread), so
-// nsenter, a single-threaded program of util-linux, which every Debian has, does it.
-func mountHostBPFFS() error {
-	out, err := exec.Command("nsenter", "--target", "1", "--mount", "--",
+// mountHostBPFFS mounts a bpffs at /sys/fs/bpf in pid's mount namespace. A Go process cannot enter
+// another mount namespace itself (setns refuses a process with more than one thread), so nsenter,
+// a single-threaded program of util-linux, which every Debian has, does it.
+func mountHostBPFFS(pid int) error {
+	out, err := exec.Command("nsenter", "--target", strconv.Itoa(pid), "--mount", "--",
 		"mount", "-t", "bpf", "-o", "mode=0700", "bpf", DefaultBPFFS).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%w in the host mount namespace, and mounting one there failed (nsenter: %v: %s): "+
