@@ -43,17 +43,49 @@ func StateDirIn(bpffs string) string { return filepath.Join(bpffs, stateDirName)
 // host's, or through nsenter if it is a private one (ip netns exec; findHostBPFFS says which).
 func BPFFS() (string, error) {
 	p, err := FindBPFFS()
+	if !errors.Is(err, ErrBPFFSUnmounted) && !errors.Is(err, ErrHostBPFFSUnmounted) {
+		return p, err
+	}
+	// Two qjumps that both found none would mount two, the second hiding the first's pins: the
+	// first to take the lock mounts, the other finds its mount.
+	unlock, err := lockMount()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	p, err = FindBPFFS()
 	if errors.Is(err, ErrBPFFSUnmounted) {
 		return mountBPFFS()
 	}
 	var host *HostUnmountedError
-	if errors.As(err, &host) {
-		if err := mountHostBPFFS(host.Pid); err != nil {
-			return "", err
-		}
-		return FindBPFFS()
+	if !errors.As(err, &host) {
+		return p, err
 	}
-	return p, err
+	if err := mountHostBPFFS(host); err != nil {
+		return "", err
+	}
+	if p, err = FindBPFFS(); err != nil {
+		return "", fmt.Errorf("%w here: mounted one at %s in the host mount namespace (that of pid %d), but it cannot be "+
+			"reached from this one (%v)", ErrNoBPFFS, DefaultBPFFS, host.Pid, err)
+	}
+	return p, nil
+}
+
+// mountLockPath serialises mounting bpffs. /run is root's, and `ip netns exec` shares it.
+const mountLockPath = "/run/qjump-bpffs.lock"
+
+// lockMount takes the lock around looking for a bpffs and mounting one.
+func lockMount() (unlock func(), err error) {
+	f, err := os.OpenFile(mountLockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("%w, and only root can mount one (%v): run as root, or: mount -t bpf -o mode=0700 bpf %s",
+			ErrNoBPFFS, err, DefaultBPFFS)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", mountLockPath, err)
+	}
+	return func() { f.Close() }, nil
 }
 
 // ErrBPFFSUnmounted is FindBPFFS's answer when no bpffs is mounted and BPFFS would mount one: in
@@ -83,44 +115,65 @@ func FindBPFFS() (string, error) {
 	if isBPFFS(DefaultBPFFS) {
 		return DefaultBPFFS, nil
 	}
-	return findHostBPFFS(mountNamespace(os.Getpid()), ancestors(), mountNamespace, isBPFFS)
+	return findHostBPFFS(mountNamespace(os.Getpid()), hostNamespace(), ancestors(), mountNamespace, isBPFFS)
 }
 
 // findHostBPFFS looks for the host's bpffs through the roots of the ancestors (ending with PID 1)
-// in another mount namespace than self, nsOf telling a process's. With none found it answers
-// ErrBPFFSUnmounted, which lets BPFFS mount one here, when this mount namespace is PID 1's, the
-// host's; and a *HostUnmountedError, which lets BPFFS mount one in the namespace of the outermost
-// ancestor elsewhere (PID 1 when its namespace can be read, which some inits refuse even to root),
-// when this one is private. Where PID 1's cannot be read and no ancestor is elsewhere, this may
-// be a private namespace whose ancestors are gone (a daemon started under ip netns exec and
-// reparented to PID 1): a bpffs mounted there would hide the host's pins, and up would put a
-// second limiter on an interface that has one, so it mounts nothing.
-func findHostBPFFS(self string, ancestors []int, nsOf func(pid int) string, isBPFFS func(path string) bool) (string, error) {
-	outer := 0 // the outermost ancestor in another mount namespace
+// in another mount namespace than self, nsOf telling a process's, host the host's (hostNamespace).
+// With none found it answers ErrBPFFSUnmounted, which lets BPFFS mount one here, when self is
+// the host's; and a *HostUnmountedError naming an ancestor in the host's, which lets BPFFS mount
+// one there, when self is another (ip netns exec's). An ancestor merely elsewhere is not taken
+// for the host: it may be private too (a shell in one), and a bpffs mounted there would vanish
+// with it and hide the host's pins from the next up, which would put a second limiter on the
+// interface. So where the host's namespace cannot be told, or no ancestor is in it, nothing is
+// mounted.
+func findHostBPFFS(self, host string, ancestors []int, nsOf func(pid int) string, isBPFFS func(path string) bool) (string, error) {
 	for _, pid := range ancestors {
 		ns := nsOf(pid)
 		if ns == "" || ns == self {
 			continue
 		}
-		outer = pid
 		if p := fmt.Sprintf("/proc/%d/root%s", pid, DefaultBPFFS); isBPFFS(p) {
 			return p, nil
 		}
 	}
 	switch {
-	case nsOf(1) != "" && nsOf(1) == self:
+	case host == "":
+		return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (neither "+
+			"/proc/1/ns/mnt nor kthreadd's can be read), so none is mounted, where it might hide the host's pins: on the "+
+			"host run: mount -t bpf -o mode=0700 bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
+	case self == host:
 		return "", ErrBPFFSUnmounted
-	case outer != 0:
-		return "", &HostUnmountedError{Pid: outer}
 	}
-	return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (/proc/1/ns/mnt "+
-		"is unreadable), so none is mounted here, where it might hide the host's pins: on the host run: "+
-		"mount -t bpf -o mode=0700 bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
+	for _, pid := range ancestors {
+		if nsOf(pid) == host {
+			return "", &HostUnmountedError{Pid: pid, Namespace: host}
+		}
+	}
+	return "", fmt.Errorf("%w in the host mount namespace, and this one is private (e.g. under ip netns exec) with no "+
+		"ancestor in the host's to mount one through: on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
 }
 
-// HostUnmountedError is ErrHostBPFFSUnmounted with the process whose mount namespace is taken
-// for the host's, where BPFFS mounts one.
-type HostUnmountedError struct{ Pid int }
+// hostNamespace is the host's mount namespace: PID 1's, or where an init hides its own even from
+// root (this project's VMs'), kthreadd's, a kernel thread in the initial mount namespace (PID 2
+// with no parent: in a PID namespace of a container, PID 2 has one); "" when neither can be read.
+func hostNamespace() string {
+	if ns := mountNamespace(1); ns != "" {
+		return ns
+	}
+	comm, err := os.ReadFile("/proc/2/comm")
+	if err != nil || strings.TrimSpace(string(comm)) != "kthreadd" || parentOf(2) != 0 {
+		return ""
+	}
+	return mountNamespace(2)
+}
+
+// HostUnmountedError is ErrHostBPFFSUnmounted with an ancestor in the host's mount namespace
+// (Namespace), through which BPFFS mounts one.
+type HostUnmountedError struct {
+	Pid       int
+	Namespace string
+}
 
 func (e *HostUnmountedError) Error() string { return ErrHostBPFFSUnmounted.Error() }
 func (e *HostUnmountedError) Unwrap() error { return ErrHostBPFFSUnmounted }
@@ -136,15 +189,39 @@ func mountBPFFS() (string, error) {
 	return DefaultBPFFS, nil
 }
 
-// mountHostBPFFS mounts a bpffs at /sys/fs/bpf in pid's mount namespace. A Go process cannot enter
-// another mount namespace itself (setns refuses a process with more than one thread), so nsenter,
-// a single-threaded program of util-linux, which every Debian has, does it.
-func mountHostBPFFS(pid int) error {
-	out, err := exec.Command("nsenter", "--target", strconv.Itoa(pid), "--mount", "--",
-		"mount", "-t", "bpf", "-o", "mode=0700", "bpf", DefaultBPFFS).CombinedOutput()
+// mountHostBPFFS mounts a bpffs at /sys/fs/bpf in the host's mount namespace, entered through
+// the ancestor host names. A Go process cannot enter another mount namespace itself (setns
+// refuses a process with more than one thread), so nsenter, a single-threaded program of
+// util-linux, does it, given the ancestor's namespace and root as open files: checked to be the
+// host's once open, so that a pid reused meanwhile cannot send the mount elsewhere, and the root
+// the one FindBPFFS then looks through.
+func mountHostBPFFS(host *HostUnmountedError) error {
+	failed := func(err error) error {
+		return fmt.Errorf("%w in the host mount namespace, and mounting one there failed (%v): on the host run: "+
+			"mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, err, DefaultBPFFS)
+	}
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/mnt", host.Pid))
 	if err != nil {
-		return fmt.Errorf("%w in the host mount namespace, and mounting one there failed (nsenter: %v: %s): "+
-			"on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, err, strings.TrimSpace(string(out)), DefaultBPFFS)
+		return failed(err)
+	}
+	defer ns.Close()
+	root, err := os.Open(fmt.Sprintf("/proc/%d/root", host.Pid))
+	if err != nil {
+		return failed(err)
+	}
+	defer root.Close()
+	if got, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", ns.Fd())); got != host.Namespace {
+		return failed(fmt.Errorf("pid %d left the host's mount namespace", host.Pid))
+	}
+	cmd := exec.Command("nsenter", "--mount=/proc/self/fd/3", "--root=/proc/self/fd/4", "--",
+		"mount", "-t", "bpf", "-o", "mode=0700", "bpf", DefaultBPFFS)
+	cmd.ExtraFiles = []*os.File{ns, root}
+	out, err := cmd.CombinedOutput()
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return failed(fmt.Errorf("nsenter, of util-linux, is not installed"))
+	case err != nil:
+		return failed(fmt.Errorf("nsenter: %v: %s", err, strings.TrimSpace(string(out))))
 	}
 	return nil
 }
