@@ -55,12 +55,18 @@ func pathsUnder(bpffs, dev string) (paths, error) {
 	if err != nil {
 		return paths{}, err
 	}
+	return pathsIn(bpffs, ns, dev), nil
+}
+
+// pathsIn names the paths of dev in the network namespace whose key (host.NetnsKey) is ns, on the
+// bpffs mounted at bpffs.
+func pathsIn(bpffs, ns, dev string) paths {
 	root := host.StateDirIn(bpffs)
 	p := paths{root: root, netns: filepath.Join(root, ns)}
 	if dev != "" {
 		p.device = filepath.Join(p.netns, dev)
 	}
-	return p, nil
+	return p
 }
 
 func (p paths) pin(name string) string     { return filepath.Join(p.device, name) }

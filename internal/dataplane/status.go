@@ -52,15 +52,38 @@ type Presence struct {
 }
 
 // Present says whether QJump's hook and egress tree are on device, as DeviceStatus's Attached
-// and TreeGone do, without reading its configuration and counters: cheap enough for the agent to
-// ask of every interface every second (docs/deployment.md). No netlink event reports a TCX link
-// detached. ErrNotUp when QJump has no state for the device.
+// and TreeGone do, without reading its configuration and counters. No netlink event reports a TCX
+// link detached. ErrNotUp when QJump has no state for the device. A caller that asks it of many
+// devices again and again finds where their state is pinned once (PinsIn) and asks Pins.Present.
 func Present(device string) (Presence, error) {
-	p, err := pathsFor(device)
+	p, err := pathsFor("")
 	if err != nil {
 		return Presence{}, err
 	}
-	at := stateOf(p, device)
+	return Pins{p}.Present(device)
+}
+
+// Pins is where the devices of one network namespace keep their pinned state, found once for
+// Present of each of them.
+type Pins struct{ p paths }
+
+// PinsIn finds the pins of the network namespace whose key (host.NetnsKey) is netns, on the bpffs
+// that outlives this process (mounting one as up would). Unlike Present it neither checks this
+// process's privilege nor reads its network namespace, which together cost about a fifth of a
+// device's Present: the agent, which asks every interface every second (docs/deployment.md),
+// checks the one when it starts and reads the other once, since neither changes while it runs,
+// and looks for bpffs, which may be mounted anew, once a round.
+func PinsIn(netns string) (Pins, error) {
+	bpffs, err := host.BPFFS()
+	if err != nil {
+		return Pins{}, err
+	}
+	return Pins{pathsIn(bpffs, netns, "")}, nil
+}
+
+// Present is the package's Present of device, under pins.
+func (pins Pins) Present(device string) (Presence, error) {
+	at := stateOf(pins.p, device)
 	rec, err := readRecord(at)
 	if err != nil {
 		return Presence{}, err
