@@ -64,7 +64,8 @@ func (a *Agent) pins() (dataplane.Pins, bool) {
 // checkHook puts back dev's hook or egress tree if either is gone, by reconciling dev (counted in
 // qjump_agent_interface_actions_total as its action: replaced or up for a hook, reloaded for a
 // tree). One it failed to put back
-// is left to the resync: trying every second would only log the same failure every second.
+// is left to the resync: trying every second would only log the same failure every second. One
+// whose interface is gone is no failure: reconcile took it off the agent's interfaces (down).
 func (a *Agent) checkHook(pins dataplane.Pins, dev, foundBy string) {
 	if a.hookFailed[dev] {
 		return
@@ -81,7 +82,10 @@ func (a *Agent) checkHook(pins dataplane.Pins, dev, foundBy string) {
 	default:
 		return
 	}
-	if !a.reconcile(dev) {
+	if a.reconcile(dev) {
+		return
+	}
+	if _, ours := a.devices[dev]; ours {
 		a.hookFailed[dev] = true
 	}
 }

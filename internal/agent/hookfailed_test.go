@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
+	"github.com/qjump-net/qjump/internal/nspair"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// TestGoneInterfaceLeavesNoHookFailure: the check finds the hook of an interface gone because the
+// interface is, its link event not read yet. Putting it back finds no interface and takes it off
+// the agent's (down); the check then marked it as a hook it failed to put back, an entry about an
+// interface the agent no longer runs, left until the next resync.
+func TestGoneInterfaceLeavesNoHookFailure(t *testing.T) {
+	testutil.RequirePriv(t, "the agent's dataplane")
+	pair, err := nspair.New(context.Background(), "qjaghf", "198.19.90.1", "198.19.90.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = host.InNetns(pair.A, func() { _ = dataplane.Down("eth0") })
+		pair.Remove()
+	})
+	a, _, log, err := loggedAgent(t, "", "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [eth0]\n",
+		Options{CgroupRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nsErr := host.InNetns(pair.A, func() {
+		if a.netns, err = host.NetnsKey(); err != nil {
+			t.Error(err)
+			return
+		}
+		if !a.reconcile("eth0") {
+			t.Errorf("bringing eth0 up failed:\n%s", log)
+			return
+		}
+		eth0, err := netlink.LinkByName("eth0")
+		if err == nil {
+			err = netlink.LinkDel(eth0)
+		}
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		a.checkHooks(foundByCheck)
+	}); nsErr != nil {
+		t.Fatal(nsErr)
+	}
+	if _, ours := a.devices["eth0"]; ours {
+		t.Errorf("the agent still runs the deleted eth0:\n%s", log)
+	}
+	if len(a.hookFailed) != 0 {
+		t.Errorf("hook failures after eth0 went: %v, want none: the interface is not the agent's any more", a.hookFailed)
+	}
+}
