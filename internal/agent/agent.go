@@ -80,6 +80,9 @@ type Agent struct {
 	// announced is what the agent tells `qjump status` on its network namespace's socket
 	// (lockNetns): its state directory and interfaces, as last saved (saveState).
 	announced atomic.Pointer[[]byte]
+	// stateDirAbs is the state directory as announced: absolute, made so once (a relative
+	// --state-dir is the agent's directory's, which does not change).
+	stateDirAbs string
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
@@ -95,6 +98,7 @@ func New(opts Options) (*Agent, error) {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}, hookFailed: map[string]bool{}}
+	a.stateDirAbs = absDir(opts.StateDir)
 	a.announce()
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
 		a.log.Error("read dataplane for metrics", "err", err)
@@ -504,12 +508,17 @@ func (a *Agent) saveState() {
 
 // announce makes the agent's state directory and interfaces now what it tells `qjump status`.
 func (a *Agent) announce() {
-	dir, err := filepath.Abs(a.opts.StateDir) // as given, relative to the agent's directory
-	if err != nil {
-		dir = a.opts.StateDir
-	}
-	line := announcement{StateDir: dir, Devices: sortedKeys(a.devices)}.line()
+	line := announcement{StateDir: a.stateDirAbs, Devices: sortedKeys(a.devices)}.line()
 	a.announced.Store(&line)
+}
+
+// absDir is dir made absolute (a relative one is the agent's directory's), or as given when the
+// agent's directory cannot be read.
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // state is the agent's state as saved: the cgroups it assigned, the interfaces it runs QJump on.
