@@ -43,23 +43,36 @@ var ErrTreeGone = errors.New("qjump's egress tree is gone")
 // instead. A device that is gone is the hook's to report (attached), not this. It takes no lock
 // itself: up and reload call it holding the state lock, other readers use treeGoneSettled.
 func treeGone(rec record) string {
+	gone, _ := treeGoneAt(rec)
+	return gone
+}
+
+// treeGoneAt is treeGone that also gives the device's root qdisc as it read it (nil where it did
+// not read it, or could not), for a reload that goes on to build the tree again over it.
+func treeGoneAt(rec record) (string, *qdiscHead) {
 	if !rec.Egress {
-		return ""
+		return "", nil
 	}
 	root, err := rootQdisc(rec.Ifindex)
 	switch {
 	case errors.Is(err, unix.ENODEV):
-		return ""
+		return "", nil
 	case err != nil:
-		return fmt.Sprintf("its root qdisc could not be read (%v)", err)
+		return fmt.Sprintf("its root qdisc could not be read (%v)", err), nil
 	case root.handle != htbRoot() || root.kind != "htb":
 		what := fmt.Sprintf("%s %x:", root.kind, root.handle>>16)
 		if root.handle == 0 {
 			what += " (the kernel's default)"
 		}
-		return fmt.Sprintf("the root qdisc is %s, not QJump's htb %x: (deleted or replaced by hand)", what, htbMajor)
+		return fmt.Sprintf("the root qdisc is %s, not QJump's htb %x: (deleted or replaced by hand)", what, htbMajor), &root
 	}
-	leaves, err := htbClasses(rec.Ifindex)
+	return classesGone(rec.Ifindex), &root
+}
+
+// classesGone says which of the classes and leaves of QJump's HTB, the device's root, are gone: ""
+// when none is.
+func classesGone(ifindex int) string {
+	leaves, err := htbClasses(ifindex)
 	if errors.Is(err, unix.ENODEV) {
 		return ""
 	}

@@ -218,13 +218,17 @@ func (p egressPlan) build(ifindex int) error {
 	return nil
 }
 
-// rebuild builds p's tree whole in place of whatever root the device has. build replaces any other
-// root, but an HTB with QJump's handle (what is left of QJump's tree) it would change in place,
-// keeping its classes, and then fail to add them: that one is deleted first.
-func (p egressPlan) rebuild(ifindex int) error {
-	root, err := rootQdisc(ifindex)
-	if err != nil {
-		return fmt.Errorf("read root qdisc: %w", err)
+// rebuild builds p's tree whole in place of whatever root the device has: root, where the caller
+// has just read it, else read here. build replaces any other root, but an HTB with QJump's handle
+// (what is left of QJump's tree) it would change in place, keeping its classes, and then fail to
+// add them: that one is deleted first.
+func (p egressPlan) rebuild(ifindex int, root *qdiscHead) error {
+	if root == nil {
+		read, err := rootQdisc(ifindex)
+		if err != nil {
+			return fmt.Errorf("read root qdisc: %w", err)
+		}
+		root = &read
 	}
 	if root.handle == htbRoot() {
 		if err := deleteOwnRoot(ifindex); err != nil {

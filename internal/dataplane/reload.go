@@ -102,10 +102,10 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 		return "", install() // an earlier version's record: its tree is not this version's to change
 	}
 	// Looked at under the lock, as the tree is changed: no up, reload or down is half-way.
-	if gone := treeGone(rec); gone != "" {
+	if gone, root := treeGoneAt(rec); gone != "" {
 		// A change of what is there would meet classes or leaves that are not, and so would its
-		// rollback: the tree is built whole instead.
-		return gone, rebuildTree(rec.Ifindex, old, d, dev, install)
+		// rollback: the tree is built whole instead, over the root just read.
+		return gone, rebuildTree(rec.Ifindex, root, old, d, dev, install)
 	}
 	return "", changeTree(rec.Ifindex, old, d, dev, install)
 }
@@ -131,20 +131,21 @@ func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then fun
 }
 
 // rebuildTree builds d's tree whole on the device in place of what is left of QJump's (deleted or
-// replaced by hand), runs then (installing d), and builds old's tree whole if either fails: the
-// device is left with QJump's tree of the configuration that runs, never without one, unless
-// building that one fails too (the error says so).
-func rebuildTree(ifindex int, old, d config.Dataplane, dev egressDevice, then func() error) error {
+// replaced by hand) over root, the device's root qdisc (nil: not read), runs then (installing d),
+// and builds old's tree whole if either fails: the device is left with QJump's tree of the
+// configuration that runs, never without one, unless building that one fails too (the error says
+// so). The root is read again for that: the failed build may have changed it.
+func rebuildTree(ifindex int, root *qdiscHead, old, d config.Dataplane, dev egressDevice, then func() error) error {
 	from, to, err := planBoth(old, d, dev)
 	if err != nil {
 		return err
 	}
-	err = to.rebuild(ifindex)
+	err = to.rebuild(ifindex, root)
 	if err == nil {
 		err = then()
 	}
 	if err != nil {
-		if rb := from.rebuild(ifindex); rb != nil {
+		if rb := from.rebuild(ifindex, nil); rb != nil {
 			return errors.Join(err, fmt.Errorf("build the egress tree of the configuration that runs again: %w", rb))
 		}
 		return fmt.Errorf("%w (the configuration that ran still runs, its egress tree built again)", err)
