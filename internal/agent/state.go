@@ -43,39 +43,31 @@ func lockFile(dir string) string { return filepath.Join(dir, "agent.lock") }
 // An agent stopping with DownOnExit removes the lock file (stop). Another agent that opened it
 // just before would then get its flock on a file no longer at the path, which nobody else sees:
 // a third one would create a new file and lock that too, and two agents would share dir. So a
-// lock counts only on the file at the path; otherwise it is dropped and taken again, as
-// testbed.Acquire and the dataplane's state lock do.
+// lock counts only on the file at the path (host.LockAt, as for testbed.Acquire and the
+// dataplane's state lock).
 func lockStateDir(dir string) (*os.File, error) {
 	path := lockFile(dir)
-	for {
+	open := func() (*os.File, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create state directory: %w", err)
 		}
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-		if errors.Is(err, os.ErrNotExist) {
-			continue // dir removed by a stopping agent since MkdirAll
-		}
 		if err != nil {
-			return nil, fmt.Errorf("lock agent state: %w", err)
+			return nil, fmt.Errorf("lock agent state: %w", err) // missing: dir removed by a stopping agent, made again
 		}
+		return f, nil
+	}
+	return host.LockAt(path, true, open, func(f *os.File) error {
 		beforeStateFlock(path)
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			f.Close()
 			if errors.Is(err, unix.EWOULDBLOCK) {
-				return nil, stateDirHeld(dir)
+				return stateDirHeld(dir)
 			}
-			return nil, fmt.Errorf("lock agent state %s: %w", path, err)
+			return fmt.Errorf("lock agent state %s: %w", path, err)
 		}
-		same, err := host.SameFile(f, path)
-		if same {
-			return f, nil
-		}
-		f.Close()
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("lock agent state: %w", err)
-		}
-		// Removed, or another file there now: lock the one at the path.
-	}
+		return nil
+	})
 }
 
 // beforeStateFlock runs between lockStateDir's open of the lock file and its flock: a test's

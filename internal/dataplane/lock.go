@@ -22,37 +22,28 @@ import (
 // a lock taken on a directory that is no longer at the path is taken again on the one that is.
 // Waiting for the lock ends with ctx's error when ctx is done first (waitLock).
 func lockState(ctx context.Context, root string, create bool) (unlock func(), err error) {
-	for {
+	open := func() (*os.File, error) {
 		if create {
 			if err := os.MkdirAll(root, 0o700); err != nil {
 				return nil, fmt.Errorf("create %s: %w", root, err)
 			}
 		}
-		dir, err := os.Open(root)
-		if errors.Is(err, os.ErrNotExist) && create {
-			continue // removed since MkdirAll
-		}
-		if err != nil {
-			return nil, err
-		}
+		return os.Open(root)
+	}
+	dir, err := host.LockAt(root, create, open, func(dir *os.File) error {
 		if err := stateDirOwned(dir, root); err != nil {
 			dir.Close()
-			return nil, err
+			return err
 		}
 		if err := waitLock(ctx, dir); err != nil {
-			return nil, fmt.Errorf("lock %s: %w", root, err)
+			return fmt.Errorf("lock %s: %w", root, err)
 		}
-		same, err := host.SameFile(dir, root)
-		if same {
-			return func() { dir.Close() }, nil
-		}
-		dir.Close()
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-		// Not there any more, or another directory there now: try again (without create, a
-		// missing directory ends it at the open).
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return func() { dir.Close() }, nil
 }
 
 // stateDirOwned refuses a state directory that is not root's alone (host.OwnedByMe), as the

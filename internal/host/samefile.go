@@ -9,10 +9,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SameFile reports whether the open file f is the one at path now: what a lock taken with flock
-// on f is worth, since a holder may have removed (and someone made again) the file at path
-// between f's open and its lock. A path with nothing at it is fs.ErrNotExist.
-func SameFile(f *os.File, path string) (bool, error) {
+// LockAt takes a lock on the file at path and returns that file, open and locked. open opens the
+// file at path (making it, or its directory, first where the caller makes them); lock locks the
+// open file, or closes it and says why. Whoever holds the lock may remove the file at path (and
+// someone make another there) between the open and the lock, which leaves a lock on a file that
+// nobody else sees: a lock counts only on the file at path now, and is otherwise dropped and taken
+// again on the one there. With made, open makes what it opens, so a file missing at the open
+// (fs.ErrNotExist) was removed since it made it, and is made again; without, that is its error.
+func LockAt(path string, made bool, open func() (*os.File, error), lock func(*os.File) error) (*os.File, error) {
+	for {
+		f, err := open()
+		if made && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := lock(f); err != nil {
+			return nil, err
+		}
+		same, err := sameFile(f, path)
+		if same {
+			return f, nil
+		}
+		f.Close()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		// Removed, or another file there now: lock the one at the path.
+	}
+}
+
+// sameFile reports whether the open file f is the one at path now. A path with nothing at it is
+// fs.ErrNotExist.
+func sameFile(f *os.File, path string) (bool, error) {
 	var open, now unix.Stat_t
 	if err := unix.Fstat(int(f.Fd()), &open); err != nil {
 		return false, fmt.Errorf("stat %s: %w", path, err)

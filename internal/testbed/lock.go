@@ -28,12 +28,32 @@ type Lock struct {
 
 // Acquire takes the lock for prefix without waiting.
 func Acquire(prefix string) (*Lock, error) {
+	path := filepath.Join(RunDir, prefix+".lock")
+	// A holder that removed the file (Remove) between our open and our flock would leave us holding
+	// an unlinked inode that nobody else can see: only a lock on the file at path counts.
+	f, err := host.LockAt(path, true, func() (*os.File, error) { return openLock(path) }, func(f *os.File) error {
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return fmt.Errorf("%w: another qjump testbed holds %s", ErrBusy, path)
+			}
+			return fmt.Errorf("lock %s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// openLock opens (making it, and RunDir, where missing) the lock file at path. It is root's alone:
+// flock needs only an open file, so any user who may read it can hold it and keep the testbed
+// busy. One an earlier version made readable by all is closed up here.
+func openLock(path string) (*os.File, error) {
 	if err := os.MkdirAll(RunDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", RunDir, err)
 	}
-	path := filepath.Join(RunDir, prefix+".lock")
-	// Root's alone: flock needs only an open file, so any user who may read it can hold it and
-	// keep the testbed busy. One an earlier version made readable by all is closed up here.
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil {
 		err = f.Chmod(0o600)
@@ -44,20 +64,7 @@ func Acquire(prefix string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: another qjump testbed holds %s", ErrBusy, path)
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	// A holder that removed the file (Remove) between our open and our flock leaves us holding an
-	// unlinked inode that nobody else can see: only a lock on the file at path counts.
-	if same, _ := host.SameFile(f, path); !same {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s changed hands, try again", ErrBusy, path)
-	}
-	return &Lock{f: f, path: path}, nil
+	return f, nil
 }
 
 // Remove deletes the lock file and drops the lock: for when the testbed is gone.
