@@ -16,9 +16,8 @@ import (
 // reloads one of another configuration in place, leaves QJump attached when stopped, and removes
 // it when stopped with --down-on-exit.
 func TestAdoptReloadAndStop(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagad", "198.19.78.1", "198.19.78.2")
+	e := newAgentNS(t, "qjagad", 78)
+	bin, pair := e.bin, e.pair
 	qjump := func(args ...string) string {
 		t.Helper()
 		argv := testbed.InNS(pair.A, append([]string{bin}, args...)...)
@@ -29,12 +28,10 @@ func TestAdoptReloadAndStop(t *testing.T) {
 		return string(out)
 	}
 	config := clusterFile(t, cgroupConfig)
-	const listen = "127.0.0.1:19783"
 
 	// The same file brought up by hand (up skips the agent: section): adopted, generation 1.
 	qjump("up", "--dev", "eth0", "--config", config)
-	a := startAgent(t, bin, pair.A, config, listen, t.TempDir())
-	a.waitReady(10 * time.Second)
+	a := e.start(config, t.TempDir())
 	if st := status(t, bin, pair.A, "eth0"); st.Generation != 1 {
 		t.Errorf("agent changed a dataplane that already ran its file: generation %d", st.Generation)
 	}
@@ -48,8 +45,7 @@ func TestAdoptReloadAndStop(t *testing.T) {
 
 	// Another configuration by hand: the agent reloads it in place (generation 2), no detach.
 	qjump("up", "--replace", "--dev", "eth0", "--hosts", "5", "--rate", "1G")
-	a = startAgent(t, bin, pair.A, config, listen, t.TempDir(), "--down-on-exit")
-	a.waitReady(10 * time.Second)
+	a = e.start(config, t.TempDir(), "--down-on-exit")
 	if st := status(t, bin, pair.A, "eth0"); st.Generation != 2 || !st.Attached {
 		t.Errorf("another configuration: generation %d, attached %v; want reloaded to 2", st.Generation, st.Attached)
 	}
@@ -65,9 +61,8 @@ func TestAdoptReloadAndStop(t *testing.T) {
 // the kill leaves it: a finished up with every pin but the record and the saved egress removed,
 // which also detaches the program (nothing else holds its TCX link).
 func TestAgentReplacesAKilledUp(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagkl", "198.19.79.1", "198.19.79.2")
+	e := newAgentNS(t, "qjagkl", 79)
+	bin, pair := e.bin, e.pair
 	must(t, testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--hosts", "5", "--rate", "1G")...)
 	dir := filepath.Join(testutil.PinDir(t, pair.A), "eth0")
 	pins, err := os.ReadDir(dir)
@@ -85,8 +80,7 @@ func TestAgentReplacesAKilledUp(t *testing.T) {
 		t.Fatalf("the leftover is still attached: %+v", st)
 	}
 	config := clusterFile(t, cgroupConfig)
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19793", t.TempDir(), "--down-on-exit")
-	a.waitReady(10 * time.Second)
+	a := e.start(config, t.TempDir(), "--down-on-exit")
 	if st := status(t, bin, pair.A, "eth0"); !st.Attached || st.Generation != 1 {
 		t.Errorf("after the agent: attached %v, generation %d; want a new up, attached", st.Attached, st.Generation)
 	}
@@ -100,16 +94,14 @@ func TestAgentReplacesAKilledUp(t *testing.T) {
 // device with nothing to say whose it is, which up alone refuses to build over; the agent, whose
 // interface it is, brings QJump up in its place.
 func TestAgentReplacesAnOrphan(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagor", "198.19.78.1", "198.19.78.2")
+	e := newAgentNS(t, "qjagor", 78)
+	bin, pair := e.bin, e.pair
 	must(t, testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--hosts", "5", "--rate", "1G")...)
 	if err := os.RemoveAll(filepath.Join(testutil.PinDir(t, pair.A), "eth0")); err != nil {
 		t.Fatal(err)
 	}
 	config := clusterFile(t, cgroupConfig)
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19794", t.TempDir(), "--down-on-exit")
-	a.waitReady(10 * time.Second)
+	a := e.start(config, t.TempDir(), "--down-on-exit")
 	if st := status(t, bin, pair.A, "eth0"); !st.Attached || st.Generation != 1 {
 		t.Errorf("after the agent: attached %v, generation %d; want a new up, attached", st.Attached, st.Generation)
 	}
@@ -125,20 +117,16 @@ func TestAgentReplacesAnOrphan(t *testing.T) {
 // QJump on. Before, a fresh agent knew only the interfaces that matched, and the old
 // configuration stayed on that one for good, with /readyz ok.
 func TestInterfaceDroppedWhileStoppedIsTakenDown(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagdr", "198.19.79.1", "198.19.79.2")
+	e := newAgentNS(t, "qjagdr", 79)
+	bin, pair := e.bin, e.pair
 	config, stateDir := filepath.Join(t.TempDir(), "cluster.yaml"), t.TempDir()
 	writeFile(t, config, cgroupConfig)
-	const listen = "127.0.0.1:19784"
-	a := startAgent(t, bin, pair.A, config, listen, stateDir)
-	a.waitReady(10 * time.Second)
-	a.stop()
+	e.start(config, stateDir).stop()
 	if st := status(t, bin, pair.A, "eth0"); !st.Attached {
 		t.Fatal("SIGTERM without --down-on-exit detached QJump")
 	}
 	writeFile(t, config, strings.Replace(cgroupConfig, "interfaces: [eth0]", `interfaces: ["qjnone*"]`, 1))
-	a = startAgent(t, bin, pair.A, config, listen, stateDir)
+	a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", stateDir)
 	defer a.stop()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -160,15 +148,13 @@ func TestInterfaceDroppedWhileStoppedIsTakenDown(t *testing.T) {
 // which would take QJump off the renamed device (down follows the state, and the state is the
 // renamed device's), leaving it unlimited until a later reconcile.
 func TestRenameToAnotherMatchingNameKeepsQJump(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagrn", "198.19.80.1", "198.19.80.2")
+	e := newAgentNS(t, "qjagrn", 80)
+	bin, pair := e.bin, e.pair
 	config := filepath.Join(t.TempDir(), "cluster.yaml")
 	file := strings.Replace(cgroupConfig, "interfaces: [eth0]", `interfaces: ["eth*", "ens*"]`, 1)
 	writeFile(t, config, file)
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19785", t.TempDir())
+	a := e.start(config, t.TempDir())
 	defer a.stop()
-	a.waitReady(10 * time.Second)
 	for _, args := range [][]string{{"link", "set", "eth0", "down"}, {"link", "set", "eth0", "name", "ens9"}, {"link", "set", "ens9", "up"}} {
 		must(t, testbed.InNS(pair.A, append([]string{"ip"}, args...)...)...)
 	}
@@ -188,13 +174,10 @@ func TestRenameToAnotherMatchingNameKeepsQJump(t *testing.T) {
 // agent must still notice that one of its own is gone by name and take QJump off at once, not at
 // the next resync 30 s later.
 func TestRenameToAnUnmatchedNameTakesQJumpOff(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagru", "198.19.82.1", "198.19.82.2")
-	config := clusterFile(t, cgroupConfig)
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:19787", t.TempDir())
+	e := newAgentNS(t, "qjagru", 82)
+	bin, pair := e.bin, e.pair
+	a := e.start(clusterFile(t, cgroupConfig), t.TempDir())
 	defer a.stop()
-	a.waitReady(10 * time.Second)
 	must(t, testbed.InNS(pair.A, "ip", "link", "set", "eth0", "name", "xyz0")...)
 	waitFor(t, "QJump taken off eth0 renamed xyz0", func() bool {
 		v, _ := a.metric(`qjump_agent_interface_actions_total{action="down"}`)

@@ -23,8 +23,6 @@ import (
 // tc event (the check every second, which the TCX case exercises, is the same check:
 // TestTreeRemovalIsATCEvent holds the events that reach it).
 func TestAgentPutsBackARemovedHook(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
 	cases := []struct {
 		name    string
 		clsact  bool     // brought up by hand with --attach clsact, which the agent adopts
@@ -44,14 +42,13 @@ func TestAgentPutsBackARemovedHook(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			pair := qjumpPair(t, "qjaghk", "198.19.85.1", "198.19.85.2")
+			e := newAgentNS(t, "qjaghk", 85)
+			bin, pair := e.bin, e.pair
 			config := clusterFile(t, cgroupConfig)
 			if tc.clsact {
 				must(t, testbed.InNS(pair.A, bin, "up", "--dev", "eth0", "--config", config, "--attach", "clsact")...)
 			}
-			a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
-			a.waitListening(10 * time.Second)
-			a.waitReady(10 * time.Second)
+			a := e.start(config, t.TempDir())
 			if tc.clsact {
 				if st := status(t, bin, pair.A, "eth0"); st.Generation != 1 {
 					t.Fatalf("the agent did not adopt the clsact up: generation %d", st.Generation)
@@ -121,13 +118,10 @@ func detachTCX(t *testing.T, pin string) {
 // the tree again (dataplane's TestReloadIsNeverAGoneTree stops a reload at that moment; this is
 // the agent, its tc events and its check every second, beside real reloads).
 func TestHandReloadsAreNotAGoneTree(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagrl", "198.19.87.1", "198.19.87.2")
+	e := newAgentNS(t, "qjagrl", 87)
+	bin, pair := e.bin, e.pair
 	config := clusterFile(t, "hosts: 2\nrate: 100M\nmode: shape\nfactors: {7: 1, 3: 1, 0: unlimited}\nagent:\n  interfaces: [eth0]\n")
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
-	a.waitListening(10 * time.Second)
-	a.waitReady(10 * time.Second)
+	a := e.start(config, t.TempDir())
 	actions := func() float64 {
 		var sum float64
 		for _, action := range []string{"up", "reloaded", "replaced"} {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -15,14 +14,11 @@ import (
 // killed with SIGKILL (no chance to clean up) the next one starts. Before, the lock was the state
 // directory's alone, and two agents with different ones ran side by side on the same interfaces.
 func TestOneAgentPerNetns(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagns", "198.19.84.1", "198.19.84.2")
+	e := newAgentNS(t, "qjagns", 84)
+	bin, pair := e.bin, e.pair
 	config := clusterFile(t, cgroupConfig)
 	firstDir := t.TempDir()
-	first := startAgent(t, bin, pair.A, config, "127.0.0.1:0", firstDir)
-	first.waitListening(10 * time.Second)
-	first.waitReady(10 * time.Second)
+	first := e.start(config, firstDir)
 
 	// Bounded: an agent that is not refused runs until it is killed.
 	argv := testbed.InNS(pair.A, "timeout", "--signal=KILL", "10",
@@ -39,8 +35,5 @@ func TestOneAgentPerNetns(t *testing.T) {
 	}
 
 	first.kill9()
-	next := startAgent(t, bin, pair.A, config, "127.0.0.1:0", t.TempDir())
-	next.waitListening(10 * time.Second)
-	next.waitReady(10 * time.Second)
-	next.stop()
+	e.start(config, t.TempDir()).stop()
 }

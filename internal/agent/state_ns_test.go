@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -18,15 +17,9 @@ import (
 // namespace, which qjump status compares with its own before it says that the agent runs QJump
 // on an interface (agent.Manages): interface names are per namespace.
 func TestAgentRecordsItsNamespace(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagst", "198.19.86.1", "198.19.86.2")
-	config := clusterFile(t, cgroupConfig)
+	e := newAgentNS(t, "qjagst", 86)
 	dir := t.TempDir()
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", dir)
-	a.waitListening(10 * time.Second)
-	a.waitReady(10 * time.Second)
-	a.stop()
+	e.start(clusterFile(t, cgroupConfig), dir).stop()
 	data, err := os.ReadFile(filepath.Join(dir, "state.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +31,7 @@ func TestAgentRecordsItsNamespace(t *testing.T) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatal(err)
 	}
-	ns, err := testutil.NetnsKey(pair.A)
+	ns, err := testutil.NetnsKey(e.pair.A)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +46,11 @@ func TestAgentRecordsItsNamespace(t *testing.T) {
 // the agent of its network namespace on the abstract socket every agent holds: its pid (as the
 // kernel gives it, SO_PEERCRED), its state directory and its interfaces.
 func TestStatusFindsTheAgentByItsSocket(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	bin := testutil.QjumpBinary(t)
-	pair := qjumpPair(t, "qjagsk", "198.19.88.1", "198.19.88.2")
+	e := newAgentNS(t, "qjagsk", 88)
+	bin, pair := e.bin, e.pair
 	config := clusterFile(t, cgroupConfig)
 	dir := filepath.Join(t.TempDir(), "elsewhere") // not /run/qjump-agent
-	a := startAgent(t, bin, pair.A, config, "127.0.0.1:0", dir)
-	a.waitListening(10 * time.Second)
-	a.waitReady(10 * time.Second)
+	a := e.start(config, dir)
 
 	st := status(t, bin, pair.A, "eth0")
 	if st.Agent == nil || st.Agent.Pid != a.cmd.Process.Pid || st.Agent.StateDir != dir {
