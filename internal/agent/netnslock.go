@@ -20,7 +20,9 @@ import (
 const netnsLockName = "@qjump-agent"
 
 // lockNetns makes this agent the only one in its network namespace until the returned listener
-// is closed (or the process ends). A second agent is refused, naming the first.
+// is closed (or the process ends). A second agent is refused, naming the first. Any local user may
+// bind the name first (abstract names have no permissions): the agent is refused then too, naming
+// that process and its uid, and neither it nor status believes what it says (docs/deployment.md).
 //
 // The socket is also how `qjump status` finds the agent of its network namespace, whatever its
 // --state-dir (Find): each connection is sent one line, what announce returns then (an
