@@ -1,9 +1,11 @@
 package dataplane
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,8 +88,8 @@ func TestReloadInterruptedInsideItsWindow(t *testing.T) {
 		"--factors", "7=5,5=10,0=unlimited")
 	oldTree, oldBudget := egressOf(t, h.a), *h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
 	// The program is installed by bpf() calls after the tree's netlink messages: each waits.
-	interruptOnChange(t, h.a, "bpf", func() bool { return !tctree.Equal(oldTree, egressOf(t, h.a)) },
-		"reload", "--dev", "eth0", "--factors", "7=5,5=5,0=unlimited")
+	interruptOnChange(t, h.a, held{"bpf", 40 * time.Millisecond, "BPF_LINK_UPDATE"},
+		func() bool { return !tctree.Equal(oldTree, egressOf(t, h.a)) }, "reload", "--dev", "eth0", "--factors", "7=5,5=5,0=unlimited")
 	newTree, budget := egressOf(t, h.a), *h.status(t, h.a).Devices[0].Level(t, 5).BudgetBytes
 	if budget == oldBudget {
 		t.Fatalf("SIGTERM after the tree changed left the old configuration recorded (level 5's budget %d) beside the new tree:\n%s",
@@ -108,34 +110,57 @@ func TestDownInterruptedInsideItsSteps(t *testing.T) {
 	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--attach", "clsact", "--hosts", "10", "--rate", "24M",
 		"--packet", "1500B", "--factors", "7=5,5=10,0=unlimited")
 	running := h.snapshot(t, h.a)
-	interruptOnChange(t, h.a, "sendto", func() bool { return h.snapshot(t, h.a) != running }, "down", "--dev", "eth0")
+	// A snapshot takes tens of milliseconds (tc in the namespace, then the pins): each netlink
+	// message waits longer than that.
+	interruptOnChange(t, h.a, held{"sendto", 200 * time.Millisecond, "RTM_DELQDISC"},
+		func() bool { return h.snapshot(t, h.a) != running }, "down", "--dev", "eth0")
 	if now := h.snapshot(t, h.a); now != before {
 		t.Fatalf("SIGTERM after down began left eth0 half given back:\n%s\nbefore up:\n%s", now, before)
 	}
 }
 
+// held is how interruptOnChange slows qjump down: each of the syscalls named by calls is held
+// delay before it enters; the signal must reach qjump before its first call whose strace line
+// holds before (the step the test interrupts ahead of).
+type held struct {
+	calls  string
+	delay  time.Duration
+	before string
+}
+
 // interruptOnChange runs `qjump args...` in namespace ns under strace, which holds each of the
-// syscalls named by delayed 40 ms before it enters, so that the moments between two of qjump's
-// steps last that long; it sends qjump SIGTERM as soon as changed (polled every 2 ms) says the
-// first step is done, and waits for it. A window of microseconds, which a signal at a fixed delay
-// hits only by chance, is hit every time.
-func interruptOnChange(t *testing.T, ns, delayed string, changed func() bool, args ...string) {
+// syscalls h names, so that the moments between two of qjump's steps last that long; it sends
+// qjump SIGTERM as soon as changed says the first step is done, waits for it, and checks from
+// strace's record that the signal reached qjump before h.before. A window of microseconds, which
+// a signal at a fixed delay hits only by chance, is hit every time.
+func interruptOnChange(t *testing.T, ns string, h held, changed func() bool, args ...string) {
 	t.Helper()
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		testutil.Unavailable(t, "strace is not installed (scripts/deps installs it)")
-	}
-	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, strace, "-f", "-o", "/dev/null", "-e", "trace=" + delayed,
-		"-e", "inject=" + delayed + ":delay_enter=40000", qjumpBinary(t)}, args...)...)
+	strace := straceOrUnavailable(t)
+	record := filepath.Join(t.TempDir(), "strace.out")
+	var straceErr bytes.Buffer
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, strace, "-f", "-o", record, "-e", "trace=" + h.calls,
+		"-e", fmt.Sprintf("inject=%s:delay_enter=%d", h.calls, h.delay.Microseconds()), qjumpBinary(t)}, args...)...)
+	cmd.Stderr = &straceErr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // ip, strace and qjump: one group to kill
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+	done := false
+	t.Cleanup(func() { // also after a Fatal below or in changed
+		if !done {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-waited
+		}
+	})
+	what := "qjump " + strings.Join(args, " ")
+	signalled := false
+	for deadline := time.Now().Add(30 * time.Second); !signalled && time.Now().Before(deadline); {
 		select {
 		case err := <-waited:
-			t.Fatalf("qjump %s ended (%v) before anything changed", strings.Join(args, " "), err)
+			done = true
+			t.Fatalf("%s ended (%v) before anything changed; strace: %s", what, err, straceErr.String())
 		case <-time.After(2 * time.Millisecond):
 		}
 		if !changed() {
@@ -143,21 +168,49 @@ func interruptOnChange(t *testing.T, ns, delayed string, changed func() bool, ar
 		}
 		pid := descendant(cmd.Process.Pid, qjumpBinary(t))
 		if pid == 0 {
-			t.Fatalf("qjump %s changed something, but no qjump process runs under strace", strings.Join(args, " "))
+			t.Fatalf("%s changed something, but no qjump process runs under strace", what)
 		}
 		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-			t.Fatal(err)
+			t.Fatalf("SIGTERM to %s: %v", what, err)
 		}
-		<-waited
-		return
+		signalled = true
 	}
-	_ = cmd.Process.Kill()
+	if !signalled {
+		t.Fatalf("%s changed nothing in 30 s", what)
+	}
 	<-waited
-	t.Fatalf("qjump %s changed nothing in 30 s", strings.Join(args, " "))
+	done = true
+	out, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, step := strings.Index(string(out), "--- SIGTERM"), strings.Index(string(out), h.before)
+	if sig < 0 || (step >= 0 && step < sig) {
+		t.Fatalf("SIGTERM did not reach %s before its step %q (held %v a call, too short for the polls?): the test "+
+			"interrupted nothing; strace's record:\n%s", what, h.before, h.delay, out)
+	}
+}
+
+// straceOrUnavailable is strace's path, once it is known to inject delays here (it needs ptrace,
+// which a container's seccomp or Yama's ptrace_scope=3 can refuse).
+func straceOrUnavailable(t *testing.T) string {
+	t.Helper()
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		testutil.Unavailable(t, "strace is not installed (scripts/deps installs it)")
+	}
+	if out, err := exec.Command(strace, "-f", "-o", "/dev/null", "-e", "trace=getpid", "-e", "inject=getpid:delay_enter=1",
+		"true").CombinedOutput(); err != nil {
+		testutil.Unavailable(t, fmt.Sprintf("strace cannot trace here (%v): %s", err, out))
+	}
+	return strace
 }
 
 // descendant is the pid of the process under root whose executable is exe (0 if none).
 func descendant(root int, exe string) int {
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real // /proc/PID/exe names the file itself
+	}
 	for _, pid := range childrenOf(root) {
 		if path, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && path == exe {
 			return pid

@@ -60,8 +60,9 @@ func MaxThroughput(r model.Rate) float64 { return float64(r) / 8 / kvRequestWire
 // AdviseRun is a target and the options of Advise's sweep that CheckAdvise accepted: Advise runs
 // it without checking them again.
 type AdviseRun struct {
-	o Options
-	t AdviseTarget
+	o       Options
+	t       AdviseTarget
+	checked bool // false in the zero value, which Advise refuses
 }
 
 // CheckAdvise validates a target and the options of Advise's sweep before anything is built:
@@ -84,7 +85,7 @@ func CheckAdvise(o Options, t AdviseTarget) (AdviseRun, error) {
 	if err := checkHost(o); err != nil {
 		return AdviseRun{}, err
 	}
-	return AdviseRun{o, t}, nil
+	return AdviseRun{o, t, true}, nil
 }
 
 // AdvicePoint is one factor's measurement with bulk traffic, and the model's figures at it.
@@ -122,6 +123,9 @@ var ErrNoFactor = errors.New("no factor meets the target")
 // Advise runs the sweep into the options' OutDir/sweep, picks the factor and confirms it, saying
 // what it does to progress.
 func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, error) {
+	if !r.checked {
+		return nil, errors.New("advise: the run was not checked (CheckAdvise makes it)")
+	}
 	o, t := r.o, r.t
 	o.Progress = progress
 	base := o.OutDir

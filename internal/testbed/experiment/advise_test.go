@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -85,5 +87,14 @@ func TestAdviceQuotesTheTableRow(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "advice: f5 = 2 (T5 = 24.02Mb/s") {
 		t.Errorf("the advice does not quote the table's T5:\n%s", b.String())
+	}
+}
+
+// Advise runs only what CheckAdvise checked: a run made otherwise (its zero value) is refused
+// before anything is built.
+func TestAdviseRefusesAnUncheckedRun(t *testing.T) {
+	_, err := Advise(context.Background(), AdviseRun{}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "CheckAdvise") {
+		t.Fatalf("Advise of a zero AdviseRun: %v, want a refusal naming CheckAdvise", err)
 	}
 }
