@@ -78,8 +78,8 @@ const mountLockPath = "/run/qjump-bpffs.lock"
 func lockMount() (unlock func(), err error) {
 	f, err := os.OpenFile(mountLockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%w, and only root can mount one (%v): run as root, or: mount -t bpf -o mode=0700 bpf %s",
-			ErrNoBPFFS, err, DefaultBPFFS)
+		return nil, fmt.Errorf("%w, and none can be mounted from here (its lock: %v): run as root, or on the host: "+
+			"mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, err, DefaultBPFFS)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		f.Close()
