@@ -183,7 +183,7 @@ func TestFanInQuick(t *testing.T) {
 		}
 	}
 	// The strict form (issue 9): on a 2-core machine with nothing else running it held in 10 of 10
-	// consecutive quick runs (docs/testbed.md, "Region A in every run"), with the noise floor's
+	// consecutive quick runs (docs/testbed.md, "What this machine emulates faithfully"), with the noise floor's
 	// maximum at about 1/100 of the f7 = 1 bound.
 	for _, target := range res.Targets {
 		if !target.Evaluated || !target.Met {
