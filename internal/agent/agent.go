@@ -178,7 +178,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.announce()
 	if a.netns, err = host.NetnsKey(); err != nil {
-		a.log.Warn("network namespace unknown: qjump status will not tell that this agent runs QJump on its interfaces", "err", err)
+		a.log.Warn("network namespace unknown: until it is read, qjump status will not tell that this agent runs QJump on "+
+			"its interfaces, and hooks or egress trees gone are put back only by the resync", "err", err)
 	}
 	a.beat.Store(time.Now().UnixNano())
 

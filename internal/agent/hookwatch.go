@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
 )
 
@@ -51,11 +52,16 @@ func (a *Agent) checkHooks(foundBy string) {
 
 // pins is where the agent's interfaces keep their pinned state, for a round of checks: the
 // privilege was checked when the agent started (Run) and its network namespace read then, neither
-// of which changes while it runs; bpffs, which may be mounted anew, is looked for each round.
-// False when it cannot be told now (the resync says why, as it reconciles).
+// of which changes while it runs (read again here while it could not be); bpffs, which may be
+// mounted anew, is looked for each round. False when it cannot be told now (the resync says why,
+// as it reconciles).
 func (a *Agent) pins() (dataplane.Pins, bool) {
 	if a.netns == "" {
-		return dataplane.Pins{}, false
+		ns, err := host.NetnsKey()
+		if err != nil {
+			return dataplane.Pins{}, false
+		}
+		a.netns = ns
 	}
 	pins, err := dataplane.PinsIn(a.netns)
 	return pins, err == nil

@@ -119,7 +119,8 @@ func FindBPFFS() (string, error) {
 }
 
 // findHostBPFFS looks for the host's bpffs through the roots of the ancestors (ending with PID 1)
-// in another mount namespace than self, nsOf telling a process's, host the host's (hostNamespace).
+// in the host's mount namespace, host (hostNamespace; where it cannot be told, in any other than
+// self), nsOf telling a process's.
 // With none found it answers ErrBPFFSUnmounted, which lets BPFFS mount one here, when self is
 // the host's; and a *HostUnmountedError naming an ancestor in the host's, which lets BPFFS mount
 // one there, when self is another (ip netns exec's). An ancestor merely elsewhere is not taken
@@ -130,8 +131,8 @@ func FindBPFFS() (string, error) {
 func findHostBPFFS(self, host string, ancestors []int, nsOf func(pid int) string, isBPFFS func(path string) bool) (string, error) {
 	for _, pid := range ancestors {
 		ns := nsOf(pid)
-		if ns == "" || ns == self {
-			continue
+		if ns == "" || ns == self || (host != "" && ns != host) {
+			continue // where the host's is known, only a bpffs in it outlives every process
 		}
 		if p := fmt.Sprintf("/proc/%d/root%s", pid, DefaultBPFFS); isBPFFS(p) {
 			return p, nil
@@ -155,14 +156,13 @@ func findHostBPFFS(self, host string, ancestors []int, nsOf func(pid int) string
 }
 
 // hostNamespace is the host's mount namespace: PID 1's, or where an init hides its own even from
-// root (this project's VMs'), kthreadd's, a kernel thread in the initial mount namespace (PID 2
-// with no parent: in a PID namespace of a container, PID 2 has one); "" when neither can be read.
+// root (this project's VMs'), kthreadd's, a kernel thread in the initial mount namespace (PID 2,
+// a kernel thread with no parent: no process can make itself one); "" when neither can be read.
 func hostNamespace() string {
 	if ns := mountNamespace(1); ns != "" {
 		return ns
 	}
-	comm, err := os.ReadFile("/proc/2/comm")
-	if err != nil || strings.TrimSpace(string(comm)) != "kthreadd" || parentOf(2) != 0 {
+	if !isKthreadd(2) {
 		return ""
 	}
 	return mountNamespace(2)
@@ -200,18 +200,22 @@ func mountHostBPFFS(host *HostUnmountedError) error {
 		return fmt.Errorf("%w in the host mount namespace, and mounting one there failed (%v): on the host run: "+
 			"mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, err, DefaultBPFFS)
 	}
-	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/mnt", host.Pid))
-	if err != nil {
-		return failed(err)
-	}
-	defer ns.Close()
+	started := statField(host.Pid, statStartTime)
 	root, err := os.Open(fmt.Sprintf("/proc/%d/root", host.Pid))
 	if err != nil {
 		return failed(err)
 	}
 	defer root.Close()
-	if got, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", ns.Fd())); got != host.Namespace {
-		return failed(fmt.Errorf("pid %d left the host's mount namespace", host.Pid))
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/mnt", host.Pid))
+	if err != nil {
+		return failed(err)
+	}
+	defer ns.Close()
+	// Both opened from the process found, in the host's namespace: not from another given its pid
+	// since (its start time would differ) or one that left the namespace.
+	if got, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", ns.Fd())); got != host.Namespace ||
+		started == "" || statField(host.Pid, statStartTime) != started {
+		return failed(fmt.Errorf("pid %d is no longer the process in the host's mount namespace it was", host.Pid))
 	}
 	cmd := exec.Command("nsenter", "--mount=/proc/self/fd/3", "--root=/proc/self/fd/4", "--",
 		"mount", "-t", "bpf", "-o", "mode=0700", "bpf", DefaultBPFFS)
@@ -249,16 +253,40 @@ func ancestors() []int {
 }
 
 func parentOf(pid int) int {
+	ppid, _ := strconv.Atoi(statField(pid, statPPID))
+	return ppid
+}
+
+// Fields of /proc/PID/stat (proc(5)), numbered from 1.
+const (
+	statPPID      = 4
+	statFlags     = 9
+	statStartTime = 22
+)
+
+// statField is field n of /proc/pid/stat, "" when it cannot be read.
+func statField(pid, n int) string {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return ""
 	}
-	// The command name in parentheses may hold spaces; the fields after it are plain.
+	// The command name (field 2) in parentheses may hold spaces; the fields after it are plain.
 	i := strings.LastIndexByte(string(data), ')')
-	fields := strings.Fields(string(data[i+1:]))
-	if i < 0 || len(fields) < 2 {
-		return 0
+	if i < 0 {
+		return ""
 	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
+	fields := strings.Fields(string(data[i+1:]))
+	if n < 3 || n-3 >= len(fields) {
+		return ""
+	}
+	return fields[n-3]
+}
+
+// pfKthread is the kernel's PF_KTHREAD, set in a kernel thread's flags: no process can set it.
+const pfKthread = 0x00200000
+
+// isKthreadd says whether pid is the kernel's kthreadd: a kernel thread with no parent.
+func isKthreadd(pid int) bool {
+	flags, err := strconv.ParseUint(statField(pid, statFlags), 10, 64)
+	return err == nil && flags&pfKthread != 0 && parentOf(pid) == 0
 }

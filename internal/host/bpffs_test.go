@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"os"
 	"testing"
 )
 
@@ -30,6 +31,8 @@ func TestFindHostBPFFS(t *testing.T) {
 		{"the host's namespace, a private ancestor", "a", "a", map[int]string{7: "b", 5: "a"}, []int{7, 5, 1}, none, "", ErrBPFFSUnmounted, 0},
 		{"host cannot be told, a private ancestor", "a", "", map[int]string{7: "b", 5: "a"}, []int{7, 5, 1}, none, "", ErrNoBPFFS, 0},
 		{"host cannot be told, no ancestor elsewhere", "b", "", map[int]string{}, []int{1}, hostHas, "", ErrNoBPFFS, 0},
+		{"a private ancestor's bpffs is not the host's", "c", "a", map[int]string{9: "b", 7: "a", 1: "a"}, []int{9, 7, 1},
+			func(p string) bool { return p == "/proc/9/root"+DefaultBPFFS }, "", ErrHostBPFFSUnmounted, 7},
 	} {
 		got, err := findHostBPFFS(c.self, c.host, c.ancestors, func(pid int) string { return c.ns[pid] }, c.isBPFFS)
 		var host *HostUnmountedError
@@ -41,5 +44,18 @@ func TestFindHostBPFFS(t *testing.T) {
 		case c.wantErr == ErrNoBPFFS && (errors.Is(err, ErrBPFFSUnmounted) || errors.Is(err, ErrHostBPFFSUnmounted)):
 			t.Errorf("%s: would mount a bpffs where it may not be the host's", c.name)
 		}
+	}
+}
+
+// kthreadd is told by the kernel's own flag, which no process can set, and its missing parent.
+func TestIsKthreadd(t *testing.T) {
+	if comm, err := os.ReadFile("/proc/2/comm"); err != nil || string(comm) != "kthreadd\n" {
+		t.Skipf("PID 2 is not kthreadd here (%q, %v): in a PID namespace", comm, err)
+	}
+	if !isKthreadd(2) {
+		t.Error("isKthreadd(2) = false for the kernel's kthreadd")
+	}
+	if isKthreadd(os.Getpid()) || isKthreadd(1) {
+		t.Error("isKthreadd is true for a process")
 	}
 }

@@ -16,10 +16,12 @@ import (
 // nobody else sees: a lock counts only on the file at path now, and is otherwise dropped and taken
 // again on the one there. With made, open makes what it opens, so a file missing at the open
 // (fs.ErrNotExist) was removed since it made it, and is made again; without, that is its error.
+// Each is tried again a bounded number of times: a path that can never be made (its directory
+// under a /proc/PID/root whose process is gone is missing too) ends with the open's error.
 func LockAt(path string, made bool, open func() (*os.File, error), lock func(*os.File) error) (*os.File, error) {
-	for {
+	for try := 1; ; try++ {
 		f, err := open()
-		if made && errors.Is(err, fs.ErrNotExist) {
+		if made && errors.Is(err, fs.ErrNotExist) && try < lockTries {
 			continue
 		}
 		if err != nil {
@@ -36,9 +38,16 @@ func LockAt(path string, made bool, open func() (*os.File, error), lock func(*os
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
+		if try >= lockTries {
+			return nil, fmt.Errorf("lock %s: the file at the path changed every time it was locked (%d times)", path, try)
+		}
 		// Removed, or another file there now: lock the one at the path.
 	}
 }
+
+// lockTries bounds LockAt's tries: a holder that removes the file and another that makes it again
+// take a few each time, far fewer than this.
+const lockTries = 100
 
 // sameFile reports whether the open file f is the one at path now. A path with nothing at it is
 // fs.ErrNotExist.

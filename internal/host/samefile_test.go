@@ -1,9 +1,12 @@
 package host
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,4 +50,28 @@ func mustOpen(t *testing.T, path string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// A path that can never be made (its directory under a /proc/PID/root whose process is gone) ends
+// LockAt with the open's error after a bounded number of tries, instead of spinning for ever.
+func TestLockAtGivesUpOnAPathThatCannotBeMade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gone", "x.lock")
+	opens := 0
+	open := func() (*os.File, error) {
+		opens++
+		return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) // its directory is missing: ErrNotExist
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := LockAt(path, true, open, func(*os.File) error { return nil })
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, fs.ErrNotExist) || opens != lockTries {
+			t.Errorf("LockAt: %v after %d opens; want the open's ErrNotExist after %d", err, opens, lockTries)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("LockAt still trying after 10 s")
+	}
 }
