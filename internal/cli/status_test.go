@@ -19,6 +19,7 @@ import (
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 func TestStatusOptions(t *testing.T) {
@@ -252,9 +253,8 @@ func TestStatusShowsTargetRates(t *testing.T) {
 // the test, so that an agent of this host is not what status finds by its lock.
 func tempAgentStateDir(t *testing.T) string {
 	t.Helper()
-	dir, old := t.TempDir(), agentStateDir
-	agentStateDir = dir
-	t.Cleanup(func() { agentStateDir = old })
+	dir := t.TempDir()
+	testutil.Set(t, &agentStateDir, dir)
 	return dir
 }
 
@@ -314,14 +314,12 @@ func TestStatusReadsAGoneDeviceOnce(t *testing.T) {
 	if linkExists(gone) {
 		t.Skipf("an interface %s exists here", gone)
 	}
-	oldRead, oldDir := readDeviceStatus, agentStateDir
-	t.Cleanup(func() { readDeviceStatus, agentStateDir = oldRead, oldDir })
-	agentStateDir = t.TempDir()
+	tempAgentStateDir(t)
 	reads := 0
-	readDeviceStatus = func(dev string) (dataplane.Status, error) {
+	testutil.Set(t, &readDeviceStatus, func(dev string) (dataplane.Status, error) {
 		reads++
 		return dataplane.Status{Device: dev, Attach: "tcx", Generation: 1, Config: twoGuaranteed(t)}, nil
-	}
+	})
 	for _, opts := range []statusOptions{{dev: gone}, {dev: gone, json: true}} {
 		reads = 0
 		var out strings.Builder

@@ -162,14 +162,13 @@ func TestShapeReloadRollsBack(t *testing.T) {
 	before := egressOf(t, h.a)
 	refused := errors.New("refused by the test")
 	calls := 0
-	treeChanger = func(o tcObject, ifindex, flags int) error {
+	testutil.Set(t, &treeChanger, func(o tcObject, ifindex, flags int) error {
 		calls++
 		if o.handle == leafHandle(5) && o.kind == "tbf" && calls < 20 {
 			return refused
 		}
 		return o.send(ifindex, flags)
-	}
-	defer func() { treeChanger = func(o tcObject, ifindex, flags int) error { return o.send(ifindex, flags) } }()
+	})
 	err := reloadInProcess(t, h.a, shapeConfig("{7: 5, 5: 5, 0: unlimited}", "default_level: 5")...)
 	if !errors.Is(err, refused) || !strings.Contains(err.Error(), "old egress tree is back") {
 		t.Fatalf("reload with a refused change: %v; want the refusal and the rollback said", err)

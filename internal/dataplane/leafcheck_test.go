@@ -10,6 +10,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/tctree"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestReloadIsNeverAGoneTree: a reload that gives a level a leaf of another kind (here level 5,
@@ -24,17 +25,13 @@ func TestReloadIsNeverAGoneTree(t *testing.T) {
 	h.mustQjump(t, h.a, "up", "--dev", "eth0", "--mode", "shape", "--hosts", "10", "--rate", "24M", "--packet", "1500B",
 		"--factors", "7=5,5=10,0=unlimited")
 	rechecking := make(chan struct{}, 1)
-	beforeTreeRecheck = func() { rechecking <- struct{}{} }
-	t.Cleanup(func() {
-		beforeTreeRecheck = func() {}
-		treeChanger = func(o tcObject, ifindex, flags int) error { return o.send(ifindex, flags) }
-	})
+	testutil.Set(t, &beforeTreeRecheck, func() { rechecking <- struct{}{} })
 	var inGap string // what the check without the lock says in the gap
 	var pr Presence
 	var prErr error
 	checked := make(chan struct{})
 	gaps := 0
-	treeChanger = func(o tcObject, ifindex, flags int) error {
+	testutil.Set(t, &treeChanger, func(o tcObject, ifindex, flags int) error {
 		err := o.send(ifindex, flags)
 		if err != nil || o.cmd != unix.RTM_DELQDISC || o.parent != leafParent(5) {
 			return err
@@ -54,7 +51,7 @@ func TestReloadIsNeverAGoneTree(t *testing.T) {
 			t.Error("the check did not come back nor wait for the lock within 10 s")
 		}
 		return nil
-	}
+	})
 	if err := reloadInProcess(t, h.a, shapeConfig("{7: 5, 5: unlimited, 0: unlimited}")...); err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +83,13 @@ func TestReloadOverAGoneTreeRollsBack(t *testing.T) {
 	h.tc(t, h.a, "qdisc", "del", "dev", "eth0", "root")
 	refused := errors.New("refused by the test")
 	refusals := 0
-	treeChanger = func(o tcObject, ifindex, flags int) error {
+	testutil.Set(t, &treeChanger, func(o tcObject, ifindex, flags int) error {
 		if o.handle == leafHandle(5) && o.kind == "tbf" && refusals == 0 { // the new tree's, not the old one's after
 			refusals++
 			return refused
 		}
 		return o.send(ifindex, flags)
-	}
-	t.Cleanup(func() { treeChanger = func(o tcObject, ifindex, flags int) error { return o.send(ifindex, flags) } })
+	})
 	err := reloadInProcess(t, h.a, shapeConfig("{7: 5, 5: 5, 0: unlimited}")...)
 	if !errors.Is(err, refused) || !strings.Contains(err.Error(), "the configuration that ran still runs, its egress tree built again") {
 		t.Fatalf("reload over a gone tree, its new tree refused: %v; want the refusal and the old tree built again said", err)

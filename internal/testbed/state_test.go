@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // A testbed left under another prefix (a --prefix run, a killed test) is named where the user
@@ -39,8 +41,7 @@ func TestNotUpNamesTestbedsUnderOtherPrefixes(t *testing.T) {
 // tempRunDir points RunDir at an empty directory of the test's own for the rest of the test.
 func tempRunDir(t *testing.T) string {
 	t.Helper()
-	dir, old := t.TempDir(), RunDir
-	RunDir = dir
-	t.Cleanup(func() { RunDir = old })
+	dir := t.TempDir()
+	testutil.Set(t, &RunDir, dir)
 	return dir
 }
