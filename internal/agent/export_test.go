@@ -2,8 +2,12 @@ package agent
 
 import "testing"
 
-// What package agent_test's cluster test needs of this package's tests: the shipped alerting
-// rules and dashboard, which it runs on a real Prometheus.
+// What package agent_test's tests need of this package's tests: the namespace pair of an agent
+// test, and for the cluster test the shipped alerting rules and dashboard, which it runs on a
+// real Prometheus.
+
+// QJumpPair is qjumpPair.
+var QJumpPair = qjumpPair
 
 // AlertRulesFile is the shipped rules file, relative to this package.
 const AlertRulesFile = alertRules

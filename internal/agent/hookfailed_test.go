@@ -1,14 +1,11 @@
 package agent
 
 import (
-	"context"
 	"testing"
 
 	"github.com/vishvananda/netlink"
 
-	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -18,14 +15,7 @@ import (
 // interface the agent no longer runs, left until the next resync.
 func TestGoneInterfaceLeavesNoHookFailure(t *testing.T) {
 	testutil.RequirePriv(t, "the agent's dataplane")
-	pair, err := nspair.New(context.Background(), "qjaghf", "198.19.90.1", "198.19.90.2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = host.InNetns(pair.A, func() { _ = dataplane.Down("eth0") })
-		pair.Remove()
-	})
+	pair := qjumpPair(t, "qjaghf", "198.19.90.1", "198.19.90.2")
 	a, _, log, err := loggedAgent(t, "", "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [eth0]\n",
 		Options{CgroupRoot: t.TempDir()})
 	if err != nil {

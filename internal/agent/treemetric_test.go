@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"os/exec"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -21,15 +19,7 @@ import (
 func TestEgressTreeMetricSeesALeafDeleted(t *testing.T) {
 	testutil.RequirePriv(t, "the dataplane")
 	bin := testutil.QjumpBinary(t)
-	pair, err := nspair.New(context.Background(), "qjagmt", "198.19.89.1", "198.19.89.2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		argv := testbed.InNS(pair.A, bin, "down", "--dev", "eth0")
-		_ = exec.Command(argv[0], argv[1:]...).Run()
-		pair.Remove()
-	})
+	pair := qjumpPair(t, "qjagmt", "198.19.89.1", "198.19.89.2")
 	run := func(args ...string) {
 		t.Helper()
 		argv := testbed.InNS(pair.A, args...)
