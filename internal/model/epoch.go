@@ -8,8 +8,7 @@ import (
 // EpochPicoseconds is the transmission part of the epoch, m·n·P·8/R, in picoseconds (the
 // simulator's clock), rounded to the nearest picosecond. It excludes ε.
 func (c Config) EpochPicoseconds() int64 {
-	bits := float64(c.Mesochronous) * float64(c.Hosts) * float64(c.Packet) * 8
-	return int64(math.Round(bits * 1e12 / float64(c.Rate)))
+	return int64(math.Round(c.epochBits() * 1e12 / float64(c.Rate)))
 }
 
 // Epoch is the network epoch E = m·n·P·8/R + ε in whole nanoseconds (the dataplane's clock). The

@@ -37,6 +37,12 @@ func (c Config) epochBits() float64 {
 	return float64(c.Mesochronous) * float64(c.Hosts) * float64(c.Packet) * 8
 }
 
+// transmissionTime is the epoch's transmission part m·n·P·8/R, rounded up to the nanosecond as
+// Epoch rounds it, for the refusals that weigh ε against it.
+func (c Config) transmissionTime() time.Duration {
+	return time.Duration(math.Ceil(c.epochBits() * 1e9 / float64(c.Rate)))
+}
+
 // validateEpoch refuses an epoch the clocks cannot hold, or one so short it rounds to nothing
 // (every rate would divide by zero). Each refusal names every input that makes the epoch what it
 // is: n, m, P and R for a transmission part too long on its own (ε cannot shorten it); those and
@@ -51,7 +57,7 @@ func (c Config) validateEpoch() error {
 	if c.EpochPicoseconds() < 1 && c.Epsilon == 0 {
 		return c.epochRoundsToZero()
 	}
-	transmission := time.Duration(math.Ceil(ns))
+	transmission := c.transmissionTime()
 	if c.Epsilon >= MaxEpoch {
 		return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
 			"the epoch m·n·P·8/R + ε would be longer than %s: need ε at most %s",
@@ -87,7 +93,7 @@ func (c Config) epochTooLong(s float64, withEpsilon bool) error {
 	moves := fmt.Sprintf("%s, %s or %s, or a faster R (at least %s)", hosts, meso, packet, ceilRate(c.epochBits()/room.Seconds()))
 	inputs := c.transmissionInputs()
 	if withEpsilon {
-		transmission := time.Duration(math.Ceil(c.epochBits() * 1e9 / float64(c.Rate)))
+		transmission := c.transmissionTime()
 		epoch += " + ε"
 		moves = fmt.Sprintf("ε at most %s, or a shorter m·n·P·8/R (%s now): %s",
 			epsilonAtMost(transmission), durationAbove(transmission.Seconds()), moves)

@@ -236,7 +236,7 @@ func DurationAtMost(d time.Duration) string { return secondsText(d.Seconds(), ro
 
 // BoundText is DurationText rounded up, for a latency bound: the time a user reads is never
 // less than the bound the model gives (14.762µs reads 14.77µs, not 14.76µs).
-func BoundText(d time.Duration) string { return secondsText(d.Seconds(), roundUp) }
+func BoundText(d time.Duration) string { return durationAbove(d.Seconds()) }
 
 // durationAbove is DurationText rounded up, for a value a message says is over a limit: one just
 // over reads over it, not equal to it.
