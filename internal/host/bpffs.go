@@ -21,6 +21,13 @@ const BPFFSEnv = "QJUMP_BPFFS"
 // DefaultBPFFS is where bpffs is mounted on a host that has one.
 const DefaultBPFFS = "/sys/fs/bpf"
 
+// mountOptions are the options of a bpffs qjump mounts, and that it tells users to mount: root's
+// alone (the kernel's default, 1777, lets any user make QJump's state directory first).
+const mountOptions = "mode=0700"
+
+// mountCommand is how a message tells the user to mount the bpffs qjump did not.
+const mountCommand = "mount -t bpf -o " + mountOptions + " bpf " + DefaultBPFFS
+
 // stateDirName is the directory of the bpffs under which QJump pins everything.
 const stateDirName = "qjump"
 
@@ -78,8 +85,8 @@ const mountLockPath = "/run/qjump-bpffs.lock"
 func lockMount() (unlock func(), err error) {
 	f, err := os.OpenFile(mountLockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%w, and none can be mounted from here (its lock: %v): run as root, or on the host: "+
-			"mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, err, DefaultBPFFS)
+		return nil, fmt.Errorf("%w, and none can be mounted from here (its lock: %v): run as root, or on the host: %s",
+			ErrNoBPFFS, err, mountCommand)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		f.Close()
@@ -96,7 +103,7 @@ var ErrBPFFSUnmounted = fmt.Errorf("%w at %s", ErrNoBPFFS, DefaultBPFFS)
 // namespace (ip netns exec) when the host's has no bpffs either and BPFFS would mount one there.
 // It wraps ErrNoBPFFS.
 var ErrHostBPFFSUnmounted = fmt.Errorf("%w in the host mount namespace (this one is private, e.g. under ip netns exec): "+
-	"on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
+	"on the host run: %s", ErrNoBPFFS, mountCommand)
 
 // FindBPFFS finds the bpffs that outlives this process, without mounting one.
 //
@@ -108,7 +115,7 @@ var ErrHostBPFFSUnmounted = fmt.Errorf("%w in the host mount namespace (this one
 func FindBPFFS() (string, error) {
 	if p := os.Getenv(BPFFSEnv); p != "" {
 		if !isBPFFS(p) {
-			return "", fmt.Errorf("%w at %s (set by %s): mount one with: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, p, BPFFSEnv, p)
+			return "", fmt.Errorf("%w at %s (set by %s): mount one with: mount -t bpf -o %s bpf %s", ErrNoBPFFS, p, BPFFSEnv, mountOptions, p)
 		}
 		return p, nil
 	}
@@ -142,7 +149,7 @@ func findHostBPFFS(self, host string, ancestors []int, nsOf func(pid int) string
 	case host == "":
 		return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (neither "+
 			"/proc/1/ns/mnt nor kthreadd's can be read), so none is mounted, where it might hide the host's pins: on the "+
-			"host run: mount -t bpf -o mode=0700 bpf %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, DefaultBPFFS, BPFFSEnv)
+			"host run: %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, mountCommand, BPFFSEnv)
 	case self == host:
 		return "", ErrBPFFSUnmounted
 	}
@@ -152,7 +159,7 @@ func findHostBPFFS(self, host string, ancestors []int, nsOf func(pid int) string
 		}
 	}
 	return "", fmt.Errorf("%w in the host mount namespace, and this one is private (e.g. under ip netns exec) with no "+
-		"ancestor in the host's to mount one through: on the host run: mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, DefaultBPFFS)
+		"ancestor in the host's to mount one through: on the host run: %s", ErrNoBPFFS, mountCommand)
 }
 
 // hostNamespace is the host's mount namespace: PID 1's, or where an init hides its own even from
@@ -182,9 +189,8 @@ func mountBPFFS() (string, error) {
 	if err := os.MkdirAll(DefaultBPFFS, 0o700); err != nil {
 		return "", fmt.Errorf("create %s: %w", DefaultBPFFS, err)
 	}
-	if err := unix.Mount("bpf", DefaultBPFFS, "bpf", 0, "mode=0700"); err != nil {
-		return "", fmt.Errorf("%w at %s and mounting one failed (%v): run as root, or: mount -t bpf -o mode=0700 bpf %s",
-			ErrNoBPFFS, DefaultBPFFS, err, DefaultBPFFS)
+	if err := unix.Mount("bpf", DefaultBPFFS, "bpf", 0, mountOptions); err != nil {
+		return "", fmt.Errorf("%w at %s and mounting one failed (%v): run as root, or: %s", ErrNoBPFFS, DefaultBPFFS, err, mountCommand)
 	}
 	return DefaultBPFFS, nil
 }
@@ -197,8 +203,8 @@ func mountBPFFS() (string, error) {
 // the one FindBPFFS then looks through.
 func mountHostBPFFS(host *HostUnmountedError) error {
 	failed := func(err error) error {
-		return fmt.Errorf("%w in the host mount namespace, and mounting one there failed (%v): on the host run: "+
-			"mount -t bpf -o mode=0700 bpf %s", ErrNoBPFFS, err, DefaultBPFFS)
+		return fmt.Errorf("%w in the host mount namespace, and mounting one there failed (%v): on the host run: %s",
+			ErrNoBPFFS, err, mountCommand)
 	}
 	started := statField(host.Pid, statStartTime)
 	root, err := os.Open(fmt.Sprintf("/proc/%d/root", host.Pid))
@@ -218,7 +224,7 @@ func mountHostBPFFS(host *HostUnmountedError) error {
 		return failed(fmt.Errorf("pid %d is no longer the process in the host's mount namespace it was", host.Pid))
 	}
 	cmd := exec.Command("nsenter", "--mount=/proc/self/fd/3", "--root=/proc/self/fd/4", "--",
-		"mount", "-t", "bpf", "-o", "mode=0700", "bpf", DefaultBPFFS)
+		"mount", "-t", "bpf", "-o", mountOptions, "bpf", DefaultBPFFS)
 	cmd.ExtraFiles = []*os.File{ns, root}
 	out, err := cmd.CombinedOutput()
 	switch {
