@@ -15,8 +15,8 @@ import (
 // BenchmarkPresent reports what the agent's every-second check costs a device
 // (docs/dataplane.md, "The egress tree is checked"; docs/deployment.md): Present (the privilege,
 // bpffs and the network namespace, then the record, the hook and the tree), what the agent pays
-// for each device (Pins.Present) and once a round (PinsIn), and the hook's and the tree's checks
-// alone, b.N rounds each on eth0 of a test namespace with QJump up. Run it with `sudo go test
+// for each device (Pins.Present) and once a round (PinsIn), the hook's and the tree's checks
+// alone, and a full DeviceStatus (configuration and counters too), b.N rounds each on eth0 of a test namespace with QJump up. Run it with `sudo go test
 // -run - -bench Present -benchtime 5000x ./internal/dataplane`. The loops run on the namespace's
 // thread, not in sub-benchmarks, which Go runs on other goroutines and so outside the namespace.
 func BenchmarkPresent(b *testing.B) {
@@ -70,6 +70,11 @@ func BenchmarkPresent(b *testing.B) {
 		}), "pins-in-µs")
 		b.ReportMetric(perRound(b.N, func() { attached(p, rec) }), "hook-µs")
 		b.ReportMetric(perRound(b.N, func() { treeGone(rec) }), "tree-µs")
+		b.ReportMetric(perRound(b.N, func() {
+			if _, err := DeviceStatus("eth0"); err != nil {
+				b.Fatal(err)
+			}
+		}), "device-status-µs")
 	})
 }
 
