@@ -107,14 +107,15 @@ programs are put on levels with 'qjump run'.`,
 
 func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr io.Writer) error {
 	name := opts.name
-	o, err := opts.experimentOptions(stderr)
+	o, err := opts.experimentOptions()
 	if err != nil {
 		return err
 	}
-	if err := experiment.Check(name, o); err != nil {
-		if errors.Is(err, experiment.ErrUnknown) {
-			return &UsageError{Err: err}
-		}
+	checked, err := experiment.Check(name, o)
+	if errors.Is(err, experiment.ErrUnknown) {
+		return &UsageError{Err: err}
+	}
+	if err != nil {
 		return asFlagError(err)
 	}
 	removeIfEmpty, err := makeOutDir(o.OutDir, name)
@@ -122,10 +123,9 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 		return err
 	}
 	warn(stderr, opts.flags.warnings())
-	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, o.Progress)
+	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, stderr)
 	defer stop()
-	o.Progress = progress
-	res, err := experiment.Run(ctx, name, o)
+	res, err := experiment.Run(ctx, checked, progress)
 	if err != nil {
 		removeIfEmpty() // the testbed could not be built: nothing was written
 	}
@@ -143,8 +143,8 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	return err
 }
 
-func (opts *testbedRunOptions) experimentOptions(stderr io.Writer) (experiment.Options, error) {
-	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Progress: stderr, LetCPUsIdle: opts.idle}
+func (opts *testbedRunOptions) experimentOptions() (experiment.Options, error) {
+	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, LetCPUsIdle: opts.idle}
 	o.Testbed = opts.flags.cfg
 	if !opts.rateSet {
 		o.Testbed.Rate = 0 // the experiment's own default

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,7 +92,7 @@ func TestTestbedRunOptions(t *testing.T) {
 		t.Errorf("defaults parsed as %+v", got)
 	}
 	// Without --rate each experiment runs at its own default rate; with it, at the rate given.
-	o, err := parseOptions(t, newTestbedRunCommand, "fan-in").experimentOptions(io.Discard)
+	o, err := parseOptions(t, newTestbedRunCommand, "fan-in").experimentOptions()
 	if err != nil || o.Testbed.Rate != 0 {
 		t.Errorf("fan-in without --rate: rate %v, %v; want 0 (the experiment's default)", o.Testbed.Rate, err)
 	}

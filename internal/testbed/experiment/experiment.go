@@ -85,13 +85,24 @@ type Options struct {
 	LetCPUsIdle bool
 }
 
+// CheckedRun is an experiment and its options that Check accepted: Run runs it without checking
+// them again.
+type CheckedRun struct {
+	name    string
+	o       Options
+	checked bool // false in the zero value, which Run refuses
+}
+
 // Check validates name and options before anything is built: the input first, then what the
 // machine must have (checkHost).
-func Check(name string, o Options) error {
+func Check(name string, o Options) (CheckedRun, error) {
 	if err := checkInput(name, o); err != nil {
-		return err
+		return CheckedRun{}, err
 	}
-	return checkHost(o)
+	if err := checkHost(o); err != nil {
+		return CheckedRun{}, err
+	}
+	return CheckedRun{name, o, true}, nil
 }
 
 // checkInput is Check's part that asks nothing of the machine.
@@ -143,13 +154,16 @@ func withDefaults(e experiment, c testbed.Config) testbed.Config {
 	return c
 }
 
-// Run builds a testbed, runs experiment name on it, writes the output files and removes the
-// testbed, also when ctx is cancelled (SIGINT/SIGTERM).
-func Run(ctx context.Context, name string, o Options) (*Results, error) {
-	if err := Check(name, o); err != nil {
-		return nil, err
+// Run builds a testbed, runs the experiment Check accepted on it, writes the output files and
+// removes the testbed, also when ctx is cancelled (SIGINT/SIGTERM). It says what it does to
+// progress.
+func Run(ctx context.Context, r CheckedRun, progress io.Writer) (*Results, error) {
+	if !r.checked {
+		return nil, errors.New("run: the experiment was not checked (Check makes it)")
 	}
-	return run(ctx, name, o)
+	o := r.o
+	o.Progress = progress
+	return run(ctx, r.name, o)
 }
 
 // run is Run of a name and options already checked (Check, CheckAdvise). testbed.Up still checks

@@ -38,12 +38,25 @@ func runQuick(t *testing.T, name string) (*Results, string) {
 	c := testbed.DefaultConfig(0)
 	c.Prefix, c.Rate = tbtest.Prefix(t), 0 // the experiment's own rate, as testbed run without --rate
 	dir := t.TempDir()
-	res, err := Run(context.Background(), name, Options{Quick: true, OutDir: dir, BulkCC: "cubic", Testbed: c, Progress: testWriter{t}})
+	checked, err := Check(name, Options{Quick: true, OutDir: dir, BulkCC: "cubic", Testbed: c})
+	if err != nil {
+		t.Fatalf("check %s --quick: %v", name, err)
+	}
+	res, err := Run(context.Background(), checked, testWriter{t})
 	if err != nil {
 		t.Fatalf("run %s --quick: %v", name, err)
 	}
 	checkFiles(t, dir, res)
 	return res, dir
+}
+
+// Run runs only what Check checked: a run made otherwise (its zero value) is refused before
+// anything is built.
+func TestRunRefusesAnUncheckedRun(t *testing.T) {
+	_, err := Run(context.Background(), CheckedRun{}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "Check") {
+		t.Fatalf("Run of a zero CheckedRun: %v, want a refusal naming Check", err)
+	}
 }
 
 type testWriter struct{ t *testing.T }
