@@ -64,11 +64,7 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 // unitWarnings says which of --rate and --target-rate's rates were given without a unit, as a
 // file's rate is warned about (config.File.Warnings): both read a bare number as bits per second.
 func (m *modelFlags) unitWarnings() []string {
-	var w []string
-	if rate := model.UnitlessRate("--rate", m.typed["rate"]); rate != "" {
-		w = append(w, rate)
-	}
-	return append(w, m.targetUnitless...)
+	return append(m.typed.unitlessRate(), m.targetUnitless...)
 }
 
 // parseTargetRates reads --target-rate's LEVEL=RATE,... and, from the same reading, warns of each

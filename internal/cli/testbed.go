@@ -43,8 +43,9 @@ removed by 'qjump testbed down', also what a crashed run left behind. Needs root
 // testbedFlags are the emulated cluster's parameters, shared by up and run.
 type testbedFlags struct {
 	cfg testbed.Config
-	// rateUnitless warns of a --rate given without a unit, as calc and up do (modelFlags).
-	rateUnitless string
+	// typed is --rate as the user typed it, for the warning of a rate without a unit, as the
+	// model's --rate is warned about (modelFlags).
+	typed typedTexts
 }
 
 func newTestbedFlags() *testbedFlags {
@@ -64,22 +65,21 @@ func (f *testbedFlags) register(fs *pflag.FlagSet) {
 		"host interfaces: realistic (4 TX queues, TSO/GSO/GRO on, pfifo_fast per queue at R) or simple (one FIFO at R, offloads off)")
 	fs.StringVar((*string)(&f.cfg.Classify), "classify", string(f.cfg.Classify), "what the switch reads the level from: dscp or pcp")
 	prefixFlag(fs, &f.cfg.Prefix)
+	f.typed.keep(fs, "rate")
 }
 
 // parseRate reads --rate and refuses, as it parses, a rate the testbed cannot emulate, so that
 // the value is named as the user typed it; a number without a unit is said to be bits per
 // second, whether it is refused (--rate 10) or taken (a warning). The testbed's bounds on R are
-// its own, known before any other flag is read, so pflag's refusal quotes the text and none is
-// kept (typedTexts is for refusals that wait for the other flags: the model's, advise's
-// --throughput).
+// its own, known before any other flag is read, so pflag's refusal quotes the text: only a rate
+// taken is kept in typed, for the warning.
 func (f *testbedFlags) parseRate(s string) (model.Rate, error) {
 	r, err := model.ParseRate(s)
 	if err != nil {
 		return 0, err
 	}
-	f.rateUnitless = model.UnitlessRate("--rate", s)
 	if r < testbed.MinRate || r > testbed.MaxRate {
-		if f.rateUnitless != "" {
+		if model.UnitlessRate("--rate", s) != "" {
 			return 0, fmt.Errorf("%s; a number without a unit is bits per second (%s), e.g. %sM for %s Mb/s",
 				testbed.RateAllowed, r, strings.TrimSpace(s), strings.TrimSpace(s))
 		}
@@ -89,12 +89,7 @@ func (f *testbedFlags) parseRate(s string) (model.Rate, error) {
 }
 
 // warnings are what the flags gave that is valid but suspicious: a rate without a unit.
-func (f *testbedFlags) warnings() []string {
-	if f.rateUnitless == "" {
-		return nil
-	}
-	return []string{f.rateUnitless}
-}
+func (f *testbedFlags) warnings() []string { return f.typed.unitlessRate() }
 
 func (f *testbedFlags) config() (testbed.Config, error) {
 	c := f.cfg

@@ -11,12 +11,12 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// typedTexts is some flags' values as the user typed them, by flag name, for a refusal that
-// comes once every flag is read: values refused together (--hosts with --rate), or one against
-// a bound another flag sets (advise's --throughput at the --rate's R). It quotes "5=10" and
-// "1e300", not the "5=10b/s" and "1e+300" the values print as. A value refused by a bound known
-// as the flag parses is refused there instead, and pflag quotes it as typed with nothing kept
-// (testbedFlags.parseRate, aboveZero).
+// typedTexts is some flags' values as the user typed them, by flag name, for what is said once
+// every flag is read: a refusal of values together (--hosts with --rate), or of one against a
+// bound another flag sets (advise's --throughput at the --rate's R), and the warning of a --rate
+// without a unit (unitlessRate). It quotes "5=10" and "1e300", not the "5=10b/s" and "1e+300"
+// the values print as. A value refused by a bound known as the flag parses is refused there
+// instead, and pflag quotes it as typed (testbedFlags.parseRate, aboveZero).
 type typedTexts map[string]string
 
 // keep makes each of the flags names of fs keep its text in t as it is set.
@@ -62,6 +62,15 @@ func (t typedTexts) input(in model.Input) model.Input {
 		in.Value = fmt.Sprintf("%d=%s", l, v)
 	}
 	return in
+}
+
+// unitlessRate is the warning of a --rate typed without a unit (model.UnitlessRate), if any:
+// one wording for the model's --rate and the testbed's.
+func (t typedTexts) unitlessRate() []string {
+	if w := model.UnitlessRate("--rate", t["rate"]); w != "" {
+		return []string{w}
+	}
+	return nil
 }
 
 // flagError is asFlagError with each value err refuses as the user typed it.
