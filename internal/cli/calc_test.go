@@ -96,6 +96,21 @@ func TestCalcDurationsInOneUnit(t *testing.T) {
 	}
 }
 
+// A --config file's autoclass is quoted as the file writes it, whether the file's mode or the
+// flags' refuses it: yes reads as true, and autoclass "true" names a word the file lacks.
+func TestCalcQuotesAutoclassAsWritten(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\nmode: shape\nautoclass: yes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const says = `: invalid autoclass "yes": autoclass demotes instead of dropping, so it needs mode police`
+	wantUsageError(t, []string{"calc", "--config", file}, file+says)
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\nautoclass: yes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantUsageError(t, []string{"calc", "--config", file, "--mode", "shape"}, file+says)
+}
+
 // Values refused together are named where each came from: the flags as flags, the --config
 // file's as its keys in a message that names the file.
 func TestCalcNamesTogetherWhereEachCameFrom(t *testing.T) {

@@ -38,6 +38,9 @@ type File struct {
 	// Agent is what `qjump agent` alone reads (interfaces, listen address, cgroups; package
 	// internal/agent checks it): up and reload skip it, so one cluster file serves every verb.
 	Agent yaml.Node `yaml:"agent,omitempty" json:"-"`
+	// autoclassText is autoclass as the file writes it (yes, on, true), which Parse keeps from
+	// the node tree for a refusal to quote; nil in a File that Parse did not read.
+	autoclassText *string
 }
 
 // Load reads the file at path and applies it over Default().
@@ -93,9 +96,9 @@ func (f File) refusable() map[string]keyValue {
 		"hosts": whole(f.Hosts), "rate": text(f.Rate), "packet": text(f.Packet), "epsilon": text(f.Epsilon),
 		"mesochronous": whole(f.Mesochronous), "factors": levels(f.Factors), "target-rate": levels(f.TargetRate),
 		"mode": text(f.Mode), "mark": text(f.Mark), "vlan-id": whole(f.VLANID), "default-level": whole(f.DefaultLevel),
-		// Validation refuses autoclass only when it is on, as "true": the file's yes or on reads
-		// as that, and the value stays as validation writes it.
-		"autoclass": {given: f.Autoclass != nil},
+		// Validation refuses autoclass only when it is on, as "true": the file may have said yes
+		// or on, and is quoted as it did.
+		"autoclass": {given: f.Autoclass != nil, text: f.autoclassText},
 	}
 }
 
@@ -165,6 +168,7 @@ func Parse(name string, data []byte) (File, error) {
 	if err := checkNodes(&doc); err != nil {
 		return File{}, err
 	}
+	f.autoclassText = scalarText(&doc, "autoclass")
 	return f, nil
 }
 

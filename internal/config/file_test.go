@@ -332,6 +332,23 @@ func TestNotYAMLSaysWhere(t *testing.T) {
 	}
 }
 
+// autoclass is quoted as the file writes it: yes, on and True all read as true, and a refusal
+// that said autoclass "true" would quote a word the file does not have.
+func TestAutoclassQuotedAsWritten(t *testing.T) {
+	for _, word := range []string{"yes", "on", "True", "true"} {
+		f, err := Parse("t", []byte("mode: shape\nautoclass: "+word+"\n"))
+		if err != nil {
+			t.Fatalf("autoclass: %s: %v", word, err)
+		}
+		d := Default()
+		err = f.Apply(&d)
+		want := `invalid autoclass "` + word + `": autoclass demotes instead of dropping, so it needs mode police`
+		if err == nil || err.Error() != want {
+			t.Errorf("autoclass: %s with mode: shape: %v, want %s", word, err, want)
+		}
+	}
+}
+
 // Every key of File that validation refuses by the flags' spelling of its field is one Gives
 // knows and Written quotes as the file writes it: a key added to File and not to its table
 // (File.refusable) would be blamed on the default, with the value as it reads.
@@ -340,7 +357,7 @@ func TestEveryKeyIsGivenAndWritten(t *testing.T) {
 	typ := reflect.TypeOf(File{})
 	for i := range typ.NumField() {
 		key, _, _ := strings.Cut(typ.Field(i).Tag.Get("yaml"), ",")
-		if ownKeys[key] {
+		if ownKeys[key] || !typ.Field(i).IsExported() { // unexported: what Parse keeps beside the keys
 			continue
 		}
 		field := strings.ReplaceAll(key, "_", "-") // the flags' spelling (keyOfFlag)
@@ -356,7 +373,7 @@ func TestEveryKeyIsGivenAndWritten(t *testing.T) {
 			case *int:
 				*p, want = 7, "7"
 			case *bool:
-				*p, in.Value, want = true, "true", "true" // validation writes a bool as the file reads it
+				*p, in.Value, want = true, "true", "true" // a File Parse did not read: as validation writes it
 			}
 		case reflect.Map:
 			v.Set(reflect.ValueOf(map[string]string{"05": "as written"}))

@@ -22,10 +22,7 @@ var (
 // checkNodes checks a parsed file's node tree: whole numbers written as such, and each level or
 // priority of a table given once.
 func checkNodes(doc *yaml.Node) error {
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil // empty, or not a mapping: decoding says what is wrong
-	}
-	top := doc.Content[0].Content
+	top := topLevel(doc)
 	for i := 0; i+1 < len(top); i += 2 {
 		key, value := top[i].Value, top[i+1]
 		switch {
@@ -37,6 +34,28 @@ func checkNodes(doc *yaml.Node) error {
 			if err := checkTable(key, value); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// topLevel is the keys and values of the file's top-level mapping, in turn; none when the file
+// is empty, or not a mapping (which decoding refuses, saying what is wrong).
+func topLevel(doc *yaml.Node) []*yaml.Node {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	return doc.Content[0].Content
+}
+
+// scalarText is the value the file gives key at the top level as written, nil where it gives
+// none or no scalar: yaml.v3 fills a bool from yes and on as from true, and loses the word.
+func scalarText(doc *yaml.Node, key string) *string {
+	top := topLevel(doc)
+	for i := 0; i+1 < len(top); i += 2 {
+		if top[i].Value == key && top[i+1].Kind == yaml.ScalarNode {
+			s := top[i+1].Value
+			return &s
 		}
 	}
 	return nil
