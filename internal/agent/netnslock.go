@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -77,6 +78,21 @@ type Running struct {
 	Devices  []string // the interfaces it runs QJump on
 }
 
+// Name names the agent by what another process learns of it, the one wording of the refusal of
+// a second agent (netnsHeld) and of qjump status: "qjump agent (pid 1234, state directory
+// /run/qjump-agent)". An agent in a pid namespace this process cannot see has no pid here
+// (SO_PEERCRED gives 0), and one of an earlier version does not say its directory.
+func (r Running) Name() string {
+	what := []string{"in another pid namespace"}
+	if r.Pid != 0 {
+		what = []string{fmt.Sprintf("pid %d", r.Pid)}
+	}
+	if r.StateDir != "" {
+		what = append(what, "state directory "+r.StateDir)
+	}
+	return "qjump agent (" + strings.Join(what, ", ") + ")"
+}
+
 // Find finds the qjump agent of this network namespace by the abstract unix socket it holds
 // (lockNetns): its pid as the kernel tells a process that connects (SO_PEERCRED), and what it
 // announces. Unlike Manages, it needs no state directory: an agent with any --state-dir is found.
@@ -115,9 +131,8 @@ func holder() (Running, uint32, error) {
 }
 
 // netnsHeld is the refusal of a second agent in a network namespace. It names the holder as the
-// kernel tells a process that connects to its socket (SO_PEERCRED): the pid in this process's pid
-// namespace, 0 when the holder is in one this process cannot see (a container's), and the uid;
-// and the state directory of an agent that says it.
+// kernel tells a process that connects to its socket (SO_PEERCRED), with its uid where that is
+// not root's, and an agent as status does (Running.Name).
 func netnsHeld() error {
 	const todo = "run one agent per network namespace: stop the other (its systemd unit, its DaemonSet's pod, " +
 		"or the process), or run this one in another network namespace"
@@ -132,14 +147,7 @@ func netnsHeld() error {
 			"namespace binds to be its only one: stop that process, or run the agent in another network namespace",
 			r.Pid, uid, netnsLockName)
 	}
-	who := "in another pid namespace: a container, or the host seen from one"
-	if r.Pid != 0 {
-		who = fmt.Sprintf("pid %d", r.Pid)
-	}
-	if r.StateDir != "" {
-		who += ", state directory " + r.StateDir
-	}
-	return fmt.Errorf("another qjump agent (%s) runs in this network namespace: %s", who, todo)
+	return fmt.Errorf("another %s runs in this network namespace: %s", r.Name(), todo)
 }
 
 // connCred is the credentials of the process at the other end of c, as the kernel recorded them

@@ -8,9 +8,30 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/agent"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
+
+// An agent is named by its pid and state directory where they are known, in one wording for the
+// refusal of a second agent and for qjump status: an agent in a pid namespace this process cannot
+// see has no pid here (SO_PEERCRED gives 0), and one of an earlier version does not say its
+// directory.
+func TestRunningName(t *testing.T) {
+	for _, c := range []struct {
+		r    agent.Running
+		want string
+	}{
+		{agent.Running{Pid: 42, StateDir: "/run/x"}, "qjump agent (pid 42, state directory /run/x)"},
+		{agent.Running{Pid: 42}, "qjump agent (pid 42)"},
+		{agent.Running{StateDir: "/run/x"}, "qjump agent (in another pid namespace, state directory /run/x)"},
+		{agent.Running{}, "qjump agent (in another pid namespace)"},
+	} {
+		if got := c.r.Name(); got != c.want {
+			t.Errorf("%+v.Name() = %q, want %q", c.r, got, c.want)
+		}
+	}
+}
 
 // TestOneAgentPerNetns: a second agent in a network namespace is refused whatever its
 // --state-dir, naming the first's pid and state directory and what to do, and changes nothing; once the first is

@@ -156,7 +156,7 @@ func printStatus(w io.Writer, st dataplane.Status, seen agentSight) error {
 	if r, ok := seen.of(st.Device); ok {
 		// An operator about to change the interface by hand should know: the agent puts back
 		// what is removed, and its file's configuration over a reload at its next resync.
-		fmt.Fprintf(w, "managed by %s\n", agentName(r))
+		fmt.Fprintf(w, "managed by the %s\n", r.Name())
 	}
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
 		model.DurationText(m.Epsilon), m.Mesochronous, model.DurationText(m.Epoch()))
@@ -269,29 +269,14 @@ func (s agentSight) of(dev string) (agent.Running, bool) {
 	return agent.Running{}, false
 }
 
-// agentName names an agent as status sees it: "the qjump agent (pid 1234, state directory
-// /run/qjump-agent)".
-func agentName(r agent.Running) string {
-	var what []string
-	if r.Pid != 0 {
-		what = append(what, fmt.Sprintf("pid %d", r.Pid))
-	} else {
-		what = append(what, "in another pid namespace")
-	}
-	if r.StateDir != "" {
-		what = append(what, "state directory "+r.StateDir)
-	}
-	return "the qjump agent (" + strings.Join(what, ", ") + ")"
-}
-
 // notAttachedAdvice is what to do about a device with QJump's state but no hook. `qjump down` is
 // the fix unless a qjump agent runs QJump on it: the agent puts the hook back within a second
 // (docs/deployment.md), and a down would be undone by it. When status sees that agent (agentSight)
 // it says so; otherwise the advice covers both cases.
 func notAttachedAdvice(dev string, seen agentSight) string {
 	if r, ok := seen.of(dev); ok {
-		return fmt.Sprintf("hook gone: %s runs QJump on %s and puts it back within a second "+
-			"(its log says why if it cannot); qjump down would not stick", agentName(r), dev)
+		return fmt.Sprintf("hook gone: the %s runs QJump on %s and puts it back within a second "+
+			"(its log says why if it cannot); qjump down would not stick", r.Name(), dev)
 	}
 	return "interface or hook gone, or an up killed before it finished: run qjump down, unless a qjump agent " +
 		"manages it, which puts it back within a second"
@@ -309,8 +294,8 @@ func treeGoneWarning(st dataplane.Status, seen agentSight) string {
 	what := fmt.Sprintf("%s's egress tree is gone: %s; its levels leave without strict priority and the cap at R=%s",
 		dev, st.TreeGone, st.Config.Model.Rate)
 	if r, ok := seen.of(dev); ok {
-		return fmt.Sprintf("%s. %s runs QJump on %s and builds it again within a second "+
-			"(its log says why if it cannot)", what, capitalize(agentName(r)), dev)
+		return fmt.Sprintf("%s. The %s runs QJump on %s and builds it again within a second "+
+			"(its log says why if it cannot)", what, r.Name(), dev)
 	}
 	return fmt.Sprintf("%s. qjump reload --dev %s builds it again with what runs, its counters kept (a qjump agent "+
 		"that manages it does so within a second), or qjump down --dev %s gives the device back", what, dev, dev)
@@ -323,12 +308,4 @@ func deviceWarnings(st dataplane.Status, mtu mtuOf, seen agentSight) []string {
 		w = append(w, g)
 	}
 	return append(w, statusWarnings(st, mtu)...)
-}
-
-// capitalize starts s, a sentence, with a capital letter.
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/qjump-net/qjump/internal/agent"
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
@@ -387,23 +386,5 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	}
 	if j := newStatusJSON([]dataplane.Status{st}, nil, mtu).Devices[0]; !j.EgressTree || len(j.Warnings) != 0 {
 		t.Errorf("a whole tree: egress_tree %v, warnings %q; want true and none", j.EgressTree, j.Warnings)
-	}
-}
-
-// An agent is named by its pid and state directory where status knows them: an agent in a pid
-// namespace status cannot see has no pid for it (SO_PEERCRED gives 0), and one of an earlier
-// version does not say its directory.
-func TestAgentName(t *testing.T) {
-	for _, c := range []struct {
-		r    agent.Running
-		want string
-	}{
-		{agent.Running{Pid: 42, StateDir: "/run/x"}, "the qjump agent (pid 42, state directory /run/x)"},
-		{agent.Running{Pid: 42}, "the qjump agent (pid 42)"},
-		{agent.Running{StateDir: "/run/x"}, "the qjump agent (in another pid namespace, state directory /run/x)"},
-	} {
-		if got := agentName(c.r); got != c.want {
-			t.Errorf("agentName(%+v) = %q, want %q", c.r, got, c.want)
-		}
 	}
 }
