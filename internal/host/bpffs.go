@@ -147,9 +147,7 @@ func findHostBPFFS(self, host string, ancestors []int, nsOf func(pid int) string
 	}
 	switch {
 	case host == "":
-		return "", fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (neither "+
-			"/proc/1/ns/mnt nor kthreadd's can be read), so none is mounted, where it might hide the host's pins: on the "+
-			"host run: %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, mountCommand, BPFFSEnv)
+		return "", hostUnknownError()
 	case self == host:
 		return "", ErrBPFFSUnmounted
 	}
@@ -161,6 +159,22 @@ func findHostBPFFS(self, host string, ancestors []int, nsOf func(pid int) string
 	return "", fmt.Errorf("%w in the host mount namespace, and this one is private (e.g. under ip netns exec) with no "+
 		"ancestor in the host's to mount one through: on the host run: %s", ErrNoBPFFS, mountCommand)
 }
+
+// hostUnknownError is findHostBPFFS's refusal where the host's mount namespace cannot be told.
+// Root reads PID 1's or kthreadd's; a user who is not cannot, and is told that is the cause.
+func hostUnknownError() error {
+	err := fmt.Errorf("%w at %s, and whether this mount namespace is the host's cannot be told (neither "+
+		"/proc/1/ns/mnt nor kthreadd's can be read), so none is mounted, where it might hide the host's pins: on the "+
+		"host run: %s, or set %s to the host's bpffs", ErrNoBPFFS, DefaultBPFFS, mountCommand, BPFFSEnv)
+	if uid := euid(); uid != 0 {
+		return fmt.Errorf("%w; run qjump as root (this is uid %d)", err, uid)
+	}
+	return err
+}
+
+// euid is the effective uid of this process: a test's seam, to see what a user who is not root
+// is told without being one.
+var euid = os.Geteuid
 
 // hostNamespace is the host's mount namespace: PID 1's, or where an init hides its own even from
 // root (this project's VMs'), kthreadd's, a kernel thread in the initial mount namespace (PID 2,

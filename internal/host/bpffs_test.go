@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,26 @@ func TestFindHostBPFFS(t *testing.T) {
 		case c.wantErr == ErrNoBPFFS && (errors.Is(err, ErrBPFFSUnmounted) || errors.Is(err, ErrHostBPFFSUnmounted)):
 			t.Errorf("%s: would mount a bpffs where it may not be the host's", c.name)
 		}
+	}
+}
+
+// Where the host's mount namespace cannot be told, the usual cause is a user who is not root,
+// who cannot read PID 1's or kthreadd's: that user is told to run qjump as root, and root is not.
+func TestHostUnknownSaysRunAsRoot(t *testing.T) {
+	find := func() error {
+		_, err := findHostBPFFS("b", "", []int{1}, func(int) string { return "" }, func(string) bool { return false })
+		return err
+	}
+	const advice = "; run qjump as root (this is uid 1000)"
+	// By hand: testutil.Set's package imports this one.
+	defer func(was func() int) { euid = was }(euid)
+	euid = func() int { return 1000 }
+	if err := find(); !errors.Is(err, ErrNoBPFFS) || !strings.HasSuffix(err.Error(), advice) {
+		t.Errorf("as uid 1000: %v; want ErrNoBPFFS ending %q", err, advice)
+	}
+	euid = func() int { return 0 }
+	if err := find(); !errors.Is(err, ErrNoBPFFS) || strings.Contains(err.Error(), "as root") {
+		t.Errorf("as root: %v; want ErrNoBPFFS without advice to run as root", err)
 	}
 }
 
