@@ -20,8 +20,11 @@ all: build
 
 # No rule for $(PRELOAD_SO): go:embed uses the committed copy (a file rule would re-run clang in a
 # fresh clone, whose checkout order makes the .so look older than its source, and overwrite it).
+# -buildvcs=auto: the commit qjump version names is stamped by go build, and a machine's GOFLAGS may
+# turn that off (these VMs' go env has -buildvcs=false); auto stamps in a git checkout and builds
+# without a stamp elsewhere.
 build:
-	$(GO) build -o $(BIN) ./cmd/qjump
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/qjump
 
 preload:
 	$(call preload_cc,$(PRELOAD_SO))

@@ -1,11 +1,10 @@
 package agent
 
 import (
-	"runtime"
-	"runtime/debug"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 // metrics are what the agent itself counts; the dataplane's own numbers come from
@@ -67,22 +66,18 @@ func newMetrics(dp prometheus.Collector) *metrics {
 }
 
 // buildInfo is qjump_agent_build_info{version, revision, goversion} 1, the usual way of telling
-// which binary runs on which host.
+// which binary runs on which host: what qjump version prints.
 func buildInfo() prometheus.Collector {
-	version, revision := "(devel)", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				revision = s.Value
-			}
-		}
+	v := version.Get()
+	revision := v.Revision
+	if revision == "" {
+		revision = "unknown"
+	} else if v.Modified {
+		revision += "+modified"
 	}
 	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "qjump_agent_build_info",
 		Help:        "The qjump binary the agent runs: always 1.",
-		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "goversion": runtime.Version()}})
+		ConstLabels: prometheus.Labels{"version": v.Version, "revision": revision, "goversion": v.Go}})
 	g.Set(1)
 	return g
 }

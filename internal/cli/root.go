@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 // Exit statuses: 2 for anything the user can fix by changing the command line or config, 1 for a
@@ -94,6 +95,10 @@ higher level jump the queues that lower levels build (Grosvenor et al., NSDI 201
 	root.AddCommand(newTwoPCCommand(), newBarrierCommand(nil), newPTPCommand(nil))
 	root.AddCommand(newSimCommand())
 	root.AddCommand(newAdviseCommand(nil))
+	root.AddCommand(newVersionCommand(nil))
+	// --version prints what qjump version does.
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.DisableSuggestions = true // unknownVerb suggests, in one line
 	refuseRepeatedFlags(root)
 	return root

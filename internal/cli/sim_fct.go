@@ -15,6 +15,7 @@ import (
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/sim/tcp"
 	"github.com/qjump-net/qjump/internal/sim/workload"
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 type simFCTOptions struct {
@@ -154,7 +155,7 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	}
 	points := []*experiment.FCTResult{res}
 	doc := experiment.NewFCTDocument(results.Header{
-		Experiment: experiment.ExperimentFCT, Started: start, DurationS: time.Since(start).Seconds(),
+		Experiment: experiment.ExperimentFCT, Started: start, DurationS: time.Since(start).Seconds(), Build: version.Get(),
 		Title: fmt.Sprintf("Flow completion times: %s, %s at load %g", scheme, cdf.Name, opts.load),
 	}, experiment.Fig9Config{Workloads: []string{cdf.Name}, Loads: []float64{opts.load}, Schemes: []experiment.Scheme{scheme},
 		Flows: map[string]int{cdf.Name: opts.flows}, Seed: opts.seed, Fabric: fab, Steady: opts.steady}, points)

@@ -14,6 +14,7 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/experiment"
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 type simRunOptions struct {
@@ -193,7 +194,7 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 		return keptError(ctx, 0, res.Planned, out)
 	}
 	h := results.Header{
-		Experiment: experiment.ExperimentFig9, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(),
+		Experiment: experiment.ExperimentFig9, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(), Build: version.Get(),
 		Title: "Fig. 9: flow completion times of TCP, DCTCP, pFabric and QJump on the 144-host fabric",
 	}
 	if res.Interrupted() {
@@ -275,7 +276,7 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 		return keptError(ctx, 0, planned, out)
 	}
 	hd := results.Header{
-		Experiment: experiment.ExperimentFanIn, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(),
+		Experiment: experiment.ExperimentFanIn, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(), Build: version.Get(),
 		Title: "Fig. 11 at scale: level-7 latency under fan-in against the model's bound",
 	}
 	if kept < planned {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 // Header opens a results document: which run this is.
@@ -23,6 +25,9 @@ type Header struct {
 	Quick      bool      `json:"quick"`
 	Started    time.Time `json:"started"`
 	DurationS  float64   `json:"duration_s"`
+	// Build is the qjump that made the run (version.Get): the commit its figures come from.
+	// Absent from runs made before it was recorded.
+	Build version.Info `json:"build,omitzero"`
 	// Interrupted, set on a run stopped before it finished (Ctrl-C), says so and what was kept,
 	// e.g. "interrupted (interrupt signal received) after 5 of 24 points; the other 19 were not
 	// run": the figures are those of the points kept, not of the whole experiment.

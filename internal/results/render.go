@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 // View is a results document as the table and summary.md show it: the generic parts, and the
@@ -172,12 +174,22 @@ func (v View) Table(w io.Writer) error {
 	return nil
 }
 
+// buildText names the qjump that made a run, after its duration; nothing for a run made before
+// that was recorded.
+func buildText(b version.Info) string {
+	if b == (version.Info{}) {
+		return ""
+	}
+	return ", qjump " + b.Commit()
+}
+
 // Markdown is summary.md: the table in Markdown, the arms, the targets, and the plots.
 func (v View) Markdown() string {
 	var b strings.Builder
 	h := v.Header
 	fmt.Fprintf(&b, "# %s\n\n%s.\n\n", h.Title, v.Headline)
-	fmt.Fprintf(&b, "Started %s, took %.0f s%s. %s\n\n", h.Started.Format("2006-01-02 15:04 MST"), h.DurationS, quickText(h.Quick), v.Method)
+	fmt.Fprintf(&b, "Started %s, took %.0f s%s%s. %s\n\n", h.Started.Format("2006-01-02 15:04 MST"), h.DurationS,
+		quickText(h.Quick), buildText(h.Build), v.Method)
 	if h.Interrupted != "" {
 		fmt.Fprintf(&b, "**%s: %s.**\n\n", interruptedTitle, h.Interrupted)
 	}

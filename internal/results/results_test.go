@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 // rowsOf makes one delivered row per latency (µs) and lost rows, of arm a.
@@ -331,6 +333,23 @@ func TestMarkdown(t *testing.T) {
 	noPlots.Outcome.Files = []string{"results.json", "flows.csv"}
 	if got := noPlots.Markdown(); strings.Contains(got, "## Plots") {
 		t.Errorf("summary.md of a run without plots has a Plots section:\n%s", got)
+	}
+}
+
+// A run names the qjump that made it, in results.json and after its duration in summary.md; a
+// file from before that was recorded has no "build" and says nothing of it (TestMarkdown).
+func TestBuildIsNamed(t *testing.T) {
+	v := testView()
+	v.Header.Build = version.Info{Version: "(devel)", Revision: "a39ba439d93762acb81cd21cc493eecdacc15eab", Modified: true, Go: "go1.26.8"}
+	if got, want := v.Markdown(), "took 12 s (--quick), qjump a39ba439d937+modified. QJump: on."; !strings.Contains(got, want) {
+		t.Errorf("summary.md with a build does not say %q:\n%s", want, got)
+	}
+	with, _ := json.Marshal(v.Header)
+	if want := `"build":{"version":"(devel)","revision":"a39ba439d93762acb81cd21cc493eecdacc15eab","modified":true,"go":"go1.26.8"}`; !bytes.Contains(with, []byte(want)) {
+		t.Errorf("results.json header %s does not have %s", with, want)
+	}
+	if without, _ := json.Marshal(testView().Header); bytes.Contains(without, []byte(`"build"`)) {
+		t.Errorf("results.json header of a run without a build has one: %s", without)
 	}
 }
 

@@ -33,7 +33,8 @@ func QjumpBinary(t testing.TB) string {
 			return
 		}
 		binaryPath = filepath.Join(dir, "qjump")
-		out, err := exec.Command("go", "build", "-o", binaryPath, "github.com/qjump-net/qjump/cmd/qjump").CombinedOutput()
+		// -buildvcs=auto as the Makefile builds it, so that qjump version names the commit.
+		out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binaryPath, "github.com/qjump-net/qjump/cmd/qjump").CombinedOutput()
 		if err != nil {
 			binaryErr = fmt.Errorf("build qjump: %v: %s", err, out)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
+	"github.com/qjump-net/qjump/internal/version"
 )
 
 // Env is what an experiment's arms work with: the testbed, the options, the results and rows
@@ -36,7 +37,7 @@ func hostPacket(c testbed.Config) model.Bytes {
 
 func newEnv(e experiment, o Options) *Env {
 	env := &Env{opts: o, port: 5201}
-	env.res = &Results{Header: results.Header{Experiment: e.name, Title: e.title, Quick: o.Quick, Started: time.Now().UTC()},
+	env.res = &Results{Header: results.Header{Experiment: e.name, Title: e.title, Quick: o.Quick, Started: time.Now().UTC(), Build: version.Get()},
 		Testbed: o.Testbed, BulkCC: o.BulkCC}
 	env.setEpsilon(o.Epsilon)
 	return env

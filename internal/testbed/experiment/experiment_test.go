@@ -22,7 +22,7 @@ import (
 
 // The fields docs/testbed.md promises in results.json.
 var (
-	resultFields = []string{"experiment", "title", "quick", "started", "duration_s", "testbed", "bulk_cc",
+	resultFields = []string{"experiment", "title", "quick", "started", "duration_s", "build", "testbed", "bulk_cc",
 		"model", "qjump", "arms", "series", "targets", "files"}
 	modelFields  = []string{"hosts", "rate_bps", "packet_bytes", "epsilon_ns", "mesochronous", "epoch_ns", "max_frame_time_ns"}
 	seriesFields = []string{"arm", "tool", "metric", "samples", "lost", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us"}

@@ -1,0 +1,86 @@
+// Package version says which qjump this is: the module's version and the commit it was built
+// from, as the Go toolchain stamps them into a binary built in a git checkout (go build's
+// -buildvcs, on by default), so no linker flags and no release step are needed. An operator asks
+// a node which qjump runs there (qjump version, the agent's build_info metric), and a results file
+// says which simulator or testbed produced its figures.
+package version
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Info is what a binary knows of its own build. Revision is empty where nothing was stamped: go
+// run, go test, or a tree outside git.
+type Info struct {
+	Version  string `json:"version"`            // the module's version, "(devel)" for a checkout
+	Revision string `json:"revision,omitempty"` // the commit (git's full hash)
+	Time     string `json:"time,omitempty"`     // the commit's time, RFC 3339
+	Modified bool   `json:"modified,omitempty"` // the checkout had changes not committed
+	Go       string `json:"go"`                 // the toolchain that built it
+}
+
+// Get is this binary's Info.
+func Get() Info {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Info{Version: "(devel)", Go: runtime.Version()}
+	}
+	return fromBuildInfo(bi)
+}
+
+// fromBuildInfo reads Info from what the toolchain stamped.
+func fromBuildInfo(bi *debug.BuildInfo) Info {
+	i := Info{Version: bi.Main.Version, Go: bi.GoVersion}
+	if i.Version == "" {
+		i.Version = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			i.Revision = s.Value
+		case "vcs.time":
+			i.Time = s.Value
+		case "vcs.modified":
+			i.Modified = s.Value == "true"
+		}
+	}
+	return i
+}
+
+// Commit is the commit in git's short form, "+modified" when the checkout had changes, and
+// "unknown" where none was stamped.
+func (i Info) Commit() string {
+	if i.Revision == "" {
+		return "unknown"
+	}
+	c := i.Revision[:min(12, len(i.Revision))]
+	if i.Modified {
+		c += "+modified"
+	}
+	return c
+}
+
+// String is the one line qjump version prints: "qjump v0.0.0-20261128202336-a39ba439d937 (commit
+// a39ba439d937 of 2026-11-28T20:23:36Z), go1.26.8". Go 1.24 and later put the commit in a
+// checkout's version too (a pseudo-version, "+dirty" with changes); the commit is said again for
+// builds that stamp no version, and for people.
+func (i Info) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "qjump %s (commit ", i.Version)
+	if i.Revision == "" {
+		b.WriteString("unknown")
+	} else {
+		b.WriteString(i.Revision[:min(12, len(i.Revision))])
+	}
+	if i.Time != "" {
+		fmt.Fprintf(&b, " of %s", i.Time)
+	}
+	if i.Modified {
+		b.WriteString(", changes not committed")
+	}
+	fmt.Fprintf(&b, "), %s", i.Go)
+	return b.String()
+}
