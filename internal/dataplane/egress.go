@@ -38,7 +38,7 @@ func takeOver(p paths, ifindex int, before tctree.Tree, plan egressPlan, rec *re
 	if err := saveTree(p, before); err != nil {
 		return err
 	}
-	rec.Egress = true
+	rec.Egress, rec.Leaves = true, plan.leafKinds()
 	if err := writeRecord(p, *rec); err != nil {
 		return err
 	}

@@ -17,20 +17,26 @@ import (
 // and counts, but level traffic no longer meets strict priority or the cap at R. The hook check
 // (attached) cannot see that, so this one looks at what up built: the root qdisc is QJump's HTB
 // (514a:), it has the root class and one class per level, and below each level's class is its
-// leaf qdisc (5140: to 5147:; one deleted by hand leaves the kernel's default FIFO there, without
-// the level's shaper or segmenter). It is a separate check, not part of attached: the hook is
-// still there and runs (status says so, and a replacing up puts back the configuration it took
-// down if the new one fails), and what to do differs.
+// leaf qdisc (5140: to 5147:) of the kind up or the last reload built there, as the record says
+// (record.Leaves). A leaf deleted by hand leaves the kernel's default FIFO there, and one deleted
+// and added again as another kind keeps the handle: either way the level has lost its shaper or
+// segmenter. It is a separate check, not part of attached: the hook is still there and runs
+// (status says so, and a replacing up puts back the configuration it took down if the new one
+// fails), and what to do differs.
 //
-// Two netlink requests, neither a dump of every device's qdiscs: the device's root qdisc (a get,
-// not a dump) and the classes of QJump's HTB (the kernel dumps those of one device and one qdisc;
-// HTB says the handle of each leaf class's qdisc in the dump, so the leaves cost nothing more).
+// Three netlink requests: the device's root qdisc (a get, not a dump), the classes of QJump's HTB
+// (the kernel dumps those of one device and one qdisc; HTB says the handle of each leaf class's
+// qdisc in the dump), and, the tree being whole so far, the qdiscs, for the leaves' kinds. That is
+// a dump of every device's qdiscs in the namespace (the kernel does not filter it by device):
+// eight gets of the leaves cost more, 250 µs a check against 105 µs (BenchmarkPresent's tree-µs,
+// 60 µs without the kinds), each request opening its own socket.
 //
 // A reload replaces a leaf of another kind by deleting it and adding the new one, under the state
-// lock; a reader without the lock (status, the agent's check every second, its metrics) could
-// fall between the two and see a leaf gone that nobody removed, and the agent would then build
-// the tree again for nothing. Such readers use treeGoneSettled, which looks again holding the
-// lock before it says the tree is gone.
+// lock, and writes the record with the new leaves' kinds after the tree; a reader without the
+// lock (status, the agent's check every second, its metrics) could fall between the two and see
+// a leaf gone, or of a kind its record does not say, that nobody changed by hand, and the agent
+// would then build the tree again for nothing. Such readers use treeGoneSettled, which looks
+// again holding the lock, record and tree, before it says the tree is gone.
 
 // ErrTreeGone means the egress tree up built is no longer on the device (deleted or replaced by
 // hand) while QJump's state and hook are: up without Replace refuses with it. A reload, or up
@@ -66,18 +72,16 @@ func treeGoneAt(rec record) (string, *qdiscHead) {
 		}
 		return fmt.Sprintf("the root qdisc is %s, not QJump's htb %x: (deleted or replaced by hand)", what, htbMajor), &root
 	}
-	return classesGone(rec.Ifindex), &root
+	return classesGone(rec.Ifindex, rec.Leaves), &root
 }
 
-// classesGone says which of the classes and leaves of QJump's HTB, the device's root, are gone: ""
-// when none is.
-func classesGone(ifindex int) string {
+// classesGone says which of the classes and leaves of QJump's HTB, the device's root, are gone
+// or, for the leaves whose kinds are known (kinds, from the record), of another kind: "" when none
+// is.
+func classesGone(ifindex int, kinds []leafKind) string {
 	leaves, err := htbClasses(ifindex)
-	if errors.Is(err, unix.ENODEV) {
-		return ""
-	}
 	if err != nil {
-		return fmt.Sprintf("the classes of its htb %x: could not be read (%v)", htbMajor, err)
+		return unread(fmt.Sprintf("the classes of its htb %x:", htbMajor), err)
 	}
 	var missing []string
 	if _, ok := leaves[htbRootClass()]; !ok {
@@ -95,7 +99,38 @@ func classesGone(ifindex int) string {
 	if len(missing) > 0 {
 		return fmt.Sprintf("QJump's htb %x: has lost its %s (deleted by hand)", htbMajor, strings.Join(missing, ", "))
 	}
-	return ""
+	return leavesReplaced(ifindex, kinds)
+}
+
+// leavesReplaced says which of the levels' leaf qdiscs, each at its handle (classesGone looked),
+// is not of the kind the record says up or reload built there: one deleted by hand and another
+// kind added with the same handle (the kernel changes no qdisc into another kind in place). ""
+// when all are, and for a record that does not say (an earlier version's).
+func leavesReplaced(ifindex int, kinds []leafKind) string {
+	if len(kinds) != model.NumLevels {
+		return ""
+	}
+	found, err := leafQdiscs(ifindex)
+	if err != nil {
+		return unread(fmt.Sprintf("the leaf qdiscs of its htb %x:", htbMajor), err)
+	}
+	var replaced []string
+	for l := model.NumLevels - 1; l >= 0; l-- {
+		if got, want := found[leafHandle(l)], kinds[l].qdisc(); got != want {
+			replaced = append(replaced, fmt.Sprintf("level %d's leaf qdisc %x: is a %s put there by hand, not QJump's %s (%s)",
+				l, leafHandle(l)>>16, got, kinds[l], want))
+		}
+	}
+	return strings.Join(replaced, ", ")
+}
+
+// unread is what the check says of what it failed to read: nothing for a device that is gone (the
+// hook's check reports that), else that it could not be read.
+func unread(what string, err error) string {
+	if errors.Is(err, unix.ENODEV) {
+		return ""
+	}
+	return fmt.Sprintf("%s could not be read (%v)", what, err)
 }
 
 // treeGoneSettled is treeGone for a reader that does not hold the state lock. The look without the
@@ -142,9 +177,38 @@ func rootQdisc(ifindex int) (qdiscHead, error) {
 	if len(msgs) != 1 {
 		return qdiscHead{}, fmt.Errorf("%d answers to a get of the root qdisc", len(msgs))
 	}
-	tc := nl.DeserializeTcMsg(msgs[0])
+	return qdiscHeadOf(msgs[0])
+}
+
+// leafQdiscs gives the kind of each qdisc whose parent is a class of QJump's HTB on the device, by
+// handle. The kernel dumps the qdiscs of every device in the namespace (it does not filter by the
+// request's device); those of others are left out here.
+func leafQdiscs(ifindex int) (map[uint32]string, error) {
+	req := nl.NewNetlinkRequest(unix.RTM_GETQDISC, unix.NLM_F_DUMP)
+	req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(ifindex)})
+	msgs, err := req.Execute(unix.NETLINK_ROUTE, unix.RTM_NEWQDISC)
+	if err != nil {
+		return nil, err
+	}
+	kinds := map[uint32]string{}
+	for _, m := range msgs {
+		if tc := nl.DeserializeTcMsg(m); int(tc.Ifindex) != ifindex || tc.Parent>>16 != htbMajor {
+			continue
+		}
+		q, err := qdiscHeadOf(m)
+		if err != nil {
+			return nil, err
+		}
+		kinds[q.handle] = q.kind
+	}
+	return kinds, nil
+}
+
+// qdiscHeadOf reads the handle and kind of the qdisc in a RTM_NEWQDISC message.
+func qdiscHeadOf(msg []byte) (qdiscHead, error) {
+	tc := nl.DeserializeTcMsg(msg)
 	q := qdiscHead{handle: tc.Handle}
-	attrs, err := nl.ParseRouteAttr(msgs[0][tc.Len():])
+	attrs, err := nl.ParseRouteAttr(msg[tc.Len():])
 	if err != nil {
 		return q, err
 	}

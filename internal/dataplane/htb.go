@@ -67,6 +67,14 @@ const (
 	leafFIFO      leafKind = "fifo"      // pfifo: the device segments at its own speed
 )
 
+// qdisc is the kind of qdisc that the kernel names a leaf of kind k.
+func (k leafKind) qdisc() string {
+	if k == leafFIFO {
+		return "pfifo"
+	}
+	return "tbf"
+}
+
 type leafPlan struct {
 	Kind    leafKind
 	Rate    uint64 // TBF: bytes/s
@@ -185,6 +193,15 @@ func (p egressPlan) leafQdisc(l int) tcObject {
 		return pfifo(leafHandle(l), leafParent(l), lp.Limit)
 	}
 	return tbf(leafHandle(l), leafParent(l), lp.Rate, lp.MaxSize, lp.Peak, p.Frame, lp.Limit)
+}
+
+// leafKinds is the kind of each level's leaf, by level, as the record keeps it.
+func (p egressPlan) leafKinds() []leafKind {
+	kinds := make([]leafKind, model.NumLevels)
+	for l, lp := range p.Levels {
+		kinds[l] = lp.Kind
+	}
+	return kinds
 }
 
 // defaultFilter classifies what the program did not (nothing it runs on escapes it, but a packet

@@ -103,3 +103,59 @@ func TestReloadOverAGoneTreeRollsBack(t *testing.T) {
 			d.Generation, d.Attached, d.EgressTree, d.EgressTreeGone)
 	}
 }
+
+// TestLeafOfAnotherKindIsAGoneTree: a level's leaf qdisc deleted by hand and another kind added in
+// its place with the same handle passed the tree check, which compared the leaf's handle alone:
+// the level had lost its shaper or segmenter while status called the tree whole, and neither the
+// agent nor a reload would build it again. (The kernel changes no qdisc into another kind, so
+// `tc qdisc replace` at the same handle is refused: by hand it is a delete and an add, as a reload
+// does it.) The check now compares each leaf's kind with what up built there: status says what is
+// there instead, up refuses, and a reload builds the tree again whole.
+func TestLeafOfAnotherKindIsAGoneTree(t *testing.T) {
+	cases := []struct {
+		name   string
+		up     []string
+		parent string   // the level's class
+		add    []string // what is added in the leaf's place, at its handle
+		says   string
+	}{
+		{name: "a shaper replaced by a pfifo", parent: "514a:17", add: []string{"handle", "5147:", "pfifo", "limit", "10"},
+			up:   []string{"--mode", "shape", "--hosts", "10", "--rate", "24M", "--packet", "1500B", "--factors", "7=5,5=10,0=unlimited"},
+			says: "level 7's leaf qdisc 5147: is a pfifo put there by hand, not QJump's shaper (tbf)"},
+		{name: "a segmenter replaced by a pfifo", parent: "514a:10", add: []string{"handle", "5140:", "pfifo", "limit", "10"},
+			up:   upArgs()[3:],
+			says: "level 0's leaf qdisc 5140: is a pfifo put there by hand, not QJump's segmenter (tbf)"},
+		// R above the veth's 10 Gb/s: the root runs at the device's speed, the leaves are FIFOs.
+		{name: "a fifo replaced by a bfifo", parent: "514a:15", add: []string{"handle", "5145:", "bfifo", "limit", "10000"},
+			up:   []string{"--hosts", "10", "--rate", "20G", "--packet", "1500B", "--factors", "7=1,5=1,0=unlimited"},
+			says: "level 5's leaf qdisc 5145: is a bfifo put there by hand, not QJump's fifo (pfifo)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHosts(t)
+			h.mustQjump(t, h.a, append([]string{"up", "--dev", "eth0"}, c.up...)...)
+			built := egressOf(t, h.a)
+			h.tc(t, h.a, "qdisc", "del", "dev", "eth0", "parent", c.parent)
+			h.tc(t, h.a, append([]string{"qdisc", "add", "dev", "eth0", "parent", c.parent}, c.add...)...)
+			d := h.status(t, h.a).Devices[0]
+			if !d.Attached || d.EgressTree || !strings.Contains(d.EgressTreeGone, c.says) {
+				t.Fatalf("with a leaf of another kind at its handle: attached %v, egress_tree %v (%q); want attached, the tree gone, saying %q",
+					d.Attached, d.EgressTree, d.EgressTreeGone, c.says)
+			}
+			if _, errOut, code := h.qjump(t, h.a, append([]string{"up", "--dev", "eth0"}, c.up...)...); code != 1 ||
+				!strings.Contains(errOut, "egress tree is gone") {
+				t.Errorf("up without --replace: exit %d: %s; want 1, saying the egress tree is gone", code, errOut)
+			}
+			if _, errOut, code := h.qjump(t, h.a, "reload", "--dev", "eth0"); code != 0 || !strings.Contains(errOut, c.says) ||
+				!strings.Contains(errOut, "built again") {
+				t.Errorf("reload: exit %d: %s; want 0, saying what was there and that the tree is built again", code, errOut)
+			}
+			if d := h.status(t, h.a).Devices[0]; !d.EgressTree || d.Generation != 2 {
+				t.Errorf("after the reload: egress tree %v (%q), generation %d; want whole, 2", d.EgressTree, d.EgressTreeGone, d.Generation)
+			}
+			if after := egressOf(t, h.a); !tctree.Equal(built, after) {
+				t.Errorf("the tree after the reload is not the one up built:\n%s", tctree.Diff(built, after))
+			}
+		})
+	}
+}

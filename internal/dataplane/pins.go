@@ -112,6 +112,11 @@ type record struct {
 	// that a reload that changes the epoch solves them again. Absent in records of versions
 	// before it: their factors stay as they are.
 	TargetRates map[model.Level]model.Rate `json:"target_rates,omitempty"`
+	// Leaves are the kinds of the levels' leaf qdiscs (by level) in the egress tree that up or the
+	// last reload built, for the tree check: a leaf deleted by hand and another kind added with
+	// its handle has the level's handle but not its shaper or segmenter. Absent in records of
+	// versions before it, whose leaves are checked by handle alone.
+	Leaves []leafKind `json:"leaves,omitempty"`
 }
 
 const recordSize = 8192

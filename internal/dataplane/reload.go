@@ -74,13 +74,21 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 	if err != nil {
 		return "", NoDevice(device)
 	}
-	dev := egressDeviceOf(link)
 	next, err := newRecord(rec.Device, rec.Ifindex, d)
 	if err != nil {
 		return "", err
 	}
 	next.Attach, next.ClsactCreated, next.Egress, next.HTB = rec.Attach, rec.ClsactCreated, rec.Egress, rec.HTB
 	next.Generation = rec.Generation + 1
+	// Both trees are planned before anything changes, and the record keeps what the new one's
+	// leaves are for the tree check.
+	var from, to egressPlan
+	if rec.Egress {
+		if from, to, err = planBoth(old, d, egressDeviceOf(link)); err != nil {
+			return "", err
+		}
+		next.Leaves = to.leafKinds()
+	}
 	maps, err := pinnedMaps(p)
 	if err != nil {
 		return "", err
@@ -105,19 +113,15 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 	if gone, root := treeGoneAt(rec); gone != "" {
 		// A change of what is there would meet classes or leaves that are not, and so would its
 		// rollback: the tree is built whole instead, over the root just read.
-		return gone, rebuildTree(rec.Ifindex, root, old, d, dev, install)
+		return gone, rebuildTree(rec.Ifindex, root, from, to, install)
 	}
-	return "", changeTree(rec.Ifindex, old, d, dev, install)
+	return "", changeTree(rec.Ifindex, from, to, install)
 }
 
-// changeTree moves the device's tree from configuration old to d, runs then (installing d), and
-// puts old's tree back if either fails.
-func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then func() error) error {
-	from, to, err := planBoth(old, d, dev)
-	if err != nil {
-		return err
-	}
-	err = to.apply(ifindex, &from)
+// changeTree moves the device's tree from plan from (the configuration that runs) to plan to, runs
+// then (installing to's configuration), and puts from's tree back if either fails.
+func changeTree(ifindex int, from, to egressPlan, then func() error) error {
+	err := to.apply(ifindex, &from)
 	if err == nil {
 		err = then()
 	}
@@ -130,17 +134,13 @@ func changeTree(ifindex int, old, d config.Dataplane, dev egressDevice, then fun
 	return nil
 }
 
-// rebuildTree builds d's tree whole on the device in place of what is left of QJump's (deleted or
-// replaced by hand) over root, the device's root qdisc (nil: not read), runs then (installing d),
-// and builds old's tree whole if either fails: the device is left with QJump's tree of the
-// configuration that runs, never without one, unless building that one fails too (the error says
-// so). The root is read again for that: the failed build may have changed it.
-func rebuildTree(ifindex int, root *qdiscHead, old, d config.Dataplane, dev egressDevice, then func() error) error {
-	from, to, err := planBoth(old, d, dev)
-	if err != nil {
-		return err
-	}
-	err = to.rebuild(ifindex, root)
+// rebuildTree builds to's tree whole on the device in place of what is left of QJump's (deleted or
+// replaced by hand) over root, the device's root qdisc (nil: not read), runs then (installing to's
+// configuration), and builds from's tree whole if either fails: the device is left with QJump's
+// tree of the configuration that runs, never without one, unless building that one fails too (the
+// error says so). The root is read again for that: the failed build may have changed it.
+func rebuildTree(ifindex int, root *qdiscHead, from, to egressPlan, then func() error) error {
+	err := to.rebuild(ifindex, root)
 	if err == nil {
 		err = then()
 	}
