@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -80,7 +81,7 @@ func TestStateDirLockIsOnTheFileAtThePath(t *testing.T) {
 		}
 		defer lock.Close()
 		beforeStateFlock = old
-		if holder, ok := lockHolder(lockFile(dir)); !ok || holder != os.Getpid() {
+		if holder, ok := host.LockHolder(lockFile(dir)); !ok || holder != os.Getpid() {
 			t.Errorf("the holder of the file at the path: %d, %v; want this process (%d): the lock is on a removed file",
 				holder, ok, os.Getpid())
 		}

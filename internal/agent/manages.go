@@ -1,14 +1,7 @@
 package agent
 
 import (
-	"bufio"
-	"fmt"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/host"
 )
@@ -23,7 +16,7 @@ import (
 // of its namespace on its socket first (Find), which sees any --state-dir; this is for an agent
 // that answers nothing there (an earlier version).
 func Manages(dir, device string) (pid int, ok bool) {
-	pid, held := lockHolder(lockFile(dir))
+	pid, held := host.LockHolder(lockFile(dir))
 	if !held {
 		return 0, false
 	}
@@ -35,30 +28,4 @@ func Manages(dir, device string) (pid int, ok bool) {
 		return 0, false
 	}
 	return pid, true
-}
-
-// lockHolder finds the process holding an exclusive flock on the file at path in /proc/locks
-// ("1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; waiters are "1: -> FLOCK ...").
-func lockHolder(path string) (pid int, ok bool) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return 0, false
-	}
-	id := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
-	f, err := os.Open("/proc/locks")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[1] != "FLOCK" || fields[3] != "WRITE" || fields[5] != id {
-			continue
-		}
-		if pid, err := strconv.Atoi(fields[4]); err == nil {
-			return pid, true
-		}
-	}
-	return 0, false
 }

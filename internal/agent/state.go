@@ -77,7 +77,7 @@ var beforeStateFlock = func(path string) {}
 // stateDirHeld is the refusal of a second agent on a state directory, naming the first.
 func stateDirHeld(dir string) error {
 	other := "another qjump agent"
-	if pid, ok := lockHolder(lockFile(dir)); ok { // the same lookup as status's (Manages)
+	if pid, ok := host.LockHolder(lockFile(dir)); ok { // the same lookup as status's (Manages)
 		other += fmt.Sprintf(" (pid %d)", pid)
 	}
 	return fmt.Errorf("%s keeps its state in %s: give each agent its own --state-dir, or stop the "+

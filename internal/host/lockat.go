@@ -1,10 +1,13 @@
 package host
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,4 +66,30 @@ func sameFile(f *os.File, path string) (bool, error) {
 		return false, fmt.Errorf("stat %s: %w", path, err)
 	}
 	return open.Dev == now.Dev && open.Ino == now.Ino, nil
+}
+
+// LockHolder finds the process holding an exclusive flock on the file at path in /proc/locks
+// ("1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; waiters are "1: -> FLOCK ...").
+func LockHolder(path string) (pid int, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, false
+	}
+	id := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	f, err := os.Open("/proc/locks")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[1] != "FLOCK" || fields[3] != "WRITE" || fields[5] != id {
+			continue
+		}
+		if pid, err := strconv.Atoi(fields[4]); err == nil {
+			return pid, true
+		}
+	}
+	return 0, false
 }
