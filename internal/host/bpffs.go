@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -78,21 +79,58 @@ func BPFFS() (string, error) {
 	return p, nil
 }
 
-// mountLockPath serialises mounting bpffs. /run is root's, and `ip netns exec` shares it.
-const mountLockPath = "/run/qjump-bpffs.lock"
+// mountLockPath serialises mounting bpffs. /run is root's, and `ip netns exec` shares it. A
+// variable for tests.
+var mountLockPath = "/run/qjump-bpffs.lock"
 
-// lockMount takes the lock around looking for a bpffs and mounting one.
+// mountLockWait bounds the wait for the mount lock (a variable for tests). Its holder only looks
+// for a bpffs and mounts one, nsenter included, in well under a second: one that holds it longer
+// is stuck (a mount that hangs) or no qjump, and every qjump on a host without a bpffs would
+// otherwise hang behind it.
+var mountLockWait = 5 * time.Second
+
+// lockMount takes the lock around looking for a bpffs and mounting one, waiting mountLockWait at
+// most for another holder.
 func lockMount() (unlock func(), err error) {
 	f, err := os.OpenFile(mountLockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("%w, and none can be mounted from here (its lock: %v): run as root, or on the host: %s",
 			ErrNoBPFFS, err, mountCommand)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := flockWithin(f, mountLockWait); err != nil {
 		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, mountLockHeld()
+		}
 		return nil, fmt.Errorf("lock %s: %w", mountLockPath, err)
 	}
 	return func() { f.Close() }, nil
+}
+
+// flockWithin takes an exclusive flock on f, trying every 10 ms until wait has passed (then
+// EWOULDBLOCK). A blocking flock cannot be given a deadline, and one left waiting in a goroutine
+// would keep the file open after the refusal and take the lock for nobody.
+func flockWithin(f *os.File, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mountLockHeld is the refusal when another process held the mount lock for all of mountLockWait,
+// naming it where /proc/locks does.
+func mountLockHeld() error {
+	holder := fmt.Sprintf("another process (fuser -v %s names it)", mountLockPath)
+	if pid, ok := LockHolder(mountLockPath); ok {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		holder = fmt.Sprintf("pid %d (%s)", pid, strings.TrimSpace(string(comm)))
+	}
+	return fmt.Errorf("%w found, and %s has held %s, the lock qjump takes to mount one, for more than %s (a mount takes "+
+		"well under a second): stop it if it is stuck, or on the host run: %s", ErrNoBPFFS, holder, mountLockPath, mountLockWait, mountCommand)
 }
 
 // ErrBPFFSUnmounted is FindBPFFS's answer when no bpffs is mounted and BPFFS would mount one: in

@@ -2,9 +2,11 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +76,42 @@ func TestLockAtGivesUpOnAPathThatCannotBeMade(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("LockAt still trying after 10 s")
 	}
+}
+
+// TestMountLockWaitIsBounded: a process that held the bpffs mount lock and never let it go (a
+// mount under it that hangs, or no qjump at all) made every qjump that found no bpffs wait behind
+// it for ever. The wait is bounded, and the refusal names the lock file and its holder; the lock
+// let go is taken at once.
+func TestMountLockWaitIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "qjump-bpffs.lock")
+	wasPath, wasWait := mountLockPath, mountLockWait
+	mountLockPath, mountLockWait = path, 300*time.Millisecond
+	t.Cleanup(func() { mountLockPath, mountLockWait = wasPath, wasWait })
+	held, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := unix.Flock(int(held.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	unlock, err := lockMount()
+	took := time.Since(start)
+	if err == nil {
+		unlock()
+		t.Fatal("lockMount took the mount lock that another open file holds")
+	}
+	holder := fmt.Sprintf("pid %d (host.test)", os.Getpid())
+	if !errors.Is(err, ErrNoBPFFS) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), holder) {
+		t.Errorf("lockMount with the lock held: %v; want no bpffs, naming %s and its holder, %s", err, path, holder)
+	}
+	if took < mountLockWait || took > mountLockWait+2*time.Second {
+		t.Errorf("lockMount gave up after %v; want after the %v it waits", took, mountLockWait)
+	}
+	held.Close()
+	if unlock, err = lockMount(); err != nil {
+		t.Fatalf("lockMount with the lock let go: %v", err)
+	}
+	unlock()
 }
