@@ -28,8 +28,8 @@ import (
 // (the kernel dumps those of one device and one qdisc; HTB says the handle of each leaf class's
 // qdisc in the dump), and, the tree being whole so far, the qdiscs, for the leaves' kinds. That is
 // a dump of every device's qdiscs in the namespace (the kernel does not filter it by device):
-// eight gets of the leaves cost more, 250 µs a check against 105 µs (BenchmarkPresent's tree-µs,
-// 60 µs without the kinds), each request opening its own socket.
+// eight gets of the leaves cost more, 241–259 µs a check against 95–108 µs (BenchmarkPresent's
+// tree-µs; 59–60 µs without the kinds), each request opening its own socket.
 //
 // A reload replaces a leaf of another kind by deleting it and adding the new one, under the state
 // lock, and writes the record with the new leaves' kinds after the tree; a reader without the
@@ -116,7 +116,11 @@ func leavesReplaced(ifindex int, kinds []leafKind) string {
 	}
 	var replaced []string
 	for l := model.NumLevels - 1; l >= 0; l-- {
-		if got, want := found[leafHandle(l)], kinds[l].qdisc(); got != want {
+		got, want := found[leafHandle(l)], kinds[l].qdisc()
+		switch {
+		case got == "": // deleted since the classes were read
+			replaced = append(replaced, fmt.Sprintf("level %d's leaf qdisc %x: is gone (deleted by hand)", l, leafHandle(l)>>16))
+		case got != want:
 			replaced = append(replaced, fmt.Sprintf("level %d's leaf qdisc %x: is a %s put there by hand, not QJump's %s (%s)",
 				l, leafHandle(l)>>16, got, kinds[l], want))
 		}
