@@ -440,8 +440,9 @@ func (a *Agent) reconcile(dev string) bool {
 	a.m.applied.WithLabelValues(string(action)).Inc()
 	if action != Adopted {
 		// The hash of what the interface runs, as qjump_config_info exports it: the file's own
-		// hash differs where P comes from the device's MTU.
-		a.log.Info("interface", "name", dev, "action", action, "hash", config.Hash(want))
+		// hash differs where P comes from the device's MTU; and the build of the program it runs
+		// now, which an upgraded agent's reload changes.
+		a.log.Info("interface", "name", dev, "action", action, "hash", config.Hash(want), "program", dataplane.ProgramBuild())
 	}
 	return true
 }

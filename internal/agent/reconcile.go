@@ -17,8 +17,8 @@ type Action string
 const (
 	Adopted  Action = "adopted"  // already up with this configuration: nothing touched
 	Brought  Action = "up"       // was not up: dataplane.Up
-	Reloaded Action = "reloaded" // up with another configuration, or its egress tree gone: dataplane.Reload, atomic
-	Replaced Action = "replaced" // stale (interface re-created) or another mode: down, then up
+	Reloaded Action = "reloaded" // up with another configuration, its egress tree gone, or another build's program: dataplane.Reload, atomic
+	Replaced Action = "replaced" // stale (interface re-created), another mode, or another build's maps: down, then up
 	Removed  Action = "down"     // the interface went away: its pins are removed
 )
 
@@ -36,7 +36,7 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 		// Pins of an interface that was deleted (and perhaps re-created under the same name):
 		// nothing on the wire to keep, start over.
 		return Replaced, upReplacing(dev, want)
-	case sameConfig(st.Config, want) && st.TreeGone == "":
+	case adoptable(st, want):
 		return Adopted, nil
 	case st.Config.Mode != want.Mode:
 		// Shape mode owns an HTB tree that police mode does not: the only way across is down and
@@ -45,9 +45,25 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 		// agent runs must not be left unlimited until the next resync tries again.
 		return Replaced, upReplacing(dev, want)
 	}
-	// Another configuration, or the egress tree deleted or replaced by hand: a reload builds a gone
-	// tree again whole (it looks under the state lock), budgets and counters carrying on.
-	return Reloaded, dataplane.Reload(dev, want)
+	// Another configuration, the egress tree deleted or replaced by hand, or the program of another
+	// qjump build (this agent upgraded since it was loaded): a reload builds a gone tree again whole
+	// (it looks under the state lock) and loads this build's program, budgets and counters carrying
+	// on.
+	err = dataplane.Reload(dev, want)
+	if errors.Is(err, dataplane.ErrOtherBuildMaps) {
+		// An upgrade that changed the maps' layout: budgets and counters cannot carry on, and only
+		// a down and up loads this build's program, as for a change of mode.
+		return Replaced, upReplacing(dev, want)
+	}
+	return Reloaded, err
+}
+
+// adoptable says whether a device QJump is up on can be left as it runs: want's configuration,
+// its egress tree whole, and the program of this agent's build (an agent upgraded since the
+// program was loaded reloads it with its own, or the upgrade's fixes would wait for the next
+// change of the file).
+func adoptable(st dataplane.Status, want config.Dataplane) bool {
+	return sameConfig(st.Config, want) && st.TreeGone == "" && st.ProgramIsThisBuild()
 }
 
 // upReplacing brings dev up with want, taking down whatever QJump runs or was left there.

@@ -43,8 +43,10 @@ its factor is solved again in the new epoch when n, R, P, ε or m change, and re
 
 QJump's egress tree deleted or replaced by hand (qjump status says EGRESS TREE GONE) is built again
 whole with the new configuration, budgets and counters carrying on as in any reload, and reload
-says so; with neither --config nor a flag, reload builds it again with the configuration that runs
-(and, while the tree is there, refuses: there is nothing to reload). If the kernel refuses the new tree or program, the tree of the configuration that ran is
+says so; with neither --config nor a flag, reload builds it again with the configuration that runs.
+The same reload loads this qjump's eBPF program where the interface runs another build's (qjump
+was upgraded since up; qjump status says so): budgets and counters carry on. Where neither is the
+case it refuses: there is nothing to reload. If the kernel refuses the new tree or program, the tree of the configuration that ran is
 built again instead: either way the interface is left with QJump whole.
 
 Ctrl-C (SIGINT) or SIGTERM while reload swaps the configuration is held until the swap is done or
@@ -141,9 +143,10 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (dataplane
 		if err != nil {
 			return d, err
 		}
-		if !o.changes && st.TreeGone == "" {
+		if !o.changes && st.TreeGone == "" && st.ProgramIsThisBuild() {
 			return d, usageErrorf("nothing to reload: give --config FILE, or the flags to change (see qjump reload --help); "+
-				"without either, reload only builds again an egress tree that is gone, and %s's is there", o.dev)
+				"without either, reload only builds again an egress tree that is gone, or loads this qjump's program "+
+				"in place of another build's, and %s has its tree and this build's program", o.dev)
 		}
 		d = o.keepTargetRates(st.Config)
 	}

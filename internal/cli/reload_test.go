@@ -32,13 +32,19 @@ func reloadFrom(t *testing.T, running *config.Dataplane, args ...string) (config
 // there).
 func reloadOver(t *testing.T, running *config.Dataplane, treeGone string, args ...string) (config.Dataplane, error) {
 	t.Helper()
+	return reloadOverBuild(t, running, treeGone, dataplane.ProgramBuild(), args...)
+}
+
+// reloadOverBuild is reloadOver on a device that runs the program of build program.
+func reloadOverBuild(t *testing.T, running *config.Dataplane, treeGone, program string, args ...string) (config.Dataplane, error) {
+	t.Helper()
 	opts := parseOptions(t, newReloadCommand, append([]string{"--dev", "eth0"}, args...)...)
 	return opts.dataplane(func(string) (int, error) { return 1500, nil }, func(dev string) (dataplane.Status, error) {
 		if running == nil {
 			t.Errorf("reload %v asked for the running configuration of %s", args, dev)
 			return dataplane.Status{}, errors.New("not asked")
 		}
-		return dataplane.Status{Device: dev, Config: *running, TreeGone: treeGone}, nil
+		return dataplane.Status{Device: dev, Config: *running, TreeGone: treeGone, Program: program}, nil
 	})
 }
 
@@ -81,6 +87,12 @@ func TestReloadFlagsOverTheRunningConfig(t *testing.T) {
 	// ... unless the egress tree is gone: then the reload builds it again with what runs.
 	if d, err = reloadOver(t, &running, "no root qdisc"); err != nil || !reflect.DeepEqual(d.Model, running.Model) || d.DefaultLevel != running.DefaultLevel {
 		t.Errorf("reload with neither over a gone tree: %+v, %v; want the running configuration", d, err)
+	}
+	// ... or the program another qjump build's (an upgrade since up): then it loads this one's.
+	for _, other := range []string{"0123456789ab", ""} {
+		if d, err = reloadOverBuild(t, &running, "", other); err != nil || !reflect.DeepEqual(d.Model, running.Model) {
+			t.Errorf("reload with neither over program %q: %+v, %v; want the running configuration", other, d, err)
+		}
 	}
 	if _, err = reloadFrom(t, &running, "--factors", "7=1,5=3", "--target-rate", "5=1G"); !errors.As(err, &usage) {
 		t.Errorf("level 5 in --factors and --target-rate: %v, want refused", err)

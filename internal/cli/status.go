@@ -301,11 +301,34 @@ func treeGoneWarning(st dataplane.Status, seen agentSight) string {
 		"that manages it does so within a second), or qjump down --dev %s gives the device back", what, dev, dev)
 }
 
-// deviceWarnings is what status warns about a device: its egress tree gone, then statusWarnings.
+// programWarning says that the program running on a device is not the one this qjump loads: it
+// was loaded by another build (before an upgrade, or by an agent of another version), and runs
+// what that build's program does until a reload loads this one's. "" when it is this build's, and
+// for a device without its hook (the next up loads this build's anyway).
+func programWarning(st dataplane.Status, seen agentSight) string {
+	if st.ProgramIsThisBuild() || !st.Attached {
+		return ""
+	}
+	running := "program " + st.Program + " of another qjump build"
+	if st.Program == "" {
+		running = "the program of a qjump version that recorded no build (older than this one)"
+	}
+	what := fmt.Sprintf("%s runs %s, not this qjump's (%s)", st.Device, running, dataplane.ProgramBuild())
+	if r, ok := seen.of(st.Device); ok {
+		return fmt.Sprintf("%s. The %s loads its own build's at its next resync (30 s); if this stays, that agent is "+
+			"another build than this qjump (qjump version says which this is)", what, r.Name())
+	}
+	return fmt.Sprintf("%s. qjump reload --dev %s loads this one's, budgets and counters kept", what, st.Device)
+}
+
+// deviceWarnings is what status warns about a device: its egress tree gone, the program another
+// build's, then statusWarnings.
 func deviceWarnings(st dataplane.Status, mtu mtuOf, seen agentSight) []string {
 	var w []string
-	if g := treeGoneWarning(st, seen); g != "" {
-		w = append(w, g)
+	for _, s := range []string{treeGoneWarning(st, seen), programWarning(st, seen)} {
+		if s != "" {
+			w = append(w, s)
+		}
 	}
 	return append(w, statusWarnings(st, mtu)...)
 }

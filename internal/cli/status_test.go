@@ -343,7 +343,8 @@ func TestStatusReadsAGoneDeviceOnce(t *testing.T) {
 func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	dir := tempAgentStateDir(t)
 	const gone = "the root qdisc is noqueue 0: (the kernel's default), not QJump's htb 514a: (deleted or replaced by hand)"
-	st := dataplane.Status{Device: "eth0", Attached: true, Attach: "tcx", Config: twoGuaranteed(t), TreeGone: gone}
+	st := dataplane.Status{Device: "eth0", Attached: true, Attach: "tcx", Config: twoGuaranteed(t), TreeGone: gone,
+		Program: dataplane.ProgramBuild()}
 	mtu := func(string) (int, error) { return 1500, nil }
 	table := func(st dataplane.Status) string {
 		var out strings.Builder

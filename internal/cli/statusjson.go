@@ -25,9 +25,14 @@ type deviceJSON struct {
 	EgressTreeGone string           `json:"egress_tree_gone,omitempty"`
 	Attach         dataplane.Attach `json:"attach"`
 	Generation     uint64           `json:"generation"`
-	EpochNs        int64            `json:"epoch_ns"`
-	Config         config.File      `json:"config"`
-	Levels         []levelJSON      `json:"levels"`
+	// Program is the build of the program that runs (dataplane.ProgramBuild of the qjump that
+	// loaded it), null for one loaded by a version that recorded none; ProgramIsThisBuild says
+	// whether it is this qjump's.
+	Program            *string     `json:"program"`
+	ProgramIsThisBuild bool        `json:"program_is_this_build"`
+	EpochNs            int64       `json:"epoch_ns"`
+	Config             config.File `json:"config"`
+	Levels             []levelJSON `json:"levels"`
 	// Warnings: what status finds wrong with the device as it is now, its egress tree gone or the
 	// configuration it runs (deviceWarnings); empty when nothing is.
 	Warnings []string `json:"warnings"`
@@ -66,10 +71,14 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 		bounds := st.Config.ModelOfMode()
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach,
 			EgressTree: st.TreeGone == "", EgressTreeGone: st.TreeGone, Generation: st.Generation,
-			EpochNs: st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
+			ProgramIsThisBuild: st.ProgramIsThisBuild(),
+			EpochNs:            st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
 			Warnings: append([]string{}, deviceWarnings(st, mtu, seen)...)}
 		if r, ok := seen.of(st.Device); ok {
 			d.Agent = &agentJSON{Pid: r.Pid, StateDir: r.StateDir}
+		}
+		if st.Program != "" {
+			d.Program = ptr(st.Program)
 		}
 		for l := model.NumLevels - 1; l >= 0; l-- {
 			f, ok := st.Config.Model.Factors[model.Level(l)]

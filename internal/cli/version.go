@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/version"
 )
 
@@ -17,12 +18,14 @@ func newVersionCommand(runF func(*versionOptions) error) *cobra.Command {
 	opts := &versionOptions{}
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Say which qjump this is: its version, commit and Go toolchain",
+		Short: "Say which qjump this is: its version, commit, Go toolchain and eBPF program",
 		Long: `version prints the module's version, the commit this binary was built from (and whether the
 checkout had changes not committed) and the Go toolchain, as go build stamps them into a binary
-built in a git checkout; "commit unknown" where nothing was stamped (go run). The same line is
-qjump --version, the agent's qjump_agent_build_info metric carries the same figures, and every
-results.json names its build under "build".`,
+built in a git checkout ("commit unknown" where nothing was stamped: go run, a linked worktree),
+and the build of the eBPF program it loads (the first 12 hex digits of the SHA-256 of its
+object). The first line is qjump --version; the agent's qjump_agent_build_info metric carries the
+same, every results.json names its build under "build", and qjump status says when an interface
+runs another build's program (an upgrade since up: qjump reload loads this one's).`,
 		Example: `  qjump version
   qjump version --json`,
 		Args: noArgs(""),
@@ -33,15 +36,21 @@ results.json names its build under "build".`,
 			return runVersion(opts, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of the line")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of the lines")
 	return cmd
 }
 
+// versionJSON is qjump version --json: the build, and the eBPF program it loads.
+type versionJSON struct {
+	version.Info
+	Program string `json:"program"`
+}
+
 func runVersion(opts *versionOptions, stdout io.Writer) error {
-	v := version.Get()
+	v := versionJSON{Info: version.Get(), Program: dataplane.ProgramBuild()}
 	if opts.json {
 		return printJSON(stdout, v)
 	}
-	_, err := fmt.Fprintln(stdout, v)
+	_, err := fmt.Fprintf(stdout, "%s\neBPF program %s\n", v.Info, v.Program)
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/testutil"
 	"github.com/qjump-net/qjump/internal/version"
 )
@@ -54,5 +55,10 @@ func TestVersionNamesTheCommit(t *testing.T) {
 	}
 	if got, want := strings.TrimSpace(string(line)), v.String(); got != want {
 		t.Errorf("qjump --version printed %q, want what version --json describes: %q", got, want)
+	}
+	var program struct{ Program string }
+	if err := json.Unmarshal(out, &program); err != nil || program.Program != dataplane.ProgramBuild() {
+		t.Errorf("qjump version --json: program %q (%v), want the build of the object it embeds, %s",
+			program.Program, err, dataplane.ProgramBuild())
 	}
 }

@@ -112,6 +112,9 @@ type record struct {
 	// that a reload that changes the epoch solves them again. Absent in records of versions
 	// before it: their factors stay as they are.
 	TargetRates map[model.Level]model.Rate `json:"target_rates,omitempty"`
+	// Program is the build (ProgramBuild) of the program up or the last reload loaded. Absent in
+	// records of versions before it, whose program is an older build than any that writes it.
+	Program string `json:"program,omitempty"`
 	// Leaves are the kinds of the levels' leaf qdiscs (by level) in the egress tree that up or the
 	// last reload built, for the tree check: a leaf deleted by hand and another kind added with
 	// its handle has the level's handle but not its shaper or segmenter. Absent in records of
@@ -143,7 +146,8 @@ func newRecord(dev string, ifindex int, d config.Dataplane) (record, error) {
 	if err != nil {
 		return record{}, fmt.Errorf("encode config: %w", err)
 	}
-	return record{Device: dev, Ifindex: ifindex, Config: string(y), AutoPacket: d.AutoPacket, TargetRates: d.SolvedRates}, nil
+	return record{Device: dev, Ifindex: ifindex, Config: string(y), AutoPacket: d.AutoPacket, TargetRates: d.SolvedRates,
+		Program: ProgramBuild()}, nil
 }
 
 // writeRecord stores r in the pinned record map of p, creating and pinning the map if needed.

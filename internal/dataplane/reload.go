@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cilium/ebpf"
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/config"
@@ -51,6 +52,21 @@ func ReloadFrom(device string, base uint64, d config.Dataplane) (rebuilt string,
 	return rebuilt, err
 }
 
+// ErrOtherBuildMaps means a reload found the device running another qjump build's program whose
+// maps (budgets, counters, demotions) this build's program cannot take over: an upgrade that
+// changed their layout. Only a down and up, with new maps, loads this build's.
+var ErrOtherBuildMaps = errors.New("the running program's maps are another qjump build's")
+
+// otherBuildMaps is the refusal of a reload that met ErrOtherBuildMaps (the kernel's cause in err).
+func otherBuildMaps(device, running string, err error) error {
+	if running == "" {
+		running = "an earlier version's"
+	}
+	return fmt.Errorf("%w: %s runs program %s, and this qjump's (%s) cannot take over its maps (%w), so its budgets "+
+		"and counters cannot carry on through a reload; qjump up --replace --dev %s loads this one with new maps, "+
+		"the interface unlimited for the moment between", ErrOtherBuildMaps, device, running, ProgramBuild(), err, device)
+}
+
 // reload is ReloadFrom under the state lock.
 func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt string, err error) {
 	rec, err := readRecord(p)
@@ -96,6 +112,9 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 	defer closeAll(maps)
 	// Loaded (and verified) before anything changes on the device.
 	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs()), maps)
+	if errors.Is(err, ebpf.ErrMapIncompatible) {
+		return "", otherBuildMaps(device, rec.Program, err)
+	}
 	if err != nil {
 		return "", err
 	}

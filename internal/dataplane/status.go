@@ -26,9 +26,16 @@ type Status struct {
 	// now); the next up, down or reload moves its state to the new name.
 	UpAs       string
 	Generation uint64 // 1 after up, +1 per reload
-	Config     config.Dataplane
-	Levels     [model.NumLevels]Counters
+	// Program is the build of the program that runs (ProgramBuild of the qjump that loaded it), ""
+	// for one loaded by a version before builds were recorded.
+	Program string
+	Config  config.Dataplane
+	Levels  [model.NumLevels]Counters
 }
+
+// ProgramIsThisBuild says whether the program that runs is the one this qjump loads: false after
+// an upgrade of qjump, until a reload (or the agent) loads this one.
+func (s Status) ProgramIsThisBuild() bool { return s.Program == ProgramBuild() }
 
 // DeviceStatus reads the configuration and counters of one device.
 func DeviceStatus(device string) (Status, error) {
@@ -186,7 +193,7 @@ func statusAt(p paths) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Config: d,
+	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Program: rec.Program, Config: d,
 		Attached: attached(p, rec), TreeGone: treeGoneSettled(p, rec)}
 	if now := rec.nameNow(); now != rec.Device {
 		st.Device, st.UpAs = now, rec.Device

@@ -1,0 +1,109 @@
+package dataplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/qjump-net/qjump/internal/nspair"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// upInTestNetns brings eth0 of a new namespace pair up with testConfig and runs f in the
+// namespace, taking it down after.
+func upInTestNetns(t *testing.T, prefix string, f func(p paths)) {
+	testutil.RequirePriv(t, "network namespaces")
+	k := os.Getpid() % 250
+	pair, err := nspair.New(context.Background(), fmt.Sprintf("%s-%d", prefix, k),
+		fmt.Sprintf("198.18.%d.1", k), fmt.Sprintf("198.18.%d.2", k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pair.Remove()
+	testutil.InNetns(t, pair.A, func() {
+		if _, err := Up(UpOptions{Device: "eth0", Config: testConfig()}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = Down("eth0") }()
+		p, err := pathsFor("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(p)
+	})
+}
+
+// A device runs the program of the qjump that brought it up or last reloaded it, and nothing
+// else replaces it: a qjump upgraded since would go on running the old program, whatever the new
+// one fixes. The record keeps the program's build; status says whether it is this qjump's, and a
+// reload with the same configuration loads this one's, budgets and counters carrying on. The
+// older builds are played by rewriting the record: an earlier version's says none.
+func TestReloadLoadsThisBuildsProgram(t *testing.T) {
+	upInTestNetns(t, "qjpb", func(p paths) {
+		st, err := DeviceStatus("eth0")
+		if err != nil || st.Program != ProgramBuild() || !st.ProgramIsThisBuild() {
+			t.Fatalf("after up: program %q (this build %v), %v; want this build's, %s", st.Program, st.ProgramIsThisBuild(), err, ProgramBuild())
+		}
+		for _, older := range []string{"", "0123456789ab"} {
+			rec, err := readRecord(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Program = older
+			if err := writeRecord(p, rec); err != nil {
+				t.Fatal(err)
+			}
+			st, err := DeviceStatus("eth0")
+			if err != nil || st.Program != older || st.ProgramIsThisBuild() {
+				t.Fatalf("running build %q: status says program %q (this build %v), %v", older, st.Program, st.ProgramIsThisBuild(), err)
+			}
+			if err := Reload("eth0", st.Config); err != nil {
+				t.Fatalf("reload over build %q with the same configuration: %v", older, err)
+			}
+			after, err := DeviceStatus("eth0")
+			if err != nil || !after.ProgramIsThisBuild() || after.Generation != st.Generation+1 || !after.Attached {
+				t.Errorf("reload over build %q: program %q, generation %d (was %d), attached %v, %v; want this build's, one more, attached",
+					older, after.Program, after.Generation, st.Generation, after.Attached, err)
+			}
+		}
+	})
+}
+
+// An upgrade that changed the layout of the program's maps leaves pinned maps the new program
+// cannot take over: a reload refuses, saying that only up --replace loads this build's (with new
+// budgets and counters), and changes nothing. Played by pinning, in place of the device's
+// counters, a map of another layout.
+func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
+	upInTestNetns(t, "qjpm", func(p paths) {
+		before, err := DeviceStatus("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(p.pin(pinCounters)); err != nil {
+			t.Fatal(err)
+		}
+		other, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		if err := other.Pin(p.pin(pinCounters)); err != nil {
+			t.Fatal(err)
+		}
+		err = Reload("eth0", before.Config)
+		if !errors.Is(err, ErrOtherBuildMaps) || !errors.Is(err, ebpf.ErrMapIncompatible) ||
+			!strings.Contains(err.Error(), "qjump up --replace --dev eth0") {
+			t.Fatalf("reload over another build's maps: %v; want ErrOtherBuildMaps, naming qjump up --replace --dev eth0", err)
+		}
+		rec, err := readRecord(p)
+		if err != nil || rec.Generation != before.Generation || rec.Program != before.Program || !attached(p, rec) {
+			t.Errorf("after the refused reload: generation %d (was %d), program %q (was %q), attached %v, %v; want nothing changed",
+				rec.Generation, before.Generation, rec.Program, before.Program, attached(p, rec), err)
+		}
+	})
+}
