@@ -87,7 +87,9 @@ lint:
 # -p 1: one package at a time. The namespace suites (dataplane, apputil, testbed, experiment) each
 # saturate emulated links and measure latency; run side by side on two cores they measure each
 # other instead of the code. And cli's TestBadInput checks that nothing was pinned anywhere in
-# bpffs, which another package's tests running beside it do.
+# bpffs, which another package's tests running beside it do. (The packages whose tests use the
+# kernel also take turns by themselves, testutil.Main: a go test of several of them without -p 1
+# waits instead of failing, but its other packages still load the machine.)
 test: deps fmt-check vet lint bpf-check preload-check
 	$(GO) test -count=1 -p 1 ./...
 

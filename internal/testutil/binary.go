@@ -46,11 +46,18 @@ func QjumpBinary(t testing.TB) string {
 }
 
 // Main runs the tests of a package that uses QjumpBinary and removes the binary afterwards: call
-// it from TestMain as os.Exit(testutil.Main(m)). As root it holds the CPUs awake meanwhile, as
+// it from TestMain as os.Exit(testutil.Main(m)). It first waits for its turn among the packages
+// whose tests use the kernel (takeTurn). As root it holds the CPUs awake meanwhile, as
 // `qjump testbed run` does: these tests measure rates, epochs and latencies on the kernel's
 // softirqs and timers, and on a VM an idle vCPU that halts can wait milliseconds for the
 // hypervisor (docs/testbed.md, "Machine stalls"), a stall no server tuned for latency has.
 func Main(m *testing.M) int {
+	release, err := takeTurn(os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer release()
 	if os.Geteuid() == 0 {
 		if release, err := machine.HoldCPUsAwake(); err == nil {
 			defer release()
