@@ -20,11 +20,15 @@ all: build
 
 # No rule for $(PRELOAD_SO): go:embed uses the committed copy (a file rule would re-run clang in a
 # fresh clone, whose checkout order makes the .so look older than its source, and overwrite it).
-# -buildvcs=auto: the commit qjump version names is stamped by go build, and a machine's GOFLAGS may
-# turn that off (these VMs' go env has -buildvcs=false); auto stamps in a git checkout and builds
-# without a stamp elsewhere.
+# The commit qjump version names is stamped by go build (-buildvcs), which these VMs' go env turns
+# off (GOFLAGS=-buildvcs=false). It is turned on only where this directory is itself a git checkout
+# that git reads: in a linked worktree or a tree inside another repository go would stamp that
+# repository's commit, and in a checkout git refuses (another user's: "dubious ownership") the
+# build would fail. There it builds without a stamp, and qjump version says "commit unknown".
+BUILDVCS := $(shell [ -d .git ] && git status --porcelain >/dev/null 2>&1 && echo auto || echo false)
+
 build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/qjump
+	$(GO) build -buildvcs=$(BUILDVCS) -o $(BIN) ./cmd/qjump
 
 preload:
 	$(call preload_cc,$(PRELOAD_SO))
@@ -88,8 +92,9 @@ lint:
 # saturate emulated links and measure latency; run side by side on two cores they measure each
 # other instead of the code. And cli's TestBadInput checks that nothing was pinned anywhere in
 # bpffs, which another package's tests running beside it do. (The packages whose tests use the
-# kernel also take turns by themselves, testutil.Main: a go test of several of them without -p 1
-# waits instead of failing, but its other packages still load the machine.)
+# kernel also take turns by themselves, testutil.Main: a go test of a few of them without -p 1
+# waits instead of failing, each binary up to 5 minutes, while its other packages still load the
+# machine; -p 1 never waits.)
 test: deps fmt-check vet lint bpf-check preload-check
 	$(GO) test -count=1 -p 1 ./...
 

@@ -21,7 +21,8 @@ func newVersionCommand(runF func(*versionOptions) error) *cobra.Command {
 		Short: "Say which qjump this is: its version, commit, Go toolchain and eBPF program",
 		Long: `version prints the module's version, the commit this binary was built from (and whether the
 checkout had changes not committed) and the Go toolchain, as go build stamps them into a binary
-built in a git checkout ("commit unknown" where nothing was stamped: go run, a linked worktree),
+built in a git checkout (make stamps it where the directory is a checkout of its own that git reads;
+"commit unknown" elsewhere, and with go run; a go install from the module proxy has its version),
 and the build of the eBPF program it loads (the first 12 hex digits of the SHA-256 of its
 object). The first line is qjump --version; the agent's qjump_agent_build_info metric carries the
 same, every results.json names its build under "build", and qjump status says when an interface

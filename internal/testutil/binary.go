@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -33,8 +34,12 @@ func QjumpBinary(t testing.TB) string {
 			return
 		}
 		binaryPath = filepath.Join(dir, "qjump")
-		// -buildvcs=auto as the Makefile builds it, so that qjump version names the commit.
-		out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binaryPath, "github.com/qjump-net/qjump/cmd/qjump").CombinedOutput()
+		// Stamped with the commit where the Makefile stamps it, so that qjump version names it.
+		vcs := "false"
+		if BuildStampsCommit() {
+			vcs = "auto"
+		}
+		out, err := exec.Command("go", "build", "-buildvcs="+vcs, "-o", binaryPath, "github.com/qjump-net/qjump/cmd/qjump").CombinedOutput()
 		if err != nil {
 			binaryErr = fmt.Errorf("build qjump: %v: %s", err, out)
 		}
@@ -43,6 +48,22 @@ func QjumpBinary(t testing.TB) string {
 		t.Fatal(binaryErr)
 	}
 	return binaryPath
+}
+
+// BuildStampsCommit says whether qjump is built with its commit stamped here, as the Makefile
+// chooses (its BUILDVCS, QjumpBinary too): where the module's directory is itself a git checkout
+// that git reads; not in a linked worktree, a tree inside another repository (go would stamp that
+// one's commit) or a checkout git refuses (another user's).
+func BuildStampsCommit() bool {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return false
+	}
+	dir := strings.TrimSpace(string(root))
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
+		return false
+	}
+	return exec.Command("git", "-C", dir, "status", "--porcelain").Run() == nil
 }
 
 // Main runs the tests of a package that uses QjumpBinary and removes the binary afterwards: call

@@ -18,7 +18,7 @@ type Info struct {
 	Version  string `json:"version"`            // the module's version, "(devel)" for a checkout
 	Revision string `json:"revision,omitempty"` // the commit (git's full hash)
 	Time     string `json:"time,omitempty"`     // the commit's time, RFC 3339
-	Modified bool   `json:"modified,omitempty"` // the checkout had changes not committed
+	Modified bool   `json:"modified,omitempty"` // the checkout had changes not committed, or files git does not track
 	Go       string `json:"go"`                 // the toolchain that built it
 }
 
@@ -50,37 +50,44 @@ func fromBuildInfo(bi *debug.BuildInfo) Info {
 	return i
 }
 
-// Commit is the commit in git's short form, "+modified" when the checkout had changes, and
-// "unknown" where none was stamped.
+// Commit is the commit in git's short form, "+modified" when the checkout had changes; where
+// none was stamped, the module's version (go install from the module proxy, whose version names
+// the commit or the release), and "unknown" for a build of a checkout that stamped nothing.
 func (i Info) Commit() string {
-	if i.Revision == "" {
-		return "unknown"
+	switch {
+	case i.Revision != "":
+		c := i.Revision[:min(12, len(i.Revision))]
+		if i.Modified {
+			c += "+modified"
+		}
+		return c
+	case i.Version != "" && i.Version != "(devel)":
+		return i.Version
 	}
-	c := i.Revision[:min(12, len(i.Revision))]
-	if i.Modified {
-		c += "+modified"
-	}
-	return c
+	return "unknown"
 }
 
 // String is the one line qjump version prints: "qjump v0.0.0-20261128202336-a39ba439d937 (commit
 // a39ba439d937 of 2026-11-28T20:23:36Z), go1.26.8". Go 1.24 and later put the commit in a
 // checkout's version too (a pseudo-version, "+dirty" with changes); the commit is said again for
-// builds that stamp no version, and for people.
+// builds that stamp no version, and for people. A build from the module proxy has a version and
+// no commit stamped, and says only the version.
 func (i Info) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "qjump %s (commit ", i.Version)
-	if i.Revision == "" {
-		b.WriteString("unknown")
-	} else {
-		b.WriteString(i.Revision[:min(12, len(i.Revision))])
+	fmt.Fprintf(&b, "qjump %s", i.Version)
+	switch {
+	case i.Revision != "":
+		fmt.Fprintf(&b, " (commit %s", i.Revision[:min(12, len(i.Revision))])
+		if i.Time != "" {
+			fmt.Fprintf(&b, " of %s", i.Time)
+		}
+		if i.Modified {
+			b.WriteString(", changes not committed")
+		}
+		b.WriteString(")")
+	case i.Commit() == "unknown":
+		b.WriteString(" (commit unknown)")
 	}
-	if i.Time != "" {
-		fmt.Fprintf(&b, " of %s", i.Time)
-	}
-	if i.Modified {
-		b.WriteString(", changes not committed")
-	}
-	fmt.Fprintf(&b, "), %s", i.Go)
+	fmt.Fprintf(&b, ", %s", i.Go)
 	return b.String()
 }

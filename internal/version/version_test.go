@@ -29,6 +29,9 @@ func TestFromBuildInfo(t *testing.T) {
 			"qjump (devel) (commit a39ba43d1e2f of 2026-11-28T20:30:49Z, changes not committed), go1.26.8"},
 		{"nothing stamped", &debug.BuildInfo{GoVersion: "go1.26.8"}, "unknown",
 			"qjump (devel) (commit unknown), go1.26.8"},
+		// go install from the module proxy: a version, no vcs stamp.
+		{"from the module proxy", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261128202336-a39ba439d937"}},
+			"v0.0.0-20261128202336-a39ba439d937", "qjump v0.0.0-20261128202336-a39ba439d937, go1.26.8"},
 	} {
 		i := fromBuildInfo(c.bi)
 		if got := i.Commit(); got != c.commit {
