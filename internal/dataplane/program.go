@@ -65,6 +65,23 @@ func pinAll(o *qjumpObjects, p paths) error {
 	return nil
 }
 
+// deviceMapsFit says whether this build's program can take over a device's pinned maps (by their
+// names in the program, as pinnedMaps gives them): nil, or why not. Like the kernel, it compares
+// the maps' type, sizes and flags, not what their values mean: a build that changes a value's
+// layout must change its size too (padding it), or a reload would hand it the old values.
+func deviceMapsFit(maps map[string]*ebpf.Map) error {
+	spec, err := qjumpSpec()
+	if err != nil {
+		return err
+	}
+	for name, m := range maps {
+		if err := spec.Maps[name].Compatible(m); err != nil {
+			return fmt.Errorf("map %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // pinnedMaps opens the per-device maps a running device has pinned, by their names in the
 // program, for a reload to reuse. The caller closes them.
 func pinnedMaps(p paths) (map[string]*ebpf.Map, error) {

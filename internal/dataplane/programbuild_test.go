@@ -74,36 +74,73 @@ func TestReloadLoadsThisBuildsProgram(t *testing.T) {
 	})
 }
 
-// An upgrade that changed the layout of the program's maps leaves pinned maps the new program
-// cannot take over: a reload refuses, saying that only up --replace loads this build's (with new
-// budgets and counters), and changes nothing. Played by pinning, in place of the device's
-// counters, a map of another layout.
+// An upgrade that changed the program's maps leaves pinned maps the new program cannot take over.
+// Where they are the device's own (budgets, counters, demotions), a reload refuses with
+// ErrOtherBuildMaps, saying that only up --replace loads this build's (with new budgets and
+// counters, which the agent then does), and changes nothing. Where they are the ones every device
+// shares (the cgroup ceilings), a down and up of the device cannot replace them either: the reload
+// refuses otherwise, leaving the program that runs. Played by pinning, in place of one of them, a
+// map of another layout, or by removing one, as a build that has not got it would have left.
 func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
-	upInTestNetns(t, "qjpm", func(p paths) {
-		before, err := DeviceStatus("eth0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Remove(p.pin(pinCounters)); err != nil {
-			t.Fatal(err)
-		}
-		other, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer other.Close()
-		if err := other.Pin(p.pin(pinCounters)); err != nil {
-			t.Fatal(err)
-		}
-		err = Reload("eth0", before.Config)
-		if !errors.Is(err, ErrOtherBuildMaps) || !errors.Is(err, ebpf.ErrMapIncompatible) ||
-			!strings.Contains(err.Error(), "qjump up --replace --dev eth0") {
-			t.Fatalf("reload over another build's maps: %v; want ErrOtherBuildMaps, naming qjump up --replace --dev eth0", err)
-		}
-		rec, err := readRecord(p)
-		if err != nil || rec.Generation != before.Generation || rec.Program != before.Program || !attached(p, rec) {
-			t.Errorf("after the refused reload: generation %d (was %d), program %q (was %q), attached %v, %v; want nothing changed",
-				rec.Generation, before.Generation, rec.Program, before.Program, attached(p, rec), err)
-		}
-	})
+	otherLayout := &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 3}
+	for _, c := range []struct {
+		name       string
+		pin        func(p paths) string // the pin played with
+		remove     bool                 // removed, not replaced by otherLayout
+		deviceMaps bool                 // ErrOtherBuildMaps, or the shared maps' refusal
+		says       string
+	}{
+		{"the counters of another layout", func(p paths) string { return p.pin(pinCounters) }, false, true, "qjump up --replace --dev eth0"},
+		{"a map the running build has not", func(p paths) string { return p.pin(pinDemotions) }, true, true, "qjump up --replace --dev eth0"},
+		{"the shared ceilings of another layout", func(p paths) string { return p.shared(qjumpMapCgroupCeilings) }, false, false,
+			"cannot use the cgroup ceilings' maps that every interface shares"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			upInTestNetns(t, "qjpm", func(p paths) {
+				before, err := DeviceStatus("eth0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				pin := c.pin(p)
+				kept, err := ebpf.LoadPinnedMap(pin, nil) // pinned again after, for down to find
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer kept.Close()
+				if err := os.Remove(pin); err != nil {
+					t.Fatal(err)
+				}
+				defer func() { _ = os.Remove(pin); _ = kept.Pin(pin) }()
+				if c.remove {
+					rec, err := readRecord(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rec.Program = "0123456789ab"
+					if err := writeRecord(p, rec); err != nil {
+						t.Fatal(err)
+					}
+					before.Program = rec.Program
+				} else {
+					other, err := ebpf.NewMap(otherLayout)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer other.Close()
+					if err := other.Pin(pin); err != nil {
+						t.Fatal(err)
+					}
+				}
+				err = Reload("eth0", before.Config)
+				if err == nil || errors.Is(err, ErrOtherBuildMaps) != c.deviceMaps || !strings.Contains(err.Error(), c.says) {
+					t.Fatalf("reload: %v; want ErrOtherBuildMaps %v, saying %q", err, c.deviceMaps, c.says)
+				}
+				rec, err := readRecord(p)
+				if err != nil || rec.Generation != before.Generation || rec.Program != before.Program || !attached(p, rec) {
+					t.Errorf("after the refused reload: generation %d (was %d), program %q (was %q), attached %v, %v; want nothing changed",
+						rec.Generation, before.Generation, rec.Program, before.Program, attached(p, rec), err)
+				}
+			})
+		})
+	}
 }

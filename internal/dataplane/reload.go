@@ -3,6 +3,7 @@ package dataplane
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cilium/ebpf"
 	"github.com/vishvananda/netlink"
@@ -57,14 +58,30 @@ func ReloadFrom(device string, base uint64, d config.Dataplane) (rebuilt string,
 // changed their layout. Only a down and up, with new maps, loads this build's.
 var ErrOtherBuildMaps = errors.New("the running program's maps are another qjump build's")
 
-// otherBuildMaps is the refusal of a reload that met ErrOtherBuildMaps (the kernel's cause in err).
+// otherBuildMaps is the refusal of a reload that met ErrOtherBuildMaps (the cause in err).
 func otherBuildMaps(device, running string, err error) error {
-	if running == "" {
-		running = "an earlier version's"
-	}
 	return fmt.Errorf("%w: %s runs program %s, and this qjump's (%s) cannot take over its maps (%w), so its budgets "+
-		"and counters cannot carry on through a reload; qjump up --replace --dev %s loads this one with new maps, "+
-		"the interface unlimited for the moment between", ErrOtherBuildMaps, device, running, ProgramBuild(), err, device)
+		"and counters cannot carry on through a reload; qjump up --replace --dev %s --config FILE, with the "+
+		"configuration it runs (qjump status --dev %s --json gives it as a file's), loads this one with new maps, the "+
+		"interface unlimited for the moment between", ErrOtherBuildMaps, device, runningText(running), ProgramBuild(), err, device, device)
+}
+
+// otherBuildSharedMaps is the refusal of a reload whose program cannot use the maps every device
+// shares (the cgroup ceilings), pinned by another build: no reload, nor a down and up of one
+// device, can replace them while another device runs QJump or a cgroup has a ceiling.
+func otherBuildSharedMaps(device, running string, err error) error {
+	return fmt.Errorf("%s runs program %s, and this qjump's (%s) cannot use the cgroup ceilings' maps that every "+
+		"interface shares, pinned by another build (%w): the program that runs goes on; this one can run once every "+
+		"interface is down and every ceiling cleared (qjump unassign), which removes them", device,
+		runningText(running), ProgramBuild(), err)
+}
+
+// runningText names the build of a running program as a record gives it.
+func runningText(build string) string {
+	if build == "" {
+		return "of an earlier version"
+	}
+	return build
 }
 
 // reload is ReloadFrom under the state lock.
@@ -106,14 +123,22 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 		next.Leaves = to.leafKinds()
 	}
 	maps, err := pinnedMaps(p)
+	if errors.Is(err, os.ErrNotExist) && rec.Program != ProgramBuild() {
+		// A map of this build's that the running build's program has not.
+		return "", otherBuildMaps(device, rec.Program, err)
+	}
 	if err != nil {
 		return "", err
 	}
 	defer closeAll(maps)
+	if err := deviceMapsFit(maps); err != nil {
+		return "", otherBuildMaps(device, rec.Program, err)
+	}
 	// Loaded (and verified) before anything changes on the device.
 	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs()), maps)
 	if errors.Is(err, ebpf.ErrMapIncompatible) {
-		return "", otherBuildMaps(device, rec.Program, err)
+		// Not the device's maps (deviceMapsFit): the ones every device shares.
+		return "", otherBuildSharedMaps(device, rec.Program, err)
 	}
 	if err != nil {
 		return "", err
@@ -134,13 +159,14 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 		// rollback: the tree is built whole instead, over the root just read.
 		return gone, rebuildTree(rec.Ifindex, root, from, to, install)
 	}
-	return "", changeTree(rec.Ifindex, from, to, install)
+	return "", changeTree(rec.Ifindex, from.asBuilt(rec.Leaves), from, to, install)
 }
 
-// changeTree moves the device's tree from plan from (the configuration that runs) to plan to, runs
-// then (installing to's configuration), and puts from's tree back if either fails.
-func changeTree(ifindex int, from, to egressPlan, then func() error) error {
-	err := to.apply(ifindex, &from)
+// changeTree moves the device's tree from what is on it (onDevice: plan from, the configuration
+// that runs, with the leaves as they were built) to plan to, runs then (installing to's
+// configuration), and puts from's tree back if either fails.
+func changeTree(ifindex int, onDevice, from, to egressPlan, then func() error) error {
+	err := to.apply(ifindex, &onDevice)
 	if err == nil {
 		err = then()
 	}

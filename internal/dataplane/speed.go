@@ -8,11 +8,14 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// deviceSpeed is the link speed the device's driver reports (ethtool), in bit/s, or 0 when it
+// deviceSpeed is ethtoolSpeed; a variable so that tests can play a device whose speed changed.
+var deviceSpeed = ethtoolSpeed
+
+// ethtoolSpeed is the link speed the device's driver reports (ethtool), in bit/s, or 0 when it
 // reports none (SPEED_UNKNOWN, no carrier, or no ethtool support). It asks through an ioctl on a
 // socket of the caller's network namespace, not through /sys, which `nsenter --net` leaves
 // showing another namespace's devices.
-func deviceSpeed(name string) model.Rate {
+func ethtoolSpeed(name string) model.Rate {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return 0

@@ -1,0 +1,64 @@
+package dataplane
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/nspair"
+	"github.com/qjump-net/qjump/internal/testutil"
+)
+
+// A tree built for the device as it was keeps its leaves when the device's speed changes (the
+// speed decides whether a level's leaf is a segmenter or a FIFO). A later reload, here with the
+// same configuration as an upgraded agent's is, planned the old and the new tree both for the
+// speed of now, found them alike, changed no leaf, and recorded the new plan's kinds: the tree
+// check then took the old leaves for ones put there by hand. The reload now starts from the
+// leaves as built, replaces them, and the tree is whole.
+func TestReloadAfterTheSpeedChangedReplacesItsLeaves(t *testing.T) {
+	testutil.RequirePriv(t, "network namespaces")
+	k := os.Getpid() % 250
+	pair, err := nspair.New(context.Background(), fmt.Sprintf("qjsp-%d", k),
+		fmt.Sprintf("198.17.%d.1", k), fmt.Sprintf("198.17.%d.2", k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pair.Remove()
+	testutil.InNetns(t, pair.A, func() {
+		d := testConfig()
+		d.Model.Hosts, d.Model.Rate, d.Model.Packet = 12, 10e9, 1514
+		d.Model.Factors = model.Factors{7: model.Limited(1), 0: model.Unlimited()}
+		testutil.Set(t, &deviceSpeed, func(string) model.Rate { return 40e9 }) // R below it: segmenters
+		if _, err := Up(UpOptions{Device: "eth0", Config: d}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = Down("eth0") }()
+		p, err := pathsFor("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := readRecord(p)
+		if err != nil || rec.Leaves[0] != leafSegmenter {
+			t.Fatalf("up at 40 Gb/s with R=10G: leaves %v, %v; want segmenters", rec.Leaves, err)
+		}
+		deviceSpeed = func(string) model.Rate { return 10e9 } // R at it now: FIFOs
+		if err := Reload("eth0", d); err != nil {
+			t.Fatalf("reload after the speed fell to R: %v", err)
+		}
+		st, err := DeviceStatus("eth0")
+		if err != nil || st.TreeGone != "" {
+			t.Errorf("after the reload: the tree %q, %v; want it whole", st.TreeGone, err)
+		}
+		leaves, err := leafQdiscs(rec.Ifindex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := range model.NumLevels {
+			if got := leaves[leafHandle(l)]; got != "pfifo" {
+				t.Errorf("level %d's leaf after the reload: %q, want the pfifo the device's speed now needs", l, got)
+			}
+		}
+	})
+}
