@@ -57,7 +57,7 @@ var (
 	attachedDesc   = prometheus.NewDesc("qjump_attached", "1 while QJump's program is attached to the interface's egress.", []string{"interface"}, nil)
 	treeDesc       = prometheus.NewDesc("qjump_egress_tree", "1 while QJump's egress tree (strict priority by level under a root at R) is on the interface as up built it; 0 when it was deleted or replaced by hand.", []string{"interface"}, nil)
 	generationDesc = prometheus.NewDesc("qjump_config_generation", "Configuration generation of the interface: 1 after up, +1 per reload.", []string{"interface"}, nil)
-	infoDesc       = prometheus.NewDesc("qjump_config_info", "The configuration the interface runs: its hash (equal on every host of one cluster config) and mode.", []string{"interface", "hash", "mode"}, nil)
+	infoDesc       = prometheus.NewDesc("qjump_config_info", "The configuration the interface runs: its hash (equal on every host of one cluster config), mode, and the build of its eBPF program (unknown: loaded by a version that recorded none).", []string{"interface", "hash", "mode", "program"}, nil)
 	epochDesc      = prometheus.NewDesc("qjump_epoch_seconds", "Network epoch E = m·n·P·8/R + ε.", []string{"interface"}, nil)
 	budgetDesc     = prometheus.NewDesc("qjump_level_budget_bytes", "Bytes the level may send per epoch, f·P (limited levels only).", ifaceLevel, nil)
 	rateDesc       = prometheus.NewDesc("qjump_level_rate_bytes_per_second", "Rate the level may send at in bytes/s, f·P/E capped at the link's R/8; R/8 for an unlimited level.", ifaceLevel, nil)
@@ -115,7 +115,11 @@ func collectDevice(ch chan<- prometheus.Metric, st dataplane.Status) {
 	}
 	gauge(treeDesc, tree, dev)
 	gauge(generationDesc, float64(st.Generation), dev)
-	gauge(infoDesc, 1, dev, config.Hash(d), string(d.Mode))
+	program := st.Program
+	if program == "" {
+		program = "unknown"
+	}
+	gauge(infoDesc, 1, dev, config.Hash(d), string(d.Mode), program)
 	gauge(epochDesc, d.Model.Epoch().Seconds(), dev)
 	bounds := d.ModelOfMode()
 	for l := range model.NumLevels {

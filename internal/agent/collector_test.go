@@ -50,6 +50,19 @@ qjump_level_budget_bytes{interface="eth0",level="7"} 1538
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "qjump_sent_bytes_total", "qjump_level_budget_bytes"); err != nil {
 		t.Error(err)
 	}
+	// The build of the program the interface runs, which an upgrade changes once the agent reloads
+	// it; unknown for one loaded by a version that recorded none.
+	for _, program := range []string{"0123456789ab", ""} {
+		st.Program = program
+		label := program
+		if label == "" {
+			label = "unknown"
+		}
+		if got := testutil.ToFloat64(onlyMetric(c, `qjump_config_info`, `program="`+label+`"`)); got != 1 {
+			t.Errorf("program %q: qjump_config_info{program=%q} = %v, want 1", program, label, got)
+		}
+	}
+	st.Program = ""
 	st.Levels[7].SentBytes = 30000
 	if got := testutil.ToFloat64(onlyMetric(c, `qjump_sent_bytes_total`, `level="7"`)); got != 30000 {
 		t.Errorf("second scrape: %v bytes, want the dataplane's 30000 read at that scrape", got)
