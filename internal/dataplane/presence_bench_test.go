@@ -1,15 +1,12 @@
 package dataplane
 
 import (
-	"context"
 	"fmt"
-	"os"
+	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/nspair"
-	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // BenchmarkPresent reports what the agent's every-second check costs a device
@@ -20,23 +17,7 @@ import (
 // -run - -bench Present -benchtime 5000x ./internal/dataplane`. The loops run on the namespace's
 // thread, not in sub-benchmarks, which Go runs on other goroutines and so outside the namespace.
 func BenchmarkPresent(b *testing.B) {
-	testutil.RequirePriv(b, "network namespaces")
-	k := os.Getpid() % 250
-	pair, err := nspair.New(context.Background(), fmt.Sprintf("qjbp-%d", k),
-		fmt.Sprintf("198.19.%d.1", k), fmt.Sprintf("198.19.%d.2", k))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pair.Remove()
-	testutil.InNetns(b, pair.A, func() {
-		if _, err := Up(UpOptions{Device: "eth0", Config: testConfig()}); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { _ = Down("eth0") }()
-		p, err := pathsFor("eth0")
-		if err != nil {
-			b.Fatal(err)
-		}
+	upInTestNetns(b, "qjbp", testConfig(), func(p paths) {
 		rec, err := readRecord(p)
 		if err != nil {
 			b.Fatal(err)
@@ -106,4 +87,31 @@ func perRoundPair(n int, f, g func()) (fµs, gµs float64) {
 		}
 	}
 	return float64(tf.Microseconds()) / float64(n), float64(tg.Microseconds()) / float64(n)
+}
+
+// BenchmarkTreeCheckByQdiscs reports the tree's check (treeGone) with 0, 100 and 300 more veths
+// in the namespace, each with a pfifo: the check reads the leaves' kinds from a dump of every
+// qdisc in the namespace, which the kernel does not filter by device (docs/dataplane.md, "The
+// egress tree is checked"). Run it with `sudo go test -run - -bench TreeCheckByQdiscs -benchtime
+// 2000x ./internal/dataplane`.
+func BenchmarkTreeCheckByQdiscs(b *testing.B) {
+	upInTestNetns(b, "qjbq", testConfig(), func(p paths) {
+		rec, err := readRecord(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		added := 0
+		for _, more := range []int{0, 100, 300} {
+			for ; added < more; added++ {
+				veth := fmt.Sprintf("v%d", added)
+				for _, argv := range [][]string{{"ip", "link", "add", veth, "type", "veth", "peer", "name", fmt.Sprintf("w%d", added)},
+					{"tc", "qdisc", "add", "dev", veth, "root", "pfifo"}} {
+					if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+						b.Fatalf("%v: %v: %s", argv, err, out)
+					}
+				}
+			}
+			b.ReportMetric(perRound(b.N, func() { treeGone(rec) }), fmt.Sprintf("tree-µs-%d-more", more))
+		}
+	})
 }

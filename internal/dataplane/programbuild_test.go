@@ -1,42 +1,13 @@
 package dataplane
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
-
-	"github.com/qjump-net/qjump/internal/nspair"
-	"github.com/qjump-net/qjump/internal/testutil"
 )
-
-// upInTestNetns brings eth0 of a new namespace pair up with testConfig and runs f in the
-// namespace, taking it down after.
-func upInTestNetns(t *testing.T, prefix string, f func(p paths)) {
-	testutil.RequirePriv(t, "network namespaces")
-	k := os.Getpid() % 250
-	pair, err := nspair.New(context.Background(), fmt.Sprintf("%s-%d", prefix, k),
-		fmt.Sprintf("198.18.%d.1", k), fmt.Sprintf("198.18.%d.2", k))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pair.Remove()
-	testutil.InNetns(t, pair.A, func() {
-		if _, err := Up(UpOptions{Device: "eth0", Config: testConfig()}); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = Down("eth0") }()
-		p, err := pathsFor("eth0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f(p)
-	})
-}
 
 // A device runs the program of the qjump that brought it up or last reloaded it, and nothing
 // else replaces it: a qjump upgraded since would go on running the old program, whatever the new
@@ -44,7 +15,7 @@ func upInTestNetns(t *testing.T, prefix string, f func(p paths)) {
 // reload with the same configuration loads this one's, budgets and counters carrying on. The
 // older builds are played by rewriting the record: an earlier version's says none.
 func TestReloadLoadsThisBuildsProgram(t *testing.T) {
-	upInTestNetns(t, "qjpb", func(p paths) {
+	upInTestNetns(t, "qjpb", testConfig(), func(p paths) {
 		st, err := DeviceStatus("eth0")
 		if err != nil || st.Program != ProgramBuild() || !st.ProgramIsThisBuild() {
 			t.Fatalf("after up: program %q (this build %v), %v; want this build's, %s", st.Program, st.ProgramIsThisBuild(), err, ProgramBuild())
@@ -96,7 +67,7 @@ func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
 			"cannot use the cgroup ceilings' maps that every interface shares"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			upInTestNetns(t, "qjpm", func(p paths) {
+			upInTestNetns(t, "qjpm", testConfig(), func(p paths) {
 				before, err := DeviceStatus("eth0")
 				if err != nil {
 					t.Fatal(err)

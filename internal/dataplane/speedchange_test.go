@@ -1,13 +1,9 @@
 package dataplane
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/model"
-	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -18,27 +14,11 @@ import (
 // check then took the old leaves for ones put there by hand. The reload now starts from the
 // leaves as built, replaces them, and the tree is whole.
 func TestReloadAfterTheSpeedChangedReplacesItsLeaves(t *testing.T) {
-	testutil.RequirePriv(t, "network namespaces")
-	k := os.Getpid() % 250
-	pair, err := nspair.New(context.Background(), fmt.Sprintf("qjsp-%d", k),
-		fmt.Sprintf("198.17.%d.1", k), fmt.Sprintf("198.17.%d.2", k))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pair.Remove()
-	testutil.InNetns(t, pair.A, func() {
-		d := testConfig()
-		d.Model.Hosts, d.Model.Rate, d.Model.Packet = 12, 10e9, 1514
-		d.Model.Factors = model.Factors{7: model.Limited(1), 0: model.Unlimited()}
-		testutil.Set(t, &deviceSpeed, func(string) model.Rate { return 40e9 }) // R below it: segmenters
-		if _, err := Up(UpOptions{Device: "eth0", Config: d}); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = Down("eth0") }()
-		p, err := pathsFor("eth0")
-		if err != nil {
-			t.Fatal(err)
-		}
+	d := testConfig()
+	d.Model.Hosts, d.Model.Rate, d.Model.Packet = 12, 10e9, 1514
+	d.Model.Factors = model.Factors{7: model.Limited(1), 0: model.Unlimited()}
+	testutil.Set(t, &deviceSpeed, func(string) model.Rate { return 40e9 }) // R below it: segmenters
+	upInTestNetns(t, "qjsp", d, func(p paths) {
 		rec, err := readRecord(p)
 		if err != nil || rec.Leaves[0] != leafSegmenter {
 			t.Fatalf("up at 40 Gb/s with R=10G: leaves %v, %v; want segmenters", rec.Leaves, err)
