@@ -97,7 +97,7 @@ func lockMount() (unlock func(), err error) {
 		return nil, fmt.Errorf("%w, and none can be mounted from here (its lock: %v): run as root, or on the host: %s",
 			ErrNoBPFFS, err, mountCommand)
 	}
-	if err := flockWithin(f, mountLockWait); err != nil {
+	if err := FlockWithin(f, mountLockWait); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, mountLockHeld()
@@ -105,20 +105,6 @@ func lockMount() (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", mountLockPath, err)
 	}
 	return func() { f.Close() }, nil
-}
-
-// flockWithin takes an exclusive flock on f, trying every 10 ms until wait has passed (then
-// EWOULDBLOCK). A blocking flock cannot be given a deadline, and one left waiting in a goroutine
-// would keep the file open after the refusal and take the lock for nobody.
-func flockWithin(f *os.File, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // mountLockHeld is the refusal when another process held the mount lock for all of mountLockWait,

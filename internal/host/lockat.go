@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -66,6 +67,20 @@ func sameFile(f *os.File, path string) (bool, error) {
 		return false, fmt.Errorf("stat %s: %w", path, err)
 	}
 	return open.Dev == now.Dev && open.Ino == now.Ino, nil
+}
+
+// FlockWithin takes an exclusive flock on f, trying every 10 ms until wait has passed (then
+// EWOULDBLOCK). A blocking flock cannot be given a deadline, and one left waiting in a goroutine
+// would keep the file open after the refusal and take the lock for nobody.
+func FlockWithin(f *os.File, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // LockHolder finds the process holding an exclusive flock on the file at path in /proc/locks

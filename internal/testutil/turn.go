@@ -31,7 +31,8 @@ const turnEnv = "QJUMP_KERNEL_TESTS_TURN"
 
 // takeTurn waits until no other kernel test binary runs, saying once on w whom it waits for, and
 // returns what ends its turn. Tests that are not root use no kernel and take no turn. The wait is
-// polled, not queued: with more binaries than two waiting at once, which goes next is chance.
+// polled (host.FlockWithin), not queued: with more binaries than two waiting at once, which goes
+// next is chance.
 func takeTurn(w io.Writer) (release func(), err error) {
 	if os.Geteuid() != 0 || os.Getenv(turnEnv) != "" {
 		return func() {}, nil
@@ -43,24 +44,18 @@ func takeTurn(w io.Writer) (release func(), err error) {
 		fmt.Fprintf(w, "no turn among the kernel tests (%v): running without one\n", err)
 		return func() {}, nil
 	}
-	deadline, said := time.Now().Add(turnWait), false
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			os.Setenv(turnEnv, fmt.Sprint(os.Getpid()))
-			return func() { os.Unsetenv(turnEnv); f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("kernel tests' turn (%s): %w; another package's kernel tests (%s) ran for more than %s: "+
-				"run them one package at a time, go test -p 1, as make test does", turnLockPath, err, turnHolder(), turnWait)
-		}
-		if !said {
-			fmt.Fprintf(w, "waiting for the kernel tests of %s to end: packages take turns (go test -p 1, as make test runs them, never waits)\n", turnHolder())
-			said = true
-		}
-		time.Sleep(100 * time.Millisecond)
+	err = host.FlockWithin(f, 0) // at once, or say whom it waits for
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		fmt.Fprintf(w, "waiting for the kernel tests of %s to end: packages take turns (go test -p 1, as make test runs them, never waits)\n", turnHolder())
+		err = host.FlockWithin(f, turnWait)
 	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("kernel tests' turn (%s): %w; another package's kernel tests (%s) ran for more than %s: "+
+			"run them one package at a time, go test -p 1, as make test does", turnLockPath, err, turnHolder(), turnWait)
+	}
+	os.Setenv(turnEnv, fmt.Sprint(os.Getpid()))
+	return func() { os.Unsetenv(turnEnv); f.Close() }, nil
 }
 
 // turnHolder names the test binary whose turn it is.

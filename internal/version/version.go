@@ -56,7 +56,7 @@ func fromBuildInfo(bi *debug.BuildInfo) Info {
 func (i Info) Commit() string {
 	switch {
 	case i.Revision != "":
-		c := i.Revision[:min(12, len(i.Revision))]
+		c := i.shortRevision()
 		if i.Modified {
 			c += "+modified"
 		}
@@ -66,6 +66,9 @@ func (i Info) Commit() string {
 	}
 	return "unknown"
 }
+
+// shortRevision is the commit in git's short form (12 hex digits).
+func (i Info) shortRevision() string { return i.Revision[:min(12, len(i.Revision))] }
 
 // String is the one line qjump version prints: "qjump v0.0.0-20261128202336-a39ba439d937 (commit
 // a39ba439d937 of 2026-11-28T20:23:36Z), go1.26.8". Go 1.24 and later put the commit in a
@@ -77,7 +80,7 @@ func (i Info) String() string {
 	fmt.Fprintf(&b, "qjump %s", i.Version)
 	switch {
 	case i.Revision != "":
-		fmt.Fprintf(&b, " (commit %s", i.Revision[:min(12, len(i.Revision))])
+		fmt.Fprintf(&b, " (commit %s", i.shortRevision())
 		if i.Time != "" {
 			fmt.Fprintf(&b, " of %s", i.Time)
 		}
