@@ -38,7 +38,7 @@ func takeOver(p paths, ifindex int, before tctree.Tree, plan egressPlan, rec *re
 	if err := saveTree(p, before); err != nil {
 		return err
 	}
-	rec.Egress, rec.Leaves = true, plan.leafKinds()
+	rec.Egress, rec.Tree = true, &plan
 	if err := writeRecord(p, *rec); err != nil {
 		return err
 	}

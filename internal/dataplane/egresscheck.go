@@ -18,7 +18,7 @@ import (
 // (attached) cannot see that, so this one looks at what up built: the root qdisc is QJump's HTB
 // (514a:), it has the root class and one class per level, and below each level's class is its
 // leaf qdisc (5140: to 5147:) of the kind up or the last reload built there, as the record says
-// (record.Leaves). A leaf deleted by hand leaves the kernel's default FIFO there, and one deleted
+// (record.Tree). A leaf deleted by hand leaves the kernel's default FIFO there, and one deleted
 // and added again as another kind keeps the handle: either way the level has lost its shaper or
 // segmenter. It is a separate check, not part of attached: the hook is still there and runs
 // (status says so, and a replacing up puts back the configuration it took down if the new one
@@ -33,7 +33,7 @@ import (
 // (BenchmarkTreeCheckByQdiscs).
 //
 // A reload replaces a leaf of another kind by deleting it and adding the new one, under the state
-// lock, and writes the record with the new leaves' kinds after the tree; a reader without the
+// lock, and writes the record with the new tree after the tree itself; a reader without the
 // lock (status, the agent's check every second, its metrics) could fall between the two and see
 // a leaf gone, or of a kind its record does not say, that nobody changed by hand, and the agent
 // would then build the tree again for nothing. Such readers use treeGoneSettled, which looks
@@ -73,13 +73,13 @@ func treeGoneAt(rec record) (string, *qdiscHead) {
 		}
 		return fmt.Sprintf("the root qdisc is %s, not QJump's htb %x: (deleted or replaced by hand)", what, htbMajor), &root
 	}
-	return classesGone(rec.Ifindex, rec.Leaves), &root
+	return classesGone(rec.Ifindex, rec.Tree), &root
 }
 
 // classesGone says which of the classes and leaves of QJump's HTB, the device's root, are gone
-// or, for the leaves whose kinds are known (kinds, from the record), of another kind: "" when none
-// is.
-func classesGone(ifindex int, kinds []leafKind) string {
+// or, where the record keeps the tree that was built (built; nil for an earlier version's), of
+// another kind than built there: "" when none is.
+func classesGone(ifindex int, built *egressPlan) string {
 	leaves, err := htbClasses(ifindex)
 	if err != nil {
 		return unread(fmt.Sprintf("the classes of its htb %x:", htbMajor), err)
@@ -100,30 +100,31 @@ func classesGone(ifindex int, kinds []leafKind) string {
 	if len(missing) > 0 {
 		return fmt.Sprintf("QJump's htb %x: has lost its %s (deleted by hand)", htbMajor, strings.Join(missing, ", "))
 	}
-	return leavesReplaced(ifindex, kinds)
+	if built == nil {
+		return ""
+	}
+	return leavesReplaced(ifindex, *built)
 }
 
 // leavesReplaced says which of the levels' leaf qdiscs, each at its handle (classesGone looked),
-// is not of the kind the record says up or reload built there: one deleted by hand and another
-// kind added with the same handle (the kernel changes no qdisc into another kind in place). ""
-// when all are, and for a record that does not say (an earlier version's).
-func leavesReplaced(ifindex int, kinds []leafKind) string {
-	if len(kinds) != model.NumLevels {
-		return ""
-	}
+// is not of the kind up or reload built there (built, the record's): one deleted by hand and
+// another kind added with the same handle (the kernel changes no qdisc into another kind in
+// place). "" when all are.
+func leavesReplaced(ifindex int, built egressPlan) string {
 	found, err := leafQdiscs(ifindex)
 	if err != nil {
 		return unread(fmt.Sprintf("the leaf qdiscs of its htb %x:", htbMajor), err)
 	}
 	var replaced []string
 	for l := model.NumLevels - 1; l >= 0; l-- {
-		got, want := found[leafHandle(l)], kinds[l].qdisc()
+		kind := built.Levels[l].Kind
+		got, want := found[leafHandle(l)], kind.qdisc()
 		switch {
 		case got == "": // deleted since the classes were read
 			replaced = append(replaced, fmt.Sprintf("level %d's leaf qdisc %x: is gone (deleted by hand)", l, leafHandle(l)>>16))
 		case got != want:
 			replaced = append(replaced, fmt.Sprintf("level %d's leaf qdisc %x: is a %s put there by hand, not QJump's %s (%s)",
-				l, leafHandle(l)>>16, got, kinds[l], want))
+				l, leafHandle(l)>>16, got, kind, want))
 		}
 	}
 	return strings.Join(replaced, ", ")

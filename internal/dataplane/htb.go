@@ -195,34 +195,6 @@ func (p egressPlan) leafQdisc(l int) tcObject {
 	return tbf(leafHandle(l), leafParent(l), lp.Rate, lp.MaxSize, lp.Peak, p.Frame, lp.Limit)
 }
 
-// asBuilt is plan p with the leaves the device has where they are of another kind than p plans
-// them (kinds, from the record: none known for a record of an earlier version): a tree built for
-// the device as it was then, whose speed has changed since (the speed decides FIFO or segmenter).
-// A change from p would leave such a leaf as it is (p and the new plan agree on it) while the
-// record said the new plan's kind, and the tree check would then call it replaced by hand. The
-// leaf of another kind has no parameters of its own, so it differs from every plan's and apply
-// replaces it; asBuilt is what a change starts from, never a plan to build.
-func (p egressPlan) asBuilt(kinds []leafKind) egressPlan {
-	if len(kinds) != model.NumLevels {
-		return p
-	}
-	for l, k := range kinds {
-		if p.Levels[l].Kind != k {
-			p.Levels[l] = leafPlan{Kind: k}
-		}
-	}
-	return p
-}
-
-// leafKinds is the kind of each level's leaf, by level, as the record keeps it.
-func (p egressPlan) leafKinds() []leafKind {
-	kinds := make([]leafKind, model.NumLevels)
-	for l, lp := range p.Levels {
-		kinds[l] = lp.Kind
-	}
-	return kinds
-}
-
 // defaultFilter classifies what the program did not (nothing it runs on escapes it, but a packet
 // sent before the program is attached, or while it is replaced, does). HTB cannot change its own
 // default class after it is made (it has no change operation), so a filter that reload can

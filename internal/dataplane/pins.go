@@ -115,11 +115,13 @@ type record struct {
 	// Program is the build (ProgramBuild) of the program up or the last reload loaded. Absent in
 	// records of versions before it, whose program is an older build than any that writes it.
 	Program string `json:"program,omitempty"`
-	// Leaves are the kinds of the levels' leaf qdiscs (by level) in the egress tree that up or the
-	// last reload built, for the tree check: a leaf deleted by hand and another kind added with
-	// its handle has the level's handle but not its shaper or segmenter. Absent in records of
-	// versions before it, whose leaves are checked by handle alone.
-	Leaves []leafKind `json:"leaves,omitempty"`
+	// Tree is the egress tree that up or the last reload built, as planned for the device as it
+	// was then: the tree check compares the leaves' kinds with it (a leaf deleted by hand and
+	// another kind added with its handle has the level's handle but not its shaper or segmenter),
+	// and a reload changes it into the new one and back, even where the device's speed, which
+	// decides FIFO or segmenter, has changed since. Absent in records of versions before it, whose
+	// leaves are checked by handle alone and whose tree a reload plans again.
+	Tree *egressPlan `json:"tree,omitempty"`
 }
 
 const recordSize = 8192

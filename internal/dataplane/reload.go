@@ -113,14 +113,14 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 	}
 	next.Attach, next.ClsactCreated, next.Egress, next.HTB = rec.Attach, rec.ClsactCreated, rec.Egress, rec.HTB
 	next.Generation = rec.Generation + 1
-	// Both trees are planned before anything changes, and the record keeps what the new one's
-	// leaves are for the tree check.
+	// Both trees are known before anything changes: the one that runs as the record keeps it, the
+	// new one planned, and the record keeps that for the tree check and the next reload.
 	var from, to egressPlan
 	if rec.Egress {
-		if from, to, err = planBoth(old, d, egressDeviceOf(link)); err != nil {
+		if from, to, err = treesOf(rec, old, d, egressDeviceOf(link)); err != nil {
 			return "", err
 		}
-		next.Leaves = to.leafKinds()
+		next.Tree = &to
 	}
 	maps, err := pinnedMaps(p)
 	if errors.Is(err, os.ErrNotExist) && rec.Program != ProgramBuild() {
@@ -159,14 +159,13 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 		// rollback: the tree is built whole instead, over the root just read.
 		return gone, rebuildTree(rec.Ifindex, root, from, to, install)
 	}
-	return "", changeTree(rec.Ifindex, from.asBuilt(rec.Leaves), from, to, install)
+	return "", changeTree(rec.Ifindex, from, to, install)
 }
 
-// changeTree moves the device's tree from what is on it (onDevice: plan from, the configuration
-// that runs, with the leaves as they were built) to plan to, runs then (installing to's
-// configuration), and puts from's tree back if either fails.
-func changeTree(ifindex int, onDevice, from, to egressPlan, then func() error) error {
-	err := to.apply(ifindex, &onDevice)
+// changeTree moves the device's tree from plan from (the configuration that runs) to plan to, runs
+// then (installing to's configuration), and puts from's tree back if either fails.
+func changeTree(ifindex int, from, to egressPlan, then func() error) error {
+	err := to.apply(ifindex, &from)
 	if err == nil {
 		err = then()
 	}
@@ -200,10 +199,14 @@ func rebuildTree(ifindex int, root *qdiscHead, from, to egressPlan, then func() 
 	return nil
 }
 
-// planBoth plans the trees of the configuration that runs (old) and of the new one (d), both
-// before anything on the device changes: a reload that cannot plan its way back does not start.
-func planBoth(old, d config.Dataplane, dev egressDevice) (from, to egressPlan, err error) {
-	if from, err = planEgress(old, dev); err != nil {
+// treesOf is the tree that runs (from) and the one of the new configuration d (to), both before
+// anything on the device changes. The one that runs is the record's, as it was built; a record of
+// a version before it kept the tree is planned again from old, the configuration that runs, and
+// a reload that cannot plan its way back does not start.
+func treesOf(rec record, old, d config.Dataplane, dev egressDevice) (from, to egressPlan, err error) {
+	if rec.Tree != nil {
+		from = *rec.Tree
+	} else if from, err = planEgress(old, dev); err != nil {
 		return from, to, err
 	}
 	to, err = planEgress(d, dev)

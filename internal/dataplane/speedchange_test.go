@@ -20,8 +20,8 @@ func TestReloadAfterTheSpeedChangedReplacesItsLeaves(t *testing.T) {
 	testutil.Set(t, &deviceSpeed, func(string) model.Rate { return 40e9 }) // R below it: segmenters
 	upInTestNetns(t, "qjsp", d, func(p paths) {
 		rec, err := readRecord(p)
-		if err != nil || rec.Leaves[0] != leafSegmenter {
-			t.Fatalf("up at 40 Gb/s with R=10G: leaves %v, %v; want segmenters", rec.Leaves, err)
+		if err != nil || rec.Tree == nil || rec.Tree.Levels[0].Kind != leafSegmenter {
+			t.Fatalf("up at 40 Gb/s with R=10G: tree %+v, %v; want segmenters", rec.Tree, err)
 		}
 		deviceSpeed = func(string) model.Rate { return 10e9 } // R at it now: FIFOs
 		if err := Reload("eth0", d); err != nil {
