@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ var (
 	turnLockPath = "/run/qjump-kernel-tests.lock"
 	// turnWait bounds the wait: go test kills a binary a minute after its -timeout (10 minutes by
 	// default) counted from its start, and the longest suite (testbed/experiment) runs about 5.
+	// A shorter -timeout bounds it further (turnBound).
 	turnWait = 5 * time.Minute
 )
 
@@ -45,17 +47,37 @@ func takeTurn(w io.Writer) (release func(), err error) {
 		return func() {}, nil
 	}
 	err = host.FlockWithin(f, 0) // at once, or say whom it waits for
+	bound := turnBound()
 	if errors.Is(err, unix.EWOULDBLOCK) {
 		fmt.Fprintf(w, "waiting for the kernel tests of %s to end: packages take turns (go test -p 1, as make test runs them, never waits)\n", turnHolder())
-		err = host.FlockWithin(f, turnWait)
+		err = host.FlockWithin(f, bound)
 	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("kernel tests' turn (%s): %w; another package's kernel tests (%s) ran for more than %s: "+
-			"run them one package at a time, go test -p 1, as make test does", turnLockPath, err, turnHolder(), turnWait)
+			"run them one package at a time, go test -p 1, as make test does", turnLockPath, err, turnHolder(), bound)
 	}
 	os.Setenv(turnEnv, fmt.Sprint(os.Getpid()))
 	return func() { os.Unsetenv(turnEnv); f.Close() }, nil
+}
+
+// turnBound is how long a binary waits for its turn: turnWait, or the binary's -test.timeout if
+// that is shorter. go test kills a binary a minute after its timeout whatever it is doing, so a
+// wait longer than the timeout would end in that kill, which says nothing of the turn; ending the
+// wait first says whom it waited for.
+func turnBound() time.Duration {
+	f := flag.Lookup("test.timeout")
+	if f == nil {
+		return turnWait
+	}
+	if !flag.Parsed() {
+		flag.Parse() // TestMain runs before testing parses the flags; m.Run does not parse twice
+	}
+	timeout, ok := f.Value.(flag.Getter).Get().(time.Duration)
+	if !ok || timeout <= 0 || timeout >= turnWait {
+		return turnWait
+	}
+	return timeout
 }
 
 // turnHolder names the test binary whose turn it is.

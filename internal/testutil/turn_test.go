@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,4 +64,32 @@ func TestTakeTurn(t *testing.T) {
 		t.Fatalf("after a release: %v", err)
 	}
 	release()
+}
+
+// A binary run with a -timeout shorter than the turn's bound waits no longer than that timeout:
+// go test would kill it a minute later, mid-wait, with nothing said of the turn.
+func TestTurnBoundFollowsTheTimeout(t *testing.T) {
+	f := flag.Lookup("test.timeout")
+	if f == nil {
+		t.Fatal("no -test.timeout flag in a test binary")
+	}
+	was := f.Value.String()
+	t.Cleanup(func() { f.Value.Set(was) })
+	for _, c := range []struct {
+		timeout string
+		want    time.Duration
+	}{
+		{"2m", 2 * time.Minute},
+		{"30s", 30 * time.Second},
+		{"0s", turnWait},   // no timeout
+		{"1h", turnWait},   // longer than the bound
+		{"5m0s", turnWait}, // the bound itself
+	} {
+		if err := f.Value.Set(c.timeout); err != nil {
+			t.Fatal(err)
+		}
+		if got := turnBound(); got != c.want {
+			t.Errorf("-test.timeout %s: the turn waits at most %s; want %s", c.timeout, got, c.want)
+		}
+	}
 }
