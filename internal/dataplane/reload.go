@@ -144,12 +144,7 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 		return "", err
 	}
 	defer objs.Close()
-	install := func() error {
-		if err := replaceProgram(p, rec, objs.QjumpEgress); err != nil {
-			return err
-		}
-		return writeRecord(p, next)
-	}
+	install := func() error { return installProgram(p, rec, next, objs.QjumpEgress) }
 	if !rec.Egress {
 		return "", install() // an earlier version's record: its tree is not this version's to change
 	}
