@@ -17,8 +17,10 @@ var qjumpSpec = sync.OnceValues(loadQjump)
 // sees) and its maps. A map in reuse (by name) is used instead of a new one: a reload keeps the
 // device's budgets, counters and demotions. cgroup_ceilings and ceiling_depths are pinned by name
 // under pinRoot, so every program on every device shares one set of ceilings; pinRoot "" keeps
-// them private (tests). The layout map comes along (bpf2go's struct names every map); it only
-// carries the shared types in BTF, and nothing reads it.
+// them private (tests). Pinned ones that do not fit this build's (mapFits: of another size, or
+// layout, or without BTF) are refused with an error that wraps ebpf.ErrMapIncompatible. The
+// layout map comes along (bpf2go's struct names every map); it only carries the shared types in
+// BTF, and nothing reads it.
 func loadObjects(pinRoot string, c qjumpQjConfig, reuse map[string]*ebpf.Map) (*qjumpObjects, error) {
 	shared, err := qjumpSpec()
 	if err != nil {
@@ -28,6 +30,12 @@ func loadObjects(pinRoot string, c qjumpQjConfig, reuse map[string]*ebpf.Map) (*
 	if pinRoot == "" {
 		spec.Maps[qjumpMapCgroupCeilings].Pinning = ebpf.PinNone
 		spec.Maps[qjumpMapCeilingDepths].Pinning = ebpf.PinNone
+	}
+	if pinRoot != "" {
+		// The loader takes pinned shared maps over when their sizes fit; their layout is this one's.
+		if err := sharedMapsFit(pinRoot, spec); err != nil {
+			return nil, err
+		}
 	}
 	if err := spec.Variables[qjumpVarConfig].Set(c); err != nil {
 		return nil, fmt.Errorf("set configuration: %w", err)
@@ -66,16 +74,18 @@ func pinAll(o *qjumpObjects, p paths) error {
 }
 
 // deviceMapsFit says whether this build's program can take over a device's pinned maps (by their
-// names in the program, as pinnedMaps gives them): nil, or why not. Like the kernel, it compares
-// the maps' type, sizes and flags, not what their values mean: a build that changes a value's
-// layout must change its size too (padding it), or a reload would hand it the old values.
+// names in the program, as pinnedMaps gives them): nil, or why not. It compares what the kernel
+// does (the maps' type, sizes and flags) and also the layout of their values, from the BTF each
+// map was made with (mapFits): a build that reorders a value's fields at the same size would
+// otherwise be handed the old build's budgets and counters as its own. A map without BTF does not
+// fit (its values' meaning cannot be told): the reload refuses, and a down and up makes new maps.
 func deviceMapsFit(maps map[string]*ebpf.Map) error {
 	spec, err := qjumpSpec()
 	if err != nil {
 		return err
 	}
 	for name, m := range maps {
-		if err := spec.Maps[name].Compatible(m); err != nil {
+		if err := mapFits(spec.Maps[name], m); err != nil {
 			return fmt.Errorf("map %s: %w", name, err)
 		}
 	}

@@ -51,20 +51,31 @@ func TestReloadLoadsThisBuildsProgram(t *testing.T) {
 // counters, which the agent then does), and changes nothing. Where they are the ones every device
 // shares (the cgroup ceilings), a down and up of the device cannot replace them either: the reload
 // refuses otherwise, leaving the program that runs. Played by pinning, in place of one of them, a
-// map of another layout, or by removing one, as a build that has not got it would have left.
+// map of another layout: of another size, of the same size with its value's fields moved (which
+// only the maps' BTF tells apart), or without BTF; or by removing one, as a build that has not got
+// it would have left.
 func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
-	otherLayout := &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 3}
+	otherSize := &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 3}
+	const replace, shared = "qjump up --replace --dev eth0", "cannot use the cgroup ceilings' maps that every interface shares"
 	for _, c := range []struct {
 		name       string
 		pin        func(p paths) string // the pin played with
-		remove     bool                 // removed, not replaced by otherLayout
+		other      *ebpf.MapSpec        // pinned in its place; nil: removed
 		deviceMaps bool                 // ErrOtherBuildMaps, or the shared maps' refusal
-		says       string
+		says       []string
 	}{
-		{"the counters of another layout", func(p paths) string { return p.pin(pinCounters) }, false, true, "qjump up --replace --dev eth0"},
-		{"a map the running build has not", func(p paths) string { return p.pin(pinDemotions) }, true, true, "qjump up --replace --dev eth0"},
-		{"the shared ceilings of another layout", func(p paths) string { return p.shared(qjumpMapCgroupCeilings) }, false, false,
-			"cannot use the cgroup ceilings' maps that every interface shares"},
+		{"the counters of another layout", func(p paths) string { return p.pin(pinCounters) }, otherSize, true, []string{replace}},
+		{"the budgets with fields moved", func(p paths) string { return p.pin(pinBudget) },
+			movedFields(t, qjumpMapBudget, "epoch_end", "charge"), true,
+			[]string{replace, "map budget: value layout differs: member epoch_end at offset 8, was 16"}},
+		{"the counters without BTF", func(p paths) string { return p.pin(pinCounters) }, withoutBTF(t, qjumpMapCounters), true,
+			[]string{replace, "map counters: the pinned map carries no BTF"}},
+		{"a map the running build has not", func(p paths) string { return p.pin(pinDemotions) }, nil, true, []string{replace}},
+		{"the shared ceilings of another layout", func(p paths) string { return p.shared(qjumpMapCgroupCeilings) }, otherSize, false,
+			[]string{shared}},
+		{"the shared ceilings with fields moved", func(p paths) string { return p.shared(qjumpMapCgroupCeilings) },
+			movedFields(t, qjumpMapCgroupCeilings, "level", "depth"), false,
+			[]string{shared, "use pinned map cgroup_ceilings: value layout differs: member level at offset 0, was 1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			upInTestNetns(t, "qjpm", testConfig(), func(p paths) {
@@ -82,7 +93,7 @@ func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer func() { _ = os.Remove(pin); _ = kept.Pin(pin) }()
-				if c.remove {
+				if c.other == nil {
 					rec, err := readRecord(p)
 					if err != nil {
 						t.Fatal(err)
@@ -93,7 +104,7 @@ func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
 					}
 					before.Program = rec.Program
 				} else {
-					other, err := ebpf.NewMap(otherLayout)
+					other, err := ebpf.NewMap(c.other)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -103,7 +114,7 @@ func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
 					}
 				}
 				err = Reload("eth0", before.Config)
-				if err == nil || errors.Is(err, ErrOtherBuildMaps) != c.deviceMaps || !strings.Contains(err.Error(), c.says) {
+				if err == nil || errors.Is(err, ErrOtherBuildMaps) != c.deviceMaps || !saysAll(err, c.says) {
 					t.Fatalf("reload: %v; want ErrOtherBuildMaps %v, saying %q", err, c.deviceMaps, c.says)
 				}
 				rec, err := readRecord(p)
@@ -114,4 +125,30 @@ func TestReloadOverAnotherBuildsMapsRefuses(t *testing.T) {
 			})
 		})
 	}
+}
+
+// movedFields is the spec of this build's map name as another build would have it that swapped
+// the fields a and b of its value: the same sizes, another layout.
+func movedFields(t *testing.T, name, a, b string) *ebpf.MapSpec {
+	spec := thisBuildsMap(t, name)
+	spec.Pinning = ebpf.PinNone
+	spec.Value = swapMembers(t, spec.Value, a, b)
+	return spec
+}
+
+// withoutBTF is the spec of this build's map name with no BTF: one made by hand.
+func withoutBTF(t *testing.T, name string) *ebpf.MapSpec {
+	spec := thisBuildsMap(t, name)
+	spec.Pinning = ebpf.PinNone
+	spec.Key, spec.Value = nil, nil
+	return spec
+}
+
+func saysAll(err error, texts []string) bool {
+	for _, s := range texts {
+		if !strings.Contains(err.Error(), s) {
+			return false
+		}
+	}
+	return true
 }
