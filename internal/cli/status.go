@@ -309,11 +309,7 @@ func programWarning(st dataplane.Status, seen agentSight) string {
 	if st.ProgramIsThisBuild() || !st.Attached {
 		return ""
 	}
-	running := "program " + st.Program + " of another qjump build"
-	if st.Program == "" {
-		running = "the program of a qjump version that recorded no build (older than this one)"
-	}
-	what := fmt.Sprintf("%s runs %s, not this qjump's (%s)", st.Device, running, dataplane.ProgramBuild())
+	what := fmt.Sprintf("%s runs %s, not this qjump's (%s)", st.Device, dataplane.RunningProgram(st.Program), dataplane.ProgramBuild())
 	if r, ok := seen.of(st.Device); ok {
 		return fmt.Sprintf("%s. The %s loads its own build's at its next resync (30 s); if this stays, that agent is "+
 			"another build than this qjump (qjump version says which this is)", what, r.Name())

@@ -60,28 +60,33 @@ var ErrOtherBuildMaps = errors.New("the running program's maps are another qjump
 
 // otherBuildMaps is the refusal of a reload that met ErrOtherBuildMaps (the cause in err).
 func otherBuildMaps(device, running string, err error) error {
-	return fmt.Errorf("%w: %s runs program %s, and this qjump's (%s) cannot take over its maps (%w), so its budgets "+
+	return fmt.Errorf("%w: %s runs %s, and this qjump's (%s) cannot take over its maps (%w), so its budgets "+
 		"and counters cannot carry on through a reload; qjump up --replace --dev %s --config FILE, with the "+
 		"configuration it runs (qjump status --dev %s --json gives it as a file's), loads this one with new maps, the "+
-		"interface unlimited for the moment between", ErrOtherBuildMaps, device, runningText(running), ProgramBuild(), err, device, device)
+		"interface unlimited for the moment between", ErrOtherBuildMaps, device, RunningProgram(running), ProgramBuild(), err, device, device)
 }
 
 // otherBuildSharedMaps is the refusal of a reload whose program cannot use the maps every device
 // shares (the cgroup ceilings), pinned by another build: no reload, nor a down and up of one
 // device, can replace them while another device runs QJump or a cgroup has a ceiling.
 func otherBuildSharedMaps(device, running string, err error) error {
-	return fmt.Errorf("%s runs program %s, and this qjump's (%s) cannot use the cgroup ceilings' maps that every "+
+	return fmt.Errorf("%s runs %s, and this qjump's (%s) cannot use the cgroup ceilings' maps that every "+
 		"interface shares, pinned by another build (%w): the program that runs goes on; this one can run once every "+
 		"interface is down and every ceiling cleared (qjump unassign), which removes them", device,
-		runningText(running), ProgramBuild(), err)
+		RunningProgram(running), ProgramBuild(), err)
 }
 
-// runningText names the build of a running program as a record gives it.
-func runningText(build string) string {
-	if build == "" {
-		return "of an earlier version"
+// RunningProgram names the program a device runs by the build its record gives (Status.Program),
+// as the refusals of a reload and status's warnings say it: one wording for a program of a
+// version that recorded no build, wherever it is met.
+func RunningProgram(build string) string {
+	switch build {
+	case "":
+		return "the program of a qjump version that recorded no build (older than this one)"
+	case ProgramBuild():
+		return "program " + build + " (this qjump's)"
 	}
-	return build
+	return "program " + build + " of another qjump build"
 }
 
 // reload is ReloadFrom under the state lock.
