@@ -153,18 +153,32 @@ func onCeilings(p paths, create bool, f func(ceilings, depths *ebpf.Map) error) 
 }
 
 // openShared opens a map that every program shares, pinned by name under p.root, creating it
-// from the program's spec if create is set and no program has yet.
+// from the program's spec if create is set and no program has yet. A pinned one of another
+// build's layout (mapFits) is refused: this build would write ceilings the running programs read
+// as something else, or read theirs wrong.
 func openShared(p paths, name string, create bool) (*ebpf.Map, error) {
-	m, err := ebpf.LoadPinnedMap(p.shared(name), nil)
-	if err == nil || !create || !errors.Is(err, os.ErrNotExist) {
-		if err != nil {
-			return nil, fmt.Errorf("open %s map: %w", name, err)
-		}
-		return m, nil
-	}
 	spec, err := qjumpSpec()
 	if err != nil {
 		return nil, err
 	}
+	m, err := ebpf.LoadPinnedMap(p.shared(name), nil)
+	if err == nil {
+		if err := mapFits(spec.Maps[name], m); err != nil {
+			m.Close()
+			return nil, otherBuildCeilings(p, name, err)
+		}
+		return m, nil
+	}
+	if !create || !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("open %s map: %w", name, err)
+	}
 	return ebpf.NewMapWithOptions(spec.Maps[name], ebpf.MapOptions{PinPath: p.root})
+}
+
+// otherBuildCeilings is the refusal to read or change ceilings kept in a map another qjump build
+// pinned with another layout (err says how it differs).
+func otherBuildCeilings(p paths, name string, err error) error {
+	return fmt.Errorf("the cgroup ceilings' map %s was pinned by another qjump build (%w): this qjump cannot read or "+
+		"change its ceilings; clear them with the qjump that set them, or, with every interface down, remove %s and %s, "+
+		"and set them again with this one", p.shared(name), err, p.shared(qjumpMapCgroupCeilings), p.shared(qjumpMapCeilingDepths))
 }

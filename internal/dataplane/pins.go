@@ -267,7 +267,9 @@ func removeEmpty(p paths) {
 	if m, err := ebpf.LoadPinnedMap(p.shared(qjumpMapCgroupCeilings), nil); err == nil {
 		var k uint64
 		var v qjumpQjCeiling
-		empty := !m.Iterate().Next(&k, &v)
+		// A map whose values this build cannot read (another build's) is not found empty.
+		it := m.Iterate()
+		empty := !it.Next(&k, &v) && it.Err() == nil
 		m.Close()
 		if !empty {
 			return
