@@ -20,6 +20,7 @@ var legendCorners = []struct{ top, left bool }{{true, true}, {true, false}, {fal
 // corner is clear (the corner crossed least is taken if none is). Call it once every plotter and
 // legend entry is in, so that the axes' ranges and the legend's size are final.
 func placeLegend(pl *plot.Plot, c draw.Canvas, curves []plotter.XYs, grow func(*plot.Plot)) {
+	fitLogAxes(pl) // the first measure of the plot: its ranges must be drawable
 	best, fewest := clearestCorner(pl, c, curves)
 	for grown := 0; grow != nil && fewest > 0 && grown < 6; grown++ {
 		grow(pl)

@@ -90,6 +90,7 @@ func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 		}
 		curves = append(curves, xy)
 	}
+	fitLogAxes(pl) // before a stack's marks and plot.Align measure it
 	return pl, curves, nil
 }
 

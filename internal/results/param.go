@@ -30,7 +30,8 @@ type ParamPlot struct {
 }
 
 // Draw writes the plot into dir and returns its file name, or "" when no series has a figure. An
-// Empty series, or one whose figure is not positive on a log axis, has no point.
+// Empty series, one whose figure is not finite, or one whose figure is not positive on a log axis
+// has no point.
 func (p ParamPlot) Draw(dir string) (string, error) {
 	curves := map[string]plotter.XYs{}
 	var order []string
@@ -41,7 +42,7 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 			curves[name] = nil
 		}
 		v := p.Value(s.Stats)
-		if s.Empty() || math.IsNaN(v) || (p.LogY && v <= 0) {
+		if s.Empty() || math.IsNaN(v) || math.IsInf(v, 0) || (p.LogY && v <= 0) {
 			continue
 		}
 		curves[name] = append(curves[name], plotter.XY{X: s.Param, Y: v})
