@@ -188,13 +188,30 @@ func (d *FanInDocument) View() results.View {
 		Figures: append([]results.Figure{results.MeanFigure}, results.LatencyFigures...), Digits: 2, NoPaper: true}
 }
 
-// WriteFanIn writes the plots, results.json and summary.md into dir.
+// WriteFanIn writes results.json and summary.md into dir, then the plots, then the two again
+// naming the plots. The record comes first, so that a plot that cannot be drawn does not cost the
+// run its results.json; every fan-in panel in dir is removed before the plots are drawn, so that
+// none is left from an earlier run or report (another host count, a sweep not run this time).
 func WriteFanIn(dir string, d *FanInDocument) error {
-	files, err := d.plots(dir)
+	if err := d.writeRecord(dir, nil); err != nil {
+		return err
+	}
+	if err := removeOwn(dir, isFanInPanel); err != nil {
+		return err
+	}
+	plots, err := d.plots(dir)
 	if err != nil {
 		return err
 	}
-	d.Files = append([]string{"results.json", "summary.md"}, files...)
+	if len(plots) == 0 {
+		return nil
+	}
+	return d.writeRecord(dir, plots)
+}
+
+// writeRecord writes results.json and summary.md naming themselves and the plots.
+func (d *FanInDocument) writeRecord(dir string, plots []string) error {
+	d.Files = append([]string{"results.json", "summary.md"}, plots...)
 	if err := results.WriteJSON(filepath.Join(dir, "results.json"), d); err != nil {
 		return err
 	}

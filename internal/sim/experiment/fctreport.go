@@ -205,10 +205,15 @@ var fig9Panels = []struct {
 func statMean(s results.Stats) float64 { return s.MeanUS }
 func statP99(s results.Stats) float64  { return s.P99US }
 
-// plots draws the panels that have points (fig9 only: one load is no curve).
+// plots draws the panels that have points (fig9 only: one load is no curve). It removes every
+// panel first, so that none is left from an earlier run or report: a panel without points this
+// time, or after a panel that failed, is absent rather than another run's.
 func (d *FCTDocument) plots(dir string) ([]string, error) {
 	if len(d.Loads) < 2 {
 		return nil, nil
+	}
+	if err := removeOwn(dir, isFig9Panel); err != nil {
+		return nil, err
 	}
 	var files []string
 	for _, panel := range fig9Panels {
@@ -263,10 +268,18 @@ func (d *FCTDocument) Fill(points []*FCTResult) {
 	d.fillOutcome(flows)
 }
 
-// WriteFCT writes an FCT run into dir: the flows files (which the points then name), the plots,
-// results.json and summary.md.
+// WriteFCT writes an FCT run into dir: the flows files (which the points then name), results.json,
+// summary.md and the plots. A sweep first removes the flows files of an earlier run in dir (their
+// names are this experiment's, flows/WORKLOAD-LOAD-SCHEME.csv): a rerun with fewer points, or one
+// interrupted, must not leave files that results.json does not name. A single point's flows.csv
+// is always written over.
 func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
 	planned := Fig9Config{Workloads: doc.Workloads, Loads: doc.Loads, Schemes: doc.Schemes}.Planned()
+	if planned > 1 {
+		if err := removeOwn(filepath.Join(dir, "flows"), isSweepFlowsFile); err != nil {
+			return err
+		}
+	}
 	flows := make([][]FlowRow, len(points))
 	for i, p := range points {
 		doc.Points[i].FlowsFile = flowsFile(p, planned)
@@ -282,19 +295,34 @@ func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
 	return doc.render(dir, flows)
 }
 
-// render computes the outcome from the flows and writes the plots, results.json and summary.md.
+// render computes the outcome from the flows and writes results.json, summary.md and the plots.
 func (d *FCTDocument) render(dir string, flows [][]FlowRow) error {
 	d.fillOutcome(flows)
 	return d.redraw(dir)
 }
 
-// redraw writes the plots, results.json and summary.md of the outcome as it is.
+// redraw writes results.json and summary.md of the outcome as it is, then the plots, then the two
+// again naming the plots. The record comes first: a plot that cannot be drawn must not cost the
+// run its results.json, from which sim report redraws (and without which it refuses the
+// directory).
 func (d *FCTDocument) redraw(dir string) error {
-	files, err := d.plots(dir)
+	if err := d.writeRecord(dir, nil); err != nil {
+		return err
+	}
+	plots, err := d.plots(dir)
 	if err != nil {
 		return err
 	}
-	d.Files = append([]string{"results.json", "summary.md"}, files...)
+	if len(plots) == 0 {
+		return nil
+	}
+	return d.writeRecord(dir, plots)
+}
+
+// writeRecord writes results.json and summary.md naming the run's files: themselves, plots and the
+// points' flows files.
+func (d *FCTDocument) writeRecord(dir string, plots []string) error {
+	d.Files = append([]string{"results.json", "summary.md"}, plots...)
 	for _, p := range d.Points {
 		if p.FlowsFile != "" {
 			d.Files = append(d.Files, string(p.FlowsFile))

@@ -1,0 +1,93 @@
+package experiment
+
+// A run into a directory that holds an earlier run of the same experiment replaces that run: the
+// files of the names the experiment writes are removed before it writes its own, and no other
+// file of the directory is touched. Without this, a partial or --quick rerun kept the earlier
+// run's panels and flows files beside a results.json that no longer described them.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/qjump-net/qjump/internal/sim/workload"
+)
+
+// removeOwn removes every regular file of dir whose name own says the experiment writes. A dir
+// that does not exist has nothing to remove.
+func removeOwn(dir string, own func(name string) bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list %s for the files of an earlier run: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !own(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s, an earlier run's file: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// isFig9Panel says whether name is one of Fig. 9's panels, fig9a.png..fig9f.png.
+func isFig9Panel(name string) bool {
+	for _, p := range fig9Panels {
+		if name == p.name+".png" {
+			return true
+		}
+	}
+	return false
+}
+
+// isSweepFlowsFile says whether name (in flows/) is a sweep's flows file as flowsFile names it:
+// WORKLOAD-LOAD-SCHEME.csv of a built-in workload, a load as %g writes it and a scheme. A file
+// of the user's such as notes.csv or websearch-old.csv is not.
+func isSweepFlowsFile(name string) bool {
+	for _, s := range allSchemes() {
+		rest, ok := strings.CutSuffix(name, "-"+string(s)+".csv")
+		if !ok {
+			continue
+		}
+		for _, w := range workload.Names {
+			load, ok := strings.CutPrefix(rest, w+"-")
+			if !ok {
+				continue
+			}
+			if f, err := strconv.ParseFloat(load, 64); err == nil && fmt.Sprintf("%g", f) == load {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isFanInPanel says whether name is a fan-in panel: fanin-N.png of a host count N with a sweep's
+// suffix (sweepPlot), fanin-60-aligned.png.
+func isFanInPanel(name string) bool {
+	if !strings.HasPrefix(name, "fanin-") || !strings.HasSuffix(name, ".png") {
+		return false
+	}
+	mid := strings.TrimSuffix(strings.TrimPrefix(name, "fanin-"), ".png")
+	for _, sp := range sweepPlot {
+		if n, ok := strings.CutSuffix(mid, sp.suffix); ok && isCount(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// isCount says whether s is a count as %d writes it: 60, not 060 or +60.
+func isCount(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && strconv.Itoa(n) == s
+}

@@ -1,0 +1,181 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/sim/topology"
+)
+
+// fakeSweep is a Fig. 9 sweep of both workloads at two loads and two schemes whose points are
+// made up, not simulated: a small flow at twice its ideal and a large one at three times.
+func fakeSweep() (Fig9Config, []*FCTResult) {
+	c := Fig9Config{Workloads: []string{"websearch", "datamining"}, Loads: []float64{0.3, 0.6}, Schemes: []Scheme{TCP, QJump},
+		Flows: map[string]int{"websearch": 2, "datamining": 2}, Seed: 1, Fabric: topology.PaperFabric()}
+	var points []*FCTResult
+	for _, w := range c.Workloads {
+		for _, l := range c.Loads {
+			for _, s := range c.Schemes {
+				points = append(points, &FCTResult{Scheme: s, Workload: w, Load: l, Seed: 1, Flows: []FlowRow{
+					{ID: 0, Src: 0, Dst: 1, Size: 1000, StartUs: 1, FCTUs: 20, IdealUs: 10},
+					{ID: 1, Src: 2, Dst: 3, Size: 20e6, StartUs: 2, FCTUs: 60000, IdealUs: 20000},
+				}})
+			}
+		}
+	}
+	return c, points
+}
+
+func writeFakeSweep(t *testing.T, dir string, c Fig9Config, points []*FCTResult) *FCTDocument {
+	t.Helper()
+	h := results.Header{Experiment: ExperimentFig9, Title: "t", Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
+	doc := NewFCTDocument(h, c, points)
+	if err := WriteFCT(dir, doc, points); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// names lists dir's entries.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// A rerun into the directory of a larger run replaces it: the panels it does not draw and the
+// flows files of points it did not run are gone, the user's own files stay, and results.json
+// names exactly the run's files. Before, the earlier run's fig9d..f.png and 4 data-mining flows
+// files stayed beside a results.json of the web-search points alone.
+func TestRerunLeavesNoStaleFile(t *testing.T) {
+	dir := t.TempDir()
+	c, points := fakeSweep()
+	writeFakeSweep(t, dir, c, points)
+	mine := []string{"notes.txt", "fig9-mine.png", filepath.Join("flows", "notes.csv"), filepath.Join("flows", "websearch-old-tcp.csv")}
+	for _, f := range mine {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("mine\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The rerun was interrupted after the web-search points.
+	doc := writeFakeSweep(t, dir, c, points[:4])
+	want := []string{"fig9-mine.png", "fig9a.png", "fig9b.png", "fig9c.png", "flows", "notes.txt", "results.json", "summary.md"}
+	if got := names(t, dir); !slices.Equal(got, want) {
+		t.Errorf("after the rerun the directory holds %v, want %v", got, want)
+	}
+	wantFlows := []string{"notes.csv", "websearch-0.3-qjump.csv", "websearch-0.3-tcp.csv", "websearch-0.6-qjump.csv", "websearch-0.6-tcp.csv", "websearch-old-tcp.csv"}
+	if got := names(t, filepath.Join(dir, "flows")); !slices.Equal(got, wantFlows) {
+		t.Errorf("after the rerun flows/ holds %v, want %v", got, wantFlows)
+	}
+	for _, f := range doc.Files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("results.json names %s: %v", f, err)
+		}
+	}
+	// A report does not keep a panel its results.json has no points for either.
+	if err := os.WriteFile(filepath.Join(dir, "fig9e.png"), []byte("stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Report(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fig9e.png")); !os.IsNotExist(err) {
+		t.Errorf("report kept a stale fig9e.png (%v)", err)
+	}
+	for _, f := range mine {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the user's %s: %v", f, err)
+		}
+	}
+}
+
+// A plot that cannot be written (here a directory stands where fig9b.png goes) fails the write,
+// but results.json and summary.md are there already, so sim report can redraw: before, the plots
+// came first and their failure lost the run's record.
+func TestResultsWrittenWhenAPlotFails(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "fig9b.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, points := fakeSweep()
+	doc := NewFCTDocument(results.Header{Experiment: ExperimentFig9, Title: "t"}, c, points)
+	if err := WriteFCT(dir, doc, points); err == nil {
+		t.Fatal("WriteFCT succeeded with a directory where fig9b.png goes")
+	}
+	var back FCTDocument
+	if err := results.ReadJSON(filepath.Join(dir, "results.json"), &back); err != nil {
+		t.Fatalf("results.json after a failed plot: %v", err)
+	}
+	if len(back.Points) != len(points) || len(back.Series) != 3*len(points) {
+		t.Errorf("results.json has %d points and %d series, want %d and %d", len(back.Points), len(back.Series), len(points), 3*len(points))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.md")); err != nil {
+		t.Errorf("summary.md after a failed plot: %v", err)
+	}
+}
+
+// Only the names an experiment writes are its own.
+func TestOwnFileNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		"websearch-0.2-tcp.csv": true, "datamining-0.8-qjump-ns2.csv": true, "websearch-1e-05-pfabric.csv": true,
+		"websearch-0.20-tcp.csv": false, "websearch-old-tcp.csv": false, "mine-0.2-tcp.csv": false, "websearch-0.2-udp.csv": false,
+		"notes.csv": false, "flows.csv": false,
+	} {
+		if got := isSweepFlowsFile(name); got != want {
+			t.Errorf("isSweepFlowsFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{
+		"fanin-144.png": true, "fanin-60-aligned.png": true, "fanin-60-straddled.png": true, "fanin-12-random-straddled.png": true,
+		"fanin-.png": false, "fanin-060.png": false, "fanin-60-mine.png": false, "fanin-60.csv": false, "fig9a.png": false,
+	} {
+		if got := isFanInPanel(name); got != want {
+			t.Errorf("isFanInPanel(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"fig9a.png": true, "fig9f.png": true, "fig9g.png": false, "fig9-mine.png": false} {
+		if got := isFig9Panel(name); got != want {
+			t.Errorf("isFig9Panel(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// A fan-in run or report removes the panels of an earlier run it does not draw (another host
+// count, a sweep not run), and keeps the user's files.
+func TestFanInRewriteLeavesNoStalePanel(t *testing.T) {
+	c := DefaultFanIn(24, true)
+	c.Factors, c.Probes = []float64{1, 3}, 1000
+	res, err := RunFanIn(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"fanin-144.png", "fanin-60-aligned.png", "fanin-notes.png"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("earlier"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := NewFanInDocument(results.Header{Experiment: ExperimentFanIn, Title: "t"}, c, []*FanInResult{res})
+	if err := WriteFanIn(dir, doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"fanin-24.png", "fanin-notes.png", "results.json", "summary.md"}
+	if got := names(t, dir); !slices.Equal(got, want) {
+		t.Errorf("directory holds %v, want %v", got, want)
+	}
+	if !slices.Contains(doc.Files, "fanin-24.png") || strings.Contains(strings.Join(doc.Files, " "), "144") {
+		t.Errorf("results.json names %v", doc.Files)
+	}
+}
