@@ -145,6 +145,12 @@ func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, st
 	if out == "" {
 		out = filepath.Join("results", "sim-"+name+"-"+time.Now().Format("20060102-150405"))
 	}
+	if name == "fig9" {
+		// Its flows are checked now, before anything is made or simulated.
+		if err := opts.fig9Config().Validate(); err != nil {
+			return asFlagError(err)
+		}
+	}
 	removeIfEmpty, err := makeOutDir(out, simRunExperiment[name])
 	if err != nil {
 		return err
@@ -174,7 +180,8 @@ func keptError(ctx context.Context, kept, planned int, out string) error {
 	return interruptedError(ctx, "kept the %d of %d points that finished in %s (results.json and summary.md say the run is partial)", kept, planned, out)
 }
 
-func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, stderr io.Writer) error {
+// fig9Config is the sweep the flags ask for.
+func (opts *simRunOptions) fig9Config() experiment.Fig9Config {
 	c := experiment.DefaultFig9(opts.quick)
 	c.Workers, c.Seed, c.Steady = opts.workers, opts.seed, opts.steady
 	if opts.flows > 0 {
@@ -182,6 +189,11 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 			c.Flows[w] = opts.flows
 		}
 	}
+	return c
+}
+
+func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, stderr io.Writer) error {
+	c := opts.fig9Config()
 	start := time.Now()
 	count := pointCounter{planned: c.Planned(), start: start}
 	res, err := experiment.RunFig9Context(ctx, c, func(r *experiment.FCTResult) {

@@ -159,6 +159,7 @@ func TestSimRunChecksFlagsFirst(t *testing.T) {
 		{[]string{"sim", "run", "fan-in", "--quick", "--steady"}, "--steady is for fig9"},
 		{[]string{"sim", "run", "fig9", "--quick", "--hosts", "16"}, "--hosts is for fan-in"},
 		{[]string{"sim", "run", "fig9", "--quick", "--flows", "-1"}, "--flows -1"},
+		{[]string{"sim", "run", "fig9", "--quick", "--flows", "2000000000000"}, `invalid --flows "2000000000000": need at most`},
 		{[]string{"sim", "fct", "--load", "2"}, "--load"},
 		{[]string{"sim", "fct", "--load", "0x1p-1"}, "--load"},
 		{[]string{"sim", "fct", "--racks", "4294967296", "--hosts-per-rack", "4294967296"}, "at most 100000 hosts"},
@@ -201,6 +202,8 @@ func TestSimWording(t *testing.T) {
 		{[]string{"sim", "fct", "--link-delay", "0.0001ns"}, "whole number of picoseconds", "with a unit"},
 		{[]string{"sim", "run", "fan-in", "--workers", "99999999"}, "need 1 to 1024", "memory"},
 		{[]string{"sim", "fct", "--load", "1e-12", "--flows", "2"}, "raise --load or lower --flows", "panic"},
+		// sim run has no --load: its message names the flag it has.
+		{[]string{"sim", "run", "fig9", "--quick", "--flows", "2000000000000"}, "flows per point: at the sweep's slowest arrivals, datamining at load 0.2", "--load"},
 		{[]string{"sim", "fct", "--load", "abc"}, "0 < L < 1", "strconv"},
 	} {
 		_, errOut, status := run(t, c.args...)

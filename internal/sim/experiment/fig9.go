@@ -3,7 +3,9 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/sim/topology"
 	"github.com/qjump-net/qjump/internal/sim/workload"
 )
@@ -64,18 +66,9 @@ func RunFig9(c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
 
 // RunFig9Context is RunFig9 until ctx is done: then it returns the points that finished.
 func RunFig9Context(ctx context.Context, c Fig9Config, progress func(*FCTResult)) (*Fig9Result, error) {
-	var cfgs []FCTConfig
-	for _, w := range c.Workloads {
-		cdf, err := workload.Load(w)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range c.Loads {
-			for _, s := range c.Schemes {
-				cfgs = append(cfgs, FCTConfig{Scheme: s, Workload: cdf, Load: l, Flows: c.Flows[w], Seed: c.Seed, Fabric: c.Fabric,
-					Steady: c.Steady})
-			}
-		}
+	cfgs, err := c.pointConfigs()
+	if err != nil {
+		return nil, err
 	}
 	points := make([]*FCTResult, len(cfgs))
 	errs := make([]error, len(cfgs))
@@ -97,4 +90,69 @@ func RunFig9Context(ctx context.Context, c Fig9Config, progress func(*FCTResult)
 		res.Points = append(res.Points, points[i])
 	}
 	return res, nil
+}
+
+// pointConfigs are the sweep's points in the order workload, load, scheme.
+func (c Fig9Config) pointConfigs() ([]FCTConfig, error) {
+	var cfgs []FCTConfig
+	for _, w := range c.Workloads {
+		cdf, err := workload.Load(w)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range c.Loads {
+			for _, s := range c.Schemes {
+				cfgs = append(cfgs, FCTConfig{Scheme: s, Workload: cdf, Load: l, Flows: c.Flows[w], Seed: c.Seed, Fabric: c.Fabric,
+					Steady: c.Steady})
+			}
+		}
+	}
+	return cfgs, nil
+}
+
+// Validate checks every point of the sweep before any runs: a sweep that cannot run is refused at
+// once, not after its first points. Of what it checks, a user of qjump sim run sets only the
+// flows (the loads and the fabric are the paper's), so a count whose arrivals would outrun the
+// clock is a *model.FieldError of "flows"; anything else is an error of the point it names.
+func (c Fig9Config) Validate() error {
+	cfgs, err := c.pointConfigs()
+	if err != nil {
+		return err
+	}
+	if err := checkArrivals(cfgs); err != nil {
+		return err
+	}
+	for _, p := range cfgs {
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("point %s %s load %g: %v", p.Scheme, p.Workload.Name, p.Load, err)
+		}
+	}
+	return nil
+}
+
+// checkArrivals refuses flows that would take more than maxArrivalSpan to arrive at some point,
+// naming the flows and the most the slowest such point allows: FCTConfig.Validate's message says
+// "raise --load or lower --flows", and sim run has no --load.
+func checkArrivals(cfgs []FCTConfig) error {
+	worst := -1
+	for i, p := range cfgs {
+		if p.arrivalSpan() > maxArrivalSpan && (worst < 0 || p.maxFlows() < cfgs[worst].maxFlows()) {
+			worst = i
+		}
+	}
+	if worst < 0 {
+		return nil
+	}
+	p := cfgs[worst]
+	return &model.FieldError{Field: "flows", Value: fmt.Sprint(p.Flows),
+		Allowed: fmt.Sprintf("need at most %d flows per point: at the sweep's slowest arrivals, %s at load %g, %d flows would take %.3g simulated seconds to arrive, beyond the %.0f s a point's arrivals may span",
+			p.maxFlows(), p.Workload.Name, p.Load, p.Flows, p.arrivalSpan(), maxArrivalSpan)}
+}
+
+// maxFlows is the most flows that arrive within maxArrivalSpan at the point's load (capped at
+// 2⁵³, where a float64 stops counting every integer, so the conversion cannot overflow).
+func (c *FCTConfig) maxFlows() int {
+	f := c.fabric()
+	n := math.Floor(maxArrivalSpan * workload.ArrivalRate(c.Workload, f.Hosts(), f.EdgeRate, c.Load))
+	return int(min(n, 1<<53))
 }
