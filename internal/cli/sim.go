@@ -92,7 +92,10 @@ const outAllowed = "need a directory that exists or can be made, and that this u
 // makeOutDir makes --out before anything is simulated and checks that a file can be written in
 // it, so a path that cannot hold the results is refused at once rather than after minutes of
 // simulation. The returned function removes the directory again if makeOutDir made it and it is
-// still empty: a run interrupted before its first point finished leaves nothing behind.
+// still empty: a run interrupted before its first point finished leaves nothing behind. A
+// directory holding another experiment's run is refused; one holding the same experiment's is
+// taken: the simulator's writers (experiment.WriteFCT, experiment.WriteFanIn) replace that run's
+// files when they write, so that a run that writes nothing leaves it as it was.
 func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 	if other := experimentIn(out); other != "" && other != experiment {
 		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which a %s run would mix with: "+

@@ -60,7 +60,9 @@ start and dropping what does not fit, with the authors' levels and budgets, ACKs
 the top level and the authors' TCP: SACK, no fast retransmit, window ≤ 152 (see
 docs/reproducing.md). Workloads: websearch, datamining (embedded) or a CSV file of size_bytes,cdf
 rows. With --out, DIR gets flows.csv (one row per flow), results.json and summary.md, in the
-results format the testbed uses; qjump sim report DIR redraws them. A point still running after
+results format the testbed uses; qjump sim report DIR redraws them. A DIR holding an earlier
+sim fct run gets those three written over; one holding another experiment's run is refused
+(exit 2). A point still running after
 10 s says how far it is on stderr every 10 s; Ctrl-C abandons it (exit 130) and writes nothing.`,
 		Example: `  qjump sim fct --scheme qjump --workload websearch --load 0.5 --flows 5000
   qjump sim fct --scheme pfabric --workload datamining --load 0.8 --flows 2000 --out results/pf

@@ -26,8 +26,9 @@ func newSimReportCommand() *cobra.Command {
 		Short: "Redraw a simulator run's plots, summary.md and table from its files",
 		Long: `report rebuilds what qjump sim fct --out and qjump sim run wrote into DIR: for fct and fig9 the
 statistics from the flows files (flows.csv or flows/*.csv), for fan-in from results.json's series
-(the probes themselves are not kept); then the plots, results.json and summary.md, and prints the
-table the run printed. DIR may be named by its results.json. A DIR that holds no simulator run
+(the probes themselves are not kept); then results.json, summary.md and the plots, and prints
+the table the run printed. A panel that has no point in results.json is removed, not left from
+an earlier run; the flows files are only read. DIR may be named by its results.json. A DIR that holds no simulator run
 is bad input (exit 2); a run's file that cannot be read or parsed is a failure (exit 1) naming it.`,
 		Example: `  qjump sim report docs/results/sim-fig9`,
 		Args:    simReport.args,

@@ -55,7 +55,14 @@ not depend on how many), and writes into DIR:
           At least 10^6 probes per point (10^5 with --quick).
 results.json and summary.md are the testbed's results format (internal/results);
 qjump sim report DIR redraws the plots, summary.md and table from the files. Ctrl-C stops the
-run: the points that finished are written as above, marked partial, and run exits 130.`,
+run: the points that finished are written as above, marked partial, and run exits 130.
+
+A DIR that holds an earlier run of the same experiment is replaced when the new run writes: the
+files of the names above (fig9a..f.png and flows/WORKLOAD-LOAD-SCHEME.csv, or fanin-N*.png) are
+removed first and results.json and summary.md written over, so no panel or flows file of the
+earlier run is left beside the new results.json; any other file in DIR stays. A run stopped
+before its first point writes nothing and leaves DIR as it was. A DIR that holds another
+experiment's run is refused (exit 2).`,
 		Example: `  qjump sim run fig9 --quick --out results/fig9-quick
   qjump sim run fig9 --out results/fig9
   qjump sim run fan-in --out results/fanin`,

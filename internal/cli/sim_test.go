@@ -318,3 +318,39 @@ func TestSimOutOfAnotherExperimentRefused(t *testing.T) {
 		t.Errorf("sim fct into a sim fct run's directory: status %d (%s), want 0", status, errOut)
 	}
 }
+
+// A sweep with so few flows that a panel's every figure is one value (all at the ideal, 1) draws
+// it: gonum's range for one value reached 0 on a log axis and sim run panicked, exit 2, before
+// writing results.json. A rerun with fewer panels leaves none of the earlier run's, and sim report
+// of it succeeds and keeps it so.
+func TestSimRunFewFlowsDrawsAndRerunReplaces(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	quick := []string{"sim", "run", "fig9", "--quick", "--workers", "1", "--out", out}
+	if _, errOut, status := run(t, append(quick, "--flows", "10")...); status != 0 {
+		t.Fatalf("--flows 10: status %d (%s), want 0", status, errOut)
+	}
+	for _, f := range []string{"fig9c.png", "fig9f.png", "flows/datamining-0.8-qjump.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Fatalf("--flows 10 wrote no %s: %v", f, err)
+		}
+	}
+	// Two flows per point have no large one: panels c and f have no point.
+	if _, errOut, status := run(t, append(quick, "--flows", "2")...); status != 0 {
+		t.Fatalf("--flows 2: status %d (%s), want 0", status, errOut)
+	}
+	for _, verb := range [][]string{nil, {"sim", "report", out}} {
+		if verb != nil {
+			if _, errOut, status := run(t, verb...); status != 0 {
+				t.Fatalf("sim report: status %d (%s), want 0", status, errOut)
+			}
+		}
+		for _, f := range []string{"fig9c.png", "fig9f.png"} {
+			if _, err := os.Stat(filepath.Join(out, f)); !os.IsNotExist(err) {
+				t.Errorf("%v: the earlier run's %s is still there (%v)", verb, f, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(out, "fig9a.png")); err != nil {
+			t.Errorf("%v: fig9a.png: %v", verb, err)
+		}
+	}
+}
