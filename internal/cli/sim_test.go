@@ -338,19 +338,22 @@ func TestSimRunFewFlowsDrawsAndRerunReplaces(t *testing.T) {
 	if _, errOut, status := run(t, append(quick, "--flows", "2")...); status != 0 {
 		t.Fatalf("--flows 2: status %d (%s), want 0", status, errOut)
 	}
-	for _, verb := range [][]string{nil, {"sim", "report", out}} {
-		if verb != nil {
-			if _, errOut, status := run(t, verb...); status != 0 {
+	for _, after := range []struct {
+		name string
+		args []string
+	}{{"the rerun", nil}, {"sim report", []string{"sim", "report", out}}} {
+		if after.args != nil {
+			if _, errOut, status := run(t, after.args...); status != 0 {
 				t.Fatalf("sim report: status %d (%s), want 0", status, errOut)
 			}
 		}
 		for _, f := range []string{"fig9c.png", "fig9f.png"} {
 			if _, err := os.Stat(filepath.Join(out, f)); !os.IsNotExist(err) {
-				t.Errorf("%v: the earlier run's %s is still there (%v)", verb, f, err)
+				t.Errorf("after %s, the earlier run's %s is still there (%v)", after.name, f, err)
 			}
 		}
 		if _, err := os.Stat(filepath.Join(out, "fig9a.png")); err != nil {
-			t.Errorf("%v: fig9a.png: %v", verb, err)
+			t.Errorf("after %s, fig9a.png: %v", after.name, err)
 		}
 	}
 }
