@@ -201,6 +201,7 @@ func (opts *simRunOptions) fig9Config() experiment.Fig9Config {
 
 func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, stderr io.Writer) error {
 	c := opts.fig9Config()
+	warn(stderr, c.Warnings())
 	start := time.Now()
 	count := pointCounter{planned: c.Planned(), start: start}
 	res, err := experiment.RunFig9Context(ctx, c, func(r *experiment.FCTResult) {

@@ -300,6 +300,36 @@ func TestSimFCTWarnsOfRounding(t *testing.T) {
 	}
 }
 
+// The parameters that depend on the fabric are checked with the other flags: an edge rate too slow
+// for qjump-ns2's interval is refused naming what is allowed; a QJump configuration the model
+// finds suspicious is warned of.
+func TestSimSchemeParametersFollowTheFlags(t *testing.T) {
+	one := filepath.Join(t.TempDir(), "one.csv")
+	if err := os.WriteFile(one, []byte("1460,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--scheme", "qjump-ns2", "--edge-rate", "1"}, []string{`invalid --edge-rate "1b/s"`, "at least 2b/s"}},
+	} {
+		args := append([]string{"sim", "fct", "--workload", one, "--flows", "1", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1"}, c.args...)
+		_, errOut, status := run(t, args...)
+		for _, w := range c.want {
+			if status != exitUsage || !strings.Contains(errOut, w) {
+				t.Errorf("%v: status %d, stderr %q; want 2 and %q", c.args, status, errOut, w)
+			}
+		}
+	}
+	// 144 hosts at 10 Mb/s: the epoch n·P/R is 1.04 s.
+	_, errOut, status := run(t, "sim", "fct", "--scheme", "qjump", "--workload", one, "--flows", "1", "--load", "0.1",
+		"--edge-rate", "10M", "--core-rate", "40M")
+	if status != 0 || !strings.Contains(errOut, "qjump: warning: scheme qjump: network epoch") {
+		t.Errorf("qjump at 10 Mb/s: status %d, stderr %q; want 0 and the model's warning of a long epoch", status, errOut)
+	}
+}
+
 // --out holding another experiment's run is refused before anything is simulated: its plots and
 // flows would stay beside the new results.json. The same experiment again may overwrite its own.
 func TestSimOutOfAnotherExperimentRefused(t *testing.T) {

@@ -22,7 +22,9 @@ type FCTConfig struct {
 	Flows    int
 	Seed     uint64
 	Fabric   topology.Config // Buffer and HostBuffer 0: the scheme's default
-	QJump    model.Config    // zero: PaperQJump for the fabric
+	// QJump is the limiters' configuration; zero: PaperQJump for the fabric. Flows go on levels
+	// by the paper's sizes (LevelForSize) whatever it holds.
+	QJump model.Config
 	// Steady keeps flows arriving after the N-th, as background that is simulated and never
 	// counted, until every one of the N has finished: each of them then runs to its end at the
 	// offered load, where without it the flows still running after the N-th arrival finish in a
@@ -52,13 +54,18 @@ func (c *FCTConfig) Validate() error {
 			Allowed: fmt.Sprintf("need a load at which %d flows arrive within %.0f simulated seconds (they would take %.3g s): raise --load or lower --flows",
 				c.Flows, maxArrivalSpan, span)}
 	}
-	if c.Scheme == QJump {
-		if err := c.qjump().Validate(); err != nil {
-			return err
-		}
+	switch c.Scheme {
+	case QJump:
+		return c.qjump().Validate()
+	case QJumpNS2:
+		return checkNS2Rate(c.fabric().EdgeRate)
 	}
 	return nil
 }
+
+// Warnings are what the point's configuration makes valid but probably unmeant
+// (schemeWarnings). c must be valid.
+func (c *FCTConfig) Warnings() []string { return schemeWarnings(c.Scheme, c.fabric(), c.qjump()) }
 
 // maxArrivalSpan bounds how long, in simulated seconds, a point's flows take to arrive: the
 // picosecond clock ends after 106 days, and a load of 10⁻¹² wrapped it around.
@@ -158,8 +165,10 @@ type point struct {
 	flows []*tcp.Flow
 	// policers are qjump-ns2's limiters, one per flow, whose drops count with the ports'.
 	policers []*qjump.FlowPolicer
-	done     int
-	next     workload.FlowSpec
+	// ns2Interval is qjump-ns2's interval at the fabric's edge rate (NS2IntervalAt).
+	ns2Interval sim.Time
+	done        int
+	next        workload.FlowSpec
 	// horizon is when the point gives up on unfinished flows, set at the N-th arrival;
 	// pastHorizon says that the point's next event is that moment rather than an arrival.
 	horizon     sim.Time
@@ -174,6 +183,7 @@ func RunFCT(cfg FCTConfig) (*FCTResult, error) {
 	start := time.Now()
 	pt := &point{cfg: &cfg, fab: cfg.fabric(), qj: cfg.qjump(), el: sim.NewEventListScaled(float64(cfg.fabric().Hosts()) / 144), pool: &sim.PacketPool{},
 		tcfg: cfg.Scheme.transport()}
+	pt.ns2Interval, _ = NS2IntervalAt(pt.fab.EdgeRate)
 	phases := rand.New(rand.NewPCG(cfg.Seed, 4))
 	pt.net = topology.Build(pt.el, pt.fab, cfg.Scheme.ports(pt.el, pt.pool, pt.qj, phases))
 	pt.gen = workload.NewGenerator(cfg.Workload, pt.fab.Hosts(), pt.fab.EdgeRate, cfg.Load, cfg.Seed)
@@ -237,11 +247,11 @@ func (pt *point) startFlow(spec workload.FlowSpec) {
 	route := pt.net.Route(f.Src, f.Dst, pt.net.ECMP(f.ID, false, salt), rcv)
 	switch pt.cfg.Scheme {
 	case QJump:
-		f.Level = LevelForSize(pt.qj, spec.Size)
+		f.Level = LevelForSize(spec.Size)
 	case QJumpNS2:
 		var budget int64
 		f.Level, budget = NS2Level(spec.Size)
-		p := qjump.NewFlowPolicer(pt.el, pt.pool, budget, NS2Interval)
+		p := qjump.NewFlowPolicer(pt.el, pt.pool, budget, pt.ns2Interval)
 		pt.policers = append(pt.policers, p)
 		route = append(sim.Route{p}, route...)
 		rcv.SetAckLevel(NS2AckLevel)

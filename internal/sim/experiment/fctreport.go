@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim"
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -41,9 +42,35 @@ type FCTDocument struct {
 	FlowsPerPoint map[string]int  `json:"flows_per_point"`
 	// Steady says that flows went on arriving, uncounted, until every counted flow of each point
 	// had finished (FCTConfig.Steady).
-	Steady bool           `json:"steady"`
-	Points []PointSummary `json:"points"`
+	Steady bool `json:"steady"`
+	// QJump is the qjump scheme's configuration on the run's fabric; absent where no qjump point
+	// ran, and in runs made before 2026-11-28.
+	QJump *QJumpSetup `json:"qjump,omitempty"`
+	// NS2IntervalNs is qjump-ns2's interval at the run's edge rate (NS2IntervalAt); absent where
+	// no qjump-ns2 point ran, and in runs made before 2026-11-28 (1.05 ms at 10 Gb/s).
+	NS2IntervalNs float64        `json:"ns2_interval_ns,omitempty"`
+	Points        []PointSummary `json:"points"`
 	results.Outcome
+}
+
+// QJumpSetup is the QJump configuration a run's qjump points had (PaperQJump for its fabric):
+// n, P, m, the epoch m·n·P/R and each level's factor, f0 first.
+type QJumpSetup struct {
+	Hosts        int       `json:"hosts"`
+	PacketBytes  int64     `json:"packet_bytes"`
+	Mesochronous int       `json:"mesochronous"`
+	EpochNs      float64   `json:"epoch_ns"`
+	Factors      []float64 `json:"factors"`
+}
+
+// newQJumpSetup records c, whose levels are all limited (PaperQJump's).
+func newQJumpSetup(c model.Config) *QJumpSetup {
+	s := &QJumpSetup{Hosts: c.Hosts, PacketBytes: int64(c.Packet), Mesochronous: c.Mesochronous,
+		EpochNs: float64(c.EpochPicoseconds()) / 1000}
+	for l := range model.NumLevels {
+		s.Factors = append(s.Factors, c.Factors[model.Level(l)].Value)
+	}
+	return s
 }
 
 // PointSummary is one simulated point: where its flows are and how fast it ran.
@@ -74,14 +101,55 @@ func schemeOf(arm string) string {
 	return s
 }
 
-var schemeText = map[Scheme]string{
-	TCP:     "TCP NewReno, drop-tail switch ports of 150 packets, minimum RTO 200 µs",
-	DCTCP:   "DCTCP, ECN marking at K = 65 packets, g = 1/16",
-	PFabric: "pFabric, remaining-size priorities in 24-packet ports, fixed RTO 45 µs, SACK, windows of at most 23 packets",
-	QJump:   "QJump, P = 9 kB, f0..f7 = 144, 100, 20, 10, 5, 3, 2, 1, levels served in strict priority, flows on levels by size",
-	QJumpNS2: "QJump limited as the paper's ns-2 simulation did: a budget per flow that holds the whole flow, " +
-		"refilled every 1.05 ms from its start, dropping what does not fit; ACKs unlimited on level 7; levels served in strict priority; " +
-		"the authors' TCP (SACK, no fast retransmit, windows of at most 152 packets)",
+// schemeText describes scheme s as it ran on fab (the scheme's buffer filled in): the
+// parameters that follow the fabric (buffers, pFabric's window cap, QJump's n, epoch and
+// factors, qjump-ns2's interval) with the values the points had.
+func schemeText(s Scheme, fab topology.Config) string {
+	switch s {
+	case TCP:
+		return fmt.Sprintf("TCP NewReno, drop-tail switch ports of %d packets, minimum RTO 200 µs", fab.Buffer)
+	case DCTCP:
+		return fmt.Sprintf("DCTCP, ECN marking at K = %d packets, g = 1/16%s", DCTCPK, bufferText(s, fab))
+	case PFabric:
+		return fmt.Sprintf("pFabric, remaining-size priorities in %d-packet ports, fixed RTO 45 µs, SACK, windows of at most %d packets",
+			fab.Buffer, PFabricBuffer-1)
+	case QJump:
+		return qjumpText(PaperQJump(fab.Hosts(), fab.EdgeRate)) + bufferText(s, fab)
+	case QJumpNS2:
+		interval, _ := NS2IntervalAt(fab.EdgeRate)
+		return "QJump limited as the paper's ns-2 simulation did: a budget per flow that holds the whole flow, " +
+			"refilled every " + intervalText(interval) + " from its start, dropping what does not fit; ACKs unlimited on level 7; levels served in strict priority; " +
+			"the authors' TCP (SACK, no fast retransmit, windows of at most 152 packets)" + bufferText(s, fab)
+	}
+	return string(s)
+}
+
+// qjumpText is the QJump arms' description: n, P, the epoch and the factors used.
+func qjumpText(c model.Config) string {
+	fs := make([]string, 0, model.NumLevels)
+	for l := range model.NumLevels {
+		fs = append(fs, c.Factors[model.Level(l)].String())
+	}
+	return fmt.Sprintf("QJump, P = %g kB, n = %d, epoch n·P/R = %s, f0..f7 = %s, levels served in strict priority, flows on levels by size",
+		float64(c.Packet)/1000, c.Hosts, intervalText(sim.Time(c.EpochPicoseconds())), strings.Join(fs, ", "))
+}
+
+// intervalText is an epoch or interval in the units docs/reproducing.md writes them: 1.05 ms,
+// 262.5 µs.
+func intervalText(t sim.Time) string {
+	if t >= sim.Millisecond {
+		return fmt.Sprintf("%.6g ms", float64(t)/float64(sim.Millisecond))
+	}
+	return fmt.Sprintf("%.6g µs", float64(t)/float64(sim.Microsecond))
+}
+
+// bufferText names the buffer where it is not the scheme's default, for the schemes whose
+// description does not say it anyway.
+func bufferText(s Scheme, fab topology.Config) string {
+	if fab.Buffer == s.DefaultBuffer() {
+		return ""
+	}
+	return fmt.Sprintf(", switch ports of %d packets", fab.Buffer)
 }
 
 // fctSeries are a point's three series: small, large and all flows, normalised FCT.
@@ -123,6 +191,7 @@ func fctSeries(arm, workload string, load float64, flows []FlowRow) []results.Se
 func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDocument {
 	doc := &FCTDocument{Header: h, Fabric: c.Fabric, Seed: c.Seed, Workloads: c.Workloads, Loads: c.Loads,
 		Schemes: c.Schemes, FlowsPerPoint: c.Flows, Steady: c.Steady}
+	doc.recordSchemes(c)
 	seen := map[string]bool{}
 	for _, l := range c.Loads {
 		for _, s := range c.Schemes {
@@ -132,7 +201,7 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 			}
 			seen[arm] = true
 			doc.Arms = append(doc.Arms, results.Arm{Name: arm, QJump: s == QJump || s == QJumpNS2, Param: l, HasParam: true,
-				Description: fmt.Sprintf("%s; Poisson flow arrivals at load %g", schemeText[s], l),
+				Description: fmt.Sprintf("%s; Poisson flow arrivals at load %g", schemeText(s, schemeFabric(s, c.Fabric)), l),
 				Bulk:        strings.Join(c.Workloads, ", ") + " flows"})
 		}
 	}
@@ -153,6 +222,25 @@ func NewFCTDocument(h results.Header, c Fig9Config, points []*FCTResult) *FCTDoc
 	doc.Targets = []results.Target{}
 	doc.Files = []string{}
 	return doc
+}
+
+// recordSchemes records the configuration of the QJump schemes c runs.
+func (d *FCTDocument) recordSchemes(c Fig9Config) {
+	for _, s := range c.Schemes {
+		switch s {
+		case QJump:
+			d.QJump = newQJumpSetup(PaperQJump(c.Fabric.Hosts(), c.Fabric.EdgeRate))
+		case QJumpNS2:
+			interval, _ := NS2IntervalAt(c.Fabric.EdgeRate)
+			d.NS2IntervalNs = float64(interval) / float64(sim.Nanosecond)
+		}
+	}
+}
+
+// schemeFabric is fab as scheme s's points run on it: the scheme's buffers filled in.
+func schemeFabric(s Scheme, fab topology.Config) topology.Config {
+	c := FCTConfig{Scheme: s, Fabric: fab}
+	return c.fabric()
 }
 
 // flowsFile is where a point's flows go: flows.csv for a single point, flows/W-L-S.csv in a sweep

@@ -45,6 +45,17 @@ func DefaultFig9(quick bool) Fig9Config {
 	return c
 }
 
+// Warnings are what the sweep's schemes on its fabric make valid but probably unmeant
+// (schemeWarnings), each said once.
+func (c Fig9Config) Warnings() []string {
+	var w []string
+	for _, s := range c.Schemes {
+		p := FCTConfig{Scheme: s, Fabric: c.Fabric}
+		w = append(w, p.Warnings()...)
+	}
+	return w
+}
+
 // Fig9Result holds every point that finished, in the order workload, load, scheme: all Planned
 // of them unless the run was interrupted.
 type Fig9Result struct {

@@ -40,7 +40,7 @@ func TestQJumpNS2Runs(t *testing.T) {
 			t.Fatalf("flow %d of %d bytes on level %d, want %d", f.ID, f.Size, f.Level, l)
 		}
 	}
-	if schemeText[QJumpNS2] == "" {
+	if schemeText(QJumpNS2, schemeFabric(QJumpNS2, smallFabric())) == "" {
 		t.Error("qjump-ns2 has no description for its arms")
 	}
 	if s, err := ParseScheme("qjump-ns2"); err != nil || s != QJumpNS2 {

@@ -137,34 +137,58 @@ func (s Scheme) ports(el *sim.EventList, pool *sim.PacketPool, qj model.Config, 
 	}
 }
 
-// PaperQJump is Fig. 9's QJump configuration (§6.4): P = 9 kB, n = 144 at R = 10 Gb/s and
-// {f0..f7} = {144, 100, 20, 10, 5, 3, 2, 1}. m = 1: the authors' ns-2 scripts compute the epoch
-// as n·P/R, which makes f0 = n exactly line rate; with the slides' m = 2 level 0 would be held
-// to half of it. ε = 0: the simulated switches add no processing delay.
+// paperFactors are §6.4's f0..f7, which the paper chose for n = 144 hosts at P = 9 kB.
+var paperFactors = [model.NumLevels]float64{144, 100, 20, 10, 5, 3, 2, 1}
+
+// PaperPacket is §6.4's P: 9 kB, six 1500-byte packets on the wire.
+const PaperPacket model.Bytes = 9000
+
+// PaperQJump is Fig. 9's QJump configuration (§6.4) for a fabric of n = hosts at edge rate R:
+// P = 9 kB, m = 1 and the paper's factors, which it chose for n = 144: {144, 100, 20, 10, 5, 3,
+// 2, 1}. m = 1: the authors' ns-2 scripts compute the epoch as n·P/R, which makes f = n exactly
+// line rate; with the slides' m = 2 level 0 would be held to half of it. ε = 0: the simulated
+// switches add no processing delay.
+//
+// A level's rate is f·P per epoch n·P/R, f/n of the line, so the paper's numbers mean what it
+// meant only at n = 144. On another fabric the factors follow what each one was chosen for:
+//   - f0 = n: level 0 carries the large flows at line rate ("does not apply any rate-limiting
+//     (scheduling) to them", §6.4); kept at 144, it would get 144/n of the line (a quarter at
+//     576 hosts) and slow every large flow that much;
+//   - f7 = 1: the guaranteed level, one P per host per epoch, whose fan-in bound holds at any n;
+//   - f1..f6 as the paper's, each capped at n: their budgets f·P (900, 180, 90, 45, 27, 18 kB) are
+//     the web-search CDF's size steps (LevelForSize), a property of the workload, not of the
+//     fabric. Above n a factor allows more than line rate, which the link caps anyway
+//     (model.Config.Warnings says so); capped, the factor states the rate the level gets.
+//
+// At n = 144 this is exactly the paper's configuration.
 func PaperQJump(hosts int, rate sim.Rate) model.Config {
-	fs := []float64{144, 100, 20, 10, 5, 3, 2, 1}
+	n := float64(hosts)
 	factors := model.Factors{}
-	for l, f := range fs {
-		factors[model.Level(l)] = model.Limited(f)
+	for l, f := range paperFactors {
+		factors[model.Level(l)] = model.Limited(min(f, n))
 	}
-	return model.Config{Hosts: hosts, Rate: model.Rate(rate), Packet: 9000, Mesochronous: 1, Factors: factors}
+	factors[0] = model.Limited(n)
+	return model.Config{Hosts: hosts, Rate: model.Rate(rate), Packet: PaperPacket, Mesochronous: 1, Factors: factors}
 }
 
-// LevelForSize puts a flow on the highest level whose budget per epoch holds the whole flow
-// (wire bytes, headers included), else on the lowest configured level. A flow then never waits
-// for a second epoch of its own level, and the paper's factors line up with the web-search
-// CDF's steps: 6 packets (9 kB) fit f7 = 1, flows up to 18, 27, 45, 90 and 180 kB fit levels 6
-// to 2, up to 900 kB level 1, and everything larger goes to level 0 (line rate).
-func LevelForSize(c model.Config, size int64) uint8 {
+// LevelForSize puts a flow on the highest level whose budget in the paper's configuration
+// (f·P with §6.4's factors) holds the whole flow (wire bytes, headers included), else on level
+// 0. The paper's factors line up with the web-search CDF's steps: 6 packets (9 kB) fit f7 = 1,
+// flows up to 18, 27, 45, 90 and 180 kB fit levels 6 to 2, up to 900 kB level 1, and everything
+// larger goes to level 0 (line rate). A flow then never waits for a second epoch of its own
+// level: its budget holds it, or, where PaperQJump caps the level's factor at n (fewer than 100
+// hosts), the level runs at line rate as level 0 does: its budget n·P is what the link carries
+// in an epoch. The sizes are the workload's, so they are the same on every fabric: with the
+// capped budgets instead, levels 1 to 3 would all be n·P on a fabric of 8 hosts, and flows of
+// 72 to 900 kB would share level 0 with the largest.
+func LevelForSize(size int64) uint8 {
 	wire := size + int64(tcp.PacketsFor(size))*tcp.Header
-	lowest := model.TopLevel
-	for _, l := range c.Factors.Levels() { // highest first
-		lowest = l
-		if b, ok := c.Budget(c.Factors[l]); ok && int64(b) >= wire {
+	for l := model.TopLevel; l > 0; l-- {
+		if paperFactors[l]*float64(PaperPacket) >= float64(wire) {
 			return uint8(l)
 		}
 	}
-	return uint8(lowest)
+	return 0
 }
 
 // NS2AckLevel is the level of every ACK in the authors' ns-2 QJump runs. Their ACKs pass no
