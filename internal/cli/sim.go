@@ -55,7 +55,7 @@ func (f *fabricFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[model.Rate]{&f.core, model.ParseRate}, "core-rate", "ToR–spine link rate, e.g. 40G")
 	fs.Var(simDelayValue{&f.linkDelay}, "link-delay", "propagation delay of every link, e.g. 200ns, to the picosecond (0.5ns, 500ps), at most 1s")
 	fs.Var(simDelayValue{&f.hostDelay}, "host-delay", "host stack delay added on each host link crossing, e.g. 2.5us, to the picosecond, at most 1s")
-	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port and host NIC, per level at a QJump host (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric)")
+	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port and host NIC, per level at a QJump host (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric); dctcp needs more than K=65, pfabric at least 2 (its window cap is the buffer less one)")
 }
 
 func (f *fabricFlags) config() (topology.Config, error) {

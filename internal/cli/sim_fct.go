@@ -49,8 +49,10 @@ flow runs at the load it was drawn for: the faithful measure of large flows, at 
 the wall time at load 0.8, where under pFabric a large flow waits behind every smaller one (see
 docs/reproducing.md, "What a point measures"). Small flows hardly move either way.
 
-Schemes: tcp (NewReno, drop-tail, 150-packet buffers, min RTO 200µs), dctcp (K=65, g=1/16),
-pfabric (remaining-size priorities, 24-packet buffers, RTO 45µs, SACK, window ≤ 23), qjump (the paper's Fig. 9 configuration at 144 hosts: P=9kB, m=1, epoch n·P/R,
+Schemes: tcp (NewReno, drop-tail, 150-packet buffers, min RTO 200µs), dctcp (K=65, g=1/16;
+a --buffer of 65 or less, where no packet would ever be marked, is refused), pfabric
+(remaining-size priorities, 24-packet buffers, RTO 45µs, SACK, window ≤ the buffer less one,
+23), qjump (the paper's Fig. 9 configuration at 144 hosts: P=9kB, m=1, epoch n·P/R,
 f0..f7=144,100,20,10,5,3,2,1; on n hosts f0=n, line rate, f7=1 and the others the paper's,
 each at most n; flows on the highest level whose budget per epoch in the paper's configuration
 holds them; each level of a host has one budget, which the host's flows and ACKs at that level
@@ -60,7 +62,8 @@ did, a budget per flow refilled every 1.05 ms (at 10 Gb/s edges; times 10 Gb/s o
 --edge-rate on others) from the flow's start and dropping what does not fit, with the authors'
 levels and budgets, ACKs unlimited at the top level and the authors' TCP: SACK, no fast
 retransmit, window ≤ 152 (see docs/reproducing.md). A configuration that is valid but probably
-not meant (a QJump epoch over a second) is warned about on stderr. Workloads: websearch, datamining (embedded) or a CSV file of size_bytes,cdf
+not meant (a QJump epoch over a second, K under DCTCP's guideline C·RTT/7) is warned about on
+stderr. Workloads: websearch, datamining (embedded) or a CSV file of size_bytes,cdf
 rows. With --out, DIR gets flows.csv (one row per flow), results.json and summary.md, in the
 results format the testbed uses; qjump sim report DIR redraws them. A DIR holding an earlier
 sim fct run gets those three written over; one holding another experiment's run is refused

@@ -300,9 +300,9 @@ func TestSimFCTWarnsOfRounding(t *testing.T) {
 	}
 }
 
-// The parameters that depend on the fabric are checked with the other flags: an edge rate too slow
-// for qjump-ns2's interval is refused naming what is allowed; a QJump configuration the model
-// finds suspicious is warned of.
+// The parameters that depend on --buffer and the fabric are checked with the other flags: a
+// dctcp buffer at or below K (it would never mark) and a pfabric buffer that leaves no window are
+// refused naming what is allowed; a QJump configuration the model finds suspicious is warned of.
 func TestSimSchemeParametersFollowTheFlags(t *testing.T) {
 	one := filepath.Join(t.TempDir(), "one.csv")
 	if err := os.WriteFile(one, []byte("1460,1\n"), 0o644); err != nil {
@@ -312,6 +312,9 @@ func TestSimSchemeParametersFollowTheFlags(t *testing.T) {
 		args []string
 		want []string
 	}{
+		{[]string{"--scheme", "dctcp", "--buffer", "40"}, []string{`invalid --buffer "40"`, "K = 65", "more than 65"}},
+		{[]string{"--scheme", "dctcp", "--buffer", "65"}, []string{`invalid --buffer "65"`, "more than 65"}},
+		{[]string{"--scheme", "pfabric", "--buffer", "1"}, []string{`invalid --buffer "1"`, "at least 2"}},
 		{[]string{"--scheme", "qjump-ns2", "--edge-rate", "1"}, []string{`invalid --edge-rate "1b/s"`, "at least 2b/s"}},
 	} {
 		args := append([]string{"sim", "fct", "--workload", one, "--flows", "1", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1"}, c.args...)

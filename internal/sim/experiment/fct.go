@@ -54,6 +54,9 @@ func (c *FCTConfig) Validate() error {
 			Allowed: fmt.Sprintf("need a load at which %d flows arrive within %.0f simulated seconds (they would take %.3g s): raise --load or lower --flows",
 				c.Flows, maxArrivalSpan, span)}
 	}
+	if err := checkBuffer(c.Scheme, c.fabric()); err != nil {
+		return err
+	}
 	switch c.Scheme {
 	case QJump:
 		return c.qjump().Validate()
@@ -182,7 +185,7 @@ func RunFCT(cfg FCTConfig) (*FCTResult, error) {
 	}
 	start := time.Now()
 	pt := &point{cfg: &cfg, fab: cfg.fabric(), qj: cfg.qjump(), el: sim.NewEventListScaled(float64(cfg.fabric().Hosts()) / 144), pool: &sim.PacketPool{},
-		tcfg: cfg.Scheme.transport()}
+		tcfg: cfg.Scheme.transport(cfg.fabric().Buffer)}
 	pt.ns2Interval, _ = NS2IntervalAt(pt.fab.EdgeRate)
 	phases := rand.New(rand.NewPCG(cfg.Seed, 4))
 	pt.net = topology.Build(pt.el, pt.fab, cfg.Scheme.ports(pt.el, pt.pool, pt.qj, phases))

@@ -112,7 +112,7 @@ func schemeText(s Scheme, fab topology.Config) string {
 		return fmt.Sprintf("DCTCP, ECN marking at K = %d packets, g = 1/16%s", DCTCPK, bufferText(s, fab))
 	case PFabric:
 		return fmt.Sprintf("pFabric, remaining-size priorities in %d-packet ports, fixed RTO 45 µs, SACK, windows of at most %d packets",
-			fab.Buffer, PFabricBuffer-1)
+			fab.Buffer, PFabricMaxCwnd(fab.Buffer))
 	case QJump:
 		return qjumpText(PaperQJump(fab.Hosts(), fab.EdgeRate)) + bufferText(s, fab)
 	case QJumpNS2:

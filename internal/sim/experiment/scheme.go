@@ -54,11 +54,12 @@ func ParseScheme(s string) (Scheme, error) {
 // Parameters of the baselines, from the pFabric paper (Alizadeh et al., SIGCOMM 2013, §5.1–5.2)
 // whose ns-2 scripts the QJump paper extended (§6.4):
 //   - TCP and DCTCP: 225 kB of buffer per port (150 packets of 1500 B), minimum RTO 200 µs;
-//   - DCTCP: marking threshold K = 65 packets (the QJump paper's [65, 65], §6.3), g = 1/16;
+//   - DCTCP: marking threshold K = 65 packets (the QJump paper's [65, 65], §6.3), g = 1/16; a
+//     buffer of K or fewer would never mark, and is refused (checkBuffer);
 //   - pFabric: 36 kB per port (24 packets, 2×BDP), initial window 12 packets (one BDP of the
 //     14.6 µs fabric), fixed RTO 45 µs (about 3 RTTs), SACK, and a window of at most 23
 //     packets (the QJump authors' pFabric runs, run_pfabric.sh and qjump.tcl: maxcwnd_ is the
-//     queue size less one).
+//     queue size less one, so with another buffer the buffer less one: PFabricMaxCwnd).
 //
 // The reference material here has no copy of the pFabric paper, so these values are as we read
 // that paper; the pFabric-derived ns-2 parameter files in public repositories agree on what they
@@ -84,17 +85,24 @@ func (s Scheme) DefaultBuffer() int {
 	return TCPBuffer
 }
 
-// transport is the scheme's TCP configuration.
-func (s Scheme) transport() tcp.Config {
+// transport is the scheme's TCP configuration on switch ports of buffer packets.
+func (s Scheme) transport(buffer int) tcp.Config {
 	if s == PFabric {
 		return tcp.Config{InitCwnd: InitCwnd, MinRTO: PFabricRTO, MaxRTO: PFabricRTO, FixedRTO: true,
-			SACK: true, MaxCwnd: PFabricBuffer - 1}
+			SACK: true, MaxCwnd: PFabricMaxCwnd(buffer)}
 	}
 	if s == QJumpNS2 {
 		return NS2Transport
 	}
 	return tcp.Config{InitCwnd: InitCwnd, MinRTO: TCPMinRTO, MaxRTO: MaxRTO, FastRetransmit: true}
 }
+
+// PFabricMaxCwnd is pFabric's window cap on switch ports of buffer packets: the buffer less one,
+// as the pFabric scripts the QJump authors ran set it (maxcwnd_ = queue size − 1), so that one
+// flow's window never fills a port on its own. It follows --buffer: kept at 23 over a larger
+// buffer it would hold every flow below what the ports allow, and over a smaller one let one
+// flow overflow a port. A buffer of 1 has no window to give (checkBuffer refuses it).
+func PFabricMaxCwnd(buffer int) int32 { return int32(buffer - 1) }
 
 // NS2Transport is the TCP of the authors' ns-2 QJump runs (github.com/camsas/qjump-ns2,
 // qjump.tcl and run_qjump.sh): a SACK agent that keeps its scoreboard over timeouts

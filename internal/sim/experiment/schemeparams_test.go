@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -170,7 +172,65 @@ func TestNS2IntervalFollowsTheEdgeRate(t *testing.T) {
 	}
 }
 
-// The paper's fabric draws no warning for any scheme; a fabric whose epoch is over a second does.
+// dctcp refuses a buffer at or below K, where it would never mark and run as TCP; above K it
+// marks, so its flows are not TCP's.
+func TestDCTCPBufferAboveK(t *testing.T) {
+	cdf, err := workload.Load("websearch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, buffer := range []int{1, 40, DCTCPK} {
+		fab := smallFabric()
+		fab.Buffer = buffer
+		c := FCTConfig{Scheme: DCTCP, Workload: cdf, Load: 0.6, Flows: 150, Seed: 7, Fabric: fab}
+		var fe *model.FieldError
+		err := c.Validate()
+		if !errors.As(err, &fe) || fe.Field != "buffer" || !strings.Contains(fe.Allowed, "K = 65") ||
+			!strings.Contains(fe.Allowed, "more than 65") {
+			t.Errorf("dctcp with --buffer %d: %v, want a refusal naming K = 65 and what is allowed", buffer, err)
+		}
+	}
+	fab := smallFabric()
+	fab.Buffer = DCTCPK + 1
+	c := FCTConfig{Scheme: DCTCP, Workload: cdf, Load: 0.6, Flows: 150, Seed: 7, Fabric: fab}
+	dctcp := runPoint(t, c)
+	c.Scheme = TCP
+	tcp := runPoint(t, c)
+	if bytes.Equal(csvWithoutScheme(t, dctcp), csvWithoutScheme(t, tcp)) {
+		t.Errorf("dctcp at a buffer of K + 1 = %d packets ran exactly as tcp: it never marked", DCTCPK+1)
+	}
+}
+
+// csvWithoutScheme is a point's flows file without its scheme column, to compare two schemes.
+func csvWithoutScheme(t *testing.T, r *FCTResult) []byte {
+	return bytes.ReplaceAll(csvOf(t, r), []byte(string(r.Scheme)), nil)
+}
+
+// pFabric's window cap is the buffer its ports run with, less one; a buffer of one packet, which
+// leaves no window, is refused.
+func TestPFabricCapFollowsTheBuffer(t *testing.T) {
+	for _, c := range []struct{ buffer, want int }{{0, 23}, {24, 23}, {40, 39}, {2, 1}, {150, 149}} {
+		fab := smallFabric()
+		fab.Buffer = c.buffer
+		p := FCTConfig{Scheme: PFabric, Fabric: fab}
+		if got := PFabric.transport(p.fabric().Buffer).MaxCwnd; int(got) != c.want {
+			t.Errorf("--buffer %d: window cap %d, want %d", c.buffer, got, c.want)
+		}
+		if !strings.Contains(schemeText(PFabric, p.fabric()), "windows of at most "+strconv.Itoa(c.want)+" packets") {
+			t.Errorf("--buffer %d: description %q does not give the cap %d", c.buffer, schemeText(PFabric, p.fabric()), c.want)
+		}
+	}
+	fab := smallFabric()
+	fab.Buffer = 1
+	c := FCTConfig{Scheme: PFabric, Workload: oneSize(t, "1460"), Load: 0.1, Flows: 1, Fabric: fab}
+	var fe *model.FieldError
+	if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "buffer" {
+		t.Errorf("pfabric with --buffer 1: %v, want a refusal of the buffer", err)
+	}
+}
+
+// The paper's fabric draws no warning for any scheme; a fabric whose epoch is over a second, or
+// whose round trip puts K under DCTCP's guideline, does.
 func TestSchemeWarnings(t *testing.T) {
 	for _, s := range allSchemes() {
 		c := FCTConfig{Scheme: s, Fabric: topology.PaperFabric()}
@@ -183,5 +243,11 @@ func TestSchemeWarnings(t *testing.T) {
 	c := FCTConfig{Scheme: QJump, Fabric: slow}
 	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], "scheme qjump: network epoch") {
 		t.Errorf("qjump at 16,384 hosts of 1 Gb/s: warnings %q, want the model's long epoch", w)
+	}
+	far := topology.PaperFabric()
+	far.HostDelay = 100 * sim.Microsecond // RTT ≈ 400 µs: C·RTT/7 ≈ 190 packets at 40 Gb/s
+	c = FCTConfig{Scheme: DCTCP, Fabric: far}
+	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], "C·RTT/7") {
+		t.Errorf("dctcp with 100 µs host delays: warnings %q, want DCTCP's guideline", w)
 	}
 }
