@@ -59,7 +59,7 @@ func (c *FCTConfig) Validate() error {
 	}
 	switch c.Scheme {
 	case QJump:
-		return c.qjump().Validate()
+		return qjumpOnFabric(c.fabric(), c.qjump())
 	case QJumpNS2:
 		return checkNS2Rate(c.fabric().EdgeRate)
 	}
