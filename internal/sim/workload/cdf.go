@@ -50,38 +50,58 @@ func Load(nameOrFile string) (*CDF, error) {
 	return Parse(nameOrFile, f)
 }
 
-// Parse reads "size_bytes,cdf" rows ('#' comments and the header skipped). Sizes and
-// probabilities must not decrease, and the last probability must be 1.
+// Parse reads "size_bytes,cdf" rows, '#' comments skipped, after an optional header: the first
+// line that is no comment, if it starts with "size". Sizes and probabilities must not decrease,
+// and the last probability must be 1.
 func Parse(name string, r io.Reader) (*CDF, error) {
 	c := &CDF{Name: name}
 	sc := bufio.NewScanner(r)
-	line := 0
+	line, lastLine, first := 0, 0, true
 	for sc.Scan() {
 		line++
 		t := strings.TrimSpace(sc.Text())
-		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "size") {
+		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		a, b, ok := strings.Cut(t, ",")
-		size, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
-		prob, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-		// Written so that NaN fails every test: ParseFloat takes "NaN" and "Inf".
-		if !ok || err1 != nil || err2 != nil || !(size > 0 && size <= MaxSize) || !(prob >= 0 && prob <= 1) {
-			return nil, fmt.Errorf("workload %s line %d: %q is not SIZE_BYTES,CDF with 0 < SIZE_BYTES ≤ %d and 0 ≤ CDF ≤ 1", name, line, t, int64(MaxSize))
+		// Only the first line can be a header: a "size..." line among the rows is a mistake
+		// (two files run together), not a header to pass over.
+		header := first && strings.HasPrefix(t, "size")
+		first = false
+		if header {
+			continue
+		}
+		size, prob, err := parseRow(name, line, t)
+		if err != nil {
+			return nil, err
 		}
 		if n := len(c.Size); n > 0 && (size < c.Size[n-1] || prob < c.Prob[n-1]) {
 			return nil, fmt.Errorf("workload %s line %d: sizes and probabilities must not decrease", name, line)
 		}
-		c.Size, c.Prob = append(c.Size, size), append(c.Prob, prob)
+		c.Size, c.Prob, lastLine = append(c.Size, size), append(c.Prob, prob), line
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read workload %s: %w", name, err)
 	}
-	if len(c.Size) == 0 || c.Prob[len(c.Prob)-1] != 1 {
-		return nil, fmt.Errorf("workload %s: need rows ending at CDF 1", name)
+	switch n := len(c.Prob); {
+	case n == 0:
+		return nil, fmt.Errorf("workload %s: no data rows: need SIZE_BYTES,CDF rows ending at CDF 1", name)
+	case c.Prob[n-1] != 1:
+		return nil, fmt.Errorf("workload %s line %d: the last row ends at CDF %g: need rows ending at CDF 1", name, lastLine, c.Prob[n-1])
 	}
 	c.mean = c.computeMean()
 	return c, nil
+}
+
+// parseRow reads one SIZE_BYTES,CDF row, t, at line of workload name.
+func parseRow(name string, line int, t string) (size, prob float64, err error) {
+	a, b, ok := strings.Cut(t, ",")
+	size, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	prob, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	// Written so that NaN fails every test: ParseFloat takes "NaN" and "Inf".
+	if !ok || err1 != nil || err2 != nil || !(size > 0 && size <= MaxSize) || !(prob >= 0 && prob <= 1) {
+		return 0, 0, fmt.Errorf("workload %s line %d: %q is not SIZE_BYTES,CDF with 0 < SIZE_BYTES ≤ %d and 0 ≤ CDF ≤ 1", name, line, t, int64(MaxSize))
+	}
+	return size, prob, nil
 }
 
 // Mean is the mean flow size in bytes of the interpolated distribution.

@@ -33,6 +33,33 @@ func TestParseRejectsBadRows(t *testing.T) {
 	}
 }
 
+// A refusal of the last row says what the file held: no rows at all, or the CDF it ended at
+// and where.
+func TestParseSaysWhereTheCDFEnds(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                   "workload t: no data rows",
+		"# only a comment\nsize_bytes,cdf\n": "workload t: no data rows",
+		"size_bytes,cdf\n100,0.5\n200,0.99\n# end\n": "workload t line 3: the last row ends at CDF 0.99: need rows ending at CDF 1",
+	} {
+		_, err := Parse("t", strings.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one saying %q", in, err, want)
+		}
+	}
+}
+
+// Only the first line that is no comment may be a header: a "size" line among the rows is
+// refused with its line, not passed over.
+func TestParseTakesAHeaderOnlyFirst(t *testing.T) {
+	if _, err := Parse("t", strings.NewReader("# c\n\nsize_bytes,cdf\n100,0.5\n200,1\n")); err != nil {
+		t.Errorf("header after a comment: %v", err)
+	}
+	_, err := Parse("t", strings.NewReader("size_bytes,cdf\n100,0.5\nsize_bytes,cdf\n200,1\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("a second header: error %v, want line 3 refused", err)
+	}
+}
+
 // Poisson arrivals offer the asked load: the wire bytes of the flows over the time they span,
 // divided by the hosts' capacity.
 func TestGeneratorOffersTheLoad(t *testing.T) {
