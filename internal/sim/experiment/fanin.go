@@ -235,7 +235,7 @@ func runFanInPoint(c FanInConfig, f7 float64) FanInPoint {
 	sort.Float64s(x.latency)
 	if n := len(x.latency); n > 0 {
 		// Copies, not pointers into x.latency: a point keeps three numbers, not its million probes.
-		p50, p99, worst := x.latency[n/2], x.latency[int(math.Ceil(0.99*float64(n)))-1], x.latency[n-1]
+		p50, p99, worst := nearestRank(x.latency, 0.5), nearestRank(x.latency, 0.99), x.latency[n-1]
 		pt.P50Us, pt.P99Us, pt.MaxUs = &p50, &p99, &worst
 	}
 	if fi.Guaranteed {

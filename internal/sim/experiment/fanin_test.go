@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/topology"
 )
 
@@ -80,6 +81,28 @@ func checkFanIn(t *testing.T, c FanInConfig, r *FanInResult) {
 			if p.Guaranteed || p.Lost == 0 {
 				t.Errorf("f7 %.1f: region C with no loss (max %.1fµs)", p.F7, worst)
 			}
+		}
+	}
+}
+
+// A point's p50_us and its series' p50 are the same rank of the same probes (nearest rank), so
+// results.json does not give two medians for one point.
+func TestFanInPointAndSeriesShareTheirP50(t *testing.T) {
+	c := DefaultFanIn(32, true)
+	c.Probes, c.Factors = 2_000, []float64{1, 3}
+	r, err := RunFanIn(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) != len(c.Factors) {
+		t.Fatalf("%d points for %d factors", len(r.Points), len(c.Factors))
+	}
+	for _, p := range r.Points {
+		if p.P50Us == nil {
+			t.Fatalf("f7 %.1f: no p50_us", p.F7)
+		}
+		if results.Round3(*p.P50Us) != p.Latency.P50US {
+			t.Errorf("f7 %.1f: p50_us %v, series p50 %v", p.F7, *p.P50Us, p.Latency.P50US)
 		}
 	}
 }

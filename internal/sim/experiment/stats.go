@@ -64,8 +64,14 @@ func percentile(v []float64, q float64) float64 {
 	}
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
-	i := int(math.Ceil(q*float64(len(s)))) - 1
-	return s[max(i, 0)]
+	return nearestRank(s, q)
+}
+
+// nearestRank is the nearest-rank percentile q of sorted, non-empty values: the smallest value
+// at or below which a fraction q of them lie. Every percentile the simulator reports, a point's
+// and a series', is this one, so that the p50 of a fan-in point and of its series agree.
+func nearestRank(sorted []float64, q float64) float64 {
+	return sorted[max(int(math.Ceil(q*float64(len(sorted))))-1, 0)]
 }
 
 // sortedStats are the statistics of sorted values (nearest-rank percentiles, as FCTStats), lost
@@ -75,7 +81,7 @@ func sortedStats(v []float64, lost int) results.Stats {
 	if len(v) == 0 {
 		return st
 	}
-	rank := func(q float64) float64 { return results.Round3(v[max(int(math.Ceil(q*float64(len(v))))-1, 0)]) }
+	rank := func(q float64) float64 { return results.Round3(nearestRank(v, q)) }
 	st.MeanUS = results.Round3(mean(v))
 	st.P50US, st.P90US, st.P99US, st.P999US = rank(0.5), rank(0.9), rank(0.99), rank(0.999)
 	st.MaxUS = results.Round3(v[len(v)-1])
