@@ -49,6 +49,9 @@ func (c *FCTConfig) Validate() error {
 	if err := c.fabric().Validate(); err != nil {
 		return fmt.Errorf("fabric (%s): %w", c.Fabric, err)
 	}
+	if err := c.checkResolution(); err != nil {
+		return err
+	}
 	if span := c.arrivalSpan(); span > maxArrivalSpan {
 		return &model.FieldError{Field: "load", Value: fmt.Sprint(c.Load),
 			Allowed: fmt.Sprintf("need a load at which %d flows arrive within %.0f simulated seconds (they would take %.3g s): raise --load or lower --flows",
@@ -69,6 +72,32 @@ func (c *FCTConfig) Validate() error {
 // Warnings are what the point's configuration makes valid but probably unmeant
 // (schemeWarnings). c must be valid.
 func (c *FCTConfig) Warnings() []string { return schemeWarnings(c.Scheme, c.fabric(), c.qjump()) }
+
+// MinIdealFCT is the shortest ideal FCT a point may have. Flows are timed to the nanosecond (as
+// flows.csv writes them), and at 100 ns the rounding moves a normalised FCT by at most 1 %; an
+// ideal FCT that rounds to 0 would make it infinite.
+const MinIdealFCT = 100 * sim.Nanosecond
+
+// checkResolution refuses a fabric on which the smallest flow, one full packet (sizes are drawn
+// in whole packets), alone on its shortest path completes faster than MinIdealFCT. Host 1 is on
+// host 0's shortest path: in its rack when a rack holds two hosts, across a spine otherwise.
+func (c *FCTConfig) checkResolution() error {
+	f := c.fabric()
+	wire := tcp.WireSize(tcp.MSS, 0)
+	ideal := topology.IdealFCTFrames(f.Path(0, 1), wire, wire, 1)
+	if ideal >= MinIdealFCT {
+		return nil
+	}
+	in := []model.Input{{Field: "edge-rate", Value: model.Rate(f.EdgeRate).String()}}
+	if f.HostsPerRack == 1 {
+		in = append(in, model.Input{Field: "core-rate", Value: model.Rate(f.CoreRate).String()})
+	}
+	in = append(in, model.Input{Field: "link-delay", Value: f.LinkDelay.String()}, model.Input{Field: "host-delay", Value: f.HostDelay.String()})
+	return &model.FieldError{Field: in[0].Field, Value: in[0].Value, Together: in,
+		Allowed: fmt.Sprintf("a one-packet flow alone on the idle fabric would complete in %s, and flows are timed to the nanosecond: "+
+			"need an ideal FCT of at least %s, so that the rounding moves a normalised FCT by at most 1 %%: lower the rates or raise the delays",
+			ideal, MinIdealFCT)}
+}
 
 // maxArrivalSpan bounds how long, in simulated seconds, a point's flows take to arrive: the
 // picosecond clock ends after 106 days, and a load of 10⁻¹² wrapped it around.
@@ -102,12 +131,15 @@ func (c *FCTConfig) qjump() model.Config {
 
 // FlowRow is one flow of the output.
 type FlowRow struct {
-	ID       int32   `json:"id"`
-	Src      int     `json:"src"`
-	Dst      int     `json:"dst"`
-	Size     int64   `json:"size_bytes"`
-	StartUs  float64 `json:"start_us"`
-	FCTUs    float64 `json:"fct_us"`   // 0: unfinished
+	ID      int32   `json:"id"`
+	Src     int     `json:"src"`
+	Dst     int     `json:"dst"`
+	Size    int64   `json:"size_bytes"`
+	StartUs float64 `json:"start_us"`
+	// Done says the flow completed before the horizon; FCTUs means nothing without it. It is a
+	// flag of its own rather than an FCTUs of 0, which a flow timed to the nanosecond can round to.
+	Done     bool    `json:"done"`
+	FCTUs    float64 `json:"fct_us"`
 	IdealUs  float64 `json:"ideal_us"` // alone on the idle fabric
 	Level    uint8   `json:"level"`
 	Timeouts int32   `json:"timeouts"`
@@ -291,7 +323,7 @@ func (pt *point) result() *FCTResult {
 		row := FlowRow{ID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, StartUs: results.Round3(f.Start.Micros()),
 			IdealUs: results.Round3(pt.idealFCT(f).Micros()), Level: f.Level, Timeouts: f.Timeouts}
 		if f.Done() {
-			row.FCTUs = results.Round3(f.FCT().Micros())
+			row.Done, row.FCTUs = true, results.Round3(f.FCT().Micros())
 		} else {
 			res.Unfinished++
 		}

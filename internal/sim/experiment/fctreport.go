@@ -157,7 +157,7 @@ func fctSeries(arm, workload string, load float64, flows []FlowRow) []results.Se
 	var small, large, all []float64
 	var lostSmall, lostLarge, lostAll int
 	for _, r := range flows {
-		done := r.FCTUs > 0
+		done := r.Done
 		n := r.Normalised()
 		isSmall, isLarge := r.Size <= SmallMax, r.Size > LargeMin
 		if !done {

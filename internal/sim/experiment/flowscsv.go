@@ -21,7 +21,7 @@ func WriteFlowsCSV(w io.Writer, r *FCTResult) error {
 	_ = cw.Write(flowsHeader)
 	for _, f := range r.Flows {
 		fct, norm := "", ""
-		if f.FCTUs > 0 {
+		if f.Done {
 			fct, norm = ff(f.FCTUs), ff(f.Normalised())
 		}
 		_ = cw.Write([]string{
@@ -79,8 +79,12 @@ func parseFlow(rec []string) (FlowRow, error) {
 	r.Dst, errs[2] = strconv.Atoi(rec[2])
 	r.Size, errs[3] = strconv.ParseInt(rec[3], 10, 64)
 	r.StartUs, errs[4] = strconv.ParseFloat(rec[4], 64)
-	if rec[5] != "" { // empty: unfinished (files written before say 0.000, which reads the same)
+	if rec[5] != "" {
 		r.FCTUs, errs[5] = strconv.ParseFloat(rec[5], 64)
+		// Empty is unfinished. Files written before 2026-11-29 said 0.000, which no finished
+		// flow can write since a point whose ideal FCT rounds below 100 ns is refused
+		// (FCTConfig.Validate), so 0 still reads as unfinished.
+		r.Done = r.FCTUs > 0
 	}
 	r.IdealUs, errs[6] = strconv.ParseFloat(rec[6], 64)
 	level, errs[7] = strconv.Atoi(rec[9])

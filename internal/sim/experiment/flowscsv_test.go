@@ -12,7 +12,7 @@ import (
 // unfinished; so does the 0.000 of files written before.
 func TestFlowsCSVUnfinishedFlowIsEmpty(t *testing.T) {
 	r := &FCTResult{Scheme: TCP, Flows: []FlowRow{
-		{ID: 0, Src: 1, Dst: 2, Size: 1000, StartUs: 1.5, FCTUs: 20, IdealUs: 10, Level: 0},
+		{ID: 0, Src: 1, Dst: 2, Size: 1000, StartUs: 1.5, Done: true, FCTUs: 20, IdealUs: 10, Level: 0},
 		{ID: 1, Src: 3, Dst: 4, Size: 2000, StartUs: 2.5, IdealUs: 12, Timeouts: 3},
 	}}
 	var b bytes.Buffer

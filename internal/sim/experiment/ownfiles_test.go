@@ -22,8 +22,8 @@ func fakeSweep() (Fig9Config, []*FCTResult) {
 		for _, l := range c.Loads {
 			for _, s := range c.Schemes {
 				points = append(points, &FCTResult{Scheme: s, Workload: w, Load: l, Seed: 1, Flows: []FlowRow{
-					{ID: 0, Src: 0, Dst: 1, Size: 1000, StartUs: 1, FCTUs: 20, IdealUs: 10},
-					{ID: 1, Src: 2, Dst: 3, Size: 20e6, StartUs: 2, FCTUs: 60000, IdealUs: 20000},
+					{ID: 0, Src: 0, Dst: 1, Size: 1000, StartUs: 1, Done: true, FCTUs: 20, IdealUs: 10},
+					{ID: 1, Src: 2, Dst: 3, Size: 20e6, StartUs: 2, Done: true, FCTUs: 60000, IdealUs: 20000},
 				}})
 			}
 		}

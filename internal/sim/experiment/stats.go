@@ -28,7 +28,7 @@ type FCTStats struct {
 func ComputeStats(rows []FlowRow) FCTStats {
 	var small, large, all []float64
 	for _, r := range rows {
-		if r.FCTUs == 0 {
+		if !r.Done {
 			continue
 		}
 		n := r.Normalised()
