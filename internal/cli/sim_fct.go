@@ -135,7 +135,6 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	if err != nil {
 		return usageErrorf("invalid --workload %q: %v (or websearch, datamining)", opts.workload, err)
 	}
-	warnRounding(stderr, opts.workload, cdf)
 	fab, err := opts.fabric.config()
 	if err != nil {
 		return err
@@ -145,6 +144,8 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	if err := cfg.Validate(); err != nil {
 		return asFlagError(err)
 	}
+	// After Validate, which refuses the padding when it pushes the load to 1 or more.
+	warnRounding(stderr, opts.workload, cdf)
 	warn(stderr, cfg.Warnings())
 	// Every flag is checked before anything is made or simulated.
 	removeIfEmpty := func() {}

@@ -283,18 +283,23 @@ func TestSimRunNumbersItsPoints(t *testing.T) {
 }
 
 // A CDF of flows under one packet offers far more than --load (sizes are drawn in whole packets,
-// the arrival rate from the CDF's mean), and sim fct says so; the paper's workloads, 0.04 % over,
-// get no warning.
+// the arrival rate from the CDF's mean), and sim fct says so, or refuses the load when that
+// reaches the edge capacity; the paper's workloads, 0.04 % over, get no warning.
 func TestSimFCTWarnsOfRounding(t *testing.T) {
 	tiny := filepath.Join(t.TempDir(), "tiny.csv")
 	if err := os.WriteFile(tiny, []byte("size_bytes,cdf\n100,1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, status := run(t, "sim", "fct", "--workload", tiny, "--flows", "20", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1")
+	small := []string{"--flows", "20", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1"}
+	_, errOut, status := run(t, append([]string{"sim", "fct", "--workload", tiny, "--load", "0.05"}, small...)...)
 	if status != 0 || !strings.Contains(errOut, "offer 14.6 times --load") {
-		t.Errorf("a CDF of 100-byte flows: status %d, stderr %q; want 0 and a warning that they offer 14.6 times the load", status, errOut)
+		t.Errorf("a CDF of 100-byte flows at load 0.05: status %d, stderr %q; want 0 and a warning that they offer 14.6 times the load", status, errOut)
 	}
-	_, errOut, status = run(t, "sim", "fct", "--workload", "websearch", "--flows", "20", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1")
+	_, errOut, status = run(t, append([]string{"sim", "fct", "--workload", tiny, "--load", "0.5"}, small...)...)
+	if status != exitUsage || !strings.Contains(errOut, "7.3 of the edge capacity: need a load below 0.0685") || strings.Contains(errOut, "warning") {
+		t.Errorf("a CDF of 100-byte flows at load 0.5: status %d, stderr %q; want 2 and the refusal alone", status, errOut)
+	}
+	_, errOut, status = run(t, append([]string{"sim", "fct", "--workload", "websearch"}, small...)...)
 	if status != 0 || strings.Contains(errOut, "warning") {
 		t.Errorf("web search: status %d, stderr %q; want 0 and no warning", status, errOut)
 	}

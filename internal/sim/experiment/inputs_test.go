@@ -68,3 +68,24 @@ func TestFinishedFlowsAreFlagged(t *testing.T) {
 			c.Flows, done, res.Unfinished, res.Stats.Flows)
 	}
 }
+
+// A CDF whose sizes are padded to whole packets past the edge capacity is refused at a load it
+// would push to 1 or more, with the likely cause: sizes in packets read as bytes.
+func TestValidateRefusesALoadPaddedPastCapacity(t *testing.T) {
+	cdf, err := workload.Parse("packets.csv", strings.NewReader("1,0\n1000,1\n")) // mean 500.5 B, drawn 1460 B
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := inputsConfig(t)
+	c.Workload = cdf
+	err = c.Validate()
+	for _, w := range []string{"load", "packets.csv", "2.92 times", "1.46 of the edge capacity", "below 0.343", "in packets"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v, want one saying %q", err, w)
+		}
+	}
+	c.Load = 0.3
+	if err := c.Validate(); err != nil {
+		t.Errorf("load 0.3, 0.88 padded: %v", err)
+	}
+}
