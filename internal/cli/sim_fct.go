@@ -82,7 +82,7 @@ sim fct run gets those three written over; one holding another experiment's run 
 	f.StringVar(&opts.scheme, "scheme", "qjump", "tcp, dctcp, pfabric, qjump, or qjump-ns2 (the paper's ns-2 limiter)")
 	f.StringVar(&opts.workload, "workload", "websearch", "websearch, datamining or a CDF file")
 	f.Var(&unitValue[float64]{&opts.load, parseLoad}, "load", "offered load, a fraction of the edge capacity (0 < L < 1)")
-	f.IntVar(&opts.flows, "flows", 5000, "flows to simulate")
+	f.IntVar(&opts.flows, "flows", 5000, fmt.Sprintf("flows to simulate (1 to %d)", experiment.MaxFlows))
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
 	f.StringVar(&opts.out, "out", "", "directory for flows.csv and results.json")
 	f.BoolVar(&opts.steady, "steady", false, "keep flows arriving, uncounted, until the last of the N has finished (see above)")

@@ -81,7 +81,7 @@ experiment's run is refused (exit 2).`,
 	f.BoolVar(&opts.quick, "quick", false, "fewer flows, loads and points (for CI)")
 	f.StringVar(&opts.out, "out", "", "output directory (default: results/sim-NAME-TIME)")
 	f.IntVar(&opts.workers, "workers", 2, "points simulated at once (one core each)")
-	f.IntVar(&opts.flows, "flows", 0, "fig9: flows per point for both workloads (0: 10000 web search and 3000 data mining; 1000 and 500 with --quick)")
+	f.IntVar(&opts.flows, "flows", 0, fmt.Sprintf("fig9: flows per point for both workloads, at most %d (0: 10000 web search and 3000 data mining; 1000 and 500 with --quick)", experiment.MaxFlows))
 	f.IntSliceVar(&opts.hosts, "hosts", []int{144, 60}, "fan-in: host counts to run, each whole racks: a multiple of 16, or of 12")
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of every random stream")
 	f.BoolVar(&opts.steady, "steady", false, "fig9: keep flows arriving, uncounted, until every counted flow of a point has finished (see qjump sim fct --help)")

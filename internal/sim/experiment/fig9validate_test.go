@@ -19,12 +19,22 @@ func TestFig9ValidateNamesTheFlows(t *testing.T) {
 	for w := range c.Flows {
 		c.Flows[w] = 2000000000000
 	}
+	// Past MaxFlows, the memory the flows take refuses them first.
 	err := c.Validate()
 	var fe *model.FieldError
-	if !errors.As(err, &fe) || fe.Field != "flows" || fe.Value != "2000000000000" {
+	if !errors.As(err, &fe) || fe.Field != "flows" || fe.Value != "2000000000000" || fe.Allowed != FlowsAllowed {
+		t.Fatalf("Validate = %v, want a field error of flows with the memory bound", err)
+	}
+	// Within it, the arrivals at a load far below the paper's do not fit in the clock's bound.
+	c.Loads = append(c.Loads, 1e-6)
+	for w := range c.Flows {
+		c.Flows[w] = MaxFlows
+	}
+	err = c.Validate()
+	if !errors.As(err, &fe) || fe.Field != "flows" || fe.Value != "1000000" {
 		t.Fatalf("Validate = %v, want a field error of flows", err)
 	}
-	if !strings.Contains(fe.Allowed, "datamining at load 0.2") || strings.Contains(fe.Allowed, "load or") {
+	if !strings.Contains(fe.Allowed, "datamining at load 1e-06") || strings.Contains(fe.Allowed, "load or") {
 		t.Errorf("allowed %q: want the slowest point named, and no --load", fe.Allowed)
 	}
 	// The most it allows does arrive in time, and one more does not.

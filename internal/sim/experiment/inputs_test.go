@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/sim"
+	"github.com/qjump-net/qjump/internal/sim/topology"
 	"github.com/qjump-net/qjump/internal/sim/workload"
 )
 
@@ -87,5 +88,22 @@ func TestValidateRefusesALoadPaddedPastCapacity(t *testing.T) {
 	c.Load = 0.3
 	if err := c.Validate(); err != nil {
 		t.Errorf("load 0.3, 0.88 padded: %v", err)
+	}
+}
+
+// A point's flows are bounded by the memory each takes, not only by how long they take to arrive:
+// 10⁸ flows arrive within the arrival bound and would take some 40 GB.
+func TestValidateBoundsFlows(t *testing.T) {
+	c := inputsConfig(t)
+	c.Fabric = topology.PaperFabric()
+	c.Flows = MaxFlows
+	if err := c.Validate(); err != nil {
+		t.Fatalf("%d flows: %v", c.Flows, err)
+	}
+	for _, n := range []int{MaxFlows + 1, 100_000_000} {
+		c.Flows = n
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "need 1 to 1000000 flows") {
+			t.Errorf("%d flows: error %v, want the bound", n, err)
+		}
 	}
 }
