@@ -36,6 +36,8 @@ type fabricFlags struct {
 	racks, hostsPerRack, spines, buffer int
 	edge, core                          model.Rate
 	linkDelay, hostDelay                sim.Time
+	// typed is the rates as the user typed them, for the warning of one without a unit.
+	typed typedTexts
 }
 
 func newFabricFlags() *fabricFlags {
@@ -51,12 +53,30 @@ func (f *fabricFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.racks, "racks", f.racks, "racks (top-of-rack switches)")
 	fs.IntVar(&f.hostsPerRack, "hosts-per-rack", f.hostsPerRack, "hosts per rack")
 	fs.IntVar(&f.spines, "spines", f.spines, "spine switches; every ToR links to every spine")
-	fs.Var(&unitValue[model.Rate]{&f.edge, model.ParseRate}, "edge-rate", "host link rate, e.g. 10G")
-	fs.Var(&unitValue[model.Rate]{&f.core, model.ParseRate}, "core-rate", "ToR–spine link rate, e.g. 40G")
+	fs.Var(&unitValue[model.Rate]{&f.edge, parseSimRate}, "edge-rate", "host link rate, 1M to 2T, e.g. 10G")
+	fs.Var(&unitValue[model.Rate]{&f.core, parseSimRate}, "core-rate", "ToR–spine link rate, 1M to 2T, e.g. 40G")
 	fs.Var(simDelayValue{&f.linkDelay}, "link-delay", "propagation delay of every link, e.g. 200ns, to the picosecond (0.5ns, 500ps), at most 1s")
 	fs.Var(simDelayValue{&f.hostDelay}, "host-delay", "host stack delay added on each host link crossing, e.g. 2.5us, to the picosecond, at most 1s")
 	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port and host NIC, per level at a QJump host (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric); dctcp needs more than K=65, pfabric at least 2 (its window cap is the buffer less one)")
+	f.typed.keep(fs, "edge-rate", "core-rate")
 }
+
+// parseSimRate reads --edge-rate and --core-rate and refuses, as they parse, a rate outside the
+// simulator's bounds, so that pflag quotes the value as typed; a number without a unit is said to
+// be bits per second whether it is refused (--edge-rate 10) or taken (warnings).
+func parseSimRate(s string) (model.Rate, error) {
+	r, err := model.ParseRate(s)
+	if err != nil {
+		return 0, err
+	}
+	if sim.Rate(r) < topology.MinRate || sim.Rate(r) > topology.MaxRate {
+		return 0, rateOutside(topology.RateAllowed, s, r, "G")
+	}
+	return r, nil
+}
+
+// warnings are what the fabric flags gave that is valid but suspicious: a rate without a unit.
+func (f *fabricFlags) warnings() []string { return f.typed.unitlessRates("edge-rate", "core-rate") }
 
 func (f *fabricFlags) config() (topology.Config, error) {
 	c := topology.Config{

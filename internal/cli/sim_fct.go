@@ -139,10 +139,11 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	warn(stderr, opts.fabric.warnings())
 	cfg := experiment.FCTConfig{Scheme: scheme, Workload: cdf, Load: opts.load, Flows: opts.flows, Seed: opts.seed, Fabric: fab,
 		Steady: opts.steady}
 	if err := cfg.Validate(); err != nil {
-		return asFlagError(err)
+		return opts.fabric.typed.flagError(err) // a rate as the user typed it: "2T", not "2Tb/s"
 	}
 	// After Validate, which refuses the padding when it pushes the load to 1 or more.
 	warnRounding(stderr, opts.workload, cdf)

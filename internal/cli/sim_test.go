@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -162,6 +165,9 @@ func TestSimRunChecksFlagsFirst(t *testing.T) {
 		{[]string{"sim", "run", "fig9", "--quick", "--flows", "2000000000000"}, `invalid --flows "2000000000000": need 1 to 1000000 flows`},
 		{[]string{"sim", "run", "fig9", "--quick", "--flows", "100000000"}, `invalid --flows "100000000": need 1 to 1000000 flows`},
 		{[]string{"sim", "fct", "--flows", "100000000"}, `invalid --flows "100000000": need 1 to 1000000 flows`},
+		{[]string{"sim", "fct", "--edge-rate", "10"}, "e.g. 10G for 10 Gb/s"},
+		{[]string{"sim", "fct", "--edge-rate", "2T", "--core-rate", "2T", "--link-delay", "0", "--host-delay", "0"},
+			`invalid --edge-rate "2T", --link-delay "0µs" and --host-delay "0µs" together`},
 		{[]string{"sim", "fct", "--load", "2"}, "--load"},
 		{[]string{"sim", "fct", "--load", "0x1p-1"}, "--load"},
 		{[]string{"sim", "fct", "--racks", "4294967296", "--hosts-per-rack", "4294967296"}, "at most 100000 hosts"},
@@ -190,6 +196,48 @@ func TestSimRunBoundsFlows(t *testing.T) {
 	opts.flows = experiment.MaxFlows
 	if err := opts.fig9Config().Validate(); err != nil {
 		t.Errorf("fig9 --flows %d: %v", opts.flows, err)
+	}
+}
+
+// A rate without a unit is bits per second: refused with that said when it is outside the
+// simulator's bounds (--edge-rate 10 ran at 10 b/s for minutes, --core-rate 1k at 1 kb/s), and
+// taken with a warning within them, as the model's and the testbed's --rate are.
+func TestSimRatesWithoutAUnit(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // in the refusal; "" for none
+		warn []string
+	}{
+		{[]string{"--edge-rate", "10"}, `invalid argument "10" for "--edge-rate" flag: need 1Mb/s to 2Tb/s`, nil},
+		{[]string{"--edge-rate", "10"}, "a number without a unit is bits per second (10b/s), e.g. 10G for 10 Gb/s", nil},
+		{[]string{"--core-rate", "1k"}, "need 1Mb/s to 2Tb/s", nil},
+		{[]string{"--core-rate", "100T"}, "need 1Mb/s to 2Tb/s", nil},
+		{[]string{"--edge-rate", "10G", "--core-rate", "2T"}, "", nil},
+		{[]string{"--edge-rate", "10000000000", "--core-rate", "40G"}, "", []string{`--edge-rate "10000000000" has no unit: read as 10Gb/s`}},
+		{[]string{"--edge-rate", "10000000000", "--core-rate", "40000000000"}, "",
+			[]string{`--edge-rate "10000000000" has no unit`, `--core-rate "40000000000" has no unit: read as 40Gb/s`}},
+	} {
+		f := newFabricFlags()
+		fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f.register(fs)
+		err := fs.Parse(c.args)
+		if c.want != "" {
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: error %v, want one with %q", c.args, err, c.want)
+			}
+			continue
+		}
+		ws := f.warnings()
+		if err != nil || len(ws) != len(c.warn) {
+			t.Errorf("%v: error %v, warnings %q; want %q", c.args, err, ws, c.warn)
+			continue
+		}
+		for i, w := range c.warn {
+			if !strings.Contains(ws[i], w) {
+				t.Errorf("%v: warning %q, want one with %q", c.args, ws[i], w)
+			}
+		}
 	}
 }
 
@@ -338,7 +386,9 @@ func TestSimSchemeParametersFollowTheFlags(t *testing.T) {
 		{[]string{"--scheme", "dctcp", "--buffer", "40"}, []string{`invalid --buffer "40"`, "K = 65", "more than 65"}},
 		{[]string{"--scheme", "dctcp", "--buffer", "65"}, []string{`invalid --buffer "65"`, "more than 65"}},
 		{[]string{"--scheme", "pfabric", "--buffer", "1"}, []string{`invalid --buffer "1"`, "at least 2"}},
-		{[]string{"--scheme", "qjump-ns2", "--edge-rate", "1"}, []string{`invalid --edge-rate "1b/s"`, "at least 2b/s"}},
+		// qjump-ns2's interval would pass the clock's end below 2 b/s, which the simulator's
+		// bound on rates (1 Mb/s) refuses first.
+		{[]string{"--scheme", "qjump-ns2", "--edge-rate", "1"}, []string{`invalid --edge-rate "1"`, "need 1Mb/s to 2Tb/s", "(1b/s), e.g. 1G"}},
 	} {
 		args := append([]string{"sim", "fct", "--workload", one, "--flows", "1", "--racks", "1", "--hosts-per-rack", "2", "--spines", "1"}, c.args...)
 		_, errOut, status := run(t, args...)

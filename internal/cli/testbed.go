@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -79,11 +77,7 @@ func (f *testbedFlags) parseRate(s string) (model.Rate, error) {
 		return 0, err
 	}
 	if r < testbed.MinRate || r > testbed.MaxRate {
-		if model.UnitlessRate("--rate", s) != "" {
-			return 0, fmt.Errorf("%s; a number without a unit is bits per second (%s), e.g. %sM for %s Mb/s",
-				testbed.RateAllowed, r, strings.TrimSpace(s), strings.TrimSpace(s))
-		}
-		return 0, errors.New(testbed.RateAllowed)
+		return 0, rateOutside(testbed.RateAllowed, s, r, "M")
 	}
 	return r, nil
 }

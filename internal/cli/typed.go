@@ -66,11 +66,30 @@ func (t typedTexts) input(in model.Input) model.Input {
 
 // unitlessRate is the warning of a --rate typed without a unit (model.UnitlessRate), if any:
 // one wording for the model's --rate and the testbed's.
-func (t typedTexts) unitlessRate() []string {
-	if w := model.UnitlessRate("--rate", t["rate"]); w != "" {
-		return []string{w}
+func (t typedTexts) unitlessRate() []string { return t.unitlessRates("rate") }
+
+// unitlessRates are the warnings of the rate flags named (without their dashes) that were typed
+// without a unit, in the order named: the same wording for sim's --edge-rate and --core-rate.
+func (t typedTexts) unitlessRates(names ...string) []string {
+	var ws []string
+	for _, name := range names {
+		if w := model.UnitlessRate("--"+name, t[name]); w != "" {
+			ws = append(ws, w)
+		}
 	}
-	return nil
+	return ws
+}
+
+// rateOutside is the refusal of a rate r, typed as s, outside what allowed says. A number typed
+// without a unit is bits per second, which is rarely what was meant when it is refused: the
+// refusal says so, with s and the prefix that was most likely meant (--rate 10: 10M; sim's
+// --edge-rate 10: 10G).
+func rateOutside(allowed, s string, r model.Rate, prefix string) error {
+	if model.UnitlessRate("", s) == "" {
+		return errors.New(allowed)
+	}
+	n := strings.TrimSpace(s)
+	return fmt.Errorf("%s; a number without a unit is bits per second (%s), e.g. %s%s for %s %sb/s", allowed, r, n, prefix, n, prefix)
 }
 
 // flagError is asFlagError with each value err refuses as the user typed it.

@@ -46,6 +46,9 @@ func (c *FCTConfig) Validate() error {
 	case c.Flows < 1 || c.Flows > MaxFlows:
 		return &model.FieldError{Field: "flows", Value: fmt.Sprint(c.Flows), Allowed: FlowsAllowed}
 	}
+	if err := checkRates(c.Fabric); err != nil {
+		return err
+	}
 	if err := c.fabric().Validate(); err != nil {
 		return fmt.Errorf("fabric (%s): %w", c.Fabric, err)
 	}
@@ -85,6 +88,20 @@ const MaxFlows = 1_000_000
 
 // FlowsAllowed is what a point's flows may be, and why.
 var FlowsAllowed = fmt.Sprintf("need 1 to %d flows: each flow a point starts is kept until the point ends, about 0.4 kB of memory each", MaxFlows)
+
+// checkRates refuses a link rate outside topology's bounds as a field error of the flag that sets
+// it, which the fabric's own Validate cannot name.
+func checkRates(f topology.Config) error {
+	for _, r := range []struct {
+		field string
+		rate  sim.Rate
+	}{{"edge-rate", f.EdgeRate}, {"core-rate", f.CoreRate}} {
+		if r.rate < topology.MinRate || r.rate > topology.MaxRate {
+			return &model.FieldError{Field: r.field, Value: model.Rate(r.rate).String(), Allowed: topology.RateAllowed}
+		}
+	}
+	return nil
+}
 
 // MinIdealFCT is the shortest ideal FCT a point may have. Flows are timed to the nanosecond (as
 // flows.csv writes them), and at 100 ns the rounding moves a normalised FCT by at most 1 %; an

@@ -25,7 +25,7 @@ func TestValidateRefusesIdealFCTUnderTheResolution(t *testing.T) {
 	for _, hostsPerRack := range []int{4, 1} {
 		c := inputsConfig(t)
 		c.Fabric.HostsPerRack = hostsPerRack
-		c.Fabric.EdgeRate, c.Fabric.CoreRate, c.Fabric.LinkDelay, c.Fabric.HostDelay = 100_000*sim.Gbps, 100_000*sim.Gbps, 0, 0
+		c.Fabric.EdgeRate, c.Fabric.CoreRate, c.Fabric.LinkDelay, c.Fabric.HostDelay = topology.MaxRate, topology.MaxRate, 0, 0
 		err := c.Validate()
 		want := []string{"edge-rate", "link-delay", "host-delay", "timed to the nanosecond", "at least 0.1µs"}
 		if hostsPerRack == 1 { // the shortest path crosses the spine

@@ -18,8 +18,17 @@ func TestQJumpOnAFabricTooSlowForItsHosts(t *testing.T) {
 	fab := topology.PaperFabric()
 	fab.Racks, fab.HostsPerRack, fab.EdgeRate = 1000, 100, 100 // 10^5 hosts at 100 b/s: 20000 h
 	c := FCTConfig{Scheme: QJump, Load: 0.5, Flows: 10, Fabric: fab, Workload: websearch(t)}
-	err := c.Validate()
+	// Validate refuses 100 b/s first by the simulator's bound on rates (topology.MinRate, 1 Mb/s,
+	// at which the model takes scheme qjump on every fabric allowed): the refusal below is
+	// qjumpOnFabric's own, for whatever calls it under that bound.
 	var fe *model.FieldError
+	if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "edge-rate" || !strings.Contains(fe.Allowed, "need 1Mb/s") {
+		t.Errorf("qjump at 100 b/s: %v; want the bound on rates", err)
+	}
+	if err := PaperQJump(MaxHosts, topology.MinRate).Validate(); err != nil {
+		t.Errorf("qjump at the least rate on the most hosts: %v", err)
+	}
+	err := qjumpOnFabric(c.fabric(), c.qjump())
 	if !errors.As(err, &fe) {
 		t.Fatalf("qjump at 100 b/s on 10^5 hosts: %v; want a refusal of its flags", err)
 	}

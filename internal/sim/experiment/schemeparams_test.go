@@ -170,6 +170,11 @@ func TestNS2IntervalFollowsTheEdgeRate(t *testing.T) {
 	if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "edge-rate" {
 		t.Errorf("qjump-ns2 at 1 b/s: %v, want a refusal of the edge rate", err)
 	}
+	// The simulator's bound on rates (topology.MinRate) refuses 1 b/s before the interval is
+	// computed; the interval's own refusal stays for whatever calls it below that bound.
+	if err := checkNS2Rate(1); !errors.As(err, &fe) || fe.Field != "edge-rate" || !strings.Contains(fe.Allowed, "at least 2b/s") {
+		t.Errorf("checkNS2Rate(1) = %v, want a refusal of the edge rate below 2 b/s", err)
+	}
 }
 
 // dctcp refuses a buffer at or below K, where it would never mark and run as TCP; above K it

@@ -41,3 +41,21 @@ func TestRoutesAndECMP(t *testing.T) {
 		t.Fatalf("%d of 40000 flows hash both directions to one spine, want about a quarter", same)
 	}
 }
+
+// Link rates are bounded on both sides: 10 b/s (a --edge-rate 10 meant as 10G) made a point of
+// five flows run for minutes, 100 Tb/s serialised an ACK in 3 ps.
+func TestValidateBoundsRates(t *testing.T) {
+	for _, c := range []struct {
+		edge, core sim.Rate
+		ok         bool
+	}{
+		{MinRate, MaxRate, true}, {10 * sim.Gbps, 40 * sim.Gbps, true},
+		{10, 40 * sim.Gbps, false}, {10 * sim.Gbps, 1000, false}, {MaxRate + 1, 40 * sim.Gbps, false}, {10 * sim.Gbps, 100_000 * sim.Gbps, false},
+	} {
+		f := PaperFabric()
+		f.EdgeRate, f.CoreRate, f.Buffer, f.HostBuffer = c.edge, c.core, 100, 100
+		if err := f.Validate(); (err == nil) != c.ok {
+			t.Errorf("edge %d b/s, core %d b/s: error %v, want ok %v", c.edge, c.core, err, c.ok)
+		}
+	}
+}
