@@ -81,7 +81,7 @@ func parseFlow(rec []string) (FlowRow, error) {
 	r.StartUs, errs[4] = strconv.ParseFloat(rec[4], 64)
 	if rec[5] != "" {
 		r.FCTUs, errs[5] = strconv.ParseFloat(rec[5], 64)
-		// Empty is unfinished. Files written before 2026-11-29 said 0.000, which no finished
+		// Empty is unfinished. Files written before flows had a Done flag (2026-11-28) said 0.000, which no finished
 		// flow can write since a point whose ideal FCT rounds below 100 ns is refused
 		// (FCTConfig.Validate), so 0 still reads as unfinished.
 		r.Done = r.FCTUs > 0
