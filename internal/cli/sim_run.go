@@ -51,7 +51,8 @@ not depend on how many), and writes into DIR:
           hosts, with random epoch phases (mesochronous hosts), with aligned epochs (every
           budget in one burst), and aligned and straddled (each host sends one budget just
           before its epoch ends and the next just after it, the worst case the bound allows);
-          fanin-N.png, fanin-N-aligned.png, fanin-N-straddled.png, results.json, summary.md.
+          fanin-N.png, fanin-N-aligned.png, fanin-N-straddled.png, fanin-N-random-straddled.png,
+          results.json, summary.md.
           At least 10^6 probes per point (10^5 with --quick).
 results.json and summary.md are the testbed's results format (internal/results);
 qjump sim report DIR redraws the plots, summary.md and table from the files. Ctrl-C stops the

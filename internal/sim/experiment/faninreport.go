@@ -190,14 +190,18 @@ func (d *FanInDocument) View() results.View {
 
 // WriteFanIn writes results.json and summary.md into dir, then the plots, then the two again
 // naming the plots. The record comes first, so that a plot that cannot be drawn does not cost the
-// run its results.json; every fan-in panel in dir is removed before the plots are drawn, so that
-// none is left from an earlier run or report (another host count, a sweep not run this time).
+// run its results.json; where dir held a fan-in run (heldRun), every fan-in panel in it is removed
+// before the plots are drawn, so that none is left from that run or a report of it (another host
+// count, a sweep not run this time).
 func WriteFanIn(dir string, d *FanInDocument) error {
+	earlier := heldRun(dir, d.Experiment) // read before this run's record is written
 	if err := d.writeRecord(dir, nil); err != nil {
 		return err
 	}
-	if err := removeOwn(dir, isFanInPanel); err != nil {
-		return err
+	if earlier {
+		if err := removeOwn(dir, isFanInPanel); err != nil {
+			return err
+		}
 	}
 	plots, err := d.plots(dir)
 	if err != nil {

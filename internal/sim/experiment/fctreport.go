@@ -358,12 +358,13 @@ func (d *FCTDocument) Fill(points []*FCTResult) {
 
 // WriteFCT writes an FCT run into dir: the flows files (which the points then name), results.json,
 // summary.md and the plots. A sweep first removes the flows files of an earlier run in dir (their
-// names are this experiment's, flows/WORKLOAD-LOAD-SCHEME.csv): a rerun with fewer points, or one
-// interrupted, must not leave files that results.json does not name. A single point's flows.csv
+// names are this experiment's, flows/WORKLOAD-LOAD-SCHEME.csv; only where dir's results.json says
+// it held one, heldRun): a rerun with fewer points, or one interrupted, must not leave files that
+// results.json does not name. A single point's flows.csv
 // is always written over.
 func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
 	planned := Fig9Config{Workloads: doc.Workloads, Loads: doc.Loads, Schemes: doc.Schemes}.Planned()
-	if planned > 1 {
+	if planned > 1 && heldRun(dir, doc.Experiment) {
 		if err := removeOwn(filepath.Join(dir, "flows"), isSweepFlowsFile); err != nil {
 			return err
 		}

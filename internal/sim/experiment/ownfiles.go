@@ -14,8 +14,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/workload"
 )
+
+// heldRun says whether dir holds a run of experiment already: its results.json names it. Only
+// then are the files of the experiment's names in it an earlier run's; in a directory without
+// one, a file of such a name is the user's, and stays.
+func heldRun(dir, experiment string) bool {
+	var h results.Header
+	return results.ReadJSON(filepath.Join(dir, "results.json"), &h) == nil && h.Experiment == experiment
+}
 
 // removeOwn removes every regular file of dir whose name own says the experiment writes. A dir
 // that does not exist has nothing to remove.
@@ -50,8 +59,9 @@ func isFig9Panel(name string) bool {
 }
 
 // isSweepFlowsFile says whether name (in flows/) is a sweep's flows file as flowsFile names it:
-// WORKLOAD-LOAD-SCHEME.csv of a built-in workload, a load as %g writes it and a scheme. A file
-// of the user's such as notes.csv or websearch-old.csv is not.
+// WORKLOAD-LOAD-SCHEME.csv of a built-in workload, a load a sweep can have (0 < load < 1) as %g
+// writes it, and a scheme. A file of the user's such as notes.csv, websearch-old.csv or
+// websearch-2024-tcp.csv is not.
 func isSweepFlowsFile(name string) bool {
 	for _, s := range allSchemes() {
 		rest, ok := strings.CutSuffix(name, "-"+string(s)+".csv")
@@ -63,7 +73,7 @@ func isSweepFlowsFile(name string) bool {
 			if !ok {
 				continue
 			}
-			if f, err := strconv.ParseFloat(load, 64); err == nil && fmt.Sprintf("%g", f) == load {
+			if f, err := strconv.ParseFloat(load, 64); err == nil && f > 0 && f < 1 && fmt.Sprintf("%g", f) == load {
 				return true
 			}
 		}
@@ -71,23 +81,24 @@ func isSweepFlowsFile(name string) bool {
 	return false
 }
 
-// isFanInPanel says whether name is a fan-in panel: fanin-N.png of a host count N with a sweep's
-// suffix (sweepPlot), fanin-60-aligned.png.
+// isFanInPanel says whether name is a fan-in panel: fanin-N.png of a host count N that fan-in
+// runs (CheckFanInHosts) with a sweep's suffix (sweepPlot), fanin-60-aligned.png; not
+// fanin-2024.png.
 func isFanInPanel(name string) bool {
 	if !strings.HasPrefix(name, "fanin-") || !strings.HasSuffix(name, ".png") {
 		return false
 	}
 	mid := strings.TrimSuffix(strings.TrimPrefix(name, "fanin-"), ".png")
 	for _, sp := range sweepPlot {
-		if n, ok := strings.CutSuffix(mid, sp.suffix); ok && isCount(n) {
+		if n, ok := strings.CutSuffix(mid, sp.suffix); ok && isHostCount(n) {
 			return true
 		}
 	}
 	return false
 }
 
-// isCount says whether s is a count as %d writes it: 60, not 060 or +60.
-func isCount(s string) bool {
+// isHostCount says whether s is a host count fan-in runs, as %d writes it: 60, not 060, +60 or 61.
+func isHostCount(s string) bool {
 	n, err := strconv.Atoi(s)
-	return err == nil && n > 0 && strconv.Itoa(n) == s
+	return err == nil && strconv.Itoa(n) == s && CheckFanInHosts(n) == nil
 }

@@ -132,6 +132,9 @@ func TestOwnFileNames(t *testing.T) {
 		"websearch-0.2-tcp.csv": true, "datamining-0.8-qjump-ns2.csv": true, "websearch-1e-05-pfabric.csv": true,
 		"websearch-0.20-tcp.csv": false, "websearch-old-tcp.csv": false, "mine-0.2-tcp.csv": false, "websearch-0.2-udp.csv": false,
 		"notes.csv": false, "flows.csv": false,
+		// loads no sweep has: a year, NaN, infinities, 0 and 1 and beyond
+		"websearch-2024-tcp.csv": false, "websearch-NaN-tcp.csv": false, "websearch--Inf-tcp.csv": false,
+		"websearch-+Inf-tcp.csv": false, "websearch-0-qjump.csv": false, "datamining-1-qjump.csv": false, "websearch-1e+06-tcp.csv": false,
 	} {
 		if got := isSweepFlowsFile(name); got != want {
 			t.Errorf("isSweepFlowsFile(%q) = %v, want %v", name, got, want)
@@ -140,6 +143,7 @@ func TestOwnFileNames(t *testing.T) {
 	for name, want := range map[string]bool{
 		"fanin-144.png": true, "fanin-60-aligned.png": true, "fanin-60-straddled.png": true, "fanin-12-random-straddled.png": true,
 		"fanin-.png": false, "fanin-060.png": false, "fanin-60-mine.png": false, "fanin-60.csv": false, "fig9a.png": false,
+		"fanin-2024.png": false, "fanin-61.png": false, "fanin-0.png": false, // host counts fan-in does not run
 	} {
 		if got := isFanInPanel(name); got != want {
 			t.Errorf("isFanInPanel(%q) = %v, want %v", name, got, want)
@@ -161,12 +165,32 @@ func TestFanInRewriteLeavesNoStalePanel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for _, f := range []string{"fanin-144.png", "fanin-60-aligned.png", "fanin-notes.png"} {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte("earlier"), 0o644); err != nil {
-			t.Fatal(err)
+	plant := func(dir string, earlier bool) {
+		for _, f := range []string{"fanin-144.png", "fanin-60-aligned.png", "fanin-notes.png"} {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("earlier"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if earlier {
+			h := results.Header{Experiment: ExperimentFanIn, Title: "an earlier run"}
+			if err := results.WriteJSON(filepath.Join(dir, "results.json"), h); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	// Without an earlier run's results.json, files of a panel's name are the user's: they stay.
+	fresh := t.TempDir()
+	plant(fresh, false)
+	if err := WriteFanIn(fresh, NewFanInDocument(results.Header{Experiment: ExperimentFanIn, Title: "t"}, c, []*FanInResult{res})); err != nil {
+		t.Fatal(err)
+	}
+	kept := []string{"fanin-144.png", "fanin-24.png", "fanin-60-aligned.png", "fanin-notes.png", "results.json", "summary.md"}
+	if got := names(t, fresh); !slices.Equal(got, kept) {
+		t.Errorf("a directory without a run holds %v after the run, want %v", got, kept)
+	}
+
+	dir := t.TempDir()
+	plant(dir, true)
 	doc := NewFanInDocument(results.Header{Experiment: ExperimentFanIn, Title: "t"}, c, []*FanInResult{res})
 	if err := WriteFanIn(dir, doc); err != nil {
 		t.Fatal(err)
@@ -177,5 +201,23 @@ func TestFanInRewriteLeavesNoStalePanel(t *testing.T) {
 	}
 	if !slices.Contains(doc.Files, "fanin-24.png") || strings.Contains(strings.Join(doc.Files, " "), "144") {
 		t.Errorf("results.json names %v", doc.Files)
+	}
+}
+
+// A sweep into a directory that holds no earlier run (no results.json of fig9) removes nothing:
+// a flows file of a sweep's name there is the user's.
+func TestSweepIntoAFreshDirectoryRemovesNothing(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "flows", "websearch-0.8-tcp.csv")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, points := fakeSweep()
+	writeFakeSweep(t, dir, c, points)
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a sweep into a directory without a run removed %s: %v", mine, err)
 	}
 }
