@@ -165,7 +165,10 @@ func openShared(p paths, name string, create bool) (*ebpf.Map, error) {
 	if err == nil {
 		if err := mapFits(spec.Maps[name], m); err != nil {
 			m.Close()
-			return nil, otherBuildCeilings(p, name, err)
+			if errors.Is(err, ebpf.ErrMapIncompatible) {
+				return nil, otherBuildCeilings(p, name, err)
+			}
+			return nil, fmt.Errorf("open %s map: %w", name, err)
 		}
 		return m, nil
 	}

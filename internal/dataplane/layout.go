@@ -20,7 +20,8 @@ import (
 // kernel keeps that BTF with the map, so the layout it was made with is compared as well.
 
 // mapFits says whether a pinned map m can serve as the map spec describes: nil, or why not, an
-// error that wraps ebpf.ErrMapIncompatible as a map of another size's does. A map without BTF
+// error that wraps ebpf.ErrMapIncompatible as a map of another size's does; or another error
+// where the map's BTF could not be read. A map without BTF
 // (made by hand or by another tool: every qjump build makes its maps with BTF) does not fit: what
 // its values mean cannot be told, and taking over budgets or ceilings that may mean something
 // else is worse than the new maps of a down and up.
@@ -28,15 +29,25 @@ func mapFits(spec *ebpf.MapSpec, m *ebpf.Map) error {
 	if err := spec.Compatible(m); err != nil {
 		return err
 	}
-	was, err := pinnedValueType(m)
-	if err != nil {
+	was, err := valueTypeOf(m)
+	if errors.Is(err, errNoBTF) {
 		return fmt.Errorf("%w: %w", err, ebpf.ErrMapIncompatible)
+	}
+	if err != nil {
+		// Not a finding about the map (the kernel refused to say, or ran out of something): an
+		// error of its own, not ErrMapIncompatible, on which a reload would take the device down
+		// and up, losing its budgets and counters, or status tell the user to remove the
+		// ceilings' pins.
+		return fmt.Errorf("read the pinned map's value layout: %w", err)
 	}
 	if err := layoutDiff(spec.Value, was); err != nil {
 		return fmt.Errorf("value layout differs: %w: %w", err, ebpf.ErrMapIncompatible)
 	}
 	return nil
 }
+
+// valueTypeOf is pinnedValueType; tests make it fail.
+var valueTypeOf = pinnedValueType
 
 // errNoBTF is a pinned map that carries no BTF to compare its value's layout with.
 var errNoBTF = errors.New("the pinned map carries no BTF, so the layout of its values cannot be compared")

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -177,5 +178,29 @@ func TestMapsOfThisBuildFit(t *testing.T) {
 			t.Errorf("map %s as this build makes it does not fit this build's: %v", name, err)
 		}
 		m.Close()
+	}
+}
+
+// A map whose BTF cannot be read (the kernel refuses, or runs out of something) is no finding
+// about its layout: the error is not ErrMapIncompatible, on which a reload takes the device down
+// and up, losing its budgets and counters, and assign tells the user to remove the ceilings' pins.
+// A map without BTF is one.
+func TestMapFitsTellsAReadFailureFromAnotherLayout(t *testing.T) {
+	testutil.RequirePriv(t, "eBPF maps")
+	spec := thisBuildsMap(t, qjumpMapBudget)
+	spec.Pinning = ebpf.PinNone
+	m, err := ebpf.NewMap(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	refused := errors.New("refused by the test")
+	testutil.Set(t, &valueTypeOf, func(*ebpf.Map) (btf.Type, error) { return nil, refused })
+	if err := mapFits(spec, m); !errors.Is(err, refused) || errors.Is(err, ebpf.ErrMapIncompatible) {
+		t.Errorf("BTF that cannot be read: %v; want the failure, not ErrMapIncompatible", err)
+	}
+	testutil.Set(t, &valueTypeOf, func(*ebpf.Map) (btf.Type, error) { return nil, errNoBTF })
+	if err := mapFits(spec, m); !errors.Is(err, ebpf.ErrMapIncompatible) {
+		t.Errorf("a map without BTF: %v; want ErrMapIncompatible", err)
 	}
 }

@@ -136,8 +136,10 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 		return "", err
 	}
 	defer closeAll(maps)
-	if err := deviceMapsFit(maps); err != nil {
+	if err := deviceMapsFit(maps); errors.Is(err, ebpf.ErrMapIncompatible) {
 		return "", otherBuildMaps(device, rec.Program, err)
+	} else if err != nil {
+		return "", err
 	}
 	// Loaded (and verified) before anything changes on the device.
 	objs, err := loadObjects(p.root, encode(d, next.Generation, htbClassIDs()), maps)
