@@ -68,6 +68,12 @@ func UnitlessRate(what, s string) string {
 		return ""
 	}
 	n := strconv.FormatFloat(v, 'f', -1, 64)
+	if v >= 1e6 {
+		// A number this large is most likely meant as bits already: "10000000000G" would be a
+		// rate no link has.
+		return fmt.Sprintf("%s %q has no unit: read as %s, bits per second; write the unit to say so, e.g. %s, or %sb",
+			what, strings.TrimSpace(s), Rate(v), Rate(v), n)
+	}
 	return fmt.Sprintf("%s %q has no unit: read as %s, bits per second; write the unit to say which, e.g. %sG for %s Gb/s, %sb for bits",
 		what, strings.TrimSpace(s), Rate(v), n, n, n)
 }
