@@ -20,7 +20,7 @@ import (
 // get wrong is too many hosts for its rate (an epoch, or level 7's fan-in delay, beyond
 // model.MaxEpoch), so the refusal says how many hosts this rate allows and what rate these hosts
 // need, each found by asking the model itself. Within sim fct's own bounds (an edge rate of at
-// least 1 Mb/s, topology.MaxHosts) the model takes every fabric, so from the command line this
+// least 1 Mb/s, MaxHosts) the model takes every fabric, so from the command line this
 // refuses nothing today; it guards FCTConfig's other callers and any widening of those bounds.
 func qjumpOnFabric(fab topology.Config, qj model.Config) error {
 	err := qj.Validate()
