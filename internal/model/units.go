@@ -240,10 +240,6 @@ func DurationText(d time.Duration) string { return secondsText(d.Seconds(), roun
 // message says is allowed is ("need ε at most 2399h", not 2400h).
 func DurationAtMost(d time.Duration) string { return secondsText(d.Seconds(), roundDown) }
 
-// RateAtLeast is r rounded up to the four significant digits Rate.String prints, for the least
-// rate a message asks for: what it prints is enough.
-func RateAtLeast(r Rate) Rate { return ceilRate(float64(r)) }
-
 // BoundText is DurationText rounded up, for a latency bound: the time a user reads is never
 // less than the bound the model gives (14.762µs reads 14.77µs, not 14.76µs).
 func BoundText(d time.Duration) string { return durationAbove(d.Seconds()) }

@@ -116,7 +116,7 @@ func schemeText(s Scheme, fab topology.Config) string {
 	case QJump:
 		return qjumpText(PaperQJump(fab.Hosts(), fab.EdgeRate)) + bufferText(s, fab)
 	case QJumpNS2:
-		interval, _ := NS2IntervalAt(fab.EdgeRate)
+		interval := NS2IntervalAt(fab.EdgeRate)
 		return "QJump limited as the paper's ns-2 simulation did: a budget per flow that holds the whole flow, " +
 			"refilled every " + intervalText(interval) + " from its start, dropping what does not fit; ACKs unlimited on level 7; levels served in strict priority; " +
 			"the authors' TCP (SACK, no fast retransmit, windows of at most 152 packets)" + bufferText(s, fab)
@@ -231,7 +231,7 @@ func (d *FCTDocument) recordSchemes(c Fig9Config) {
 		case QJump:
 			d.QJump = newQJumpSetup(PaperQJump(c.Fabric.Hosts(), c.Fabric.EdgeRate))
 		case QJumpNS2:
-			interval, _ := NS2IntervalAt(c.Fabric.EdgeRate)
+			interval := NS2IntervalAt(c.Fabric.EdgeRate)
 			d.NS2IntervalNs = float64(interval) / float64(sim.Nanosecond)
 		}
 	}

@@ -2,7 +2,7 @@ package experiment
 
 import (
 	"fmt"
-	"math/big"
+	"math/bits"
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
@@ -82,45 +82,16 @@ const ns2Rate = 10 * sim.Gbps
 // to the picosecond. Each budget stays the size of the flows its level takes, so a flow's
 // first transmission still fits its interval, and each level keeps its share of the line: level
 // 0 its line rate. This is what QJump's own epoch n·P/R does with R while budgets f·P stay;
-// kept at 1.05 ms on 40 Gb/s edges, level 0 would be held to a quarter of the line. ok is false
-// for an interval over model.MaxEpoch, which the picosecond clock cannot hold.
-func NS2IntervalAt(rate sim.Rate) (interval sim.Time, ok bool) {
-	if rate == ns2Rate {
-		return NS2Interval, true
+// kept at 1.05 ms on 40 Gb/s edges, level 0 would be held to a quarter of the line. rate is a
+// valid fabric's (topology.MinRate at least), so the interval is at most 10.5 s; the product
+// NS2Interval · 10 Gb/s (1.05·10¹⁹) is past an int64, so it is taken in 128 bits.
+func NS2IntervalAt(rate sim.Rate) sim.Time {
+	hi, lo := bits.Mul64(uint64(NS2Interval), uint64(ns2Rate))
+	q, rem := bits.Div64(hi, lo, uint64(rate))
+	if 2*rem >= uint64(rate) { // halves up
+		q++
 	}
-	q := divRound(ns2Bits(), big.NewInt(int64(rate)))
-	if q.Cmp(maxEpochPs()) > 0 {
-		return 0, false
-	}
-	return sim.Time(q.Int64()), true
-}
-
-// ns2Bits is NS2Interval · 10 Gb/s, in picosecond-bits per second: over an int64.
-func ns2Bits() *big.Int {
-	return new(big.Int).Mul(big.NewInt(int64(NS2Interval)), big.NewInt(int64(ns2Rate)))
-}
-
-// maxEpochPs is model.MaxEpoch in picoseconds.
-func maxEpochPs() *big.Int { return big.NewInt(int64(model.MaxEpoch) * int64(sim.Nanosecond)) }
-
-// divRound is a / b rounded to the nearest whole number, halves up; a, b > 0.
-func divRound(a, b *big.Int) *big.Int {
-	q, rem := new(big.Int).QuoRem(a, b, new(big.Int))
-	if rem.Lsh(rem, 1).Cmp(b) >= 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	return q
-}
-
-// checkNS2Rate refuses an edge rate at which qjump-ns2's interval is longer than the clocks hold.
-func checkNS2Rate(rate sim.Rate) error {
-	if _, ok := NS2IntervalAt(rate); ok {
-		return nil
-	}
-	least := new(big.Int).Add(new(big.Int).Quo(ns2Bits(), maxEpochPs()), big.NewInt(1))
-	return &model.FieldError{Field: "edge-rate", Value: model.Rate(rate).String(), Allowed: fmt.Sprintf(
-		"qjump-ns2's interval, 1.05 ms at 10 Gb/s, scales with 10 Gb/s over the edge rate and would be longer "+
-			"than the clocks' 100 days: need at least %s", model.Rate(least.Int64()))}
+	return sim.Time(q)
 }
 
 // schemeWarnings are what a scheme's configuration on fab makes valid but probably unmeant:
