@@ -40,11 +40,11 @@ type FCTConfig struct {
 
 // Validate checks what a user can get wrong.
 func (c *FCTConfig) Validate() error {
-	switch {
-	case !(c.Load > 0 && c.Load < 1):
+	if !(c.Load > 0 && c.Load < 1) {
 		return &model.FieldError{Field: "load", Value: fmt.Sprint(c.Load), Allowed: "need a fraction of the edge capacity, 0 < load < 1"}
-	case c.Flows < 1 || c.Flows > MaxFlows:
-		return &model.FieldError{Field: "flows", Value: fmt.Sprint(c.Flows), Allowed: FlowsAllowed}
+	}
+	if err := checkFlows(c.Flows); err != nil {
+		return err
 	}
 	if err := checkRates(c.Fabric); err != nil {
 		return err
@@ -87,6 +87,14 @@ const MaxFlows = 1_000_000
 
 // FlowsAllowed is what a point's flows may be, and why.
 var FlowsAllowed = fmt.Sprintf("need 1 to %d flows: each flow a point starts is kept until the point ends, about 0.4 kB of memory each", MaxFlows)
+
+// checkFlows refuses a point's flows outside 1 to MaxFlows.
+func checkFlows(flows int) error {
+	if flows < 1 || flows > MaxFlows {
+		return &model.FieldError{Field: "flows", Value: fmt.Sprint(flows), Allowed: FlowsAllowed}
+	}
+	return nil
+}
 
 // checkRates refuses a link rate outside topology's bounds as a field error of the flag that sets
 // it, which the fabric's own Validate cannot name.

@@ -130,8 +130,10 @@ func (c Fig9Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	if err := checkFlows(cfgs); err != nil {
-		return err
+	for _, p := range cfgs { // the memory bound before the arrivals: at the sweep's loads it comes first
+		if err := checkFlows(p.Flows); err != nil {
+			return err
+		}
 	}
 	if err := checkArrivals(cfgs); err != nil {
 		return err
@@ -161,17 +163,6 @@ func checkArrivals(cfgs []FCTConfig) error {
 	return &model.FieldError{Field: "flows", Value: fmt.Sprint(p.Flows),
 		Allowed: fmt.Sprintf("need at most %d flows per point: at the sweep's slowest arrivals, %s at load %g, %d flows would take %.3g simulated seconds to arrive, beyond the %.0f s a point's arrivals may span",
 			p.maxFlows(), p.Workload.Name, p.Load, p.Flows, p.arrivalSpan(), maxArrivalSpan)}
-}
-
-// checkFlows refuses flows past MaxFlows as a field error of "flows", as FCTConfig.Validate does
-// for one point, before the arrivals are checked: at the sweep's loads that bound comes first.
-func checkFlows(cfgs []FCTConfig) error {
-	for _, p := range cfgs {
-		if p.Flows < 1 || p.Flows > MaxFlows {
-			return &model.FieldError{Field: "flows", Value: fmt.Sprint(p.Flows), Allowed: FlowsAllowed}
-		}
-	}
-	return nil
 }
 
 // maxFlows is the most flows that arrive within maxArrivalSpan at the point's load (capped at
