@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -117,7 +116,7 @@ const outAllowed = "need a directory that exists or can be made, and that this u
 // taken: the simulator's writers (experiment.WriteFCT, experiment.WriteFanIn) replace that run's
 // files when they write, so that a run that writes nothing leaves it as it was.
 func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
-	if other := experimentIn(out); other != "" && other != experiment {
+	if other := results.ExperimentIn(out); other != "" && other != experiment {
 		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which a %s run would mix with: "+
 			"give another directory, or remove that one", out, other, experiment)
 	}
@@ -140,15 +139,6 @@ func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 			os.Remove(out) // fails, as it should, if anything was written
 		}
 	}, nil
-}
-
-// experimentIn is the experiment of the results.json in dir, "" when there is none to read.
-func experimentIn(dir string) string {
-	var h results.Header
-	if results.ReadJSON(filepath.Join(dir, "results.json"), &h) != nil {
-		return ""
-	}
-	return h.Experiment
 }
 
 // productWithin says whether a×b ≤ limit for positive a and b. It divides rather than multiplies,

@@ -110,6 +110,16 @@ func WriteJSON(path string, v any) error {
 	})
 }
 
+// ExperimentIn is the experiment of the run in dir, as its results.json names it; "" when dir
+// holds no results.json that can be read.
+func ExperimentIn(dir string) string {
+	var h Header
+	if ReadJSON(filepath.Join(dir, "results.json"), &h) != nil {
+		return ""
+	}
+	return h.Experiment
+}
+
 // ReadJSON reads path into v. A file that does not parse is named with the line and what is
 // wrong in the file's own terms: a key and the kind of value it needs, not a Go type.
 func ReadJSON(path string, v any) error {

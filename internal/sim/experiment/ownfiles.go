@@ -21,10 +21,7 @@ import (
 // heldRun says whether dir holds a run of experiment already: its results.json names it. Only
 // then are the files of the experiment's names in it an earlier run's; in a directory without
 // one, a file of such a name is the user's, and stays.
-func heldRun(dir, experiment string) bool {
-	var h results.Header
-	return results.ReadJSON(filepath.Join(dir, "results.json"), &h) == nil && h.Experiment == experiment
-}
+func heldRun(dir, experiment string) bool { return results.ExperimentIn(dir) == experiment }
 
 // removeOwn removes every regular file of dir whose name own says the experiment writes. A dir
 // that does not exist has nothing to remove.
