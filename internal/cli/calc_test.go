@@ -164,10 +164,10 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 	}{
 		{"an epoch that overflows", []string{"calc", "--hosts", "100000000", "--rate", "1"},
 			[]string{`invalid --hosts "100000000", --rate "1", --mesochronous "2" (the default) and --packet "1538B" (the default) together`,
-				"longer than 2400h (100 days)", "need fewer hosts (at most 351)", "a faster R (at least 284.9kb/s)"}},
+				"longer than 2400h (100 days)", "need fewer hosts (at most 351) or a faster R (at least 284.9kb/s)"}},
 		{"an epoch too long for a typo in --hosts", []string{"calc", "--hosts", "10000000000000", "--rate", "10G"},
 			[]string{`invalid --hosts "10000000000000", --rate "10G", --mesochronous "2" (the default)`, "together: they make the epoch m·n·P·8/R 6836h",
-				"need fewer hosts (at most 3511053315994), a smaller m or P (at most 540B), or a faster R (at least 28.49Gb/s)"}},
+				"need fewer hosts (at most 3511053315994), a smaller P (at most 540B), or a faster R (at least 28.49Gb/s)"}},
 		{"an epoch too long for a typo in --mesochronous", append(base, "--mesochronous", "1000000000000"),
 			[]string{`invalid --hosts "12", --mesochronous "1000000000000", --rate "10G" and --packet "1538B" (the default) together`,
 				"need fewer hosts (at most 7), a smaller m (at most 585175552665) or P (at most 900B), or a faster R (at least 17.09Gb/s)"}},

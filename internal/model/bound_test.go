@@ -293,7 +293,7 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 	overflow := base
 	overflow.Hosts, overflow.Rate = 100000000, 1
 	wantAllowed(t, overflow.Validate(), "they make the epoch m·n·P·8/R 683600000h, longer than 2400h (100 days): "+
-		"need fewer hosts (at most 351), a smaller m or P, or a faster R (at least 284.9kb/s), each with the others as they are")
+		"need fewer hosts (at most 351) or a faster R (at least 284.9kb/s), each with the others as they are")
 	fe := overflow.Validate().(*FieldError)
 	want := []Input{{Field: "hosts", Value: "100000000"}, {Field: "mesochronous", Value: "2"},
 		{Field: "packet", Value: "1538B"}, {Field: "rate", Value: "1b/s"}}
@@ -390,6 +390,66 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 	small.Factors = Factors{7: Limited(0.05462)}
 	if err := small.Validate(); err != nil {
 		t.Errorf("the factor the message gives is refused: %v", err)
+	}
+}
+
+// The moves an epoch refusal gives clear every guaranteed level's fan-in delay too, not only
+// the epoch: with levels 7 and 6 at factor 1 (Σf = 2 = m, police mode's b = 2) level 6's delay is
+// twice the epoch, and the host count found from the epoch alone was refused again by it. Each
+// figure is the edge: it passes Validate, and one step beyond it does not.
+func TestEpochMovesClearEveryFanInDelay(t *testing.T) {
+	two := Factors{7: Limited(1), 6: Limited(1), 0: Unlimited()}
+	four := Factors{7: Limited(1), 6: Limited(1), 5: Limited(1), 4: Limited(1)}
+	tests := []struct {
+		name   string
+		c      Config
+		says   string
+		passes map[string]func(c *Config)
+		fails  map[string]func(c *Config)
+	}{
+		{"levels 7 and 6 at factor 1",
+			Config{Hosts: 100000, Rate: 100, Packet: DefaultPacket, Mesochronous: 2, Factors: two},
+			"need fewer hosts (at most 17555), a smaller P (at most 269B), or a faster R (at least 569.7b/s), each with",
+			map[string]func(c *Config){
+				"hosts": func(c *Config) { c.Hosts = 17555 }, "P": func(c *Config) { c.Packet = 269 },
+				"rate": func(c *Config) { c.Rate = 569.7 },
+			},
+			map[string]func(c *Config){
+				"hosts": func(c *Config) { c.Hosts = 17556 }, "P": func(c *Config) { c.Packet = 270 },
+				"rate": func(c *Config) { c.Rate = 569.6 }, "m": func(c *Config) { c.Mesochronous = 1 },
+			}},
+		{"ε, with four levels at factor 1 and m = 4",
+			Config{Hosts: 1000000, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 4, Epsilon: MaxEpoch - 2*time.Second, Factors: four},
+			"need ε at most 2399h, or a shorter m·n·P·8/R (4.922s now): fewer hosts (at most 203185), a smaller P " +
+				"(at most 312B), or a faster R (at least 49.22Gb/s), each with the others as they are",
+			map[string]func(c *Config){
+				"ε": func(c *Config) { c.Epsilon = 2399 * time.Hour }, "hosts": func(c *Config) { c.Hosts = 203185 },
+				"P": func(c *Config) { c.Packet = 312 }, "rate": func(c *Config) { c.Rate = 49.22e9 },
+			},
+			map[string]func(c *Config){
+				"hosts": func(c *Config) { c.Hosts = 203186 }, "P": func(c *Config) { c.Packet = 313 },
+				"rate": func(c *Config) { c.Rate = 49.21e9 }, "m": func(c *Config) { c.Mesochronous = 3 },
+				"ε": func(c *Config) { c.Epsilon = MaxEpoch - 9*time.Second },
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantAllowed(t, tt.c.Validate(), tt.says)
+			for name, edit := range tt.passes {
+				c := tt.c
+				edit(&c)
+				if err := c.Validate(); err != nil {
+					t.Errorf("the %s the message gives is refused: %v", name, err)
+				}
+			}
+			for name, edit := range tt.fails {
+				c := tt.c
+				edit(&c)
+				if c.Validate() == nil {
+					t.Errorf("%s one step beyond what the message gives is taken: the figure is not the edge", name)
+				}
+			}
+		})
 	}
 }
 

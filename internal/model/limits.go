@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -49,54 +50,84 @@ func (c Config) transmissionTime() time.Duration {
 // ε for an epoch too long with ε, or one that rounds to nothing. ε alone is named when it is
 // MaxEpoch or more, too long whatever the others are.
 func (c Config) validateEpoch() error {
-	bits := c.epochBits()
-	ns := bits * 1e9 / float64(c.Rate)
-	if !(ns <= float64(MaxEpoch)) || math.IsInf(bits, 0) {
-		return c.epochTooLong(ns/1e9, false)
-	}
-	if c.EpochPicoseconds() < 1 && c.Epsilon == 0 {
+	switch c.epochFault() {
+	case transmissionTooLong:
+		return c.epochTooLong(c.epochBits()/float64(c.Rate), false)
+	case epochRoundsToZero:
 		return c.epochRoundsToZero()
-	}
-	transmission := c.transmissionTime()
-	if c.Epsilon >= MaxEpoch {
-		return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
-			"the epoch m·n·P·8/R + ε would be longer than %s: need ε at most %s",
-			DurationText(MaxEpoch), epsilonAtMost(transmission)))
-	}
-	if c.Epsilon > MaxEpoch-transmission {
-		return c.epochTooLong((transmission + c.Epsilon).Seconds(), true)
+	case epsilonTooLong:
+		if move := c.epsilonMove(); move != "" {
+			return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
+				"the epoch m·n·P·8/R + ε would be longer than %s: need %s", DurationText(MaxEpoch), move))
+		}
+		// No ε fits: a fan-in delay is too long without it, so the others must move too.
+		return c.epochTooLong((c.transmissionTime() + c.Epsilon).Seconds(), true)
+	case epochTooLongWithEpsilon:
+		return c.epochTooLong((c.transmissionTime() + c.Epsilon).Seconds(), true)
 	}
 	return nil
 }
 
+// epochFault is what is wrong with an epoch, for validateEpoch to word and for lengthsFit to ask
+// without the words.
+type epochFault int
+
+const (
+	epochFits               epochFault = iota
+	transmissionTooLong                // m·n·P·8/R alone is longer than MaxEpoch
+	epochRoundsToZero                  // ε is 0 and m·n·P·8/R under half a picosecond
+	epsilonTooLong                     // ε alone is MaxEpoch or more
+	epochTooLongWithEpsilon            // m·n·P·8/R fits, with ε it does not
+)
+
+func (c Config) epochFault() epochFault {
+	bits := c.epochBits()
+	ns := bits * 1e9 / float64(c.Rate)
+	switch {
+	case !(ns <= float64(MaxEpoch)) || math.IsInf(bits, 0):
+		return transmissionTooLong
+	case c.EpochPicoseconds() < 1 && c.Epsilon == 0:
+		return epochRoundsToZero
+	case c.Epsilon >= MaxEpoch:
+		return epsilonTooLong
+	case c.Epsilon > MaxEpoch-c.transmissionTime():
+		return epochTooLongWithEpsilon
+	}
+	return epochFits
+}
+
+// lengthsFit says whether the epoch and every guaranteed level's worst-case fan-in (its delay
+// and its port burst) fit what the model holds: what each move of an epoch refusal must clear.
+// The fan-in delay n·b·P·8·Σf/R + ε is longer than the epoch where b·Σf > m (police mode's b = 2
+// at m = 1, or levels summing past 1 at m = 2), so a move found from the epoch alone would be
+// refused again by the next check.
+func (c Config) lengthsFit() bool {
+	if c.epochFault() != epochFits {
+		return false
+	}
+	for _, l := range c.Factors.Levels() {
+		if fi := c.FanIn(l); fi.Guaranteed && (fi.Buffer == 0 || fi.Delay == 0 || fi.Delay > MaxEpoch) {
+			return false
+		}
+	}
+	return true
+}
+
 // epochTooLong refuses an epoch of s seconds, longer than MaxEpoch, naming the inputs that make
 // it, each with the way to move it and how far with the others as they are: n, m, P and R, and ε
-// when withEpsilon (the transmission part alone fits, ε takes the rest and more).
+// when withEpsilon (the transmission part alone fits, ε takes the rest and more). How far is
+// found by asking lengthsFit, so that each move is enough on its own for the epoch and for every
+// guaranteed level's fan-in delay.
 func (c Config) epochTooLong(s float64, withEpsilon bool) error {
-	room := MaxEpoch // what m·n·P·8/R may take
-	if withEpsilon {
-		room -= c.Epsilon
-	}
-	limit := room.Seconds() * float64(c.Rate) / 8 // the bytes m·n·P may come to
-	m, n, p := float64(c.Mesochronous), float64(c.Hosts), float64(c.Packet)
-	hosts, meso, packet := "fewer hosts", "a smaller m", "P"
-	if most := math.Floor(limit / (m * p)); most >= 1 {
-		hosts += fmt.Sprintf(" (at most %.0f)", most)
-	}
-	if most := math.Floor(limit / (n * p)); most >= 1 {
-		meso += fmt.Sprintf(" (at most %.0f)", most)
-	}
-	if most := math.Floor(limit / (m * n)); most >= float64(MinPacket) {
-		packet += fmt.Sprintf(" (at most %s)", floorBytes(most))
-	}
 	epoch := "the epoch m·n·P·8/R"
-	moves := fmt.Sprintf("%s, %s or %s, or a faster R (at least %s)", hosts, meso, packet, ceilRate(c.epochBits()/room.Seconds()))
+	moves := c.transmissionMoves()
 	inputs := c.transmissionInputs()
 	if withEpsilon {
-		transmission := c.transmissionTime()
 		epoch += " + ε"
-		moves = fmt.Sprintf("ε at most %s, or a shorter m·n·P·8/R (%s now): %s",
-			epsilonAtMost(transmission), durationAbove(transmission.Seconds()), moves)
+		moves = fmt.Sprintf("a shorter m·n·P·8/R (%s now): %s", durationAbove(c.transmissionTime().Seconds()), moves)
+		if eps := c.epsilonMove(); eps != "" {
+			moves = eps + ", or " + moves
+		}
 		inputs = append(inputs, Input{Field: "epsilon", Value: FormatDuration(c.Epsilon)})
 	}
 	length := durationAbove(s) + ", "
@@ -107,16 +138,105 @@ func (c Config) epochTooLong(s float64, withEpsilon bool) error {
 		epoch, length, DurationText(MaxEpoch), moves), inputs...)
 }
 
-// epsilonAtMost is the largest ε that the transmission part leaves room for, MaxEpoch less it:
-// "2399h" when four digits of the difference fall below it, else the difference as a sum, with
-// the transmission part rounded up ("2400h − 29.53µs"): where ε is within microseconds of the
-// limit, four digits of MaxEpoch−transmission read as 2400h, the limit itself.
-func epsilonAtMost(transmission time.Duration) string {
-	room := MaxEpoch - transmission
-	if most := DurationAtMost(room); most != DurationText(MaxEpoch) {
-		return most
+// transmissionMoves lists the moves of n, m, P and R that each make the lengths fit
+// (lengthsFit) with the others as they are, with how far: "fewer hosts (at most 351), a smaller m
+// (at most 2) or P (at most 900B), or a faster R (at least 17.09Gb/s)". A move that is not
+// enough on its own is left out (m is at least 1, P at least one minimum frame), and where none
+// is, which only a rate beyond 10^30 b/s needs, the four are named without a figure.
+func (c Config) transmissionMoves() string {
+	var moves, smaller []string
+	if most := c.largestFitting(1, int64(c.Hosts)-1, func(d *Config, v int64) { d.Hosts = int(v) }); most >= 1 {
+		moves = append(moves, fmt.Sprintf("fewer hosts (at most %d)", most))
 	}
-	return DurationText(MaxEpoch) + " − " + durationAbove(transmission.Seconds())
+	if most := c.largestFitting(1, int64(c.Mesochronous)-1, func(d *Config, v int64) { d.Mesochronous = int(v) }); most >= 1 {
+		smaller = append(smaller, fmt.Sprintf("m (at most %d)", most))
+	}
+	// P as a message prints it (four digits from 100 kB), so that the P it gives is allowed.
+	setPacket := func(d *Config, v int64) { d.Packet = floorBytes(float64(v)) }
+	if most := c.largestFitting(int64(MinPacket), int64(c.Packet)-1, setPacket); most >= int64(MinPacket) {
+		smaller = append(smaller, fmt.Sprintf("P (at most %s)", floorBytes(float64(most))))
+	}
+	if len(smaller) > 0 {
+		moves = append(moves, "a smaller "+strings.Join(smaller, " or "))
+	}
+	if least := c.leastFittingRate(); least > 0 {
+		moves = append(moves, fmt.Sprintf("a faster R (at least %s)", least))
+	}
+	switch len(moves) {
+	case 0:
+		return "fewer hosts, a smaller m or P, or a faster R"
+	case 1, 2:
+		return strings.Join(moves, " or ")
+	}
+	return strings.Join(moves[:len(moves)-1], ", ") + ", or " + moves[len(moves)-1]
+}
+
+// largestFitting is the largest v in [lo, hi] for which c with set(v) applied passes lengthsFit,
+// or lo−1 if none does; set moves one input, and a smaller value must never lengthen what
+// lengthsFit checks (fewer hosts, a smaller m, P or ε only ever shorten the epoch and the fan-in
+// delays).
+func (c Config) largestFitting(lo, hi int64, set func(d *Config, v int64)) int64 {
+	fits := func(v int64) bool {
+		d := c
+		set(&d, v)
+		return d.lengthsFit()
+	}
+	if hi < lo || !fits(lo) {
+		return lo - 1
+	}
+	for lo < hi { // fits(lo) holds
+		mid := lo + (hi-lo+1)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// leastFittingRate is the least R, as Rate prints it, with which the lengths fit (lengthsFit)
+// with the others as they are; 0 if no rate up to 10^30 b/s does.
+func (c Config) leastFittingRate() Rate {
+	fits := func(r float64) bool { d := c; d.Rate = Rate(r); return d.lengthsFit() }
+	lo, hi := float64(c.Rate), float64(c.Rate)*2
+	for !fits(hi) {
+		if lo, hi = hi, hi*2; hi > 1e30 {
+			return 0
+		}
+	}
+	for i := 0; i < 200 && hi > lo*(1+1e-12); i++ {
+		if mid := lo + (hi-lo)/2; fits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	r := ceilRate(hi)
+	for i := 0; i < 3 && !fits(float64(r)); i++ {
+		r = ceilRate(float64(r) * (1 + 1e-4))
+	}
+	if !fits(float64(r)) {
+		return 0
+	}
+	return r
+}
+
+// epsilonMove is "ε at most X", the largest ε with which the lengths fit (lengthsFit) with the
+// others as they are, printed so that it is allowed: "2399h" where four digits of it fall below
+// MaxEpoch, else MaxEpoch less what the rest takes, rounded up ("2400h − 29.53µs"), since where ε
+// is within microseconds of the limit its four digits read as the limit itself. Empty where no ε
+// fits.
+func (c Config) epsilonMove() string {
+	setEpsilon := func(d *Config, v int64) { d.Epsilon = time.Duration(v) }
+	most := time.Duration(c.largestFitting(0, int64(min(c.Epsilon, MaxEpoch)), setEpsilon))
+	if most < 0 {
+		return ""
+	}
+	if text := DurationAtMost(most); text != DurationText(MaxEpoch) {
+		return "ε at most " + text
+	}
+	return "ε at most " + DurationText(MaxEpoch) + " − " + durationAbove((MaxEpoch - most).Seconds())
 }
 
 // epochRoundsToZero refuses an epoch m·n·P·8/R + ε that rounds to nothing: ε is 0 and the
