@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -114,7 +115,9 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 // dataplane merges defaults, --config and the flags the user gave, in that order, as up does,
 // with P auto one full frame of a 1500-byte MTU (calc has no device), and solves it: the model
 // comes out told its mode (Shaped) and with the target rates solved into factors. The warnings
-// are the rates the file and the flags gave without a unit, which up and the agent also say.
+// are the rates the file and the flags gave without a unit, and a file's vlan_id that its mark
+// does not use, which up and reload also say: calc is where a cluster file is checked before it
+// ships.
 func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 	flags := configFlags{changed: o.changed, model: o.model, configFile: o.configFile, mode: o.mode}
 	d, err := flags.fileOrDefault()
@@ -130,7 +133,10 @@ func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 		o.noAgentSection = !present
 	}
 	d, err = flags.over(d, "", func(string) (int, error) { return model.DefaultMTU, nil }, noModel)
-	return d, flags.unitWarnings(), err
+	if err != nil {
+		return d, nil, err
+	}
+	return d, slices.Concat(flags.unitWarnings(), flags.vlanWarnings(d)), nil
 }
 
 // autoPacketNote says what P auto stands for in calc, which has no device.

@@ -598,6 +598,32 @@ func TestCalcWarnsOfARateWithoutUnit(t *testing.T) {
 	}
 }
 
+// A file's vlan_id that its mark does not use is warned about by calc as by up and reload: calc
+// is where a cluster file is checked before it ships (docs/configuration.md), and it said nothing.
+func TestCalcWarnsOfAFilesUnusedVLANID(t *testing.T) {
+	dir := t.TempDir()
+	for body, warns := range map[string]bool{
+		"hosts: 12\nrate: 10G\nvlan_id: 5\n":             true,
+		"hosts: 12\nrate: 10G\nvlan_id: 5\nmark: none\n": true,
+		"hosts: 12\nrate: 10G\nvlan_id: 5\nmark: pcp\n":  false,
+		"hosts: 12\nrate: 10G\n":                         false,
+	} {
+		file := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(file, []byte(body+"agent: {interfaces: [eth0]}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, status := run(t, "calc", "--config", file)
+		got := strings.Contains(errOut, "qjump: warning: vlan_id 5 does nothing with mark")
+		if status != 0 || got != warns {
+			t.Errorf("%q: status %d, stderr %q; want 0, and a warning of vlan_id: %v", body, status, errOut, warns)
+		}
+		out, _, _ := run(t, "calc", "--config", file, "--json")
+		if inJSON := strings.Contains(out, "vlan_id 5 does nothing"); inJSON != warns {
+			t.Errorf("%q --json: warning in its warnings %v, want %v", body, inJSON, warns)
+		}
+	}
+}
+
 // A --config that names no file is bad input naming the flag and the path, as any bad value is:
 // it said "read config: open x: no such file or directory", naming neither.
 func TestCalcConfigThatIsNoFile(t *testing.T) {

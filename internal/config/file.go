@@ -134,6 +134,12 @@ func Read(path string) (File, error) {
 // a second one (after ---) would be ignored, its keys unchecked, so it is refused.
 func Parse(name string, data []byte) (File, error) {
 	var f File
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) == nil { // a syntax error is the decoder's to word, below
+		if err := checkNodes(&doc); err != nil {
+			return File{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
@@ -150,9 +156,9 @@ func Parse(name string, data []byte) (File, error) {
 		return f, &model.FieldError{Field: "config file " + name, Value: oneLine(err.Error()),
 			Allowed: "need YAML with the keys in docs/configuration.md"}
 	}
-	var doc yaml.Node
 	nodes := yaml.NewDecoder(bytes.NewReader(data))
-	if err := nodes.Decode(&doc); err == nil {
+	var first yaml.Node
+	if err := nodes.Decode(&first); err == nil {
 		for {
 			var more yaml.Node
 			err := nodes.Decode(&more)
@@ -164,9 +170,6 @@ func Parse(name string, data []byte) (File, error) {
 					Allowed: "need one document"}
 			}
 		}
-	}
-	if err := checkNodes(&doc); err != nil {
-		return File{}, err
 	}
 	f.autoclassText = scalarText(&doc, "autoclass")
 	return f, nil

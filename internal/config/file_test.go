@@ -119,6 +119,37 @@ func TestBadValues(t *testing.T) {
 	}
 }
 
+// A value of the wrong kind is refused in the file's words, naming the key, the value as written
+// and what the key takes, never the Go type decoding would have named ("cannot unmarshal !!str
+// `12` into int"); the refusal starts with the file's name, as every other refusal of a file does.
+func TestWrongKindOfValueNamesTheKey(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{"hosts: \"12\"\n", `invalid hosts "12": need a whole number, written without quotes`},
+		{"hosts: 99999999999999999999\n", `invalid hosts "99999999999999999999": need a whole number of at most 9223372036854775807`},
+		{"hosts: 12\nrate: 10G\nhosts: 13\n", `invalid hosts "given at lines 1 and 3": need each key once`},
+		{"hosts: 1.9\n", `invalid hosts "1.9": need a whole number`},
+		{"hosts: [1]\n", `invalid hosts "a list": need a whole number`},
+		{"rate: [1, 2]\n", `invalid rate "a list": need one value, such as 10G`},
+		{"mode: {a: 1}\n", `invalid mode "a table": need one value, such as police or shape`},
+		{"autoclass: maybe\n", `invalid autoclass "maybe": need true or false`},
+		{"factors: 5\n", `invalid factors "5": need a table`},
+		{"factors:\n  7: [1]\n", `invalid factors[7] "a list": need one value, such as 1 or unlimited`},
+		{"dscp:\n  7: '4'\n", `invalid dscp[7] "4": need a whole number, written without quotes`},
+	}
+	for _, tc := range cases {
+		_, err := Parse("c.yaml", []byte(tc.yaml))
+		if err == nil || !strings.HasPrefix(err.Error(), "c.yaml: "+tc.want) || strings.Contains(err.Error(), "unmarshal") {
+			t.Errorf("%q: %v; want it to start %q", tc.yaml, err, "c.yaml: "+tc.want)
+		}
+	}
+	// What decoding takes is still taken: YAML 1.1's booleans, hex, and a key left empty.
+	for _, ok := range []string{"autoclass: yes\n", "autoclass: off\n", "hosts: 0x10\n", "hosts:\nrate: 10G\n", "factors:\n"} {
+		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
+			t.Errorf("%q: %v; want it taken", ok, err)
+		}
+	}
+}
+
 // TestAgentSectionIgnored: one cluster file serves `qjump agent` and `qjump up`; up skips the
 // agent's own section but still refuses any other unknown key.
 func TestAgentSectionIgnored(t *testing.T) {

@@ -2,41 +2,98 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// wholeKeys are the file's keys that take a whole number, and tableKeys those that take a table
-// keyed by a level or a priority. yaml.v3 cuts a number like 1.9 down to 1 when it fills an int,
-// and a table may name one level twice ("7" and "07") with either value winning at random; the
-// file's node tree is checked for both beside the decoding, which sees neither.
+// wholeKeys are the file's keys that take a whole number, textKeys those that take one value
+// written as text ("10G", "police"), and tableKeys those that take a table keyed by a level or a
+// priority. The file's node tree is checked against them before it is decoded: decoding names Go
+// types ("cannot unmarshal !!str `12` into int"), cuts a number like 1.9 down to 1 when it fills
+// an int, lets a table name one level twice ("7" and "07") with either value winning at random,
+// and refuses a key given twice in words of its own.
 var (
 	wholeKeys = map[string]bool{"hosts": true, "mesochronous": true, "vlan_id": true, "default_level": true}
+	textKeys  = map[string]bool{"rate": true, "packet": true, "epsilon": true, "mode": true, "mark": true}
 	tableKeys = map[string]bool{"factors": true, "target_rate": true, "priority_levels": true, "dscp": true, "pcp": true}
 	// wholeValueTables are the tables whose values are whole numbers too.
 	wholeValueTables = map[string]bool{"dscp": true, "pcp": true}
 )
 
-// checkNodes checks a parsed file's node tree: whole numbers written as such, and each level or
-// priority of a table given once.
+// checkNodes checks a parsed file's node tree: each key given once, each value of the kind its
+// key takes (whole numbers written as such), and each level or priority of a table given once.
+// Keys it does not know are left to decoding, which refuses them naming the nearest.
 func checkNodes(doc *yaml.Node) error {
 	top := topLevel(doc)
+	seen := map[string]int{}
 	for i := 0; i+1 < len(top); i += 2 {
 		key, value := top[i].Value, top[i+1]
-		switch {
-		case wholeKeys[key]:
-			if err := checkWhole(key, value); err != nil {
-				return err
-			}
-		case tableKeys[key] && value.Kind == yaml.MappingNode:
-			if err := checkTable(key, value); err != nil {
-				return err
-			}
+		if line, ok := seen[key]; ok {
+			return fieldError(key, fmt.Sprintf("given at lines %d and %d", line, top[i].Line), "need each key once")
+		}
+		seen[key] = top[i].Line
+		if err := checkValue(key, value); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkValue refuses a value of a top-level key that is not of the kind the key takes.
+func checkValue(key string, value *yaml.Node) error {
+	switch {
+	case value.ShortTag() == "!!null": // "key:" with nothing: decoding leaves the key unset
+		return nil
+	case wholeKeys[key]:
+		return checkWhole(key, value)
+	case textKeys[key] && value.Kind != yaml.ScalarNode:
+		return fieldError(key, kindOf(value), "need one value, such as "+textExample[key])
+	case key == "autoclass" && !isBool(value):
+		return fieldError(key, scalarOrKind(value), "need true or false")
+	case tableKeys[key] && value.Kind != yaml.MappingNode:
+		return fieldError(key, scalarOrKind(value), "need a table, one \"level: value\" a line under it (docs/configuration.md)")
+	case tableKeys[key]:
+		return checkTable(key, value)
+	}
+	return nil
+}
+
+// isBool says whether decoding takes n as a bool: true and false, and YAML 1.1's yes, no, on and
+// off, which yaml.v3 still reads into a bool.
+func isBool(n *yaml.Node) bool {
+	var b bool
+	return n.Kind == yaml.ScalarNode && n.Decode(&b) == nil
+}
+
+// textExample is an example of each of textKeys' values, for a refusal of a list or a table.
+var textExample = map[string]string{"rate": "10G", "packet": "9k or auto", "epsilon": "4us",
+	"mode": "police or shape", "mark": "dscp, pcp, both or none"}
+
+// tableExample is an example of a value in each of tableKeys' tables of text.
+var tableExample = map[string]string{"factors": "1 or unlimited", "target_rate": "5G", "priority_levels": "7"}
+
+// kindOf names a value that is not a scalar, as a refusal quotes it.
+func kindOf(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a table"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return n.Value
+}
+
+// scalarOrKind is a scalar value as written, or what kind of value it is.
+func scalarOrKind(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return kindOf(n)
 }
 
 // topLevel is the keys and values of the file's top-level mapping, in turn; none when the file
@@ -61,12 +118,26 @@ func scalarText(doc *yaml.Node, key string) *string {
 	return nil
 }
 
-// checkWhole refuses a value of key that is not written as a whole number.
+// checkWhole refuses a value of key that is not written as a whole number, or one beyond what the
+// configuration holds (a 64-bit integer).
 func checkWhole(key string, n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!int" {
-		return fieldError(key, n.Value, "need a whole number")
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		return fieldError(key, n.Value, "need a whole number, written without quotes (quoted, YAML reads text)")
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && !(n.ShortTag() == "!!float" && allDigits(n.Value)) {
+		return fieldError(key, scalarOrKind(n), "need a whole number")
+	}
+	if _, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err != nil {
+		return fieldError(key, n.Value, fmt.Sprintf("need a whole number of at most %d", math.MaxInt64))
 	}
 	return nil
+}
+
+// allDigits says whether s is a whole number too large for yaml to call one (it tags
+// 99999999999999999999 as a float), optionally signed.
+func allDigits(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // checkTable refuses a table that names one level or priority twice, and, for the tables of
@@ -81,10 +152,13 @@ func checkTable(key string, table *yaml.Node) error {
 			}
 			seen[n] = k
 		}
+		entry := fmt.Sprintf("%s[%s]", key, k)
 		if wholeValueTables[key] {
-			if err := checkWhole(fmt.Sprintf("%s[%s]", key, k), v); err != nil {
+			if err := checkWhole(entry, v); err != nil {
 				return err
 			}
+		} else if v.Kind != yaml.ScalarNode {
+			return fieldError(entry, kindOf(v), "need one value, such as "+tableExample[key])
 		}
 	}
 	return nil
