@@ -143,7 +143,8 @@ func TestWrongKindOfValueNamesTheKey(t *testing.T) {
 		}
 	}
 	// What decoding takes is still taken: YAML 1.1's booleans, hex, and a key left empty.
-	for _, ok := range []string{"autoclass: yes\n", "autoclass: off\n", "hosts: 0x10\n", "hosts:\nrate: 10G\n", "factors:\n"} {
+	for _, ok := range []string{"autoclass: yes\n", "autoclass: off\n", "hosts: 0x10\n", "hosts:\nrate: 10G\n", "factors:\n",
+		"hosts: &n 12\nmesochronous: *n\n"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("%q: %v; want it taken", ok, err)
 		}

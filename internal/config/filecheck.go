@@ -44,6 +44,7 @@ func checkNodes(doc *yaml.Node) error {
 
 // checkValue refuses a value of a top-level key that is not of the kind the key takes.
 func checkValue(key string, value *yaml.Node) error {
+	value = resolved(value)
 	switch {
 	case value.ShortTag() == "!!null": // "key:" with nothing: decoding leaves the key unset
 		return nil
@@ -59,6 +60,14 @@ func checkValue(key string, value *yaml.Node) error {
 		return checkTable(key, value)
 	}
 	return nil
+}
+
+// resolved is the node an alias stands for (hosts: *n), which decoding reads in its place.
+func resolved(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
 }
 
 // isBool says whether decoding takes n as a bool: true and false, and YAML 1.1's yes, no, on and
@@ -82,8 +91,6 @@ func kindOf(n *yaml.Node) string {
 		return "a list"
 	case yaml.MappingNode:
 		return "a table"
-	case yaml.AliasNode:
-		return "an alias"
 	}
 	return n.Value
 }
@@ -145,7 +152,7 @@ func allDigits(s string) bool {
 func checkTable(key string, table *yaml.Node) error {
 	seen := map[int]string{}
 	for i := 0; i+1 < len(table.Content); i += 2 {
-		k, v := table.Content[i].Value, table.Content[i+1]
+		k, v := table.Content[i].Value, resolved(table.Content[i+1])
 		if n, err := strconv.Atoi(strings.TrimSpace(k)); err == nil {
 			if first, ok := seen[n]; ok {
 				return fieldError(key, fmt.Sprintf("%q and %q", first, k), fmt.Sprintf("need each key once: both are %d", n))
