@@ -107,6 +107,12 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.opts.CgroupRoot == "" {
+		a.opts.CgroupRoot, _ = host.CgroupMount() // none: cgroup rules fail and are logged
+	}
+	if err := resolveCgroups(&spec, a.opts.CgroupRoot); err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.ConfigPath, err)
+	}
 	data, _ := os.ReadFile(opts.ConfigPath)
 	a.seen, a.seenValid = contentSum(data), true
 	a.accept(spec)
@@ -164,9 +170,6 @@ func (a *Agent) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", a.opts.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.opts.Listen, err)
-	}
-	if a.opts.CgroupRoot == "" {
-		a.opts.CgroupRoot, _ = host.CgroupMount() // none: cgroup rules fail and are logged
 	}
 	st, err := readState(a.opts.StateDir)
 	if err != nil {
@@ -306,7 +309,7 @@ func (a *Agent) onFile(fc fileChange) {
 	}
 	a.seen, a.seenValid = sum, false
 	a.m.lastLoadTime.SetToCurrentTime()
-	spec, err := Parse(a.opts.ConfigPath, fc.data)
+	spec, err := a.parse(fc.data)
 	if err != nil {
 		a.m.configErrors.WithLabelValues("invalid").Inc()
 		a.m.lastLoadOK.Set(0)
@@ -327,6 +330,19 @@ func (a *Agent) onFile(fc fileChange) {
 	a.log.Info("config changed", "hash", spec.Hash, "generation", a.generation)
 	a.reconcileAll()
 	a.syncCgroups()
+}
+
+// parse reads an edit of the file as this agent takes it on this host: Parse, then the file's
+// cgroups resolved under the agent's cgroup v2 root (resolveCgroups).
+func (a *Agent) parse(data []byte) (Spec, error) {
+	spec, err := Parse(a.opts.ConfigPath, data)
+	if err != nil {
+		return Spec{}, err
+	}
+	if err := resolveCgroups(&spec, a.opts.CgroupRoot); err != nil {
+		return Spec{}, fmt.Errorf("%s: %w", a.opts.ConfigPath, err)
+	}
+	return spec, nil
 }
 
 // accept makes spec the configuration the agent runs, and logs what calc would warn of it.
@@ -566,22 +582,15 @@ func (a *Agent) wantedCgroups() (want map[string]target, missing bool) {
 			}
 		}
 	}
-	for _, r := range a.current.Load().Agent.Cgroups {
+	spec := a.current.Load()
+	for i, r := range spec.Agent.Cgroups {
 		p := Placement{Level: *r.Level, MaxLevel: noCeiling, Enforce: r.Enforce} // validate: never nil
 		if r.MaxLevel != nil {
 			p.MaxLevel = *r.MaxLevel
 		}
-		want[a.cgroupPath(r.Path)] = target{Placement: p, Source: "config"}
+		want[spec.cgroupPaths[i]] = target{Placement: p, Source: "config"}
 	}
 	return want, missing
-}
-
-// cgroupPath is a cgroup of the file as an absolute, clean path.
-func (a *Agent) cgroupPath(path string) string {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(a.opts.CgroupRoot, path)
-	}
-	return filepath.Clean(path)
 }
 
 // watchFileCgroups points the cgroup watch at the cgroups the running file names.
@@ -589,11 +598,7 @@ func (a *Agent) watchFileCgroups() {
 	if a.cgw == nil {
 		return
 	}
-	var paths []string
-	for _, r := range a.current.Load().Agent.Cgroups {
-		paths = append(paths, a.cgroupPath(r.Path))
-	}
-	a.cgw.set(paths)
+	a.cgw.set(slices.Clone(a.current.Load().cgroupPaths))
 }
 
 // stop leaves QJump attached (traffic stays limited while the agent restarts) or, with

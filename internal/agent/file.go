@@ -54,6 +54,9 @@ type Spec struct {
 	Warnings []string
 
 	applied config.Dataplane // the file applied to the defaults, before P and target rates are solved
+	// cgroupPaths are Agent.Cgroups' paths under the agent's cgroup v2 root, in their order: set
+	// by the agent that takes the file (resolveCgroups), as they depend on the host.
+	cgroupPaths []string
 }
 
 // ForDevice is the configuration an interface with this MTU runs: P resolved from the device when

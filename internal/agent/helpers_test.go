@@ -35,6 +35,20 @@ type runningAgent struct {
 // ends, if still running.
 func startAgent(t *testing.T, bin, ns, config, listen, stateDir string, extra ...string) *runningAgent {
 	t.Helper()
+	return startAgentWith(t, testbed.InNS, bin, ns, config, listen, stateDir, extra...)
+}
+
+// ipNetnsExec prefixes a command as an operator's `ip netns exec` would: it remounts /sys, so the
+// command sees no cgroup v2 mount, as an agent in a pod sees none of the host's. It execs the
+// command: the process started is the agent.
+func ipNetnsExec(ns string, argv ...string) []string {
+	return append([]string{"ip", "netns", "exec", ns}, argv...)
+}
+
+// startAgentWith is startAgent with the command put in ns by inNS (testbed.InNS, ipNetnsExec).
+func startAgentWith(t *testing.T, inNS func(string, ...string) []string, bin, ns, config, listen, stateDir string,
+	extra ...string) *runningAgent {
+	t.Helper()
 	log := filepath.Join(t.TempDir(), "agent-"+ns+".log")
 	f, err := os.Create(log)
 	if err != nil {
@@ -42,7 +56,7 @@ func startAgent(t *testing.T, bin, ns, config, listen, stateDir string, extra ..
 	}
 	defer f.Close()
 	args := append([]string{bin, "agent", "--config", config, "--listen", listen, "--state-dir", stateDir}, extra...)
-	argv := testbed.InNS(ns, args...)
+	argv := inNS(ns, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {

@@ -36,17 +36,25 @@ var errNotCgroup = errors.New("not a cgroup v2 directory")
 // mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system) names the same cgroup
 // under a root mounted privately.
 func ResolveCgroup(root, path string) (string, error) {
-	if filepath.IsAbs(path) {
-		path = underRoot(root, filepath.Clean(path))
-	} else {
-		path = filepath.Join(root, path)
-	}
+	path = CgroupPath(root, path)
 	// host.IsCgroup refuses a file of the hierarchy (cgroup.procs), which failed later as a bad
 	// descriptor for the link.
 	if !host.IsCgroup(path) {
 		return "", fmt.Errorf("%w: %s", errNotCgroup, userPath(root, path))
 	}
 	return path, nil
+}
+
+// CgroupPath is PATH, as `qjump assign --cgroup` and the agent's file give it, as a clean path
+// under root (CgroupRoot), whether or not it exists: relative to the root, or absolute, an
+// absolute path under the host's mount naming the same cgroup under a root mounted privately
+// (a pod's --cgroup-root, ip netns exec). One reading for both: the agent used to take an absolute
+// path as it was, which under a private root named no cgroup, so that its rule never held.
+func CgroupPath(root, path string) string {
+	if filepath.IsAbs(path) {
+		return underRoot(root, filepath.Clean(path))
+	}
+	return filepath.Join(root, path)
 }
 
 // userPath is path under root as the user can find it: the path under the host's mount, or
