@@ -1,16 +1,30 @@
 package agent
 
 import (
+	"fmt"
+
 	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // resolveCgroups sets spec.cgroupPaths: each rule's path under root, read as `qjump assign` reads
-// --cgroup (apputil.CgroupPath).
+// --cgroup (apputil.CgroupPath). It refuses, as an invalid file, what the file alone cannot show:
+// two entries that name one cgroup in different spellings (rvbtest-a and
+// /sys/fs/cgroup/rvbtest-a), of which the later used to win silently, the level and ceiling of the
+// first dropped.
 func resolveCgroups(spec *Spec, root string) error {
 	rules := spec.Agent.Cgroups
 	paths := make([]string, len(rules))
+	first := map[string]int{}
 	for i, r := range rules {
-		paths[i] = apputil.CgroupPath(root, r.Path)
+		field := fmt.Sprintf("agent.cgroups[%d].path", i)
+		path := apputil.CgroupPath(root, r.Path)
+		if j, again := first[path]; again {
+			return &model.FieldError{Field: field, Value: r.Path, Allowed: fmt.Sprintf(
+				"each cgroup once: agent.cgroups[%d].path %q is the same cgroup, %s", j, rules[j].Path, apputil.CgroupName(root, path))}
+		}
+		first[path] = i
+		paths[i] = path
 	}
 	spec.cgroupPaths = paths
 	return nil

@@ -2,7 +2,10 @@ package agent
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
+
+	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 const cgroupFileHead = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n  cgroups:\n"
@@ -24,5 +27,40 @@ func TestHostPathUnderPrivateRoot(t *testing.T) {
 		if _, ok := want[path]; !ok {
 			t.Errorf("wanted cgroups %v: no %s", sortedKeys(want), path)
 		}
+	}
+}
+
+// TestCgroupNamedTwiceIsRefused: one cgroup in two spellings, relative and absolute under the
+// host's mount, is refused as the same spelling twice is: the later entry used to replace the
+// first, its level and ceiling dropped without a word. At start the file is refused; in an edit
+// it is an invalid file, counted, and the running configuration stays.
+func TestCgroupNamedTwiceIsRefused(t *testing.T) {
+	const good = cgroupFileHead + "    - {path: qjtest-a, level: 5, max_level: 5}\n"
+	twice := good + "    - {path: /sys/fs/cgroup/qjtest-a, level: 1}\n"
+	root := "/sys/fs/cgroup"
+	if _, _, _, err := loggedAgent(t, "", twice, Options{CgroupRoot: root}); err == nil ||
+		!strings.Contains(err.Error(), `agent.cgroups[1].path "/sys/fs/cgroup/qjtest-a"`) ||
+		!strings.Contains(err.Error(), `agent.cgroups[0].path "qjtest-a"`) {
+		t.Errorf("start with one cgroup twice: %v; want refused naming both entries", err)
+	}
+
+	a, _, log, err := loggedAgent(t, "", good, Options{CgroupRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := a.current.Load().Hash
+	a.onFile(fileChange{data: []byte(twice)})
+	if n := promtestutil.ToFloat64(a.m.configErrors.WithLabelValues("invalid")); n != 1 {
+		t.Errorf("invalid edits counted %v, want 1", n)
+	}
+	if ok := promtestutil.ToFloat64(a.m.lastLoadOK); ok != 0 {
+		t.Errorf("last load successful %v after the edit, want 0", ok)
+	}
+	want, _ := a.wantedCgroups()
+	if p := want[filepath.Join(root, "qjtest-a")].Placement; p.Level != 5 || p.MaxLevel != 5 || a.current.Load().Hash != running {
+		t.Errorf("after the refused edit the cgroup is at %+v, want the running level 5 and ceiling 5", p)
+	}
+	if !strings.Contains(log.String(), "config invalid") || !strings.Contains(log.String(), "each cgroup once") {
+		t.Errorf("the refused edit is not logged as invalid:\n%s", log.String())
 	}
 }
