@@ -64,3 +64,23 @@ func TestCgroupNamedTwiceIsRefused(t *testing.T) {
 		t.Errorf("the refused edit is not logged as invalid:\n%s", log.String())
 	}
 }
+
+// TestCgroupOutsideTheRootIsRefused: a path that leaves the cgroup v2 root names no cgroup (the
+// agent used to turn ../../../tmp/x into /sys/tmp/x and wait for it), and the root itself would put
+// every process of the host on the level: each is refused naming the key and the value.
+func TestCgroupOutsideTheRootIsRefused(t *testing.T) {
+	for _, path := range []string{"../../../tmp/qjtest", "a/../../qjtest", "/sys/fs/cgroup/../../tmp/qjtest",
+		"/tmp/qjtest", ".", "/sys/fs/cgroup", "/sys/fs/cgroup/"} {
+		file := cgroupFileHead + "    - {path: \"" + path + "\", level: 1}\n"
+		_, _, _, err := loggedAgent(t, "", file, Options{CgroupRoot: "/sys/fs/cgroup"})
+		if err == nil || !strings.Contains(err.Error(), `agent.cgroups[0].path "`+path+`"`) {
+			t.Errorf("path %q: %v; want refused naming agent.cgroups[0].path and the value", path, err)
+		}
+	}
+	for _, path := range []string{"qjtest.slice/a", "/sys/fs/cgroup/qjtest.slice/../qjtest-b", "./qjtest-c"} {
+		file := cgroupFileHead + "    - {path: \"" + path + "\", level: 1}\n"
+		if _, _, _, err := loggedAgent(t, "", file, Options{CgroupRoot: "/sys/fs/cgroup"}); err != nil {
+			t.Errorf("path %q: %v; want accepted", path, err)
+		}
+	}
+}

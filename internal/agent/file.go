@@ -301,6 +301,10 @@ func (s Section) validate() error {
 		switch {
 		case c.Path == "":
 			return &model.FieldError{Field: field + ".path", Value: "", Allowed: "need a cgroup v2 directory"}
+		case !filepath.IsAbs(c.Path) && !filepath.IsLocal(c.Path):
+			// Found here, calc refuses it too; an absolute path is checked by the agent, against its root.
+			return &model.FieldError{Field: field + ".path", Value: c.Path,
+				Allowed: "need a cgroup below the cgroup v2 root: a relative path must not climb out of it with .."}
 		case seen[filepath.Clean(c.Path)]:
 			return &model.FieldError{Field: field + ".path", Value: c.Path, Allowed: "each cgroup once"}
 		case c.Level == nil: // a missing level would put the cgroup on bulk without a word

@@ -57,6 +57,14 @@ func CgroupPath(root, path string) string {
 	return filepath.Join(root, path)
 }
 
+// InCgroupRoot says whether path (as CgroupPath gives it) is a cgroup below root, not root itself
+// nor outside it: a path that climbs out (../../tmp) names no cgroup of the hierarchy, and the
+// root's programs would run for every process of the host.
+func InCgroupRoot(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != "." && filepath.IsLocal(rel)
+}
+
 // userPath is path under root as the user can find it: the path under the host's mount, or
 // relative to the cgroup v2 root under a private one, whose directory is gone when qjump exits.
 func userPath(root, path string) string {
