@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vishvananda/netlink"
 
+	"github.com/qjump-net/qjump/internal/apputil"
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
@@ -32,7 +33,7 @@ type Options struct {
 	Listen     string        // address of /metrics, /healthz, /readyz; overrides the file's
 	DownOnExit bool          // on a stop, take QJump down and unassign cgroups instead of leaving them
 	StateDir   string        // where the agent remembers its assignments; DefaultStateDir
-	CgroupRoot string        // the host's cgroup v2 root; found with host.CgroupMount
+	CgroupRoot string        // the host's cgroup v2 root; found with apputil.CgroupRoot
 	Resync     time.Duration // DefaultResync
 	Pods       *PodOptions   // nil: no Kubernetes pod watch
 	Log        *slog.Logger
@@ -68,12 +69,16 @@ type Agent struct {
 	hookFailed map[string]bool // hooks the check found gone and could not put back: the resync tries
 	// netns is the agent's network namespace (host.NetnsKey), read once: it never changes
 	// namespace. Saved with its interfaces for qjump status (Manages); "" if it could not be read.
-	netns      string
-	cg         cgroups
-	pods       *podWatch
-	podsSynced atomic.Bool
-	retry      *time.Timer     // a cgroup not there yet (a pod's, before the kubelet made it)
-	absent     map[string]bool // wanted cgroups not on this host at the last sync, logged once
+	netns string
+	cg    cgroups
+	// releaseRoot releases the cgroup v2 root the agent mounted privately (findCgroupRoot);
+	// rootErr is why there is no root, when CgroupRoot is "".
+	releaseRoot func()
+	rootErr     error
+	pods        *podWatch
+	podsSynced  atomic.Bool
+	retry       *time.Timer     // a cgroup not there yet (a pod's, before the kubelet made it)
+	absent      map[string]bool // wanted cgroups not on this host at the last sync, logged once
 	// listenGiven: --listen was given, which the file's agent.listen never overrides.
 	listenGiven bool
 	cgw         *cgroupWatch // the file's cgroups being made or removed
@@ -107,10 +112,11 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.opts.CgroupRoot == "" {
-		a.opts.CgroupRoot, _ = host.CgroupMount() // none: cgroup rules fail and are logged
+	if err := a.findCgroupRoot(); err != nil {
+		return nil, err
 	}
-	if err := resolveCgroups(&spec, a.opts.CgroupRoot); err != nil {
+	if err := resolveCgroups(&spec, a.opts.CgroupRoot, a.rootErr); err != nil {
+		a.releaseRoot()
 		return nil, fmt.Errorf("%s: %w", opts.ConfigPath, err)
 	}
 	data, _ := os.ReadFile(opts.ConfigPath)
@@ -154,6 +160,7 @@ func (a *Agent) Listen() string { return a.opts.Listen }
 // until ctx ends. It leaves QJump attached when it returns unless DownOnExit. Without the
 // dataplane's capabilities it returns dataplane.ErrNoPrivilege at once.
 func (a *Agent) Run(ctx context.Context) error {
+	defer a.releaseRoot()
 	if err := checkPrivilege(); err != nil {
 		return err
 	}
@@ -339,7 +346,7 @@ func (a *Agent) parse(data []byte) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	if err := resolveCgroups(&spec, a.opts.CgroupRoot); err != nil {
+	if err := resolveCgroups(&spec, a.opts.CgroupRoot, a.rootErr); err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", a.opts.ConfigPath, err)
 	}
 	return spec, nil
@@ -554,7 +561,7 @@ func (a *Agent) noteAbsent(absent []string, want map[string]target) {
 		now[path] = true
 		if !a.absent[path] {
 			a.log.Info("cgroup not on this host (yet): it is put on its level when it appears",
-				"cgroup", path, "source", want[path].Source)
+				"cgroup", apputil.CgroupName(a.opts.CgroupRoot, path), "source", want[path].Source)
 		}
 	}
 	a.absent = now

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,5 +83,20 @@ func TestCgroupOutsideTheRootIsRefused(t *testing.T) {
 		if _, _, _, err := loggedAgent(t, "", file, Options{CgroupRoot: "/sys/fs/cgroup"}); err != nil {
 			t.Errorf("path %q: %v; want accepted", path, err)
 		}
+	}
+}
+
+// TestNoCgroupRootFindsNoCgroup: with no cgroup v2 hierarchy to be found (no mount, and mounting
+// one privately failed), a file's cgroup is refused saying why, where the agent used to look for
+// it in its working directory.
+func TestNoCgroupRootFindsNoCgroup(t *testing.T) {
+	spec, err := Parse("t", []byte(cgroupFileHead+"    - {path: qjtest-a, level: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = resolveCgroups(&spec, "", errors.New("no cgroup v2 hierarchy at /sys/fs/cgroup"))
+	if err == nil || !strings.Contains(err.Error(), `agent.cgroups[0].path "qjtest-a"`) ||
+		!strings.Contains(err.Error(), "no cgroup v2 hierarchy") {
+		t.Errorf("resolve with no root: %v; want refused naming the entry and why", err)
 	}
 }

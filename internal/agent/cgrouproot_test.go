@@ -46,3 +46,27 @@ func TestHostPathUnderCgroupRootFlag(t *testing.T) {
 	waitMetric(t, a, "qjump_agent_cgroups_absent", 0)
 	a.stop()
 }
+
+// TestAgentUnderIPNetnsExecFindsCgroups: `ip netns exec` gives the agent a /sys without the cgroup
+// v2 mount. The agent went on with no root and looked for the file's cgroups in its working
+// directory: a service that runs was "not on this host (yet)". It mounts the hierarchy privately
+// instead, as `qjump assign` does there, and finds a cgroup named either way.
+func TestAgentUnderIPNetnsExecFindsCgroups(t *testing.T) {
+	e := newAgentNS(t, "qjagnx", 93)
+	root, err := host.CgroupMount()
+	if err != nil {
+		testutil.Unavailable(t, err.Error())
+	}
+	relative, absolute := testService(t, "netnsexec-rel"), testService(t, "netnsexec-abs")
+	name, err := filepath.Rel(root, relative)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := clusterFile(t, cgroupConfig+fmt.Sprintf("  cgroups:\n    - {path: %s, level: 3}\n    - {path: %s, level: 1}\n",
+		name, absolute))
+	a := startAgentWith(t, ipNetnsExec, e.bin, e.pair.A, config, "127.0.0.1:0", t.TempDir(), "--down-on-exit")
+	a.waitListening(10 * time.Second)
+	waitMetric(t, a, "qjump_agent_cgroups_assigned", 2)
+	waitMetric(t, a, "qjump_agent_cgroups_absent", 0)
+	a.stop()
+}

@@ -84,7 +84,8 @@ there is no unprivileged mode (qjump calc --config FILE checks a cluster file wi
 		"); port 0 takes a free port, logged at start")
 	fs.BoolVar(&opts.downOnExit, "down-on-exit", false, "on SIGTERM take QJump down and unassign cgroups instead of leaving them")
 	fs.StringVar(&opts.stateDir, "state-dir", agent.DefaultStateDir, "where the agent remembers the cgroups it assigned, across restarts")
-	fs.StringVar(&opts.cgroupRoot, "cgroup-root", "", "the host's cgroup v2 root (default /sys/fs/cgroup, or /sys/fs/cgroup/unified)")
+	fs.StringVar(&opts.cgroupRoot, "cgroup-root", "", "the host's cgroup v2 root (default /sys/fs/cgroup, or /sys/fs/cgroup/unified, or where neither is "+
+		"mounted, as under ip netns exec, a private mount of the hierarchy, as qjump assign makes)")
 	fs.BoolVar(&opts.watchPods, "watch-pods", false, "put this node's pods annotated qjump.io/level on their levels (Kubernetes)")
 	fs.StringVar(&opts.nodeName, "node-name", os.Getenv("NODE_NAME"), "this node's name, for --watch-pods (default $NODE_NAME)")
 	fs.StringVar(&opts.kubeconfig, "kubeconfig", "", "kubeconfig for --watch-pods outside a cluster (default: the pod's service account)")
