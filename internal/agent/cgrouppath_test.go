@@ -100,3 +100,23 @@ func TestNoCgroupRootFindsNoCgroup(t *testing.T) {
 		t.Errorf("resolve with no root: %v; want refused naming the entry and why", err)
 	}
 }
+
+// TestCeilingBelowTheLevelIsRefused: a ceiling below the level would send every packet of the
+// cgroup below the level it was given. `qjump assign --level 5 --max-level 2` is refused for it;
+// the file and a pod's annotations took it. All three refuse it now, in one message.
+func TestCeilingBelowTheLevelIsRefused(t *testing.T) {
+	_, err := Parse("t", []byte(cgroupFileHead+"    - {path: qjtest-a, level: 5, max_level: 2}\n"))
+	if err == nil || !strings.Contains(err.Error(),
+		`invalid agent.cgroups[0].max_level "2": below agent.cgroups[0].level 5, so the level could never be used`) {
+		t.Errorf("file with max_level 2 below level 5: %v; want refused naming both keys", err)
+	}
+	_, placed, err := placementOf(pod("p", "n", map[string]string{AnnotationLevel: "5", AnnotationMaxLevel: "2"}))
+	if placed || err == nil || !strings.Contains(err.Error(), `annotation qjump.io/max-level "2": below qjump.io/level 5`) {
+		t.Errorf("pod with max-level 2 below level 5: placed %v, %v; want refused naming both annotations", placed, err)
+	}
+	for _, file := range []string{"level: 5, max_level: 5", "level: 2, max_level: 5", "level: 5"} {
+		if _, err := Parse("t", []byte(cgroupFileHead+"    - {path: qjtest-a, "+file+"}\n")); err != nil {
+			t.Errorf("file with %s: %v; want accepted", file, err)
+		}
+	}
+}

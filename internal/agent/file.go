@@ -313,6 +313,10 @@ func (s Section) validate() error {
 			return &model.FieldError{Field: field + ".level", Value: strconv.Itoa(*c.Level), Allowed: "need a level from 0 to 7"}
 		case c.MaxLevel != nil && !isLevel(*c.MaxLevel):
 			return &model.FieldError{Field: field + ".max_level", Value: strconv.Itoa(*c.MaxLevel), Allowed: "need a level from 0 to 7"}
+		case c.MaxLevel != nil:
+			if err := model.CheckCeiling(field+".level", model.Level(*c.Level), model.Level(*c.MaxLevel)); err != nil {
+				return &model.FieldError{Field: field + ".max_level", Value: strconv.Itoa(*c.MaxLevel), Allowed: err.Error()}
+			}
 		}
 		seen[filepath.Clean(c.Path)] = true
 	}

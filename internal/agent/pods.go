@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // The annotations that put a pod on a level (docs/deployment.md).
@@ -180,6 +182,9 @@ func placementOf(pod *corev1.Pod) (p podPlacement, placed bool, err error) {
 	if hasMax {
 		if p.Placement.MaxLevel, err = annotationLevel(AnnotationMaxLevel, max); err != nil {
 			return p, false, err
+		}
+		if err := model.CheckCeiling(AnnotationLevel, model.Level(p.Placement.Level), model.Level(p.Placement.MaxLevel)); err != nil {
+			return p, false, fmt.Errorf("annotation %s %q: %w", AnnotationMaxLevel, max, err)
 		}
 	}
 	if e, ok := a[AnnotationEnforce]; ok {

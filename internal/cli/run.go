@@ -211,8 +211,8 @@ func (m *maxLevel) ceiling(level model.Level) (*model.Level, error) {
 	if m.flag == nil || !m.flag.Changed {
 		return nil, nil
 	}
-	if m.level < level {
-		return nil, usageErrorf("invalid --max-level %d: below --level %d, so the level could never be used", m.level, level)
+	if err := model.CheckCeiling("--level", level, m.level); err != nil {
+		return nil, usageErrorf("invalid --max-level %d: %v", m.level, err)
 	}
 	l := m.level
 	return &l, nil
