@@ -340,7 +340,8 @@ func (a *Agent) onFile(fc fileChange) {
 }
 
 // parse reads an edit of the file as this agent takes it on this host: Parse, then the file's
-// cgroups resolved under the agent's cgroup v2 root (resolveCgroups).
+// cgroups resolved under the agent's cgroup v2 root (resolveCgroups) and its agent.listen checked
+// against the host's addresses (checkListenHere).
 func (a *Agent) parse(data []byte) (Spec, error) {
 	spec, err := Parse(a.opts.ConfigPath, data)
 	if err != nil {
@@ -348,6 +349,13 @@ func (a *Agent) parse(data []byte) (Spec, error) {
 	}
 	if err := resolveCgroups(&spec, a.opts.CgroupRoot, a.rootErr); err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", a.opts.ConfigPath, err)
+	}
+	// A new agent.listen takes effect at the next restart, unless --listen overrides it: one the
+	// agent could not listen on then is refused now, while the running agent can say so.
+	if listen := spec.Agent.Listen; !a.listenGiven && listen != "" && listen != a.current.Load().Agent.Listen {
+		if err := checkListenHere(listen); err != nil {
+			return Spec{}, fmt.Errorf("%s: %w", a.opts.ConfigPath, err)
+		}
 	}
 	return spec, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -326,14 +327,15 @@ func (s Section) validate() error {
 func isLevel(l int) bool { return l >= 0 && l < model.NumLevels }
 
 // CheckListen checks an address to serve the endpoints on, as agent.listen and --listen give it:
-// host:port or :port, the port a number from 0 to 65535. Port 0 lets the kernel choose a free
-// one, which the agent logs at start ("agent running ... listen="): for tests, and for agents side
-// by side. Found at start, a bad address made the agent exit 1 on its next restart, a crash loop
-// under Restart=on-failure.
+// host:port or :port, the host an IP address or a host name, the port a number from 0 to 65535.
+// Port 0 lets the kernel choose a free one, which the agent logs at start ("agent running ...
+// listen="): for tests, and for agents side by side. Found at start, a bad address made the agent
+// exit 1 on its next restart, a crash loop under Restart=on-failure. Whether the host is one of
+// this host's addresses, only the agent can tell (checkListenHere).
 func CheckListen(addr string) error {
-	const allowed = "need host:port or :port with a port from 0 to 65535 (0: a free port, logged at start), " +
-		"e.g. :9781 or 127.0.0.1:9781"
-	_, port, err := net.SplitHostPort(addr)
+	const allowed = "need host:port or :port, the host an IP address or a host name, with a port from 0 to 65535 " +
+		"(0: a free port, logged at start), e.g. :9781 or 127.0.0.1:9781"
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return errors.New(allowed)
 	}
@@ -341,7 +343,29 @@ func CheckListen(addr string) error {
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 		return errors.New(allowed)
 	}
+	if _, err := netip.ParseAddr(host); host != "" && err != nil && !isHostName(host) {
+		return errors.New(allowed)
+	}
 	return nil
+}
+
+// isHostName says whether s is written as a host name (RFC 1123): dot-separated labels of letters,
+// digits and inner hyphens (and underscores, which some resolvers serve), the last not all digits. 1.2.3 is neither an IPv4 address nor a name,
+// where a resolver would try it as one and fail only when the agent restarts.
+func isHostName(s string) bool {
+	labels := strings.Split(strings.TrimSuffix(s, "."), ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' ||
+			strings.IndexFunc(l, func(r rune) bool { return !isLetterDigit(r) && r != '-' && r != '_' }) >= 0 {
+			return false
+		}
+	}
+	last := labels[len(labels)-1]
+	return len(s) <= 253 && strings.IndexFunc(last, func(r rune) bool { return r < '0' || r > '9' }) >= 0
+}
+
+func isLetterDigit(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
 
 // Matches says whether the interface name is one the section asks for.
