@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -110,35 +109,36 @@ const outAllowed = "need a directory that exists or can be made, and that this u
 
 // makeOutDir makes --out before anything is simulated and checks that a file can be written in
 // it, so a path that cannot hold the results is refused at once rather than after minutes of
-// simulation. The returned function removes the directory again if makeOutDir made it and it is
-// still empty: a run interrupted before its first point finished leaves nothing behind. A
-// directory holding another experiment's run is refused; one holding the same experiment's is
-// taken: the simulator's writers (experiment.WriteFCT, experiment.WriteFanIn) replace that run's
-// files when they write, so that a run that writes nothing leaves it as it was.
+// simulation. The returned function removes the directories makeOutDir made, --out and the
+// parents it lacked, deepest first, where they are still empty: a run interrupted before its
+// first point finished, or one that failed early, leaves nothing behind. A directory holding
+// another experiment's run is refused; one holding the same experiment's is taken: the
+// simulator's writers (experiment.WriteFCT, experiment.WriteFanIn) and the testbed's runs
+// (which stage theirs) replace that run's files when they write, so that a run that writes
+// nothing leaves it as it was.
 func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 	if other := results.ExperimentIn(out); other != "" && other != experiment {
-		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which a %s run would mix with: "+
+		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which this %s run would mix with: "+
 			"give another directory, or remove that one", out, other, experiment)
 	}
 	fi, statErr := os.Stat(out)
 	if statErr == nil && !fi.IsDir() {
 		return nil, usageErrorf("invalid --out %q: it is a file; %s", out, outAllowed)
 	}
-	made := errors.Is(statErr, fs.ErrNotExist)
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	made, err := results.MakeDirs(out)
+	removeIfEmpty = func() { results.RemoveMadeDirs(made) }
+	if err != nil {
+		removeIfEmpty()
 		return nil, usageErrorf("invalid --out %q: cannot make the directory (%v); %s", out, errors.Unwrap(err), outAllowed)
 	}
 	probe, err := os.CreateTemp(out, ".qjump-out-*")
 	if err != nil {
+		removeIfEmpty()
 		return nil, usageErrorf("invalid --out %q: cannot write in it (%v); %s", out, errors.Unwrap(err), outAllowed)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	return func() {
-		if made {
-			os.Remove(out) // fails, as it should, if anything was written
-		}
-	}, nil
+	return removeIfEmpty, nil
 }
 
 // productWithin says whether a×b ≤ limit for positive a and b. It divides rather than multiplies,

@@ -127,7 +127,7 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	defer stop()
 	res, err := experiment.Run(ctx, checked, progress)
 	if err != nil {
-		removeIfEmpty() // the testbed could not be built: nothing was written
+		removeIfEmpty() // a run that failed or was stopped wrote nothing: what it made goes
 	}
 	if err != nil && ctx.Err() != nil {
 		return interruptedRun(ctx, name, o.OutDir)
@@ -169,11 +169,12 @@ func prefixAll(dir string, files []string) []string {
 	return out
 }
 
-// interruptedRun is the error of a run that a signal stopped: it removed its testbed and wrote no
-// results, and exits 130 as every verb stopped by Ctrl-C does (docs/cli.md), not 1 as a failure.
+// interruptedRun is the error of a run that a signal stopped: it removed its testbed and its
+// staging directory, wrote no results and left dir as it was (an earlier run in it whole), and
+// exits 130 as every verb stopped by Ctrl-C does (docs/cli.md), not 1 as a failure.
 func interruptedRun(ctx context.Context, name, dir string) error {
-	if _, err := os.Stat(dir); err != nil { // stopped before the testbed was up: dir was removed
+	if _, err := os.Stat(dir); err != nil { // the run made dir: it was removed
 		return interruptedError(ctx, "%s stopped and its testbed removed; no results written", name)
 	}
-	return interruptedError(ctx, "%s stopped and its testbed removed; no results written (%s holds the raw output so far)", name, dir)
+	return interruptedError(ctx, "%s stopped and its testbed removed; no results written (%s left as it was)", name, dir)
 }

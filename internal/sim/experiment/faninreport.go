@@ -199,7 +199,7 @@ func WriteFanIn(dir string, d *FanInDocument) error {
 		return err
 	}
 	if earlier {
-		if err := removeOwn(dir, isFanInPanel); err != nil {
+		if err := results.RemoveOwn(dir, isFanInPanel); err != nil {
 			return err
 		}
 	}

@@ -300,7 +300,7 @@ func (d *FCTDocument) plots(dir string) ([]string, error) {
 	if len(d.Loads) < 2 {
 		return nil, nil
 	}
-	if err := removeOwn(dir, isFig9Panel); err != nil {
+	if err := results.RemoveOwn(dir, isFig9Panel); err != nil {
 		return nil, err
 	}
 	var files []string
@@ -365,7 +365,7 @@ func (d *FCTDocument) Fill(points []*FCTResult) {
 func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
 	planned := Fig9Config{Workloads: doc.Workloads, Loads: doc.Loads, Schemes: doc.Schemes}.Planned()
 	if planned > 1 && heldRun(dir, doc.Experiment) {
-		if err := removeOwn(filepath.Join(dir, "flows"), isSweepFlowsFile); err != nil {
+		if err := results.RemoveOwn(filepath.Join(dir, "flows"), isSweepFlowsFile); err != nil {
 			return err
 		}
 	}

@@ -6,11 +6,7 @@ package experiment
 // run's panels and flows files beside a results.json that no longer described them.
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -22,28 +18,6 @@ import (
 // then are the files of the experiment's names in it an earlier run's; in a directory without
 // one, a file of such a name is the user's, and stays.
 func heldRun(dir, experiment string) bool { return results.ExperimentIn(dir) == experiment }
-
-// removeOwn removes every regular file of dir whose name own says the experiment writes. A dir
-// that does not exist has nothing to remove.
-func removeOwn(dir string, own func(name string) bool) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("list %s for the files of an earlier run: %w", dir, err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !own(e.Name()) {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove %s, an earlier run's file: %w", path, err)
-		}
-	}
-	return nil
-}
 
 // isFig9Panel says whether name is one of Fig. 9's panels, fig9a.png..fig9f.png.
 func isFig9Panel(name string) bool {

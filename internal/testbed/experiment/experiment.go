@@ -179,13 +179,22 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, fmt.Errorf("build testbed: %w", err)
 	}
 	// The output directory is made once the run can start: a testbed that could not be built
-	// (busy, no privilege) leaves nothing in it.
-	if err := os.MkdirAll(filepath.Join(o.OutDir, "raw"), 0o755); err != nil {
+	// (busy, no privilege) leaves nothing in it. The run writes into a staging directory in it
+	// (staging.go), which replaces the earlier run only once the run has written every file.
+	st, err := stage(o.OutDir)
+	if err != nil {
 		_ = tb.Down()
-		return nil, fmt.Errorf("create output directory: %w", err)
+		return nil, err
 	}
+	published := false
+	defer func() {
+		if !published {
+			st.discard()
+		}
+	}()
+	env.opts.OutDir = st.dir
 	env.tb = tb
-	watch := watchMachine(env, o.OutDir)
+	watch := watchMachine(env, st.dir)
 	runErr := e.run(ctx, env)
 	env.procs.stopAll()
 	watch.stop(env)
@@ -201,10 +210,23 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, fmt.Errorf("remove testbed: %w", downErr)
 	}
 	env.res.DurationS = time.Since(env.res.Started).Seconds()
-	if err := results.WriteRowsFile(filepath.Join(o.OutDir, samplesFile), env.rows); err != nil {
+	if err := results.WriteRowsFile(filepath.Join(st.dir, samplesFile), env.rows); err != nil {
 		return nil, err
 	}
-	return env.res, finish(env.res, env.rows, o.OutDir)
+	// A run with faults has written every file, marked as faulty, so that the cause can be found:
+	// it is published like any other, and still fails.
+	err = finish(env.res, env.rows, st.dir)
+	if err != nil && !errors.Is(err, ErrFaults) {
+		return nil, err
+	}
+	if perr := st.publish(name); perr != nil {
+		return nil, perr
+	}
+	published = true
+	if err != nil {
+		return env.res, faultsError(env.res, o.OutDir)
+	}
+	return env.res, nil
 }
 
 // Report rebuilds statistics, targets, plots and summary.md of dir from its samples.csv and
@@ -318,9 +340,14 @@ func write(r *Results, rows []results.Row, withSamples bool, dir string) error {
 		return err
 	}
 	if len(r.Faults) > 0 {
-		return fmt.Errorf("%w in %s: %s", ErrFaults, dir, strings.Join(r.Faults, "; "))
+		return faultsError(r, dir)
 	}
 	return nil
+}
+
+// faultsError is ErrFaults of r, whose files are in dir.
+func faultsError(r *Results, dir string) error {
+	return fmt.Errorf("%w in %s: %s", ErrFaults, dir, strings.Join(r.Faults, "; "))
 }
 
 // kernelHasCC says whether a TCP socket can use congestion control cc, as iperf3's -C asks of

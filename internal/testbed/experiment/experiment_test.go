@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,11 +220,11 @@ func TestFanInQuick(t *testing.T) {
 // startQuickRun starts a real `qjump testbed run EXPERIMENT --quick` on a testbed of its own
 // prefix, in a process group of its own (so that a failing test can kill all of it), and returns
 // it with the prefix and its progress (stderr), for the tests that stop a run midway.
-func startQuickRun(t *testing.T, experiment string) (*exec.Cmd, string, io.ReadCloser) {
+func startQuickRun(t *testing.T, experiment, out string) (*exec.Cmd, string, io.ReadCloser) {
 	t.Helper()
 	bin := tbtest.RequireTools(t, "iperf3", "ping")
 	prefix := tbtest.Prefix(t)
-	cmd := exec.Command(bin, "testbed", "run", experiment, "--quick", "--prefix", prefix, "--out", t.TempDir())
+	cmd := exec.Command(bin, "testbed", "run", experiment, "--quick", "--prefix", prefix, "--out", out)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	progress, err := cmd.StderrPipe()
 	if err != nil {
@@ -234,12 +236,15 @@ func startQuickRun(t *testing.T, experiment string) (*exec.Cmd, string, io.ReadC
 	return cmd, prefix, progress
 }
 
-// TestSIGTERMMidRun stops a real `qjump testbed run` while bulk traffic flows with QJump on
-// every host and checks that it removed everything: namespaces, links, state, processes, pins.
-// fan-in turns QJump on for its third arm, seconds into a quick run (ping-iperf does only in its
-// last): stopped before, the run would have no pins to leave.
+// TestSIGTERMMidRun stops a real `qjump testbed run` while probes and bulk traffic flow with
+// QJump on every host and checks that it removed everything: namespaces, links, state,
+// processes, pins, its staging directory; and that the earlier run in its
+// --out is as it was. fan-in turns QJump on for its third arm, seconds into a quick run
+// (ping-iperf does only in its last): stopped before, the run would have no pins to leave.
 func TestSIGTERMMidRun(t *testing.T) {
-	cmd, prefix, progress := startQuickRun(t, "fan-in")
+	out := t.TempDir()
+	earlier := writeEarlierRun(t, out, "fan-in")
+	cmd, prefix, progress := startQuickRun(t, "fan-in", out)
 	// Interrupt once bulk traffic flows with QJump up: the run says both in its progress on stderr.
 	flowing := make(chan bool, 1)
 	go func() {
@@ -261,6 +266,11 @@ func TestSIGTERMMidRun(t *testing.T) {
 	case <-time.After(90 * time.Second):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		t.Fatal("no bulk traffic flowed with QJump on within 90s")
+	}
+	// The probe clients, each in a cgroup of its `qjump run`, start a second after the bulk.
+	if !waitForProbeClients(4, 10*time.Second) {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatal("the 4 probe clients of the arm did not start within 10s of the bulk")
 	}
 	nss := tbtest.NetnsOf(t, prefix)
 	if len(nss.Inodes) < 5 {
@@ -293,13 +303,78 @@ func TestSIGTERMMidRun(t *testing.T) {
 		t.Fatal("run did not exit within 30s of SIGTERM")
 	}
 	tbtest.AssertNothingLeft(t, prefix, nss)
+	if now := dirContents(t, out); !maps.Equal(now, earlier) {
+		t.Errorf("the stopped run changed the earlier run in its --out:\nbefore %v\nafter  %v", earlier, now)
+	}
+}
+
+// writeEarlierRun writes a small run of experiment into dir, as a complete earlier run left it,
+// and returns dir's contents.
+func writeEarlierRun(t *testing.T, dir, experiment string) map[string]string {
+	t.Helper()
+	files := map[string]string{
+		"results.json": `{"experiment": "` + experiment + `", "files": ["samples.csv", "results.json", "summary.md", "stalls.csv"]}`,
+		"samples.csv":  "the earlier run's samples", "summary.md": "the earlier run's summary",
+		"stalls.csv": "the earlier run's stalls", "raw/noise-arrivals.csv": "the earlier run's arrivals",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dirContents(t, dir)
+}
+
+// dirContents is every file under dir (path relative to it → contents), directories as "<dir>".
+func dirContents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			got[rel] = "<dir>"
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		got[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// waitForProbeClients waits until n `qjump probe client` processes run, or timeout passes.
+func waitForProbeClients(n int, timeout time.Duration) bool {
+	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		found := 0
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range cmdlines {
+			b, _ := os.ReadFile(p)
+			if args := strings.Split(string(b), "\x00"); len(args) > 2 && args[1] == "probe" && args[2] == "client" {
+				found++
+			}
+		}
+		if found >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // TestClosedOutputStopsRun closes the pipe a real `qjump testbed run` writes its progress to, as
 // `qjump testbed run ... | head` does, and checks that the run stopped as on Ctrl-C and removed
 // everything: SIGPIPE used to kill it at its next line, with its testbed up.
 func TestClosedOutputStopsRun(t *testing.T) {
-	cmd, prefix, progress := startQuickRun(t, "ping-iperf")
+	cmd, prefix, progress := startQuickRun(t, "ping-iperf", t.TempDir())
 	// Read up to the line that says the first arm started (the testbed is up), then go away.
 	sc := bufio.NewScanner(progress)
 	for sc.Scan() && !strings.Contains(sc.Text(), "[1/") {
