@@ -238,12 +238,13 @@ func startQuickRun(t *testing.T, experiment, out string) (*exec.Cmd, string, io.
 
 // TestSIGTERMMidRun stops a real `qjump testbed run` while probes and bulk traffic flow with
 // QJump on every host and checks that it removed everything: namespaces, links, state,
-// processes, pins, its staging directory; and that the earlier run in its
+// processes, pins, the probes' cgroups, its staging directory; and that the earlier run in its
 // --out is as it was. fan-in turns QJump on for its third arm, seconds into a quick run
 // (ping-iperf does only in its last): stopped before, the run would have no pins to leave.
 func TestSIGTERMMidRun(t *testing.T) {
 	out := t.TempDir()
 	earlier := writeEarlierRun(t, out, "fan-in")
+	cgroups := tbtest.RunCgroups()
 	cmd, prefix, progress := startQuickRun(t, "fan-in", out)
 	// Interrupt once bulk traffic flows with QJump up: the run says both in its progress on stderr.
 	flowing := make(chan bool, 1)
@@ -303,6 +304,9 @@ func TestSIGTERMMidRun(t *testing.T) {
 		t.Fatal("run did not exit within 30s of SIGTERM")
 	}
 	tbtest.AssertNothingLeft(t, prefix, nss)
+	if left := tbtest.NewCgroups(cgroups); len(left) > 0 {
+		t.Errorf("cgroups of the probes' qjump run left behind: %v", left)
+	}
 	if now := dirContents(t, out); !maps.Equal(now, earlier) {
 		t.Errorf("the stopped run changed the earlier run in its --out:\nbefore %v\nafter  %v", earlier, now)
 	}

@@ -138,7 +138,10 @@ func runFanInArm(ctx context.Context, env *Env, arm results.Arm, per time.Durati
 		if err := sleep(ctx, time.Duration(rng.Int64N(int64(interval)/int64(n)+1))); err != nil {
 			return err
 		}
-		p, err := start(fmt.Sprintf("probe h%d→h1", h), env.tb.Exec(h, env.atLevel(model.TopLevel, true, testbed.Binary, "probe", "client",
+		// Through env.procs, which the deferred stopAll stops with SIGTERM on any return: a
+		// client only start()ed and not yet waited for was left to Pdeathsig's SIGKILL, so its
+		// `qjump run --mode cgroup` wrapper never removed its cgroup.
+		p, err := env.procs.start(fmt.Sprintf("probe h%d→h1", h), env.tb.Exec(h, env.atLevel(model.TopLevel, true, testbed.Binary, "probe", "client",
 			"--to", env.hostPort(1, port), "--mode", string(probe.OneWay), "--count", strconv.Itoa(count), "--interval", interval.String(),
 			"--size", strconv.Itoa(fanInPayload), "--sender", strconv.Itoa(h), "--out", sentFile(env, arm, h))...))
 		if err != nil {
