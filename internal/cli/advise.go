@@ -80,7 +80,7 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if err != nil {
 		return opts.typed.flagError(err) // --throughput 1e300 as typed, not 1e+300
 	}
-	removeIfEmpty, err := makeOutDir(o.OutDir, "")
+	removeIfEmpty, err := makeOutDir(o.OutDir, "advise")
 	if err != nil {
 		return err
 	}

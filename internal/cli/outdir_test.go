@@ -3,7 +3,10 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // A run that fails early removes every directory it made for --out, deepest first, not only
@@ -22,5 +25,15 @@ func TestOutDirRemovesTheParentsItMade(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(root, "x", "*"))
 	if len(left) != 1 || left[0] != keep {
 		t.Errorf("after a run into x/a/b that wrote nothing, x holds %v; want only the kept directory that was there before", left)
+	}
+}
+
+// advise names itself when --out holds another experiment's run: it said "which a  run would mix with".
+func TestAdviseOutOfAnotherExperimentRefused(t *testing.T) {
+	testutil.RequirePriv(t, "advise checks the privilege before --out")
+	dir := writeFiles(t, map[string]string{"results.json": `{"experiment": "fan-in"}`})
+	_, errOut, status := run(t, "advise", "--p99", "1ms", "--out", dir)
+	if status != exitUsage || !strings.Contains(errOut, "it holds a fan-in run (its results.json), which this advise run would mix with") {
+		t.Errorf("advise --out DIR of a fan-in run: exit %d, stderr %q; want 2 naming fan-in and advise", status, errOut)
 	}
 }
