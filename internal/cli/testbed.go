@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -93,7 +94,33 @@ func (f *testbedFlags) config() (testbed.Config, error) {
 	return c, nil
 }
 
-// prefixFlag registers --prefix, which names the testbed a verb works on.
+// prefixFlag registers --prefix, which names the testbed a verb works on. The value is checked
+// as it is parsed, the one place every verb's --prefix goes through: `down --prefix Zq` made
+// /run/qjump-testbed/Zq.lock before anything refused it, and `--prefix ../../tmp/x` a lock file
+// outside that directory.
 func prefixFlag(fs *pflag.FlagSet, prefix *string) {
-	fs.StringVar(prefix, "prefix", testbed.DefaultPrefix, "prefix of the testbed's namespaces and links")
+	*prefix = testbed.DefaultPrefix
+	fs.Var(prefixValue{prefix}, "prefix", "prefix of the testbed's namespaces and links: "+testbed.PrefixAllowed)
 }
+
+// prefixValue is --prefix: a string that testbed.CheckPrefix accepts.
+type prefixValue struct{ p *string }
+
+func (v prefixValue) Set(s string) error {
+	var fe *model.FieldError
+	if err := testbed.CheckPrefix(s); errors.As(err, &fe) {
+		return errors.New("need " + fe.Allowed)
+	}
+	*v.p = s
+	return nil
+}
+
+// String is the value as --help shows its default; pflag also calls it on a zero prefixValue.
+func (v prefixValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v prefixValue) Type() string { return "string" }

@@ -416,3 +416,24 @@ func TestTestbedRateRange(t *testing.T) {
 		t.Errorf("--rate 1M: %v, %v; want the lowest rate the testbed runs", got.Rate, got.Validate())
 	}
 }
+
+// Every verb refuses a bad --prefix as bad input, naming the flag and the value as typed, before
+// anything is made: `down --prefix Zq` exited 1 ("remove testbed: invalid prefix") leaving
+// RunDir/Zq.lock, and status and exec did not check it at all.
+func TestTestbedVerbsRefuseABadPrefix(t *testing.T) {
+	dir := t.TempDir()
+	testutil.Set(t, &testbed.RunDir, dir)
+	for _, prefix := range []string{"Zq", "", "../../tmp/rvtrav"} {
+		for _, verb := range [][]string{{"down"}, {"status"}, {"exec", "1", "--", "true"}, {"up", "--hosts", "2"}, {"run", "fan-in", "--quick"}} {
+			args := append([]string{"testbed", verb[0], "--prefix", prefix}, verb[1:]...)
+			_, errOut, status := run(t, args...)
+			want := fmt.Sprintf("qjump: invalid --prefix %q: need %s\n", prefix, testbed.PrefixAllowed)
+			if status != exitUsage || errOut != want {
+				t.Errorf("qjump %s: exit %d, stderr %q; want 2 and %q", strings.Join(args, " "), status, errOut, want)
+			}
+		}
+	}
+	if made, _ := os.ReadDir(dir); len(made) != 0 {
+		t.Errorf("refused prefixes made %v in the run directory", made)
+	}
+}

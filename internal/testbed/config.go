@@ -63,8 +63,8 @@ func DefaultConfig(hosts int) Config {
 
 // Validate checks the configuration before anything touches the kernel.
 func (c Config) Validate() error {
-	if err := validPrefix(c.Prefix); err != nil {
-		return &model.FieldError{Field: "prefix", Value: c.Prefix, Allowed: "2-8 lowercase letters or digits, starting with a letter"}
+	if err := CheckPrefix(c.Prefix); err != nil {
+		return err
 	}
 	if c.Hosts < 2 || c.Hosts > MaxHosts {
 		return &model.FieldError{Field: "hosts", Value: fmt.Sprint(c.Hosts), Allowed: fmt.Sprintf("from 2 to %d hosts", MaxHosts)}

@@ -26,8 +26,12 @@ type Lock struct {
 	path string
 }
 
-// Acquire takes the lock for prefix without waiting.
+// Acquire takes the lock for prefix without waiting. It refuses a prefix CheckPrefix refuses
+// before making anything: the raw prefix is part of the lock file's path.
 func Acquire(prefix string) (*Lock, error) {
+	if err := CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(RunDir, prefix+".lock")
 	// A holder that removed the file (Remove) between our open and our flock would leave us holding
 	// an unlinked inode that nobody else can see: only a lock on the file at path counts.

@@ -29,3 +29,21 @@ func TestLockFileIsTheMakersAlone(t *testing.T) {
 		l.Release()
 	}
 }
+
+// Acquire refuses a prefix that cannot name a testbed before it makes anything: the prefix is part
+// of the lock file's path, so "" made RunDir/.lock and "../../tmp/x" a file outside RunDir.
+func TestAcquireRefusesABadPrefix(t *testing.T) {
+	dir := tempRunDir(t)
+	for _, prefix := range []string{"", "Zq", "../x", "toolongprefix"} {
+		if l, err := Acquire(prefix); err == nil {
+			l.Remove()
+			t.Errorf("Acquire(%q) took a lock, want a refusal", prefix)
+		}
+	}
+	if made, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "*")); len(made) != 1 {
+		t.Errorf("refused prefixes made %v beside the run directory", made)
+	}
+	if made, _ := os.ReadDir(dir); len(made) != 0 {
+		t.Errorf("refused prefixes made %v in the run directory", made)
+	}
+}

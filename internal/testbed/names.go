@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // DefaultPrefix names every kernel object of the testbed that `qjump testbed` builds.
@@ -42,9 +44,16 @@ func (n Names) HostAddr(i int) netip.Addr {
 // HostPrefixLen is the prefix length of the emulated subnet: one /16 of the benchmarking range.
 const HostPrefixLen = 16
 
-func validPrefix(p string) error {
+// PrefixAllowed is what a prefix may be: it names namespaces, links (at most 15 bytes with
+// "-h255") and the files in RunDir.
+const PrefixAllowed = "2-8 lowercase letters or digits, starting with a letter"
+
+// CheckPrefix refuses a prefix that cannot name a testbed, as a FieldError of --prefix: every verb
+// and every function that makes something of a prefix (Acquire, Up, Cleanup) checks it first, so
+// that "", "Zq" or "../../tmp/x" never becomes a lock file or a path outside RunDir.
+func CheckPrefix(p string) error {
 	if !prefixPattern.MatchString(p) {
-		return fmt.Errorf("invalid prefix %q: 2-8 lowercase letters or digits, starting with a letter", p)
+		return &model.FieldError{Field: "prefix", Value: p, Allowed: PrefixAllowed}
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func Prefixes() ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if p, ok := strings.CutSuffix(e.Name(), ".json"); ok && validPrefix(p) == nil {
+		if p, ok := strings.CutSuffix(e.Name(), ".json"); ok && CheckPrefix(p) == nil {
 			out = append(out, p)
 		}
 	}

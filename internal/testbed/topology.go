@@ -191,7 +191,7 @@ func Namespaces(prefix string) ([]string, error) {
 // Cleanup removes every namespace carrying prefix (with the veths, bridge and qdiscs inside), and
 // the state file. It is what `testbed down` runs and also what clears a crashed run's remains.
 func Cleanup(ctx context.Context, prefix string) error {
-	if err := validPrefix(prefix); err != nil {
+	if err := CheckPrefix(prefix); err != nil {
 		return err
 	}
 	nss, err := Namespaces(prefix)
