@@ -57,3 +57,12 @@ func CheckPrefix(p string) error {
 	}
 	return nil
 }
+
+// DownCommand is the command that removes the testbed of prefix: with --prefix unless it is the
+// default, so that copying it never removes another testbed (plain `qjump testbed down` removes qjtb).
+func DownCommand(prefix string) string {
+	if prefix == DefaultPrefix {
+		return "qjump testbed down"
+	}
+	return "qjump testbed down --prefix " + prefix
+}

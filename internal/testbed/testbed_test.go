@@ -80,8 +80,13 @@ func TestSecondUpRefused(t *testing.T) {
 	if err := tb.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testbed.Up(context.Background(), config(prefix, 3)); !errors.Is(err, testbed.ErrBusy) {
+	_, err := testbed.Up(context.Background(), config(prefix, 3))
+	if !errors.Is(err, testbed.ErrBusy) {
 		t.Fatalf("second up while the first is up: got %v, want ErrBusy", err)
+	}
+	// The command it gives removes this testbed, not the default one (qjtb).
+	if want := "remove it with: qjump testbed down --prefix " + prefix; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("second up while the first is up: %q, want it to end %q", err, want)
 	}
 	if nss, _ := testbed.Namespaces(prefix); len(nss) != 3 {
 		t.Fatalf("the refused up must not touch the first testbed: namespaces %v", nss)

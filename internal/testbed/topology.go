@@ -39,8 +39,8 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	// With the lock held here, a state still Building was left by a maker that died: remains.
 	if s, err := ReadState(c.Prefix); err == nil && !s.Building && nsExists(tb.Names.SwitchNS()) {
 		lock.Release()
-		return nil, fmt.Errorf("%w: a testbed with prefix %q is up since %s (pid %d); remove it with: qjump testbed down",
-			ErrBusy, c.Prefix, s.Created.Format(time.RFC3339), s.PID)
+		return nil, fmt.Errorf("%w: a testbed with prefix %q is up since %s (pid %d); remove it with: %s",
+			ErrBusy, c.Prefix, s.Created.Format(time.RFC3339), s.PID, DownCommand(c.Prefix))
 	}
 	if err := Cleanup(context.WithoutCancel(ctx), c.Prefix); err != nil {
 		lock.Release()
