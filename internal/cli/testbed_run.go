@@ -22,7 +22,8 @@ type testbedRunOptions struct {
 	quick   bool
 	out     string
 	bulkCC  string
-	epsilon string
+	epsilon time.Duration
+	epsSet  bool // --epsilon given: 0 is an ε, not the flag left out
 	json    bool
 	idle    bool // --let-cpus-idle
 	rateSet bool // --rate given; otherwise each experiment runs at its own default rate
@@ -82,7 +83,7 @@ programs are put on levels with 'qjump run'.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.name, opts.rateSet = args[0], cmd.Flags().Changed("rate")
+			opts.name, opts.rateSet, opts.epsSet = args[0], cmd.Flags().Changed("rate"), cmd.Flags().Changed("epsilon")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -99,7 +100,9 @@ programs are put on levels with 'qjump run'.`,
 	f.BoolVar(&opts.quick, "quick", false, "fewer samples and a shorter sweep (for CI and make demo)")
 	f.StringVar(&opts.out, "out", "", "output directory (default: results/NAME-TIME)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows: cubic, reno or bbr")
-	f.StringVar(&opts.epsilon, "epsilon", "", "ε given to qjump up (default: the idle one-way p99 the run measures)")
+	f.Var(&unitValue[time.Duration]{&opts.epsilon, model.ParseDuration}, "epsilon",
+		"ε given to qjump up, 0 or more, e.g. 30us (default: the idle one-way p99 the run measures)")
+	opts.flags.typed.keep(f, "epsilon") // a refusal quotes it as typed
 	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
 	f.BoolVar(&opts.idle, "let-cpus-idle", false, "let idle CPUs halt during the run (default: hold them polling, which spares the emulation most of a VM's stalls)")
 	return cmd
@@ -116,7 +119,7 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 		return &UsageError{Err: err}
 	}
 	if err != nil {
-		return asFlagError(err)
+		return opts.flags.typed.flagError(err)
 	}
 	removeIfEmpty, err := makeOutDir(o.OutDir, name)
 	if err != nil {
@@ -149,12 +152,7 @@ func (opts *testbedRunOptions) experimentOptions() (experiment.Options, error) {
 	if !opts.rateSet {
 		o.Testbed.Rate = 0 // the experiment's own default
 	}
-	if opts.epsilon != "" {
-		var err error
-		if o.Epsilon, err = model.ParseDuration(opts.epsilon); err != nil {
-			return o, usageErrorf("invalid --epsilon %q: %v", opts.epsilon, err)
-		}
-	}
+	o.Epsilon, o.EpsilonGiven = opts.epsilon, opts.epsSet
 	if o.OutDir == "" {
 		o.OutDir = filepath.Join("results", opts.name+"-"+time.Now().Format("20060102-150405"))
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
@@ -84,12 +85,19 @@ func TestTestbedUpOptions(t *testing.T) {
 func TestTestbedRunOptions(t *testing.T) {
 	got := parseOptions(t, newTestbedRunCommand, "fan-in", "--quick", "--out", "d", "--bulk-cc", "bbr", "--epsilon", "20us",
 		"--hosts", "6", "--json")
-	if got.name != "fan-in" || !got.quick || got.out != "d" || got.bulkCC != "bbr" || got.epsilon != "20us" ||
+	if got.name != "fan-in" || !got.quick || got.out != "d" || got.bulkCC != "bbr" || got.epsilon != 20*time.Microsecond || !got.epsSet ||
 		got.flags.cfg.Hosts != 6 || !got.json {
 		t.Errorf("parsed %+v", got)
 	}
 	if got := parseOptions(t, newTestbedRunCommand, "memcached"); got.bulkCC != "cubic" || got.flags.cfg.Prefix != testbed.DefaultPrefix || got.rateSet {
 		t.Errorf("defaults parsed as %+v", got)
+	}
+	// --epsilon 0 is an ε given, not the flag left out (the run measured one and used it).
+	if o, _ := parseOptions(t, newTestbedRunCommand, "fan-in", "--epsilon", "0").experimentOptions(); !o.EpsilonGiven || o.Epsilon != 0 {
+		t.Errorf("--epsilon 0: given %v, ε %v; want given, 0", o.EpsilonGiven, o.Epsilon)
+	}
+	if o, _ := parseOptions(t, newTestbedRunCommand, "fan-in").experimentOptions(); o.EpsilonGiven {
+		t.Errorf("no --epsilon: given %v; want the run to measure it", o.EpsilonGiven)
 	}
 	// Without --rate each experiment runs at its own default rate; with it, at the rate given.
 	o, err := parseOptions(t, newTestbedRunCommand, "fan-in").experimentOptions()
@@ -437,3 +445,4 @@ func TestTestbedVerbsRefuseABadPrefix(t *testing.T) {
 		t.Errorf("refused prefixes made %v in the run directory", made)
 	}
 }
+

@@ -55,20 +55,24 @@ func (env *Env) modelConfig(factors model.Factors) model.Config {
 }
 
 // setEpsilon records ε and the model figures that depend on it.
-func (env *Env) setEpsilon(eps time.Duration) {
-	c := env.opts.Testbed
+func (env *Env) setEpsilon(eps time.Duration) { env.res.Model = modelInfo(env.opts.Testbed, eps) }
+
+// modelInfo is the model of testbed c with ε = eps.
+func modelInfo(c testbed.Config, eps time.Duration) ModelInfo {
 	p := hostPacket(c)
 	m := ModelInfo{Hosts: c.Hosts, RateBPS: float64(c.Rate), PacketBytes: int64(p),
 		EpsilonNS: int64(eps), Mesochronous: model.DefaultMesochronous,
 		FrameTimeNS: int64(float64(p) * 8 / float64(c.Rate) * 1e9)}
 	m.EpochNS = int64(m.config(model.DefaultFactors()).Epoch())
-	env.res.Model = m
+	return m
 }
 
 // measureEpsilon sets ε from the idle arm: the p99 one-way latency of a small probe through the
-// emulated switch is what the switch and the hosts' stacks add beyond serialisation.
+// emulated switch is what the switch and the hosts' stacks add beyond serialisation. An ε given
+// (Options.EpsilonGiven), 0 included, is kept.
 func (env *Env) measureEpsilon(idleArm string) {
-	if env.opts.Epsilon > 0 {
+	if env.opts.EpsilonGiven {
+		env.logf("ε = %s (given with --epsilon)", model.DurationText(env.opts.Epsilon))
 		return
 	}
 	s := env.stats(idleArm, toolProbe, metricOneWay)

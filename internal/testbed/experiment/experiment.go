@@ -77,7 +77,10 @@ type Options struct {
 	OutDir   string
 	BulkCC   string         // congestion control of the bulk flows (cubic, like the paper's loss-based TCP)
 	Testbed  testbed.Config // Hosts or Rate 0: the experiment's default
-	Epsilon  time.Duration  // ε given to qjump up; 0: the idle one-way p99 measured by the run
+	// Epsilon is the ε given to qjump up where EpsilonGiven; otherwise the run measures it (the
+	// idle one-way p99). A flag of its own, since 0 is an ε that can be given.
+	Epsilon      time.Duration
+	EpsilonGiven bool
 	Progress io.Writer
 	Sweep    []float64 // memcached-sweep: the level-5 factors to measure (nil: its default sweep)
 	// LetCPUsIdle leaves the CPUs' idle states alone; by default a run holds them polling
