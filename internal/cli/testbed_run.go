@@ -101,7 +101,7 @@ programs are put on levels with 'qjump run'.`,
 	f.StringVar(&opts.out, "out", "", "output directory (default: results/NAME-TIME)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows: cubic, reno or bbr")
 	f.Var(&unitValue[time.Duration]{&opts.epsilon, model.ParseDuration}, "epsilon",
-		"ε given to qjump up, 0 or more, e.g. 30us (default: the idle one-way p99 the run measures)")
+		"ε given to qjump up, 0 or more, keeping the epoch at most 1s, e.g. 30us (default: the idle one-way p99 the run measures)")
 	opts.flags.typed.keep(f, "epsilon") // a refusal quotes it as typed
 	f.BoolVar(&opts.json, "json", false, "print results.json instead of the table")
 	f.BoolVar(&opts.idle, "let-cpus-idle", false, "let idle CPUs halt during the run (default: hold them polling, which spares the emulation most of a VM's stalls)")

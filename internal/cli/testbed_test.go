@@ -446,3 +446,14 @@ func TestTestbedVerbsRefuseABadPrefix(t *testing.T) {
 	}
 }
 
+// An ε that makes the epoch over a second is refused before anything is built, quoted as typed:
+// --epsilon 10s (a slip for 10us) made a quick fan-in arm, sized in epochs, last 40 minutes.
+func TestTestbedRunRefusesALongEpsilon(t *testing.T) {
+	for _, eps := range []string{"10s", "10000ms"} {
+		_, errOut, status := run(t, "testbed", "run", "fan-in", "--quick", "--epsilon", eps)
+		want := fmt.Sprintf("qjump: invalid --epsilon %q: need at most 987.7ms at 5 hosts and R=10Mb/s, so that the epoch is at most 1s", eps)
+		if status != exitUsage || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("--epsilon %s: exit %d, stderr %q; want 2 and one line starting %q", eps, status, errOut, want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ type Env struct {
 	mu      sync.Mutex // rows: tools of one arm run side by side
 	rows    []results.Row
 	procs   procs
+	logMu   sync.Mutex // logf: a long arm's progress (stillRunning) logs from a goroutine of its own
 	qjumpOn bool
 	port    int // next free TCP/UDP port for a server
 }
@@ -45,6 +46,8 @@ func newEnv(e experiment, o Options) *Env {
 
 func (env *Env) logf(format string, args ...any) {
 	if env.opts.Progress != nil {
+		env.logMu.Lock()
+		defer env.logMu.Unlock()
 		fmt.Fprintf(env.opts.Progress, "[%s] %s\n", time.Since(env.res.Started).Truncate(100*time.Millisecond), fmt.Sprintf(format, args...))
 	}
 }

@@ -73,16 +73,16 @@ var ErrFaults = errors.New("measurement faults")
 
 // Options configure a run.
 type Options struct {
-	Quick    bool
-	OutDir   string
-	BulkCC   string         // congestion control of the bulk flows (cubic, like the paper's loss-based TCP)
-	Testbed  testbed.Config // Hosts or Rate 0: the experiment's default
+	Quick   bool
+	OutDir  string
+	BulkCC  string         // congestion control of the bulk flows (cubic, like the paper's loss-based TCP)
+	Testbed testbed.Config // Hosts or Rate 0: the experiment's default
 	// Epsilon is the ε given to qjump up where EpsilonGiven; otherwise the run measures it (the
 	// idle one-way p99). A flag of its own, since 0 is an ε that can be given.
 	Epsilon      time.Duration
 	EpsilonGiven bool
-	Progress io.Writer
-	Sweep    []float64 // memcached-sweep: the level-5 factors to measure (nil: its default sweep)
+	Progress     io.Writer
+	Sweep        []float64 // memcached-sweep: the level-5 factors to measure (nil: its default sweep)
 	// LetCPUsIdle leaves the CPUs' idle states alone; by default a run holds them polling
 	// (docs/testbed.md, "Machine stalls").
 	LetCPUsIdle bool
@@ -119,6 +119,11 @@ func checkInput(name string, o Options) error {
 	}
 	if o.BulkCC == "" || strings.ContainsAny(o.BulkCC, " /") {
 		return &model.FieldError{Field: "bulk-cc", Value: o.BulkCC, Allowed: bulkCCAllowed}
+	}
+	if o.EpsilonGiven {
+		if err := checkEpsilon(withDefaults(e, o.Testbed), o.Epsilon); err != nil {
+			return err
+		}
 	}
 	for _, f := range o.Sweep {
 		if !(f > 0) {

@@ -149,6 +149,8 @@ func runFanInArm(ctx context.Context, env *Env, arm results.Arm, per time.Durati
 		}
 		clients = append(clients, p)
 	}
+	stop := env.stillRunning(arm.Name, per)
+	defer stop()
 	for _, c := range clients {
 		if err := c.wait(ctx); err != nil {
 			return err
