@@ -27,16 +27,23 @@ var Binary = func() string {
 // switch classifies on. `qjump up` takes the host's egress over (the emulated NIC or the simple
 // FIFO) and `qjump down` gives it back.
 func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
+	argv := append([]string{Binary, "up"}, tb.UpArgs(upArgs)...)
 	for i := 1; i <= tb.Config.Hosts; i++ {
-		ns, dev := tb.Names.HostNS(i), tb.Names.HostIface()
-		argv := append([]string{Binary, "up", "--dev", dev, "--mode", "shape", "--mark", string(tb.Config.Classify)}, upArgs...)
-		full := InNS(ns, argv...)
+		full := InNS(tb.Names.HostNS(i), argv...)
 		if err := run(ctx, full[0], full[1:]...); err != nil {
 			return err
 		}
 	}
 	tb.qjump = true
 	return nil
+}
+
+// UpArgs is the whole argument list EnableQJump gives `qjump up` (after "up") on every host, for
+// the record: the testbed's own flags, then upArgs. Without them a copied command ran police
+// mode, whose fan-in bound is half of what the testbed's shape mode is judged against.
+func (tb *Testbed) UpArgs(upArgs []string) []string {
+	own := []string{"--dev", tb.Names.HostIface(), "--mode", "shape", "--mark", string(tb.Config.Classify)}
+	return append(own, upArgs...)
 }
 
 // DisableQJump runs `qjump down` on every host, which puts the host's own egress back.

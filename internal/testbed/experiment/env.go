@@ -91,8 +91,9 @@ func (env *Env) qjumpUp(ctx context.Context, factors model.Factors) error {
 	args := []string{"--hosts", strconv.Itoa(cfg.Hosts), "--rate", strconv.FormatInt(int64(cfg.Rate), 10),
 		"--epsilon", strconv.FormatInt(cfg.Epsilon.Nanoseconds(), 10) + "ns",
 		"--mesochronous", strconv.Itoa(cfg.Mesochronous), "--factors", factors.String()}
-	env.res.QJump.UpArgs = args
-	env.logf("qjump up on every host: %v", args)
+	// The arguments that ran, the testbed's own (--dev, --mode shape, --mark) among them.
+	env.res.QJump.UpArgs = env.tb.UpArgs(args)
+	env.logf("qjump up on every host: %v", env.res.QJump.UpArgs)
 	if err := env.tb.EnableQJump(ctx, args); err != nil {
 		return fmt.Errorf("enable qjump: %w", err)
 	}

@@ -67,6 +67,10 @@ func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p[:len(p)-1]))
 
 func checkFiles(t *testing.T, dir string, res *Results) {
 	t.Helper()
+	// up_args is the command that ran, the testbed's shape mode in it (not police mode's defaults).
+	if up := strings.Join(res.QJump.UpArgs, " "); up != "" && !strings.HasPrefix(up, "--dev eth0 --mode shape --mark ") {
+		t.Errorf("up_args %q lacks the testbed's own --dev, --mode shape and --mark", up)
+	}
 	for _, f := range res.Files {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("output %s missing or empty: %v", f, err)
