@@ -54,13 +54,13 @@ f ≤ m), and what was measured. The sweeps are kept in --out. Needs root, as ev
 	f.StringVar(&opts.program, "program", "memcached", "the program to measure (memcached)")
 	f.Var(&unitValue[time.Duration]{&opts.target.P99, positiveDuration("need a latency above 0, with a unit, e.g. 500us, 1ms")}, "p99",
 		"target: p99 request latency at most this, above 0, e.g. 1ms")
-	f.Var(&unitValue[float64]{&opts.target.Throughput, positiveNumber("need a number of requests per second above 0, e.g. 2000")}, "throughput",
+	f.Var(&unitValue[float64]{&opts.target.Throughput, positiveNumber("need a plain number of requests per second above 0, without a unit, e.g. 2000 (not 2k)")}, "throughput",
 		"target: at least this many requests per second, above 0 and at most what the link carries\n"+
 			"(about 12000 at the default 100M; R/8 over 1041 wire bytes a request), e.g. 2000")
 	opts.typed.keep(f, "throughput")
 	f.BoolVar(&opts.quick, "quick", false, "a shorter sweep (4 factors, 1.5 s each)")
 	f.StringVar(&opts.out, "out", "", "directory for the sweeps (default: results/advise-TIME)")
-	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows")
+	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", bulkCCUsage)
 	f.BoolVar(&opts.json, "json", false, "print the advice as JSON")
 	return cmd
 }

@@ -58,7 +58,7 @@ func TestAdviseUsageErrors(t *testing.T) {
 // can never be met (NaN, +Inf), and the value is named as typed.
 func TestAdviseTargetsRefusedAsParsed(t *testing.T) {
 	p99 := "need a latency above 0, with a unit, e.g. 500us, 1ms"
-	throughput := "need a number of requests per second above 0, e.g. 2000"
+	throughput := "need a plain number of requests per second above 0, without a unit, e.g. 2000 (not 2k)"
 	for _, c := range []struct{ flag, value, allowed string }{
 		{"p99", "0", p99},
 		{"p99", "0ms", p99},
@@ -73,6 +73,7 @@ func TestAdviseTargetsRefusedAsParsed(t *testing.T) {
 		{"throughput", "+Inf", throughput},
 		{"throughput", "1e400", throughput},
 		{"throughput", "", throughput},
+		{"throughput", "5k", throughput}, // the unit is what is wrong, not the number
 	} {
 		cmd := newAdviseCommand(func(*adviseOptions) error { return errors.New("the run function was called") })
 		cmd.SetArgs([]string{"--" + c.flag, c.value})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
 // docTables returns the fields of each table in docs/cli.md's section named heading, in order:
@@ -25,7 +26,7 @@ func docTables(t *testing.T, heading string) [][]string {
 		t.Fatalf("docs/cli.md has no section %q", heading)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	name := regexp.MustCompile("`([a-z_]+)`")
+	name := regexp.MustCompile("`([a-z][a-z0-9_]*)`") // p99_us too
 	var tables [][]string
 	inTable := false
 	for _, line := range strings.Split(section, "\n") {
@@ -140,4 +141,17 @@ func TestCLIDocNamesCalcFields(t *testing.T) {
 	}
 	slices.Sort(levelKeys)
 	wantDocumented(t, "calc --json, a level", tables[1], levelKeys)
+}
+
+// TestCLIDocNamesAdviseFields: the same for advise --json, whose fields docs/cli.md did not list.
+func TestCLIDocNamesAdviseFields(t *testing.T) {
+	bound := 900.0
+	p := experiment.AdvicePoint{Factor: 1, BoundUS: &bound, Guaranteed: true, Met: true}
+	advice := asJSON(t, experiment.Advice{Program: "memcached", Points: []experiment.AdvicePoint{p}, Chosen: &p, Confirm: &p})
+	tables := docTables(t, "`qjump advise --json`")
+	if len(tables) != 2 {
+		t.Fatalf("advise --json: %d tables in docs/cli.md, want 2 (the object, a point)", len(tables))
+	}
+	wantDocumented(t, "advise --json", tables[0], keysOf(t, advice))
+	wantDocumented(t, "advise --json, a point", tables[1], keysOf(t, advice["points"].([]any)[0]))
 }

@@ -99,7 +99,7 @@ programs are put on levels with 'qjump run'.`,
 	rate.Usage += "\n(default: the experiment's own, 100M; 10M for fan-in and ping-iperf)"
 	f.BoolVar(&opts.quick, "quick", false, "fewer samples and a shorter sweep (for CI and make demo)")
 	f.StringVar(&opts.out, "out", "", "output directory (default: results/NAME-TIME)")
-	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", "TCP congestion control of the bulk flows: cubic, reno or bbr")
+	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", bulkCCUsage)
 	f.Var(&unitValue[time.Duration]{&opts.epsilon, model.ParseDuration}, "epsilon",
 		"ε given to qjump up, 0 or more, keeping the epoch at most 1s, e.g. 30us (default: the idle one-way p99 the run measures)")
 	opts.flags.typed.keep(f, "epsilon") // a refusal quotes it as typed
@@ -107,6 +107,9 @@ programs are put on levels with 'qjump run'.`,
 	f.BoolVar(&opts.idle, "let-cpus-idle", false, "let idle CPUs halt during the run (default: hold them polling, which spares the emulation most of a VM's stalls)")
 	return cmd
 }
+
+// bulkCCUsage is --bulk-cc's help in every verb that runs bulk flows (testbed run, advise).
+const bulkCCUsage = "TCP congestion control of the bulk flows: cubic, reno or bbr"
 
 func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr io.Writer) error {
 	name := opts.name

@@ -44,7 +44,9 @@ for --for. Needs root.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.out, "out", "", "write the stalls here as CSV")
-	f.DurationVar(&opts.run, "for", opts.run, "stop after this long at most")
+	// Refused as it parses, so that the value is quoted as typed, as every flag's is (--for 0 said 0s).
+	f.Var(&unitValue[time.Duration]{&opts.run, positiveDuration("need a duration above 0, with a unit, e.g. 15s")}, "for",
+		"stop after this long at most, above 0")
 	f.DurationVar(&opts.threshold, "threshold", opts.threshold, "a wake-up later than this is a stall")
 	f.BoolVar(&opts.awake, "awake", false, "hold the CPUs awake (polling when idle) while measuring, as testbed run does")
 	_ = cmd.MarkFlagRequired("out")
@@ -52,9 +54,6 @@ for --for. Needs root.`,
 }
 
 func runTestbedStalls(ctx context.Context, opts *testbedStallsOptions, stdin io.Reader) error {
-	if opts.run <= 0 {
-		return usageErrorf("invalid --for %s: want a positive duration", opts.run)
-	}
 	if opts.threshold < machine.MinThreshold {
 		return usageErrorf("invalid --threshold %s: want at least %s, a tenth of the monitor's tick", opts.threshold, model.DurationText(machine.MinThreshold))
 	}

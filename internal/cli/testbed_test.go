@@ -457,3 +457,22 @@ func TestTestbedRunRefusesALongEpsilon(t *testing.T) {
 		}
 	}
 }
+
+// stalls --for 0 is refused quoting the value as typed, as every flag's is: it said "--for 0s".
+func TestStallsForRefusedAsTyped(t *testing.T) {
+	for _, v := range []string{"0", "-1s", "2x"} {
+		_, errOut, status := run(t, "testbed", "stalls", "--out", filepath.Join(t.TempDir(), "s.csv"), "--for", v)
+		want := fmt.Sprintf("qjump: invalid --for %q: need a duration above 0, with a unit, e.g. 15s\n", v)
+		if status != exitUsage || errOut != want {
+			t.Errorf("--for %s: exit %d, stderr %q; want 2 and %q", v, status, errOut, want)
+		}
+	}
+}
+
+// advise lists the --bulk-cc values in its help, as testbed run does.
+func TestAdviseHelpListsBulkCC(t *testing.T) {
+	out, _, _ := run(t, "advise", "--help")
+	if !strings.Contains(out, bulkCCUsage) {
+		t.Errorf("advise --help does not say %q:\n%s", bulkCCUsage, out)
+	}
+}

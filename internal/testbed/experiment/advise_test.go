@@ -98,3 +98,12 @@ func TestAdviseRefusesAnUncheckedRun(t *testing.T) {
 		t.Fatalf("Advise of a zero AdviseRun: %v, want a refusal naming CheckAdvise", err)
 	}
 }
+
+// The contended arm says which switch ports its bulk fills: with 3 hosts only h3→h1 runs.
+func TestMemcachedContendedSaysItsPorts(t *testing.T) {
+	for hosts, want := range map[int]string{3: "bulk iperf3 into the client's switch port", 4: "bulk iperf3 into the client's and the server's switch ports"} {
+		if got := memcachedContended(memcachedBulk(hosts)); got != want {
+			t.Errorf("%d hosts (%s): %q, want %q", hosts, bulkText(memcachedBulk(hosts)), got, want)
+		}
+	}
+}
