@@ -135,6 +135,8 @@ func TestWrongKindOfValueNamesTheKey(t *testing.T) {
 		{"factors: 5\n", `invalid factors "5": need a table`},
 		{"factors:\n  7: [1]\n", `invalid factors[7] "a list": need one value, such as 1 or unlimited`},
 		{"dscp:\n  7: '4'\n", `invalid dscp[7] "4": need a whole number, written without quotes`},
+		{"hosts: -9223372036854775809\n", `invalid hosts "-9223372036854775809": need a whole number of at least -9223372036854775808`},
+		{"dscp:\n  <<: [{7: 56}, {6: x}]\n", `invalid dscp[6] "x": need a whole number`},
 	}
 	for _, tc := range cases {
 		_, err := Parse("c.yaml", []byte(tc.yaml))
@@ -144,7 +146,9 @@ func TestWrongKindOfValueNamesTheKey(t *testing.T) {
 	}
 	// What decoding takes is still taken: YAML 1.1's booleans, hex, and a key left empty.
 	for _, ok := range []string{"autoclass: yes\n", "autoclass: off\n", "hosts: 0x10\n", "hosts:\nrate: 10G\n", "factors:\n",
-		"hosts: &n 12\nmesochronous: *n\n"} {
+		"hosts: &n 12\nmesochronous: *n\n", "hosts: !!int \"12\"\n",
+		// A merge key brings a table's entries in, overridden by the table's own (review, helper-55).
+		"dscp:\n  <<: {7: 56, 6: 48}\n  5: 40\n", "factors: {<<: {7: 1, 0: unlimited}, 7: 2}\n"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("%q: %v; want it taken", ok, err)
 		}

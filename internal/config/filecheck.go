@@ -128,16 +128,26 @@ func scalarText(doc *yaml.Node, key string) *string {
 // checkWhole refuses a value of key that is not written as a whole number, or one beyond what the
 // configuration holds (a 64-bit integer).
 func checkWhole(key string, n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		return fieldError(key, n.Value, "need a whole number, written without quotes (quoted, YAML reads text)")
-	}
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && !(n.ShortTag() == "!!float" && allDigits(n.Value)) {
+	tag := n.ShortTag()
+	switch {
+	case n.Kind != yaml.ScalarNode:
 		return fieldError(key, scalarOrKind(n), "need a whole number")
-	}
-	if _, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err != nil {
+	case tag == "!!str" && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && isInt(n.Value):
+		return fieldError(key, n.Value, "need a whole number, written without quotes (quoted, YAML reads text)")
+	case tag != "!!int" && !(tag == "!!float" && allDigits(n.Value)): // YAML tags a plain integer beyond 64 bits a float
+		return fieldError(key, n.Value, "need a whole number")
+	case !isInt(n.Value) && strings.HasPrefix(n.Value, "-"):
+		return fieldError(key, n.Value, fmt.Sprintf("need a whole number of at least %d", math.MinInt64))
+	case !isInt(n.Value):
 		return fieldError(key, n.Value, fmt.Sprintf("need a whole number of at most %d", math.MaxInt64))
 	}
 	return nil
+}
+
+// isInt says whether s is an integer of 64 bits as YAML writes one (0x10, 0o17, 1_000 included).
+func isInt(s string) bool {
+	_, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
+	return err == nil
 }
 
 // allDigits says whether s is a whole number too large for yaml to call one (it tags
@@ -152,7 +162,14 @@ func allDigits(s string) bool {
 func checkTable(key string, table *yaml.Node) error {
 	seen := map[int]string{}
 	for i := 0; i+1 < len(table.Content); i += 2 {
-		k, v := table.Content[i].Value, resolved(table.Content[i+1])
+		kn, v := table.Content[i], resolved(table.Content[i+1])
+		if kn.ShortTag() == "!!merge" {
+			if err := checkMerged(key, v); err != nil {
+				return err
+			}
+			continue
+		}
+		k := kn.Value
 		if n, err := strconv.Atoi(strings.TrimSpace(k)); err == nil {
 			if first, ok := seen[n]; ok {
 				return fieldError(key, fmt.Sprintf("%q and %q", first, k), fmt.Sprintf("need each key once: both are %d", n))
@@ -169,4 +186,23 @@ func checkTable(key string, table *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// checkMerged checks the tables a merge key (<<: *defaults, or a list of them) brings into a
+// table, each as a table of its own: the table's own entries override what a merge brings, as
+// YAML says, so a level given in both is no duplicate.
+func checkMerged(key string, v *yaml.Node) error {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return checkTable(key, v)
+	case yaml.SequenceNode:
+		for _, m := range v.Content {
+			if m = resolved(m); m.Kind == yaml.MappingNode {
+				if err := checkTable(key, m); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil // anything else is decoding's to refuse
 }
