@@ -431,6 +431,17 @@ func TestEpochMovesClearEveryFanInDelay(t *testing.T) {
 				"rate": func(c *Config) { c.Rate = 49.21e9 }, "m": func(c *Config) { c.Mesochronous = 3 },
 				"ε": func(c *Config) { c.Epsilon = MaxEpoch - 9*time.Second },
 			}},
+		// P at most 540 B would fit the epoch, but level 7's budget 0.06·540 = 32 B would carry no
+		// frame: the P move is not offered (review, helper-55).
+		{"a P whose budgets carry no frame",
+			Config{Hosts: 1000000, Rate: 1000, Packet: DefaultPacket, Mesochronous: 2, Factors: Factors{7: Limited(0.06)}},
+			"need fewer hosts (at most 351105) or a faster R (at least 2.849kb/s), each with the others as they are",
+			map[string]func(c *Config){
+				"hosts": func(c *Config) { c.Hosts = 351105 }, "rate": func(c *Config) { c.Rate = 2849 },
+			},
+			map[string]func(c *Config){
+				"P": func(c *Config) { c.Packet = 540 }, "hosts": func(c *Config) { c.Hosts = 351106 },
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -141,7 +141,8 @@ func (c Config) epochTooLong(s float64, withEpsilon bool) error {
 // transmissionMoves lists the moves of n, m, P and R that each make the lengths fit
 // (lengthsFit) with the others as they are, with how far: "fewer hosts (at most 351), a smaller m
 // (at most 2) or P (at most 900B), or a faster R (at least 17.09Gb/s)". A move that is not
-// enough on its own is left out (m is at least 1, P at least one minimum frame), and where none
+// enough on its own is left out (m is at least 1; P at least one minimum frame, and large
+// enough that every level's budget carries one), and where none
 // is, which only a rate beyond 10^30 b/s needs, the four are named without a figure.
 func (c Config) transmissionMoves() string {
 	var moves, smaller []string
@@ -153,7 +154,7 @@ func (c Config) transmissionMoves() string {
 	}
 	// P as a message prints it (four digits from 100 kB), so that the P it gives is allowed.
 	setPacket := func(d *Config, v int64) { d.Packet = floorBytes(float64(v)) }
-	if most := c.largestFitting(int64(MinPacket), int64(c.Packet)-1, setPacket); most >= int64(MinPacket) {
+	if most := c.largestFitting(int64(MinPacket), int64(c.Packet)-1, setPacket); most >= int64(MinPacket) && c.budgetsFit(floorBytes(float64(most))) {
 		smaller = append(smaller, fmt.Sprintf("P (at most %s)", floorBytes(float64(most))))
 	}
 	if len(smaller) > 0 {
@@ -169,6 +170,20 @@ func (c Config) transmissionMoves() string {
 		return strings.Join(moves, " or ")
 	}
 	return strings.Join(moves[:len(moves)-1], ", ") + ", or " + moves[len(moves)-1]
+}
+
+// budgetsFit says whether every level's budget f·P still carries a minimum frame (and, in shape
+// mode, fits the shaper) with P = p: a smaller P shortens the epoch but shrinks the budgets, so a
+// P that the lengths allow may be refused by the next check (f7 = 0.05 at P = 540 B is 27 B).
+func (c Config) budgetsFit(p Bytes) bool {
+	d := c
+	d.Packet = p
+	for _, l := range d.Factors.Levels() {
+		if d.validateFactor(l, d.Factors[l]) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // largestFitting is the largest v in [lo, hi] for which c with set(v) applied passes lengthsFit,
