@@ -182,7 +182,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err != nil {
 		a.log.Warn("agent state unreadable: starting without it", "err", err)
 	}
-	a.cg = cgroups{applied: st.Cgroups}
+	a.cg = cgroups{root: a.opts.CgroupRoot, applied: appliedCgroups(a.opts.CgroupRoot, st.Cgroups)}
 	for _, dev := range st.Devices {
 		a.devices[dev] = 0 // the first reconcile takes QJump off those the file no longer matches
 	}
@@ -556,7 +556,7 @@ func absDir(dir string) string {
 
 // state is the agent's state as saved: the cgroups it assigned, the interfaces it runs QJump on.
 func (a *Agent) state() state {
-	return state{Cgroups: a.cg.applied, Devices: sortedKeys(a.devices), Netns: a.netns}
+	return state{Cgroups: recordCgroups(a.opts.CgroupRoot, a.cg.applied), Devices: sortedKeys(a.devices), Netns: a.netns}
 }
 
 // noteAbsent logs each wanted cgroup that is not on this host once, when it is first found

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/qjump-net/qjump/internal/apputil"
@@ -18,6 +19,9 @@ import (
 func (a *Agent) findCgroupRoot() error {
 	a.releaseRoot = func() {}
 	if a.opts.CgroupRoot != "" {
+		// Cleaned, so that /sys/fs/cgroup/unified/ is read as the host's mount it is: with the
+		// slash it was taken for a private root, and absolute paths were read another way.
+		a.opts.CgroupRoot = filepath.Clean(a.opts.CgroupRoot)
 		return nil
 	}
 	root, release, err := apputil.CgroupRoot()

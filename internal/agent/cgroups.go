@@ -42,8 +42,13 @@ type assignment struct {
 
 // cgroups keeps the cgroups of the file and of the pods on their levels.
 type cgroups struct {
+	root    string                 // the cgroup v2 root the paths are under, for messages (name)
 	applied map[string]*assignment // by absolute path
 }
+
+// name is a cgroup's path as a message gives it: relative to a private mount's root, whose
+// /proc/self/fd/N means nothing to the reader (apputil.CgroupName).
+func (c *cgroups) name(path string) string { return apputil.CgroupName(c.root, path) }
 
 // target is one cgroup the agent should keep on a level.
 type target struct {
@@ -84,7 +89,7 @@ func (c *cgroups) assign(path string, t target) error {
 	a := c.applied[path]
 	if a == nil || a.Placement != t.Placement || a.ID != id || !pinned(id) {
 		if err := apputil.Assign(path, t.Placement.settings()); err != nil {
-			return fmt.Errorf("assign %s (%s): %w", path, t.Source, err)
+			return fmt.Errorf("assign %s (%s): %w", c.name(path), t.Source, err)
 		}
 		c.applied[path] = &assignment{Placement: t.Placement, ID: id, Source: t.Source}
 	}
