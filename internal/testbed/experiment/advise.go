@@ -121,32 +121,71 @@ type Advice struct {
 var ErrNoFactor = errors.New("no factor meets the target")
 
 // Advise runs the sweep into the options' OutDir/sweep, picks the factor and confirms it, saying
-// what it does to progress.
+// what it does to progress. Its runs are staged together (publishAdvice) and replace an earlier
+// advise's in OutDir once the advice is made, or a run after the sweep failed; a stopped advise,
+// or one whose sweep failed, leaves OutDir as it was.
 func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, error) {
 	if !r.checked {
 		return nil, errors.New("advise: the run was not checked (CheckAdvise makes it)")
 	}
-	o, t := r.o, r.t
-	o.Progress = progress
-	base := o.OutDir
-	o.OutDir = filepath.Join(base, "sweep")
-	res, err := run(ctx, "memcached-sweep", o)
+	st, err := stageEmpty(r.o.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	a := &Advice{Program: "memcached", Target: t.String(), Level: kvLevel, Sweep: o.OutDir, Points: advicePoints(res, t)}
+	a, err := advise(ctx, r, progress, st.dir)
+	// A run with faults has written every file so that the cause can be found (run): published
+	// too, as run publishes it.
+	if ctx.Err() != nil || a == nil && !errors.Is(err, ErrFaults) {
+		st.discard()
+		return a, err
+	}
+	if perr := st.publishAdvice(); perr != nil {
+		st.discard()
+		return a, errors.Join(err, perr)
+	}
+	return a, err
+}
+
+// published is a staged run's error as it reads once published: a run with faults names the
+// directory it will be in, not the staging directory, which is gone by then.
+func published(res *Results, err error, dir string) error {
+	if errors.Is(err, ErrFaults) && res != nil {
+		return faultsError(res, dir)
+	}
+	return err
+}
+
+// Directories of an advise's runs in its OutDir.
+const (
+	sweepDir      = "sweep"
+	confirmPrefix = "confirm-f5="
+)
+
+// advise runs the sweep and the confirming runs into staged, naming them in the advice by where
+// they will be, in r's OutDir.
+func advise(ctx context.Context, r AdviseRun, progress io.Writer, staged string) (*Advice, error) {
+	o, t := r.o, r.t
+	o.Progress = progress
+	base := o.OutDir
+	o.OutDir = filepath.Join(staged, sweepDir)
+	res, err := run(ctx, "memcached-sweep", o)
+	if err != nil {
+		return nil, published(res, err, filepath.Join(base, sweepDir))
+	}
+	a := &Advice{Program: "memcached", Target: t.String(), Level: kvLevel, Sweep: filepath.Join(base, sweepDir), Points: advicePoints(res, t)}
 	for i := range a.Points {
 		if !a.Points[i].Met {
 			continue
 		}
 		chosen := a.Points[i]
 		a.Chosen = &chosen
-		o.Sweep, o.OutDir = []float64{chosen.Factor}, filepath.Join(base, fmt.Sprintf("confirm-f5=%g", chosen.Factor))
+		confirm := fmt.Sprintf("%s%g", confirmPrefix, chosen.Factor)
+		o.Sweep, o.OutDir = []float64{chosen.Factor}, filepath.Join(staged, confirm)
 		again, err := run(ctx, "memcached-sweep", o) // a factor of the sweep: as checked
 		if err != nil {
-			return a, err
+			return a, published(again, err, filepath.Join(base, confirm))
 		}
-		a.Reruns = append(a.Reruns, o.OutDir)
+		a.Reruns = append(a.Reruns, filepath.Join(base, confirm))
 		if pts := advicePoints(again, t); len(pts) == 1 {
 			a.Confirm = &pts[0]
 			if pts[0].Met {

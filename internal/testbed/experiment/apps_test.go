@@ -175,7 +175,8 @@ func TestAdviseQuick(t *testing.T) {
 	tbtest.RequireTools(t, "iperf3", "memcached")
 	c := testbed.DefaultConfig(0)
 	c.Prefix = tbtest.Prefix(t)
-	checked, err := CheckAdvise(Options{Quick: true, OutDir: t.TempDir(), BulkCC: "cubic", Testbed: c}, AdviseTarget{Throughput: 1000})
+	out := t.TempDir()
+	checked, err := CheckAdvise(Options{Quick: true, OutDir: out, BulkCC: "cubic", Testbed: c}, AdviseTarget{Throughput: 1000})
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
@@ -197,6 +198,15 @@ func TestAdviseQuick(t *testing.T) {
 	}
 	if a.Chosen.LevelRateBPS <= 0 || a.Chosen.CapPerSec <= 0 || a.Chosen.Factor <= 2 != a.Chosen.Guaranteed {
 		t.Errorf("model figures at the choice: %+v (the bound is guaranteed exactly while f ≤ m = 2)", a.Chosen)
+	}
+	// The runs the advice names are where it says, published, and nothing is left staged.
+	for _, dir := range append([]string{a.Sweep}, a.Reruns...) {
+		if got := results.ExperimentIn(dir); filepath.Dir(dir) != out || got != "memcached-sweep" {
+			t.Errorf("the advice names %s, holding a run of %q; want a memcached-sweep run in %s", dir, got, out)
+		}
+	}
+	if staged, _ := filepath.Glob(filepath.Join(out, stagingPattern)); len(staged) != 0 {
+		t.Errorf("left staged: %v", staged)
 	}
 }
 

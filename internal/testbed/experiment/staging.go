@@ -27,16 +27,26 @@ type staging struct {
 
 // stage makes out (and its parents) where missing, and the staging directory with its raw/ in it.
 func stage(out string) (*staging, error) {
+	s, err := stageEmpty(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(filepath.Join(s.dir, "raw"), 0o755); err != nil {
+		s.discard()
+		return nil, fmt.Errorf("create staging directory in %s: %w", out, err)
+	}
+	return s, nil
+}
+
+// stageEmpty makes out (and its parents) where missing, and an empty staging directory in it.
+func stageEmpty(out string) (*staging, error) {
 	made, err := results.MakeDirs(out)
 	if err != nil {
 		results.RemoveMadeDirs(made)
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
 	s := &staging{out: out, made: made}
-	if s.dir, err = os.MkdirTemp(out, stagingPattern); err == nil {
-		err = os.Mkdir(filepath.Join(s.dir, "raw"), 0o755)
-	}
-	if err != nil {
+	if s.dir, err = os.MkdirTemp(out, stagingPattern); err != nil {
 		s.discard()
 		return nil, fmt.Errorf("create staging directory in %s: %w", out, err)
 	}
@@ -86,4 +96,27 @@ func (s *staging) removeEarlier(experiment string) error {
 		return fmt.Errorf("remove the earlier run's raw/ in %s: %w", s.out, err)
 	}
 	return nil
+}
+
+// publishAdvice replaces an earlier advise's runs in out (sweep/ and every confirm-f5=*/ that
+// holds a memcached-sweep run) by the staged ones. Advise's runs are published together: each
+// published on its own, a rerun stopped after its sweep left the new sweep/ beside the earlier
+// advise's confirming runs, and a rerun that chose another factor left the earlier one's.
+func (s *staging) publishAdvice() error {
+	earlier, err := filepath.Glob(filepath.Join(s.out, confirmPrefix+"*"))
+	if err != nil {
+		return err
+	}
+	for _, dir := range append(earlier, filepath.Join(s.out, sweepDir)) {
+		if results.ExperimentIn(dir) != "memcached-sweep" {
+			continue // not an advise's run: the user's, left alone
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove the earlier advise's %s: %w", dir, err)
+		}
+	}
+	if err := results.MoveInto(s.dir, s.out); err != nil {
+		return err
+	}
+	return os.RemoveAll(s.dir)
 }
