@@ -89,7 +89,7 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	defer stop()
 	a, err := experiment.Advise(ctx, checked, progress)
 	if err != nil {
-		removeIfEmpty() // a run that failed or was stopped wrote nothing: what it made goes
+		removeIfEmpty() // what advise made goes, where it is empty: a stopped advise published nothing
 	}
 	if err != nil && ctx.Err() != nil {
 		return interruptedRun(ctx, "advise", o.OutDir)

@@ -432,7 +432,8 @@ func TestTestbedVerbsRefuseABadPrefix(t *testing.T) {
 	dir := t.TempDir()
 	testutil.Set(t, &testbed.RunDir, dir)
 	for _, prefix := range []string{"Zq", "", "../../tmp/rvtrav"} {
-		for _, verb := range [][]string{{"down"}, {"status"}, {"exec", "1", "--", "true"}, {"up", "--hosts", "2"}, {"run", "fan-in", "--quick"}} {
+		for _, verb := range [][]string{{"down"}, {"status"}, {"exec", "1", "--", "true"}, {"up", "--hosts", "2"},
+			{"run", "fan-in", "--quick", "--out", filepath.Join(dir, "out")}} {
 			args := append([]string{"testbed", verb[0], "--prefix", prefix}, verb[1:]...)
 			_, errOut, status := run(t, args...)
 			want := fmt.Sprintf("qjump: invalid --prefix %q: need %s\n", prefix, testbed.PrefixAllowed)
@@ -450,7 +451,10 @@ func TestTestbedVerbsRefuseABadPrefix(t *testing.T) {
 // --epsilon 10s (a slip for 10us) made a quick fan-in arm, sized in epochs, last 40 minutes.
 func TestTestbedRunRefusesALongEpsilon(t *testing.T) {
 	for _, eps := range []string{"10s", "10000ms"} {
-		_, errOut, status := run(t, "testbed", "run", "fan-in", "--quick", "--epsilon", eps)
+		// A prefix and --out of the test's own: were the refusal gone, the run would build no
+		// testbed of the default prefix and write nothing into results/ (review, helper-56).
+		_, errOut, status := run(t, "testbed", "run", "fan-in", "--quick", "--epsilon", eps,
+			"--prefix", tbtest.Prefix(t), "--out", filepath.Join(t.TempDir(), "out"))
 		want := fmt.Sprintf("qjump: invalid --epsilon %q: need at most 987.7ms at 5 hosts and R=10Mb/s, so that the epoch is at most 1s", eps)
 		if status != exitUsage || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("--epsilon %s: exit %d, stderr %q; want 2 and one line starting %q", eps, status, errOut, want)

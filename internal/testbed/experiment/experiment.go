@@ -218,14 +218,16 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 		return nil, fmt.Errorf("remove testbed: %w", downErr)
 	}
 	env.res.DurationS = time.Since(env.res.Started).Seconds()
+	// From here the run has measured: a file it cannot write keeps what it has (keep), for
+	// qjump testbed report once the cause is mended, rather than discard it.
 	if err := results.WriteRowsFile(filepath.Join(st.dir, samplesFile), env.rows); err != nil {
-		return nil, err
+		return nil, st.keep(err)
 	}
 	// A run with faults has written every file, marked as faulty, so that the cause can be found:
 	// it is published like any other, and still fails.
 	err = finish(env.res, env.rows, st.dir)
 	if err != nil && !errors.Is(err, ErrFaults) {
-		return nil, err
+		return nil, st.keep(err)
 	}
 	if perr := st.publish(name); perr != nil {
 		return nil, perr

@@ -4,25 +4,38 @@ package experiment
 // it has written every file. Writing into --out directly, a rerun stopped half-way overwrote the
 // earlier, complete run's stalls.csv and raw/ files beside its results.json and samples.csv, which
 // report then recomputed with the other run's stalls; and a complete rerun left raw/ files of the
-// earlier one that it did not write itself.
+// earlier one that it did not write itself. Publishing deletes nothing until every move is made
+// (replace), and a run that has measured but cannot publish keeps its files (keep).
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/results"
 )
 
-// stagingPattern names a staging directory: hidden, and plainly qjump's run in progress. It is
-// inside --out so that publishing is renames on one filesystem.
-const stagingPattern = ".qjump-staging-*"
+// stagingPrefix names a staging directory: hidden, plainly qjump's run in progress, and with the
+// pid of the run that writes it, so that a later run can tell one whose run died (sweepStale). It
+// is inside --out so that publishing is renames on one filesystem.
+const (
+	stagingPrefix  = ".qjump-staging-"
+	stagingPattern = stagingPrefix + "*"
+)
 
 // staging is a run's staging directory, dir, inside its output directory, out.
 type staging struct {
 	out, dir string
 	made     []string // the directories of out that the run made (results.MakeDirs)
+	kept     bool     // the staged run is kept under a name of its own (keep): discard leaves it
 }
 
 // stage makes out (and its parents) where missing, and the staging directory with its raw/ in it.
@@ -45,57 +58,92 @@ func stageEmpty(out string) (*staging, error) {
 		results.RemoveMadeDirs(made)
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
+	sweepStale(out)
 	s := &staging{out: out, made: made}
-	if s.dir, err = os.MkdirTemp(out, stagingPattern); err != nil {
+	if s.dir, err = os.MkdirTemp(out, fmt.Sprintf("%s%d-*", stagingPrefix, os.Getpid())); err != nil {
 		s.discard()
 		return nil, fmt.Errorf("create staging directory in %s: %w", out, err)
 	}
 	return s, nil
 }
 
-// discard removes the staging directory, and out and its parents where the run made them and they
-// are empty: a run that failed or was stopped leaves out as it was.
+// sweepStale removes the staging directories in out of runs that died without removing theirs
+// (SIGKILL, a crash), those whose pid no longer runs: nothing else would, and a full run's raw/
+// is megabytes. A run that is stopped removes its own, and one that could not publish keeps its
+// files under a visible name (keep), which is never swept.
+func sweepStale(out string) {
+	dirs, _ := filepath.Glob(filepath.Join(out, stagingPattern))
+	for _, d := range dirs {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), stagingPrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processRuns(pid) {
+			continue
+		}
+		_ = os.RemoveAll(d)
+	}
+}
+
+// processRuns says whether a process of this pid runs (EPERM: it does, as another user's).
+func processRuns(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
+
+// discard removes the staging directory, unless its run is kept (keep), and out and its parents
+// where the run made them and they are empty: a run that failed or was stopped leaves out as it
+// was.
 func (s *staging) discard() {
-	if s.dir != "" {
+	if s.dir != "" && !s.kept {
 		_ = os.RemoveAll(s.dir)
 	}
 	results.RemoveMadeDirs(s.made)
 }
 
-// publish replaces the earlier run of experiment in out, if out holds one, by the staged run: the
-// files the earlier results.json lists and its raw/ are removed, every other file of out stays,
-// and the staged files are moved in.
-func (s *staging) publish(experiment string) error {
-	if err := s.removeEarlier(experiment); err != nil {
-		return err
+// keep gives the staged run a visible name in out, unpublished-TIME, where the user can look at it
+// or run qjump testbed report on it, and says so in err: a run that measured and then could not
+// publish, or could not finish its files, keeps what it measured.
+func (s *staging) keep(err error) error {
+	kept := filepath.Join(s.out, "unpublished-"+time.Now().Format("20060102-150405"))
+	if os.Rename(s.dir, kept) != nil {
+		kept = s.dir // it stays where it is, under its staging name
 	}
-	if err := results.MoveInto(s.dir, s.out); err != nil {
-		return err
-	}
-	return os.RemoveAll(s.dir)
+	s.kept = true
+	return fmt.Errorf("%w; the run's files are kept in %s", err, kept)
 }
 
-// removeEarlier removes the earlier run's own files from out: those its results.json lists but
-// itself, which the staged one replaces, and raw/. Only a results.json of the same experiment makes them
-// a run's; without one, a file of such a name is the user's, and only one the run writes replaces it.
-func (s *staging) removeEarlier(experiment string) error {
+// publish replaces the earlier run of experiment in out, if out holds one, by the staged run: the
+// files the earlier results.json lists and its raw/ make way, every other file of out stays, and
+// the staged files are moved in (replace).
+func (s *staging) publish(experiment string) error {
+	earlier, err := s.earlierRun(experiment)
+	if err != nil {
+		return s.keep(err)
+	}
+	return s.replace(earlier)
+}
+
+// earlierRun names the earlier run's own entries of out: the files its results.json lists that
+// are there, results.json itself, and raw/. Only a results.json of the same experiment makes them
+// a run's; without one, a file of such a name is the user's, and only one the run writes replaces
+// it.
+func (s *staging) earlierRun(experiment string) ([]string, error) {
 	if results.ExperimentIn(s.out) != experiment {
-		return nil
+		return nil, nil
 	}
 	var earlier struct {
 		Files []string `json:"files"`
 	}
 	if err := results.ReadJSON(filepath.Join(s.out, "results.json"), &earlier); err != nil {
-		return err
+		return nil, err
 	}
-	own := func(name string) bool { return name != "results.json" && slices.Contains(earlier.Files, name) }
-	if err := results.RemoveOwn(s.out, own); err != nil {
-		return err
+	names := []string{"raw"}
+	for _, name := range append(earlier.Files, "results.json") {
+		if fi, err := os.Lstat(filepath.Join(s.out, name)); err == nil && fi.Mode().IsRegular() && filepath.IsLocal(name) &&
+			!slices.Contains(names, name) {
+			names = append(names, name)
+		}
 	}
-	if err := os.RemoveAll(filepath.Join(s.out, "raw")); err != nil {
-		return fmt.Errorf("remove the earlier run's raw/ in %s: %w", s.out, err)
-	}
-	return nil
+	return names, nil
 }
 
 // publishAdvice replaces an earlier advise's runs in out (sweep/ and every confirm-f5=*/ that
@@ -103,20 +151,59 @@ func (s *staging) removeEarlier(experiment string) error {
 // published on its own, a rerun stopped after its sweep left the new sweep/ beside the earlier
 // advise's confirming runs, and a rerun that chose another factor left the earlier one's.
 func (s *staging) publishAdvice() error {
-	earlier, err := filepath.Glob(filepath.Join(s.out, confirmPrefix+"*"))
+	dirs, err := filepath.Glob(filepath.Join(s.out, confirmPrefix+"*"))
 	if err != nil {
-		return err
+		return s.keep(err)
 	}
-	for _, dir := range append(earlier, filepath.Join(s.out, sweepDir)) {
-		if results.ExperimentIn(dir) != "memcached-sweep" {
-			continue // not an advise's run: the user's, left alone
+	var earlier []string
+	for _, dir := range append(dirs, filepath.Join(s.out, sweepDir)) {
+		if results.ExperimentIn(dir) == "memcached-sweep" { // else the user's, left alone
+			earlier = append(earlier, filepath.Base(dir))
 		}
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("remove the earlier advise's %s: %w", dir, err)
+	}
+	return s.replace(earlier)
+}
+
+// replace moves the earlier run's entries of out aside, into a directory of out, and the staged
+// run's in (results.MoveInto: results.json last), and deletes the two directories only once both
+// moves are done. Where a move cannot be made, nothing is deleted: what was moved aside is put
+// back, the staged run is kept (keep), and the error names where each is. Deleting the earlier
+// run first, a move that failed (a raw that is the user's symlink) lost both runs.
+func (s *staging) replace(earlier []string) error {
+	aside, err := os.MkdirTemp(s.out, ".qjump-earlier-*")
+	if err != nil {
+		return s.keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
+	}
+	moved, err := moveEntries(s.out, aside, earlier)
+	if err == nil {
+		err = results.Clash(s.dir, s.out)
+	}
+	if err != nil {
+		err = fmt.Errorf("publish the run into %s: %w", s.out, err)
+		if _, back := moveEntries(aside, s.out, moved); back != nil {
+			return s.keep(fmt.Errorf("%w; the earlier run's files are in %s (%v)", err, aside, back))
 		}
+		_ = os.Remove(aside)
+		return s.keep(err)
 	}
 	if err := results.MoveInto(s.dir, s.out); err != nil {
-		return err
+		return s.keep(fmt.Errorf("publish the run into %s: %w; the earlier run's files are in %s", s.out, err, aside))
 	}
+	_ = os.RemoveAll(aside)
 	return os.RemoveAll(s.dir)
+}
+
+// moveEntries renames each of names from one directory into another, and returns those it moved.
+func moveEntries(from, to string, names []string) (moved []string, err error) {
+	for _, name := range names {
+		err := os.Rename(filepath.Join(from, name), filepath.Join(to, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return moved, fmt.Errorf("move %s from %s to %s: %w", name, from, to, err)
+		}
+		moved = append(moved, name)
+	}
+	return moved, nil
 }

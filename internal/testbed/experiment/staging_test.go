@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -99,5 +102,74 @@ func writeFile(t *testing.T, path, text string) {
 	}
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A publish that cannot move the run in deletes nothing: the earlier run is put back as it was, and
+// the new run is kept under a visible name that the error gives (review, helper-56: deleting the
+// earlier run first, a move that failed lost both). Here the user has a directory where the run
+// has a plot of that name.
+func TestPublishThatCannotMoveDeletesNothing(t *testing.T) {
+	out := t.TempDir()
+	earlier := writeEarlierRun(t, out, "fan-in")
+	writeFile(t, filepath.Join(out, "fig11.png", "keep.txt"), "the user's")
+	earlier["fig11.png"], earlier["fig11.png/keep.txt"] = "<dir>", "the user's"
+	st, err := stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := map[string]string{"results.json": `{"experiment": "fan-in", "files": ["results.json", "fig11.png", "samples.csv"]}`,
+		"fig11.png": "new plot", "samples.csv": "new samples"}
+	for name, text := range staged {
+		writeFile(t, filepath.Join(st.dir, name), text)
+	}
+	err = st.publish("fan-in")
+	st.discard() // as run does after a failed publish: the kept run stays
+	if err == nil || !strings.Contains(err.Error(), "is there already as a directory") || !strings.Contains(err.Error(), "kept in") {
+		t.Fatalf("publish over the user's fig11.png/: %v; want a refusal naming the clash and where the run is kept", err)
+	}
+	got := dirContents(t, out)
+	kept, _ := filepath.Glob(filepath.Join(out, "unpublished-*"))
+	if len(kept) != 1 || !strings.Contains(err.Error(), kept[0]) {
+		t.Fatalf("kept runs %v; want one, named in %q", kept, err)
+	}
+	for name, text := range staged {
+		if rel := filepath.Join(filepath.Base(kept[0]), name); got[rel] != text {
+			t.Errorf("the kept run's %s: %q, want %q", name, got[rel], text)
+		}
+		delete(got, filepath.Join(filepath.Base(kept[0]), name))
+	}
+	delete(got, filepath.Base(kept[0]))
+	delete(got, filepath.Join(filepath.Base(kept[0]), "raw"))
+	if !maps.Equal(got, earlier) {
+		t.Errorf("besides the kept run, out holds\n %v\nwant the earlier run as it was\n %v", got, earlier)
+	}
+}
+
+// A staging directory whose run died (SIGKILL) is removed by the next run into the same --out; one
+// of a run that still runs, and anything not named by a pid, stays.
+func TestStaleStagingOfADeadRunIsSwept(t *testing.T) {
+	out := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{
+		fmt.Sprintf("%s%d-1", stagingPrefix, dead.ProcessState.Pid()): false,
+		fmt.Sprintf("%s%d-2", stagingPrefix, os.Getpid()):             true,
+		stagingPrefix + "4108581710":                                  true,
+	}
+	for name := range names {
+		writeFile(t, filepath.Join(out, name, "raw", "x.csv"), "x")
+	}
+	st, err := stageEmpty(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.discard()
+	for name, stays := range names {
+		if _, err := os.Stat(filepath.Join(out, name)); (err == nil) != stays {
+			t.Errorf("%s: there %v, want %v", name, err == nil, stays)
+		}
 	}
 }
