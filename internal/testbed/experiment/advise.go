@@ -121,9 +121,12 @@ type Advice struct {
 var ErrNoFactor = errors.New("no factor meets the target")
 
 // Advise runs the sweep into the options' OutDir/sweep, picks the factor and confirms it, saying
-// what it does to progress. Its runs are staged together (publishAdvice) and replace an earlier
-// advise's in OutDir once the advice is made, or a run after the sweep failed; a stopped advise,
-// or one whose sweep failed, leaves OutDir as it was.
+// what it does to progress. Its runs are staged together and published together (publishAdvice),
+// replacing an earlier advise's in OutDir: once the advice is made, or a run failed after the
+// sweep (the runs made are the advice so far), or a run failed with faults (its files are kept
+// for the cause to be found, as run publishes such a run). A stopped advise, or one whose sweep
+// failed otherwise, leaves OutDir as it was; one whose run kept its files (keep) is kept whole
+// beside it, as unpublished-TIME, and the advice and the error say where.
 func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, error) {
 	if !r.checked {
 		return nil, errors.New("advise: the run was not checked (CheckAdvise makes it)")
@@ -132,18 +135,50 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 	if err != nil {
 		return nil, err
 	}
+	defer st.discard() // nothing once published or kept
 	a, err := advise(ctx, r, progress, st.dir)
-	// A run with faults has written every file so that the cause can be found (run): published
-	// too, as run publishes it.
-	if ctx.Err() != nil || a == nil && !errors.Is(err, ErrFaults) {
-		st.discard()
+	var kept *keptError
+	switch {
+	case ctx.Err() != nil:
+		return a, err
+	case errors.As(err, &kept):
+		// The run kept its files inside the advise's staging, which would go with it: the advise
+		// is kept whole, and the run's files are where that puts them.
+		outer := st.keep(errors.New("advise"))
+		kept.dir = relocated(kept.dir, st.dir, outer.(*keptError).dir)
+		kept.unnamed = kept.unnamed || outer.(*keptError).unnamed
+		a.relocate(r.o.OutDir, outer.(*keptError).dir)
+		return a, err
+	case a == nil && !errors.Is(err, ErrFaults):
 		return a, err
 	}
 	if perr := st.publishAdvice(); perr != nil {
-		st.discard()
+		if errors.As(perr, &kept) {
+			a.relocate(r.o.OutDir, kept.dir)
+		}
 		return a, errors.Join(err, perr)
 	}
 	return a, err
+}
+
+// relocated is path, under from, as it is under to once from has been moved there.
+func relocated(path, from, to string) string {
+	if rel, err := filepath.Rel(from, path); err == nil && filepath.IsLocal(rel) {
+		return filepath.Join(to, rel)
+	}
+	return path
+}
+
+// relocate points the advice's runs (sweep_dir, rerun_dirs) at dir, where they are kept, rather
+// than at out, where an advise that could not publish did not put them. A nil advice has none.
+func (a *Advice) relocate(out, dir string) {
+	if a == nil {
+		return
+	}
+	a.Sweep = relocated(a.Sweep, out, dir)
+	for i := range a.Reruns {
+		a.Reruns[i] = relocated(a.Reruns[i], out, dir)
+	}
 }
 
 // published is a staged run's error as it reads once published: a run with faults names the

@@ -227,6 +227,7 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 	// it is published like any other, and still fails.
 	err = finish(env.res, env.rows, st.dir)
 	if err != nil && !errors.Is(err, ErrFaults) {
+		keepRecord(env.res, st.dir)
 		return nil, st.keep(err)
 	}
 	if perr := st.publish(name); perr != nil {
@@ -353,6 +354,15 @@ func write(r *Results, rows []results.Row, withSamples bool, dir string) error {
 		return faultsError(r, dir)
 	}
 	return nil
+}
+
+// keepRecord writes the run's results.json into dir where finish did not get to it (it draws the
+// plots first), so that qjump testbed report can rebuild a kept run from it and samples.csv.
+func keepRecord(r *Results, dir string) {
+	path := filepath.Join(dir, "results.json")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		_ = results.WriteJSON(path, r)
+	}
 }
 
 // faultsError is ErrFaults of r, whose files are in dir.

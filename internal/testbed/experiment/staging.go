@@ -99,17 +99,62 @@ func (s *staging) discard() {
 	results.RemoveMadeDirs(s.made)
 }
 
-// keep gives the staged run a visible name in out, unpublished-TIME, where the user can look at it
-// or run qjump testbed report on it, and says so in err: a run that measured and then could not
-// publish, or could not finish its files, keeps what it measured.
+// keep gives the staged run a visible name in out, unpublished-TIME (-N after the first), where the user can look at
+// it or run qjump testbed report on it, and says so in err (a *keptError): a run that measured and
+// then could not publish, or could not finish its files, keeps what it measured. The name is made
+// unique first (two runs can fail in one second), and it is never one that sweepStale removes.
 func (s *staging) keep(err error) error {
-	kept := filepath.Join(s.out, "unpublished-"+time.Now().Format("20060102-150405"))
-	if os.Rename(s.dir, kept) != nil {
-		kept = s.dir // it stays where it is, under its staging name
-	}
 	s.kept = true
-	return fmt.Errorf("%w; the run's files are kept in %s", err, kept)
+	base := filepath.Join(s.out, "unpublished-"+time.Now().Format("20060102-150405"))
+	for i := 0; i < 100; i++ {
+		kept := base
+		if i > 0 {
+			kept = fmt.Sprintf("%s-%d", base, i)
+		}
+		rerr := renameNoReplace(s.dir, kept)
+		if rerr == nil {
+			return &keptError{err: err, dir: kept}
+		}
+		if !errors.Is(rerr, fs.ErrExist) {
+			break
+		}
+	}
+	// Where out takes no new name the files stay under the staging name, which the next run's
+	// sweep would take for a dead run's: the error says so.
+	return &keptError{err: err, dir: s.dir, unnamed: true}
 }
+
+// renameNoReplace renames from to to unless to exists (fs.ErrExist): another run's kept files are
+// never replaced. A filesystem without RENAME_NOREPLACE gets a check before the rename instead.
+func renameNoReplace(from, to string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		if _, serr := os.Lstat(to); serr == nil {
+			return fs.ErrExist
+		}
+		return os.Rename(from, to)
+	}
+	if errors.Is(err, unix.EEXIST) {
+		return fs.ErrExist
+	}
+	return err
+}
+
+// keptError is a run's error when its files are kept rather than published (keep): it says where.
+type keptError struct {
+	err     error
+	dir     string
+	unnamed bool // left under its staging name: copy it away before the next run into out
+}
+
+func (k *keptError) Error() string {
+	if k.unnamed {
+		return fmt.Sprintf("%v; the run's files are kept in %s (out takes no new name: copy them away before the next run into it, which removes that directory)", k.err, k.dir)
+	}
+	return fmt.Sprintf("%v; the run's files are kept in %s", k.err, k.dir)
+}
+
+func (k *keptError) Unwrap() error { return k.err }
 
 // publish replaces the earlier run of experiment in out, if out holds one, by the staged run: the
 // files the earlier results.json lists and its raw/ make way, every other file of out stays, and
@@ -165,32 +210,77 @@ func (s *staging) publishAdvice() error {
 }
 
 // replace moves the earlier run's entries of out aside, into a directory of out, and the staged
-// run's in (results.MoveInto: results.json last), and deletes the two directories only once both
-// moves are done. Where a move cannot be made, nothing is deleted: what was moved aside is put
-// back, the staged run is kept (keep), and the error names where each is. Deleting the earlier
-// run first, a move that failed (a raw that is the user's symlink) lost both runs.
+// run's in (results.json last), and deletes the two directories only once both moves are done.
+// Where a move cannot be made, nothing is deleted: what moved is moved back, the earlier run into
+// out and the new one into its staging directory, which is kept (keep), and the error names where
+// each is. Deleting the earlier run first, a move that failed (a raw that is the user's symlink)
+// lost both runs.
 func (s *staging) replace(earlier []string) error {
 	aside, err := os.MkdirTemp(s.out, ".qjump-earlier-*")
 	if err != nil {
 		return s.keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
 	}
-	moved, err := moveEntries(s.out, aside, earlier)
+	var movedIn []string
+	movedAside, err := moveEntries(s.out, aside, earlier)
 	if err == nil {
 		err = results.Clash(s.dir, s.out)
 	}
-	if err != nil {
-		err = fmt.Errorf("publish the run into %s: %w", s.out, err)
-		if _, back := moveEntries(aside, s.out, moved); back != nil {
-			return s.keep(fmt.Errorf("%w; the earlier run's files are in %s (%v)", err, aside, back))
+	if err == nil {
+		movedIn, err = s.moveIn()
+	}
+	if err == nil {
+		_ = os.RemoveAll(aside)
+		return os.RemoveAll(s.dir)
+	}
+	err = fmt.Errorf("publish the run into %s: %w", s.out, err)
+	_, backIn := moveEntries(s.out, s.dir, movedIn)
+	_, backAside := moveEntries(aside, s.out, movedAside)
+	if backIn != nil || backAside != nil {
+		return s.keep(fmt.Errorf("%w; putting the runs back failed too (%v), so some of the earlier run's files are in %s and "+
+			"some of the new run's in %s", err, errors.Join(backIn, backAside), aside, s.out))
+	}
+	_ = os.Remove(aside)
+	return s.keep(err)
+}
+
+// moveIn moves the staged run's entries into out, results.json last, and returns those it renamed,
+// which a failure moves back. A directory that out has already (the user's raw/, with no run
+// beside it) is merged into entry by entry, as the run used to write into it, and is not moved back.
+func (s *staging) moveIn() (moved []string, err error) {
+	for _, name := range stagedNames(s.dir) {
+		from, to := filepath.Join(s.dir, name), filepath.Join(s.out, name)
+		if fi, err := os.Lstat(to); err == nil && fi.IsDir() {
+			if err := results.MoveInto(from, to); err != nil {
+				return moved, err
+			}
+			continue
 		}
-		_ = os.Remove(aside)
-		return s.keep(err)
+		if err := renameIn(from, to); err != nil {
+			return moved, fmt.Errorf("move the run's %s into %s: %w", name, s.out, err)
+		}
+		moved = append(moved, name)
 	}
-	if err := results.MoveInto(s.dir, s.out); err != nil {
-		return s.keep(fmt.Errorf("publish the run into %s: %w; the earlier run's files are in %s", s.out, err, aside))
+	return moved, nil
+}
+
+// renameIn is os.Rename for moveIn: a test's seam, to fail one move after others were made, as an
+// immutable file or a mount point in out would.
+var renameIn = os.Rename
+
+// stagedNames is the staged run's entries, results.json last: a results.json in out is always a
+// whole run's, since the move stops at the first entry it cannot make.
+func stagedNames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if e.Name() != "results.json" {
+			names = append(names, e.Name())
+		}
 	}
-	_ = os.RemoveAll(aside)
-	return os.RemoveAll(s.dir)
+	if len(names) < len(entries) {
+		names = append(names, "results.json")
+	}
+	return names
 }
 
 // moveEntries renames each of names from one directory into another, and returns those it moved.

@@ -1,13 +1,18 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // A run that finishes replaces the earlier run of its experiment: the files that run listed and
@@ -171,5 +176,99 @@ func TestStaleStagingOfADeadRunIsSwept(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, name)); (err == nil) != stays {
 			t.Errorf("%s: there %v, want %v", name, err == nil, stays)
 		}
+	}
+}
+
+// A move into out that fails after others were made (an immutable file, a mount point: review,
+// helper-57) moves every one back: the earlier run is whole in out again, and the new run is kept
+// whole under its own name; it left the earlier run hidden and the new one split.
+func TestPublishThatFailsMidwayMovesEverythingBack(t *testing.T) {
+	out := t.TempDir()
+	earlier := writeEarlierRun(t, out, "fan-in")
+	st, err := stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := map[string]string{"results.json": `{"experiment": "fan-in", "files": ["results.json", "samples.csv", "summary.md"]}`,
+		"samples.csv": "new samples", "summary.md": "new summary", "raw/x.csv": "new raw"}
+	for name, text := range staged {
+		writeFile(t, filepath.Join(st.dir, name), text)
+	}
+	testutil.Set(t, &renameIn, func(from, to string) error {
+		if filepath.Base(from) == "summary.md" {
+			return fs.ErrPermission
+		}
+		return os.Rename(from, to)
+	})
+	err = st.publish("fan-in")
+	st.discard()
+	kept, _ := filepath.Glob(filepath.Join(out, "unpublished-*"))
+	if err == nil || len(kept) != 1 || !strings.Contains(err.Error(), "kept in "+kept[0]) {
+		t.Fatalf("a publish whose summary.md cannot move: %v, kept %v; want the run kept and named", err, kept)
+	}
+	got := dirContents(t, out)
+	for name, text := range staged {
+		if rel := filepath.Join(filepath.Base(kept[0]), name); got[rel] != text {
+			t.Errorf("the kept run's %s: %q, want %q", name, got[rel], text)
+		}
+	}
+	for rel := range got {
+		if strings.HasPrefix(rel, filepath.Base(kept[0])) {
+			delete(got, rel)
+		}
+	}
+	if !maps.Equal(got, earlier) {
+		t.Errorf("besides the kept run, out holds\n %v\nwant the earlier run as it was\n %v", got, earlier)
+	}
+}
+
+// Two runs that keep their files in one second get names of their own: the second replaced
+// nothing, and neither is a name the sweep of dead runs' staging removes.
+func TestKeptRunsNeverShareAName(t *testing.T) {
+	out := t.TempDir()
+	var names []string
+	for i := 0; i < 3; i++ {
+		st, err := stageEmpty(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(st.dir, "samples.csv"), fmt.Sprint(i))
+		var k *keptError
+		if err := st.keep(errors.New("plot")); !errors.As(err, &k) || k.unnamed {
+			t.Fatalf("keep: %v; want the run kept under a name of its own", err)
+		}
+		names = append(names, k.dir)
+	}
+	for i, dir := range names {
+		if b, err := os.ReadFile(filepath.Join(dir, "samples.csv")); err != nil || string(b) != fmt.Sprint(i) {
+			t.Errorf("kept run %d in %s: %q, %v", i, dir, b, err)
+		}
+		if m, _ := filepath.Match(stagingPattern, filepath.Base(dir)); m {
+			t.Errorf("kept as %s, a name the sweep removes", dir)
+		}
+	}
+}
+
+// An advise that could not publish names its runs where they are kept.
+func TestAdviceRelocatesToWhereItsRunsAreKept(t *testing.T) {
+	a := &Advice{Sweep: "/o/sweep", Reruns: []string{"/o/confirm-f5=2", "/elsewhere/x"}}
+	a.relocate("/o", "/o/unpublished-1")
+	if a.Sweep != "/o/unpublished-1/sweep" || a.Reruns[0] != "/o/unpublished-1/confirm-f5=2" || a.Reruns[1] != "/elsewhere/x" {
+		t.Errorf("relocated advice: %+v", a)
+	}
+	(*Advice)(nil).relocate("/o", "/p") // a nil advice has nothing to move
+}
+
+// A run kept after its plots failed has its results.json, which finish writes after the plots, so
+// that qjump testbed report can rebuild it (review, helper-57); one already written stays.
+func TestKeptRunHasItsRecord(t *testing.T) {
+	dir := t.TempDir()
+	keepRecord(&Results{Header: results.Header{Experiment: "fan-in"}}, dir)
+	if got := results.ExperimentIn(dir); got != "fan-in" {
+		t.Fatalf("after keepRecord, %s holds a run of %q; want fan-in", dir, got)
+	}
+	keepRecord(&Results{Header: results.Header{Experiment: "ptp"}}, dir)
+	if got := results.ExperimentIn(dir); got != "fan-in" {
+		t.Errorf("keepRecord over a written results.json made it %q", got)
 	}
 }
