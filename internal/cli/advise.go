@@ -91,7 +91,7 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if err != nil {
 		removeIfEmpty() // what advise made goes, where it is empty: a stopped advise published nothing
 	}
-	if err != nil && ctx.Err() != nil {
+	if _, kept := experiment.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
 		return interruptedRun(ctx, "advise", o.OutDir)
 	}
 	if a == nil {

@@ -133,9 +133,9 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	defer stop()
 	res, err := experiment.Run(ctx, checked, progress)
 	if err != nil {
-		removeIfEmpty() // a run that failed or was stopped wrote nothing: what it made goes
+		removeIfEmpty() // what the run made goes, where it is empty: a stopped run published nothing
 	}
-	if err != nil && ctx.Err() != nil {
+	if _, kept := experiment.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
 		return interruptedRun(ctx, name, o.OutDir)
 	}
 	if err != nil && !errors.Is(err, experiment.ErrFaults) {

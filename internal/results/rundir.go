@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 )
 
 // RemoveOwn removes every regular file of dir whose name own says the experiment writes. A dir
@@ -63,71 +62,4 @@ func RemoveMadeDirs(made []string) {
 			}
 		}
 	}
-}
-
-// MoveInto moves every entry of src into dst, which is on the same filesystem: a file replaces
-// dst's file of the same name; a directory is moved whole, or merged entry by entry into dst's
-// directory of the same name. A results.json goes last, so that one in dst is always a whole
-// run's: moved first, a move that failed after it would leave it naming files that are not there.
-// Clash says beforehand whether a move would fail for the kinds of the entries.
-func MoveInto(src, dst string) error {
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	if i := slices.IndexFunc(entries, func(e os.DirEntry) bool { return e.Name() == "results.json" }); i >= 0 {
-		last := entries[i]
-		entries = append(slices.Delete(entries, i, i+1), last)
-	}
-	for _, e := range entries {
-		from, to := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
-		if fi, err := os.Lstat(to); err == nil && fi.IsDir() && e.IsDir() {
-			if err := MoveInto(from, to); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.Rename(from, to); err != nil {
-			return fmt.Errorf("move the run's %s into %s: %w", e.Name(), dst, err)
-		}
-	}
-	return nil
-}
-
-// Clash names the first entry of src that MoveInto could not move into dst for what is there
-// already: a directory where dst has a file or a symlink (a rename does not replace either with a
-// directory, nor follow the link), or a file where dst has a directory; nil if there is none.
-func Clash(src, dst string) error {
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		to := filepath.Join(dst, e.Name())
-		fi, err := os.Lstat(to)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue
-		case err != nil:
-			return err
-		case e.IsDir() && fi.IsDir():
-			if err := Clash(filepath.Join(src, e.Name()), to); err != nil {
-				return err
-			}
-		case e.IsDir() || fi.IsDir():
-			return fmt.Errorf("%s is there already as %s, where the run has %s of that name", to, kindOf(fi.Mode()), kindOf(e.Type()))
-		}
-	}
-	return nil
-}
-
-// kindOf names what a directory entry is, as Clash's message does.
-func kindOf(t fs.FileMode) string {
-	switch {
-	case t&fs.ModeSymlink != 0:
-		return "a symlink"
-	case t.IsDir():
-		return "a directory"
-	}
-	return "a file"
 }

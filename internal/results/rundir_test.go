@@ -22,34 +22,3 @@ func TestRemoveMadeDirsPassesOverOnesNeverMade(t *testing.T) {
 		t.Errorf("after a MakeDirs that failed, %s holds %v; want nothing", root, left)
 	}
 }
-
-// Clash names an entry that a move cannot replace, before anything is moved.
-func TestClashNamesWhatAMoveCannotReplace(t *testing.T) {
-	src, dst := t.TempDir(), t.TempDir()
-	for _, d := range []string{filepath.Join(src, "raw"), filepath.Join(dst, "plot.png"), filepath.Join(src, "same"), filepath.Join(dst, "same")} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(src, "plot.png"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := Clash(src, dst); err == nil || !strings.Contains(err.Error(), "plot.png is there already as a directory, where the run has a file") {
-		t.Errorf("a file over a directory: %v", err)
-	}
-	if err := os.Remove(filepath.Join(dst, "plot.png")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(t.TempDir(), filepath.Join(dst, "raw")); err != nil {
-		t.Fatal(err)
-	}
-	if err := Clash(src, dst); err == nil || !strings.Contains(err.Error(), "raw is there already as a symlink, where the run has a directory") {
-		t.Errorf("a directory over a symlink: %v", err)
-	}
-	if err := os.Remove(filepath.Join(dst, "raw")); err != nil {
-		t.Fatal(err)
-	}
-	if err := Clash(src, dst); err != nil {
-		t.Errorf("nothing in the way: %v", err)
-	}
-}

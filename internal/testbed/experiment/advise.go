@@ -139,9 +139,7 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 	a, err := advise(ctx, r, progress, st.dir)
 	var kept *keptError
 	switch {
-	case ctx.Err() != nil:
-		return a, err
-	case errors.As(err, &kept):
+	case errors.As(err, &kept): // before a stop: kept files are kept, stopped or not
 		// The run kept its files inside the advise's staging, which would go with it: the advise
 		// is kept whole, and the run's files are where that puts them.
 		outer := st.keep(errors.New("advise"))
@@ -149,7 +147,7 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 		kept.unnamed = kept.unnamed || outer.(*keptError).unnamed
 		a.relocate(r.o.OutDir, outer.(*keptError).dir)
 		return a, err
-	case a == nil && !errors.Is(err, ErrFaults):
+	case ctx.Err() != nil, a == nil && !errors.Is(err, ErrFaults):
 		return a, err
 	}
 	if perr := st.publishAdvice(); perr != nil {

@@ -72,15 +72,27 @@ func stageEmpty(out string) (*staging, error) {
 // is megabytes. A run that is stopped removes its own, and one that could not publish keeps its
 // files under a visible name (keep), which is never swept.
 func sweepStale(out string) {
-	dirs, _ := filepath.Glob(filepath.Join(out, stagingPattern))
-	for _, d := range dirs {
-		pidText, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), stagingPrefix), "-")
+	for _, name := range entriesWithPrefix(out, stagingPrefix) {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(name, stagingPrefix), "-")
 		pid, err := strconv.Atoi(pidText)
 		if !ok || err != nil || pid <= 0 || processRuns(pid) {
 			continue
 		}
-		_ = os.RemoveAll(d)
+		_ = os.RemoveAll(filepath.Join(out, name))
 	}
+}
+
+// entriesWithPrefix names the entries of dir whose names start with prefix. Not filepath.Glob,
+// which reads dir itself as a pattern: an --out of runs[1] matched nothing, and runs[ was an error.
+func entriesWithPrefix(dir, prefix string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 // processRuns says whether a process of this pid runs (EPERM: it does, as another user's).
@@ -196,45 +208,44 @@ func (s *staging) earlierRun(experiment string) ([]string, error) {
 // published on its own, a rerun stopped after its sweep left the new sweep/ beside the earlier
 // advise's confirming runs, and a rerun that chose another factor left the earlier one's.
 func (s *staging) publishAdvice() error {
-	dirs, err := filepath.Glob(filepath.Join(s.out, confirmPrefix+"*"))
-	if err != nil {
-		return s.keep(err)
-	}
 	var earlier []string
-	for _, dir := range append(dirs, filepath.Join(s.out, sweepDir)) {
-		if results.ExperimentIn(dir) == "memcached-sweep" { // else the user's, left alone
-			earlier = append(earlier, filepath.Base(dir))
+	for _, name := range append(entriesWithPrefix(s.out, confirmPrefix), sweepDir) {
+		if results.ExperimentIn(filepath.Join(s.out, name)) == "memcached-sweep" { // else the user's, left alone
+			earlier = append(earlier, name)
 		}
 	}
 	return s.replace(earlier)
 }
 
-// replace moves the earlier run's entries of out aside, into a directory of out, and the staged
-// run's in (results.json last), and deletes the two directories only once both moves are done.
-// Where a move cannot be made, nothing is deleted: what moved is moved back, the earlier run into
-// out and the new one into its staging directory, which is kept (keep), and the error names where
-// each is. Deleting the earlier run first, a move that failed (a raw that is the user's symlink)
-// lost both runs.
+// replace moves aside, into a directory of out, the earlier run's entries and every file of out
+// that a staged entry would replace, then moves the staged entries in (results.json last), and
+// deletes the two directories only once every move is made. Where a move cannot be made, nothing
+// is deleted: what moved is moved back, the earlier run and the user's files into out and the new
+// run into its staging directory, which is kept (keep), and the error names where each is. A
+// directory of out where the run has an entry of that name (the user's raw/, with no run beside
+// it) is not merged into, which could not be undone: the run is kept beside it. Deleting the
+// earlier run first, a move that failed (a raw that is the user's symlink) lost both runs.
 func (s *staging) replace(earlier []string) error {
 	aside, err := os.MkdirTemp(s.out, ".qjump-earlier-*")
 	if err != nil {
 		return s.keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
 	}
+	names := stagedNames(s.dir)
 	var movedIn []string
-	movedAside, err := moveEntries(s.out, aside, earlier)
+	movedAside, err := moveEntries(s.out, aside, append(earlier, s.replacedFiles(names, earlier)...), os.Rename)
 	if err == nil {
-		err = results.Clash(s.dir, s.out)
+		err = s.inTheWay(names)
 	}
 	if err == nil {
-		movedIn, err = s.moveIn()
+		movedIn, err = moveEntries(s.dir, s.out, names, renameIn)
 	}
 	if err == nil {
 		_ = os.RemoveAll(aside)
 		return os.RemoveAll(s.dir)
 	}
 	err = fmt.Errorf("publish the run into %s: %w", s.out, err)
-	_, backIn := moveEntries(s.out, s.dir, movedIn)
-	_, backAside := moveEntries(aside, s.out, movedAside)
+	_, backIn := moveEntries(s.out, s.dir, movedIn, os.Rename)
+	_, backAside := moveEntries(aside, s.out, movedAside, os.Rename)
 	if backIn != nil || backAside != nil {
 		return s.keep(fmt.Errorf("%w; putting the runs back failed too (%v), so some of the earlier run's files are in %s and "+
 			"some of the new run's in %s", err, errors.Join(backIn, backAside), aside, s.out))
@@ -243,29 +254,30 @@ func (s *staging) replace(earlier []string) error {
 	return s.keep(err)
 }
 
-// moveIn moves the staged run's entries into out, results.json last, and returns those it renamed,
-// which a failure moves back. A directory that out has already (the user's raw/, with no run
-// beside it) is merged into entry by entry, as the run used to write into it, and is not moved back.
-func (s *staging) moveIn() (moved []string, err error) {
-	for _, name := range stagedNames(s.dir) {
-		from, to := filepath.Join(s.dir, name), filepath.Join(s.out, name)
-		if fi, err := os.Lstat(to); err == nil && fi.IsDir() {
-			if err := results.MoveInto(from, to); err != nil {
-				return moved, err
-			}
-			continue
+// replacedFiles are the entries of out, not of the earlier run, that a staged entry of the same
+// name would replace: files and symlinks (a directory is in the way instead, inTheWay). They are
+// moved aside with the earlier run, so that a failed publish puts them back.
+func (s *staging) replacedFiles(names, earlier []string) []string {
+	var files []string
+	for _, name := range names {
+		if fi, err := os.Lstat(filepath.Join(s.out, name)); err == nil && !fi.IsDir() && !slices.Contains(earlier, name) {
+			files = append(files, name)
 		}
-		if err := renameIn(from, to); err != nil {
-			return moved, fmt.Errorf("move the run's %s into %s: %w", name, s.out, err)
-		}
-		moved = append(moved, name)
 	}
-	return moved, nil
+	return files
 }
 
-// renameIn is os.Rename for moveIn: a test's seam, to fail one move after others were made, as an
-// immutable file or a mount point in out would.
-var renameIn = os.Rename
+// inTheWay refuses a publish where out still has an entry of a staged name once the earlier run
+// and the replaced files are aside: the user's directory, which a rename does not replace.
+func (s *staging) inTheWay(names []string) error {
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(s.out, name)); err == nil {
+			return fmt.Errorf("%s is there already as a directory, not a run's, where the run has an entry of that name",
+				filepath.Join(s.out, name))
+		}
+	}
+	return nil
+}
 
 // stagedNames is the staged run's entries, results.json last: a results.json in out is always a
 // whole run's, since the move stops at the first entry it cannot make.
@@ -283,10 +295,14 @@ func stagedNames(dir string) []string {
 	return names
 }
 
+// renameIn is os.Rename for the moves of a publish: a test's seam, to fail one move after others
+// were made, as an immutable file or a mount point in out would.
+var renameIn = os.Rename
+
 // moveEntries renames each of names from one directory into another, and returns those it moved.
-func moveEntries(from, to string, names []string) (moved []string, err error) {
+func moveEntries(from, to string, names []string, rename func(from, to string) error) (moved []string, err error) {
 	for _, name := range names {
-		err := os.Rename(filepath.Join(from, name), filepath.Join(to, name))
+		err := rename(filepath.Join(from, name), filepath.Join(to, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -296,4 +312,14 @@ func moveEntries(from, to string, names []string) (moved []string, err error) {
 		moved = append(moved, name)
 	}
 	return moved, nil
+}
+
+// Kept is the directory where a run that failed kept its files rather than publish them
+// (DIR/unpublished-TIME), if err says so: a stopped run whose files were kept did write something.
+func Kept(err error) (dir string, ok bool) {
+	var k *keptError
+	if errors.As(err, &k) {
+		return k.dir, true
+	}
+	return "", false
 }

@@ -272,3 +272,80 @@ func TestKeptRunHasItsRecord(t *testing.T) {
 		t.Errorf("keepRecord over a written results.json made it %q", got)
 	}
 }
+
+// A file of out that a staged file replaces is moved aside too, so that a publish that fails puts
+// it back (review, helper-58: the user's figure of the run's name was renamed over and lost); a
+// directory of the user's where the run has raw/ is not merged into, which could not be undone.
+func TestFailedPublishPutsTheUsersFilesBack(t *testing.T) {
+	out := t.TempDir()
+	writeFile(t, filepath.Join(out, "fig11.png"), "the user's figure")
+	writeFile(t, filepath.Join(out, "notes", "raw.txt"), "the user's notes")
+	before := dirContents(t, out)
+	st, err := stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"results.json": `{"experiment": "fan-in"}`, "fig11.png": "new plot", "summary.md": "new summary"} {
+		writeFile(t, filepath.Join(st.dir, name), text)
+	}
+	testutil.Set(t, &renameIn, func(from, to string) error {
+		if filepath.Base(from) == "summary.md" {
+			return fs.ErrPermission
+		}
+		return os.Rename(from, to)
+	})
+	err = st.publish("fan-in")
+	st.discard()
+	k, ok := Kept(err)
+	if !ok {
+		t.Fatalf("a publish whose summary.md cannot move: %v; want the run kept", err)
+	}
+	got := dirContents(t, out)
+	for rel := range got {
+		if strings.HasPrefix(rel, filepath.Base(k)) {
+			delete(got, rel)
+		}
+	}
+	if !maps.Equal(got, before) {
+		t.Errorf("besides the kept run, out holds\n %v\nwant the user's files as they were\n %v", got, before)
+	}
+
+	// The user's raw/ where the run has one: refused before anything moves, the run kept.
+	out = t.TempDir()
+	writeFile(t, filepath.Join(out, "raw", "x.csv"), "the user's x")
+	st, err = stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(st.dir, "raw", "x.csv"), "new x")
+	writeFile(t, filepath.Join(st.dir, "results.json"), `{"experiment": "fan-in"}`)
+	testutil.Set(t, &renameIn, os.Rename)
+	err = st.publish("fan-in")
+	st.discard()
+	if _, ok := Kept(err); !ok || !strings.Contains(err.Error(), "is there already as a directory") {
+		t.Fatalf("a publish over the user's raw/: %v; want it refused and the run kept", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "raw", "x.csv")); string(b) != "the user's x" {
+		t.Errorf("the user's raw/x.csv holds %q", b)
+	}
+}
+
+// An --out whose name reads as a pattern (runs[1]) is no pattern: the earlier advise's confirming
+// runs there are replaced too (review, helper-58: filepath.Glob matched none of them).
+func TestPublishAdviceInADirectoryNamedLikeAPattern(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "runs[1]")
+	sweepRun := `{"experiment": "memcached-sweep"}`
+	writeFile(t, filepath.Join(out, "sweep", "results.json"), sweepRun)
+	writeFile(t, filepath.Join(out, "confirm-f5=2", "results.json"), sweepRun)
+	st, err := stageEmpty(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(st.dir, "sweep", "results.json"), sweepRun)
+	if err := st.publishAdvice(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "confirm-f5=2")); err == nil {
+		t.Errorf("the earlier advise's confirm-f5=2 stayed beside the new sweep")
+	}
+}
