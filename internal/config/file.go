@@ -134,8 +134,12 @@ func Read(path string) (File, error) {
 // a second one (after ---) would be ignored, its keys unchecked, so it is refused.
 func Parse(name string, data []byte) (File, error) {
 	var f File
+	// The node tree of the first document, checked before decoding (checkNodes); the same decoder
+	// then reads on, for a second document.
+	nodes := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) == nil { // a syntax error is the decoder's to word, below
+	parsed := nodes.Decode(&doc) == nil // a syntax error is the struct decoder's to word, below
+	if parsed {
 		if err := checkNodes(&doc); err != nil {
 			return File{}, fmt.Errorf("%s: %w", name, err)
 		}
@@ -156,9 +160,7 @@ func Parse(name string, data []byte) (File, error) {
 		return f, &model.FieldError{Field: "config file " + name, Value: oneLine(err.Error()),
 			Allowed: "need YAML with the keys in docs/configuration.md"}
 	}
-	nodes := yaml.NewDecoder(bytes.NewReader(data))
-	var first yaml.Node
-	if err := nodes.Decode(&first); err == nil {
+	if parsed {
 		for {
 			var more yaml.Node
 			err := nodes.Decode(&more)

@@ -106,7 +106,7 @@ func (c Config) lengthsFit() bool {
 		return false
 	}
 	for _, l := range c.Factors.Levels() {
-		if fi := c.FanIn(l); fi.Guaranteed && (fi.Buffer == 0 || fi.Delay == 0 || fi.Delay > MaxEpoch) {
+		if c.validateFanIn(l) != nil {
 			return false
 		}
 	}

@@ -172,26 +172,20 @@ func (k *keptError) Unwrap() error { return k.err }
 // files the earlier results.json lists and its raw/ make way, every other file of out stays, and
 // the staged files are moved in (replace).
 func (s *staging) publish(experiment string) error {
-	earlier, err := s.earlierRun(experiment)
-	if err != nil {
-		return s.keep(err)
-	}
-	return s.replace(earlier)
+	return s.replace(s.earlierRun(experiment))
 }
 
 // earlierRun names the earlier run's own entries of out: the files its results.json lists that
 // are there, results.json itself, and raw/. Only a results.json of the same experiment makes them
-// a run's; without one, a file of such a name is the user's, and only one the run writes replaces
-// it.
-func (s *staging) earlierRun(experiment string) ([]string, error) {
-	if results.ExperimentIn(s.out) != experiment {
-		return nil, nil
-	}
+// a run's (results.ExperimentIn's reading, with the list beside it); without one, a file of such
+// a name is the user's, and only one the run writes replaces it.
+func (s *staging) earlierRun(experiment string) []string {
 	var earlier struct {
+		results.Header
 		Files []string `json:"files"`
 	}
-	if err := results.ReadJSON(filepath.Join(s.out, "results.json"), &earlier); err != nil {
-		return nil, err
+	if results.ReadJSON(filepath.Join(s.out, "results.json"), &earlier) != nil || earlier.Experiment != experiment {
+		return nil
 	}
 	names := []string{"raw"}
 	for _, name := range append(earlier.Files, "results.json") {
@@ -200,7 +194,7 @@ func (s *staging) earlierRun(experiment string) ([]string, error) {
 			names = append(names, name)
 		}
 	}
-	return names, nil
+	return names
 }
 
 // publishAdvice replaces an earlier advise's runs in out (sweep/ and every confirm-f5=*/ that

@@ -194,12 +194,7 @@ func TestPublishThatFailsMidwayMovesEverythingBack(t *testing.T) {
 	for name, text := range staged {
 		writeFile(t, filepath.Join(st.dir, name), text)
 	}
-	testutil.Set(t, &renameIn, func(from, to string) error {
-		if filepath.Base(from) == "summary.md" {
-			return fs.ErrPermission
-		}
-		return os.Rename(from, to)
-	})
+	failMovesOf(t, "summary.md")
 	err = st.publish("fan-in")
 	st.discard()
 	kept, _ := filepath.Glob(filepath.Join(out, "unpublished-*"))
@@ -288,12 +283,7 @@ func TestFailedPublishPutsTheUsersFilesBack(t *testing.T) {
 	for name, text := range map[string]string{"results.json": `{"experiment": "fan-in"}`, "fig11.png": "new plot", "summary.md": "new summary"} {
 		writeFile(t, filepath.Join(st.dir, name), text)
 	}
-	testutil.Set(t, &renameIn, func(from, to string) error {
-		if filepath.Base(from) == "summary.md" {
-			return fs.ErrPermission
-		}
-		return os.Rename(from, to)
-	})
+	failMovesOf(t, "summary.md")
 	err = st.publish("fan-in")
 	st.discard()
 	k, ok := Kept(err)
@@ -348,4 +338,15 @@ func TestPublishAdviceInADirectoryNamedLikeAPattern(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "confirm-f5=2")); err == nil {
 		t.Errorf("the earlier advise's confirm-f5=2 stayed beside the new sweep")
 	}
+}
+
+// failMovesOf makes a publish's move of the entry called name fail, as an immutable file would,
+// for the rest of the test; every other move is made.
+func failMovesOf(t *testing.T, name string) {
+	testutil.Set(t, &renameIn, func(from, to string) error {
+		if filepath.Base(from) == name {
+			return fs.ErrPermission
+		}
+		return os.Rename(from, to)
+	})
 }
