@@ -113,9 +113,9 @@ const outAllowed = "need a directory that exists or can be made, and that this u
 // parents it lacked, deepest first, where they are still empty: a run interrupted before its
 // first point finished, or one that failed early, leaves nothing behind. A directory holding
 // another experiment's run is refused; one holding the same experiment's is taken: the
-// simulator's writers (experiment.WriteFCT, experiment.WriteFanIn) and the testbed's runs
-// (which stage theirs) replace that run's files when they write, so that a run that writes
-// nothing leaves it as it was.
+// simulator's runs (experiment.Publish) and the testbed's stage their files and replace that
+// run only once they have written every file, so that a run that writes nothing leaves it as
+// it was.
 func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 	if other := results.ExperimentIn(out); other != "" && other != experiment {
 		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which this %s run would mix with: "+

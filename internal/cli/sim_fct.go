@@ -170,7 +170,7 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	}, experiment.Fig9Config{Workloads: []string{cdf.Name}, Loads: []float64{opts.load}, Schemes: []experiment.Scheme{scheme},
 		Flows: map[string]int{cdf.Name: opts.flows}, Seed: opts.seed, Fabric: fab, Steady: opts.steady}, points)
 	if opts.out != "" {
-		if err := experiment.WriteFCT(opts.out, doc, points); err != nil {
+		if _, err := experiment.Publish(opts.out, doc.Experiment, false, func(dir string) error { return experiment.WriteFCT(dir, doc, points) }); err != nil {
 			return err
 		}
 	} else {

@@ -58,12 +58,13 @@ results.json and summary.md are the testbed's results format (internal/results);
 qjump sim report DIR redraws the plots, summary.md and table from the files. Ctrl-C stops the
 run: the points that finished are written as above, marked partial, and run exits 130.
 
-A DIR that holds an earlier run of the same experiment is replaced when the new run writes: the
-files of the names above (fig9a..f.png and flows/WORKLOAD-LOAD-SCHEME.csv, or fanin-N*.png) are
-removed first and results.json and summary.md written over, so no panel or flows file of the
-earlier run is left beside the new results.json; any other file in DIR stays. A run stopped
-before its first point writes nothing and leaves DIR as it was. A DIR that holds another
-experiment's run is refused (exit 2).`,
+The run writes into a staging directory in DIR and moves its files in only once it has written
+all of them. A DIR that holds an earlier run of the same experiment then loses that run's files
+(those its results.json lists) to the new ones, so no panel or flows file of the earlier run is
+left beside the new results.json; any other file in DIR stays, in DIR/flows too. A stopped run
+never replaces a complete one: where DIR holds a complete run, the partial run is kept beside it
+in DIR/unpublished-TIME, and the message says so. A run stopped before its first point writes
+nothing and leaves DIR as it was. A DIR that holds another experiment's run is refused (exit 2).`,
 		Example: `  qjump sim run fig9 --quick --out results/fig9-quick
   qjump sim run fig9 --out results/fig9
   qjump sim run fan-in --out results/fanin`,
@@ -180,10 +181,15 @@ func interruptedText(ctx context.Context, kept, planned int) string {
 	return fmt.Sprintf("%v after %d of %d points; the other %d were not run", context.Cause(ctx), kept, planned, planned-kept)
 }
 
-// keptError is what an interrupted sweep exits with: what it kept and where.
-func keptError(ctx context.Context, kept, planned int, out string) error {
+// keptError is what an interrupted sweep exits with: what it kept and where, dir, which is out
+// unless out holds a complete run that the partial one does not replace (experiment.Publish).
+func keptError(ctx context.Context, kept, planned int, out, dir string) error {
 	if kept == 0 {
 		return interruptedError(ctx, "no point had finished; nothing written")
+	}
+	if dir != out {
+		return interruptedError(ctx, "kept the %d of %d points that finished in %s, beside the complete earlier run in %s, which a partial run "+
+			"does not replace (results.json and summary.md say the run is partial; qjump sim report reads either)", kept, planned, dir, out)
 	}
 	return interruptedError(ctx, "kept the %d of %d points that finished in %s (results.json and summary.md say the run is partial)", kept, planned, out)
 }
@@ -212,7 +218,7 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 		return err
 	}
 	if len(res.Points) == 0 {
-		return keptError(ctx, 0, res.Planned, out)
+		return keptError(ctx, 0, res.Planned, out, out)
 	}
 	h := results.Header{
 		Experiment: experiment.ExperimentFig9, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(), Build: version.Get(),
@@ -222,14 +228,15 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 		h.Interrupted = interruptedText(ctx, len(res.Points), res.Planned)
 	}
 	doc := experiment.NewFCTDocument(h, c, res.Points)
-	if err := experiment.WriteFCT(out, doc, res.Points); err != nil {
+	dir, err := experiment.Publish(out, doc.Experiment, res.Interrupted(), func(dir string) error { return experiment.WriteFCT(dir, doc, res.Points) })
+	if err != nil {
 		return err
 	}
 	if err := printSimRun(stdout, doc, doc.View(), opts.json); err != nil {
 		return err
 	}
 	if res.Interrupted() {
-		return keptError(ctx, len(res.Points), res.Planned, out)
+		return keptError(ctx, len(res.Points), res.Planned, out, dir)
 	}
 	if !opts.json {
 		fmt.Fprintf(stdout, "%d points in %.1fs on %s; results in %s\n", len(res.Points), time.Since(start).Seconds(), workersText(c.Workers), out)
@@ -294,7 +301,7 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 		}
 	}
 	if kept == 0 {
-		return keptError(ctx, 0, planned, out)
+		return keptError(ctx, 0, planned, out, out)
 	}
 	hd := results.Header{
 		Experiment: experiment.ExperimentFanIn, Quick: opts.quick, Started: start, DurationS: time.Since(start).Seconds(), Build: version.Get(),
@@ -304,14 +311,15 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 		hd.Interrupted = interruptedText(ctx, kept, planned)
 	}
 	doc := experiment.NewFanInDocument(hd, c, all)
-	if err := experiment.WriteFanIn(out, doc); err != nil {
+	dir, err := experiment.Publish(out, doc.Experiment, kept < planned, func(dir string) error { return experiment.WriteFanIn(dir, doc) })
+	if err != nil {
 		return err
 	}
 	if err := printSimRun(stdout, doc, doc.View(), opts.json); err != nil {
 		return err
 	}
 	if kept < planned {
-		return keptError(ctx, kept, planned, out)
+		return keptError(ctx, kept, planned, out, dir)
 	}
 	if !opts.json {
 		fmt.Fprintf(stdout, "bound: model.FanIn(7) with m=%d; done in %.1fs; results in %s\n", model.DefaultMesochronous, time.Since(start).Seconds(), out)

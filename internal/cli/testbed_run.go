@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
@@ -135,7 +136,7 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	if err != nil {
 		removeIfEmpty() // what the run made goes, where it is empty: a stopped run published nothing
 	}
-	if _, kept := experiment.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
+	if _, kept := results.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
 		return interruptedRun(ctx, name, o.OutDir)
 	}
 	if err != nil && !errors.Is(err, experiment.ErrFaults) {

@@ -249,7 +249,7 @@ func flowsFile(p *FCTResult, planned int) fileName {
 	if planned == 1 {
 		return "flows.csv"
 	}
-	return fileName(filepath.Join("flows", fmt.Sprintf("%s-%g-%s.csv", p.Workload, p.Load, p.Scheme)))
+	return fileName(filepath.Join(flowsDir, fmt.Sprintf("%s-%g-%s.csv", p.Workload, p.Load, p.Scheme)))
 }
 
 // fileName is a file in the run's directory; "" when the run wrote none, which results.json
@@ -357,18 +357,10 @@ func (d *FCTDocument) Fill(points []*FCTResult) {
 }
 
 // WriteFCT writes an FCT run into dir: the flows files (which the points then name), results.json,
-// summary.md and the plots. A sweep first removes the flows files of an earlier run in dir (their
-// names are this experiment's, flows/WORKLOAD-LOAD-SCHEME.csv; only where dir's results.json says
-// it held one, heldRun): a rerun with fewer points, or one interrupted, must not leave files that
-// results.json does not name. A single point's flows.csv
-// is always written over.
+// summary.md and the plots. dir is a fresh one, a staging directory of Publish's, which replaces
+// an earlier run with this one.
 func WriteFCT(dir string, doc *FCTDocument, points []*FCTResult) error {
 	planned := Fig9Config{Workloads: doc.Workloads, Loads: doc.Loads, Schemes: doc.Schemes}.Planned()
-	if planned > 1 && heldRun(dir, doc.Experiment) {
-		if err := results.RemoveOwn(filepath.Join(dir, "flows"), isSweepFlowsFile); err != nil {
-			return err
-		}
-	}
 	flows := make([][]FlowRow, len(points))
 	for i, p := range points {
 		doc.Points[i].FlowsFile = flowsFile(p, planned)

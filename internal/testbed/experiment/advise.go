@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/results"
 )
 
 // The paper chooses memcached's factor by reading Fig. 10 ("no principled way" otherwise, §6.5).
@@ -131,28 +132,27 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 	if !r.checked {
 		return nil, errors.New("advise: the run was not checked (CheckAdvise makes it)")
 	}
-	st, err := stageEmpty(r.o.OutDir)
+	st, err := results.Stage(r.o.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	defer st.discard() // nothing once published or kept
-	a, err := advise(ctx, r, progress, st.dir)
-	var kept *keptError
-	switch {
-	case errors.As(err, &kept): // before a stop: kept files are kept, stopped or not
+	defer st.Discard() // nothing once published or kept
+	a, err := advise(ctx, r, progress, st.Dir())
+	if _, kept := results.Kept(err); kept { // before a stop: kept files are kept, stopped or not
 		// The run kept its files inside the advise's staging, which would go with it: the advise
 		// is kept whole, and the run's files are where that puts them.
-		outer := st.keep(errors.New("advise"))
-		kept.dir = relocated(kept.dir, st.dir, outer.(*keptError).dir)
-		kept.unnamed = kept.unnamed || outer.(*keptError).unnamed
-		a.relocate(r.o.OutDir, outer.(*keptError).dir)
-		return a, err
-	case ctx.Err() != nil, a == nil && !errors.Is(err, ErrFaults):
+		outer := st.Keep(errors.New("advise"))
+		results.KeptWithin(err, st.Dir(), outer)
+		outerDir, _ := results.Kept(outer)
+		a.relocate(r.o.OutDir, outerDir)
 		return a, err
 	}
-	if perr := st.publishAdvice(); perr != nil {
-		if errors.As(perr, &kept) {
-			a.relocate(r.o.OutDir, kept.dir)
+	if ctx.Err() != nil || a == nil && !errors.Is(err, ErrFaults) {
+		return a, err
+	}
+	if perr := publishAdvice(st); perr != nil {
+		if kept, ok := results.Kept(perr); ok {
+			a.relocate(r.o.OutDir, kept)
 		}
 		return a, errors.Join(err, perr)
 	}

@@ -205,7 +205,7 @@ func TestAdviseQuick(t *testing.T) {
 			t.Errorf("the advice names %s, holding a run of %q; want a memcached-sweep run in %s", dir, got, out)
 		}
 	}
-	if staged, _ := filepath.Glob(filepath.Join(out, stagingPattern)); len(staged) != 0 {
+	if staged := results.EntriesWithPrefix(out, results.StagingPrefix); len(staged) != 0 {
 		t.Errorf("left staged: %v", staged)
 	}
 }

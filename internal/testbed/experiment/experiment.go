@@ -197,12 +197,12 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 	published := false
 	defer func() {
 		if !published {
-			st.discard()
+			st.Discard()
 		}
 	}()
-	env.opts.OutDir = st.dir
+	env.opts.OutDir = st.Dir()
 	env.tb = tb
-	watch := watchMachine(env, st.dir)
+	watch := watchMachine(env, st.Dir())
 	runErr := e.run(ctx, env)
 	env.procs.stopAll()
 	watch.stop(env)
@@ -220,17 +220,17 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 	env.res.DurationS = time.Since(env.res.Started).Seconds()
 	// From here the run has measured: a file it cannot write keeps what it has (keep), for
 	// qjump testbed report once the cause is mended, rather than discard it.
-	if err := results.WriteRowsFile(filepath.Join(st.dir, samplesFile), env.rows); err != nil {
-		return nil, st.keep(err)
+	if err := results.WriteRowsFile(filepath.Join(st.Dir(), samplesFile), env.rows); err != nil {
+		return nil, st.Keep(err)
 	}
 	// A run with faults has written every file, marked as faulty, so that the cause can be found:
 	// it is published like any other, and still fails.
-	err = finish(env.res, env.rows, st.dir)
+	err = finish(env.res, env.rows, st.Dir())
 	if err != nil && !errors.Is(err, ErrFaults) {
-		keepRecord(env.res, st.dir)
-		return nil, st.keep(err)
+		keepRecord(env.res, st.Dir())
+		return nil, st.Keep(err)
 	}
-	if perr := st.publish(name); perr != nil {
+	if perr := publish(st, name); perr != nil {
 		return nil, perr
 	}
 	published = true

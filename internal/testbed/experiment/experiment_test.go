@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // The fields docs/testbed.md promises in results.json.
@@ -311,7 +311,7 @@ func TestSIGTERMMidRun(t *testing.T) {
 	if left := tbtest.NewCgroups(cgroups); len(left) > 0 {
 		t.Errorf("cgroups of the probes' qjump run left behind: %v", left)
 	}
-	if now := dirContents(t, out); !maps.Equal(now, earlier) {
+	if now := testutil.DirContents(t, out); !maps.Equal(now, earlier) {
 		t.Errorf("the stopped run changed the earlier run in its --out:\nbefore %v\nafter  %v", earlier, now)
 	}
 }
@@ -334,30 +334,7 @@ func writeEarlierRun(t *testing.T, dir, experiment string) map[string]string {
 			t.Fatal(err)
 		}
 	}
-	return dirContents(t, dir)
-}
-
-// dirContents is every file under dir (path relative to it → contents), directories as "<dir>".
-func dirContents(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	got := map[string]string{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			got[rel] = "<dir>"
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		got[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
+	return testutil.DirContents(t, dir)
 }
 
 // waitForProbeClients waits until n `qjump probe client` processes run, or timeout passes.

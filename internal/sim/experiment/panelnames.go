@@ -1,17 +1,16 @@
 package experiment
 
-// A run into a directory that holds an earlier run of the same experiment replaces that run: the
-// files of the names the experiment writes are removed before it writes its own, and no other
-// file of the directory is touched. Without this, a partial or --quick rerun kept the earlier
-// run's panels and flows files beside a results.json that no longer described them.
+// A report redraws a run in its own directory, and the panels it draws replace those of the run
+// or an earlier report: a panel without points this time must not be left from another. These
+// are the names of the panels the simulator's experiments draw, the files a report removes
+// before it draws; a file of the user's such as fig9-mine.png or fanin-2024.png is not one.
+// (A run's own directory is fresh, and Publish replaces the earlier run with it.)
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/qjump-net/qjump/internal/results"
-	"github.com/qjump-net/qjump/internal/sim/workload"
 )
 
 // heldRun says whether dir holds a run of experiment already: its results.json names it. Only
@@ -24,29 +23,6 @@ func isFig9Panel(name string) bool {
 	for _, p := range fig9Panels {
 		if name == p.name+".png" {
 			return true
-		}
-	}
-	return false
-}
-
-// isSweepFlowsFile says whether name (in flows/) is a sweep's flows file as flowsFile names it:
-// WORKLOAD-LOAD-SCHEME.csv of a built-in workload, a load a sweep can have (0 < load < 1) as %g
-// writes it, and a scheme. A file of the user's such as notes.csv, websearch-old.csv or
-// websearch-2024-tcp.csv is not.
-func isSweepFlowsFile(name string) bool {
-	for _, s := range allSchemes() {
-		rest, ok := strings.CutSuffix(name, "-"+string(s)+".csv")
-		if !ok {
-			continue
-		}
-		for _, w := range workload.Names {
-			load, ok := strings.CutPrefix(rest, w+"-")
-			if !ok {
-				continue
-			}
-			if f, err := strconv.ParseFloat(load, 64); err == nil && f > 0 && f < 1 && fmt.Sprintf("%g", f) == load {
-				return true
-			}
 		}
 	}
 	return false

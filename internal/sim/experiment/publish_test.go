@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/topology"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // fakeSweep is a Fig. 9 sweep of both workloads at two loads and two schemes whose points are
@@ -31,14 +33,17 @@ func fakeSweep() (Fig9Config, []*FCTResult) {
 	return c, points
 }
 
-func writeFakeSweep(t *testing.T, dir string, c Fig9Config, points []*FCTResult) *FCTDocument {
+// publishFakeSweep publishes a sweep of points into out (Publish), interrupted if stopped says why,
+// and returns its document and the directory it is in.
+func publishFakeSweep(t *testing.T, out string, c Fig9Config, points []*FCTResult, stopped string) (*FCTDocument, string) {
 	t.Helper()
-	h := results.Header{Experiment: ExperimentFig9, Title: "t", Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
+	h := results.Header{Experiment: ExperimentFig9, Title: "t", Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Interrupted: stopped}
 	doc := NewFCTDocument(h, c, points)
-	if err := WriteFCT(dir, doc, points); err != nil {
+	dir, err := Publish(out, ExperimentFig9, stopped != "", func(dir string) error { return WriteFCT(dir, doc, points) })
+	if err != nil {
 		t.Fatal(err)
 	}
-	return doc
+	return doc, dir
 }
 
 // names lists dir's entries.
@@ -56,48 +61,91 @@ func names(t *testing.T, dir string) []string {
 }
 
 // A rerun into the directory of a larger run replaces it: the panels it does not draw and the
-// flows files of points it did not run are gone, the user's own files stay, and results.json
-// names exactly the run's files. Before, the earlier run's fig9d..f.png and 4 data-mining flows
-// files stayed beside a results.json of the web-search points alone.
+// flows files of points it did not run are gone, the user's own files stay (in flows/ too), and
+// results.json names exactly the run's files. Before, the earlier run's fig9d..f.png and 4
+// data-mining flows files stayed beside a results.json of the web-search points alone.
 func TestRerunLeavesNoStaleFile(t *testing.T) {
-	dir := t.TempDir()
+	out := t.TempDir()
 	c, points := fakeSweep()
-	writeFakeSweep(t, dir, c, points)
+	publishFakeSweep(t, out, c, points, "")
 	mine := []string{"notes.txt", "fig9-mine.png", filepath.Join("flows", "notes.csv"), filepath.Join("flows", "websearch-old-tcp.csv")}
 	for _, f := range mine {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte("mine\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, filepath.Join(out, f), "mine\n")
 	}
-	// The rerun was interrupted after the web-search points.
-	doc := writeFakeSweep(t, dir, c, points[:4])
+	// The rerun is of the web-search points alone.
+	web := c
+	web.Workloads = []string{"websearch"}
+	doc, dir := publishFakeSweep(t, out, web, points[:4], "")
+	if dir != out {
+		t.Fatalf("a complete rerun was published in %s, want %s", dir, out)
+	}
 	want := []string{"fig9-mine.png", "fig9a.png", "fig9b.png", "fig9c.png", "flows", "notes.txt", "results.json", "summary.md"}
-	if got := names(t, dir); !slices.Equal(got, want) {
+	if got := names(t, out); !slices.Equal(got, want) {
 		t.Errorf("after the rerun the directory holds %v, want %v", got, want)
 	}
 	wantFlows := []string{"notes.csv", "websearch-0.3-qjump.csv", "websearch-0.3-tcp.csv", "websearch-0.6-qjump.csv", "websearch-0.6-tcp.csv", "websearch-old-tcp.csv"}
-	if got := names(t, filepath.Join(dir, "flows")); !slices.Equal(got, wantFlows) {
+	if got := names(t, filepath.Join(out, "flows")); !slices.Equal(got, wantFlows) {
 		t.Errorf("after the rerun flows/ holds %v, want %v", got, wantFlows)
 	}
 	for _, f := range doc.Files {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("results.json names %s: %v", f, err)
 		}
 	}
 	// A report does not keep a panel its results.json has no points for either.
-	if err := os.WriteFile(filepath.Join(dir, "fig9e.png"), []byte("stale"), 0o644); err != nil {
+	testutil.WriteFile(t, filepath.Join(out, "fig9e.png"), "stale")
+	if _, err := Report(out); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Report(dir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "fig9e.png")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, "fig9e.png")); !os.IsNotExist(err) {
 		t.Errorf("report kept a stale fig9e.png (%v)", err)
 	}
 	for _, f := range mine {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("the user's %s: %v", f, err)
 		}
+	}
+}
+
+// A sweep stopped early never replaces a complete run: it is kept beside it, whole, and the
+// complete run stays as it was (before, the complete 24-point run in --out was replaced by the
+// 14 points a rerun stopped with Ctrl-C had finished). Over an earlier partial run it is published.
+func TestStoppedRerunKeepsTheCompleteRun(t *testing.T) {
+	out := t.TempDir()
+	c, points := fakeSweep()
+	publishFakeSweep(t, out, c, points, "")
+	complete := testutil.DirContents(t, out)
+	_, dir := publishFakeSweep(t, out, c, points[:3], "interrupt signal received after 3 of 8 points")
+	if filepath.Dir(dir) != out || !strings.HasPrefix(filepath.Base(dir), "unpublished-") {
+		t.Fatalf("the stopped rerun is in %s; want it kept beside the complete run, in %s/unpublished-TIME", dir, out)
+	}
+	got := testutil.DirContents(t, out)
+	for rel := range got {
+		if rel == filepath.Base(dir) || strings.HasPrefix(rel, filepath.Base(dir)+string(filepath.Separator)) {
+			delete(got, rel)
+		}
+	}
+	if !maps.Equal(got, complete) {
+		t.Errorf("beside the kept run, out holds\n %v\nwant the complete run as it was\n %v", got, complete)
+	}
+	var kept FCTDocument
+	if err := results.ReadJSON(filepath.Join(dir, "results.json"), &kept); err != nil || len(kept.Points) != 3 || kept.Interrupted == "" {
+		t.Fatalf("the kept run's record: %d points, interrupted %q, %v; want the 3 points, interrupted", len(kept.Points), kept.Interrupted, err)
+	}
+	for _, f := range kept.Files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the kept run's results.json names %s: %v", f, err)
+		}
+	}
+
+	// Over a partial run, a partial rerun is published, and so is a complete one.
+	partial := t.TempDir()
+	publishFakeSweep(t, partial, c, points[:2], "stopped")
+	if _, dir := publishFakeSweep(t, partial, c, points[:5], "stopped"); dir != partial {
+		t.Errorf("a partial run over a partial one went to %s, want %s", dir, partial)
+	}
+	if _, dir := publishFakeSweep(t, partial, c, points, ""); dir != partial || len(names(t, filepath.Join(partial, "flows"))) != len(points) {
+		t.Errorf("a complete run over a partial one went to %s, with flows %v", dir, names(t, filepath.Join(partial, "flows")))
 	}
 }
 
@@ -126,20 +174,8 @@ func TestResultsWrittenWhenAPlotFails(t *testing.T) {
 	}
 }
 
-// Only the names an experiment writes are its own.
+// Only the names of the panels an experiment draws are its own.
 func TestOwnFileNames(t *testing.T) {
-	for name, want := range map[string]bool{
-		"websearch-0.2-tcp.csv": true, "datamining-0.8-qjump-ns2.csv": true, "websearch-1e-05-pfabric.csv": true,
-		"websearch-0.20-tcp.csv": false, "websearch-old-tcp.csv": false, "mine-0.2-tcp.csv": false, "websearch-0.2-udp.csv": false,
-		"notes.csv": false, "flows.csv": false,
-		// loads no sweep has: a year, NaN, infinities, 0 and 1 and beyond
-		"websearch-2024-tcp.csv": false, "websearch-NaN-tcp.csv": false, "websearch--Inf-tcp.csv": false,
-		"websearch-+Inf-tcp.csv": false, "websearch-0-qjump.csv": false, "datamining-1-qjump.csv": false, "websearch-1e+06-tcp.csv": false,
-	} {
-		if got := isSweepFlowsFile(name); got != want {
-			t.Errorf("isSweepFlowsFile(%q) = %v, want %v", name, got, want)
-		}
-	}
 	for name, want := range map[string]bool{
 		"fanin-144.png": true, "fanin-60-aligned.png": true, "fanin-60-straddled.png": true, "fanin-12-random-straddled.png": true,
 		"fanin-.png": false, "fanin-060.png": false, "fanin-60-mine.png": false, "fanin-60.csv": false, "fig9a.png": false,
@@ -204,19 +240,14 @@ func TestFanInRewriteLeavesNoStalePanel(t *testing.T) {
 	}
 }
 
-// A sweep into a directory that holds no earlier run (no results.json of fig9) removes nothing:
-// a flows file of a sweep's name there is the user's.
+// A sweep into a directory that holds no earlier run (no results.json of fig9) removes nothing
+// but the files it writes itself: a flows file of a sweep's name there is the user's.
 func TestSweepIntoAFreshDirectoryRemovesNothing(t *testing.T) {
-	dir := t.TempDir()
-	mine := filepath.Join(dir, "flows", "websearch-0.8-tcp.csv")
-	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	out := t.TempDir()
+	mine := filepath.Join(out, "flows", "websearch-0.8-tcp.csv")
+	testutil.WriteFile(t, mine, "mine")
 	c, points := fakeSweep()
-	writeFakeSweep(t, dir, c, points)
+	publishFakeSweep(t, out, c, points, "")
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a sweep into a directory without a run removed %s: %v", mine, err)
 	}

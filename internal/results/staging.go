@@ -1,0 +1,374 @@
+package results
+
+// A run writes into a staging directory inside its output directory and replaces the earlier run
+// there only once it has written every file. Written into the output directory directly, a rerun
+// stopped half-way mixed its files with the earlier, complete run's (the testbed's stalls.csv and
+// raw/ beside the other run's results.json), and a stopped simulator sweep replaced a complete
+// run by the few points it had finished. Publishing deletes nothing until every move is made
+// (replace), a run that cannot publish keeps its files under a visible name (Keep), and a partial
+// run never replaces a complete one (Publish).
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// StagingPrefix names a staging directory: hidden, plainly qjump's run in progress, and with the
+// pid of the run that writes it, so that a later run can tell one whose run died (sweepStale). It
+// is inside the output directory so that publishing is renames on one filesystem.
+const StagingPrefix = ".qjump-staging-"
+
+// Staging is a run's staging directory inside its output directory.
+type Staging struct {
+	out, dir string
+	made     []string // the directories of out that the run made (MakeDirs)
+	kept     bool     // the staged run is kept under a name of its own (Keep): Discard leaves it
+}
+
+// Stage makes out (and its parents) where missing, and an empty staging directory in it.
+func Stage(out string) (*Staging, error) {
+	made, err := MakeDirs(out)
+	if err != nil {
+		RemoveMadeDirs(made)
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	sweepStale(out)
+	s := &Staging{out: out, made: made}
+	if s.dir, err = os.MkdirTemp(out, fmt.Sprintf("%s%d-*", StagingPrefix, os.Getpid())); err != nil {
+		s.Discard()
+		return nil, fmt.Errorf("create staging directory in %s: %w", out, err)
+	}
+	return s, nil
+}
+
+// Dir is the staging directory, where the run writes its files.
+func (s *Staging) Dir() string { return s.dir }
+
+// Out is the output directory the run is published into.
+func (s *Staging) Out() string { return s.out }
+
+// sweepStale removes the staging directories in out of runs that died without removing theirs
+// (SIGKILL, a crash), those whose pid no longer runs: nothing else would, and a full run's files
+// are megabytes. A run that is stopped removes its own, and one that could not publish keeps its
+// files under a visible name (Keep), which is never swept.
+func sweepStale(out string) {
+	for _, name := range EntriesWithPrefix(out, StagingPrefix) {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(name, StagingPrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processRuns(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(out, name))
+	}
+}
+
+// EntriesWithPrefix names the entries of dir whose names start with prefix. Not filepath.Glob,
+// which reads dir itself as a pattern: an output directory runs[1] matched nothing, and runs[
+// was an error.
+func EntriesWithPrefix(dir, prefix string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// processRuns says whether a process of this pid runs (EPERM: it does, as another user's).
+func processRuns(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
+
+// Discard removes the staging directory, unless its run is kept (Keep), and out and its parents
+// where Stage made them and they are empty: a run that failed or was stopped leaves out as it was.
+func (s *Staging) Discard() {
+	if s.dir != "" && !s.kept {
+		_ = os.RemoveAll(s.dir)
+	}
+	RemoveMadeDirs(s.made)
+}
+
+// Keep gives the staged run a visible name in out, unpublished-TIME (-N after the first), where the
+// user can look at it or report on it, and says so in err (see Kept): a run that measured and then
+// could not publish, or could not finish its files, keeps what it has. The name is made unique
+// first (two runs can fail in one second), and it is never one that sweepStale removes.
+func (s *Staging) Keep(err error) error {
+	s.kept = true
+	base := filepath.Join(s.out, "unpublished-"+time.Now().Format("20060102-150405"))
+	for i := 0; i < 100; i++ {
+		kept := base
+		if i > 0 {
+			kept = fmt.Sprintf("%s-%d", base, i)
+		}
+		rerr := renameNoReplace(s.dir, kept)
+		if rerr == nil {
+			return &keptError{err: err, dir: kept}
+		}
+		if !errors.Is(rerr, fs.ErrExist) {
+			break
+		}
+	}
+	// Where out takes no new name the files stay under the staging name, which the next run's
+	// sweep would take for a dead run's: the error says so.
+	return &keptError{err: err, dir: s.dir, unnamed: true}
+}
+
+// renameNoReplace renames from to to unless to exists (fs.ErrExist): another run's kept files are
+// never replaced. A filesystem without RENAME_NOREPLACE gets a check before the rename instead.
+func renameNoReplace(from, to string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		if _, serr := os.Lstat(to); serr == nil {
+			return fs.ErrExist
+		}
+		return os.Rename(from, to)
+	}
+	if errors.Is(err, unix.EEXIST) {
+		return fs.ErrExist
+	}
+	return err
+}
+
+// keptError is a run's error when its files are kept rather than published (Keep): it says where.
+type keptError struct {
+	err     error
+	dir     string
+	unnamed bool // left under its staging name: copy it away before the next run into out
+}
+
+func (k *keptError) Error() string {
+	if k.unnamed {
+		return fmt.Sprintf("%v; the run's files are kept in %s (the output directory takes no new name: copy them away before "+
+			"the next run into it, which removes that directory)", k.err, k.dir)
+	}
+	return fmt.Sprintf("%v; the run's files are kept in %s", k.err, k.dir)
+}
+
+func (k *keptError) Unwrap() error { return k.err }
+
+// Kept is the directory where a run kept its files rather than publish them (OUT/unpublished-TIME),
+// if err says so: a run that failed or stopped with its files kept did write something.
+func Kept(err error) (dir string, ok bool) {
+	var k *keptError
+	if errors.As(err, &k) {
+		return k.dir, true
+	}
+	return "", false
+}
+
+// Layout is what of a run's output directory belongs to the run, for Publish.
+type Layout struct {
+	// Own are the run's directories of its own, replaced whole (the testbed's raw/).
+	Own []string
+	// Merge are directories whose files are published one by one, beside what the user keeps
+	// there (the simulator's flows/).
+	Merge []string
+	// Partial says the run stopped before its end, and its record says so (Header.Interrupted).
+	Partial bool
+}
+
+// ErrBesideComplete is why a partial run was kept rather than published: out holds a complete run
+// of the experiment, which a run that stopped early must not replace.
+var ErrBesideComplete = errors.New("the output directory holds a complete earlier run, which this partial run does not replace")
+
+// Publish replaces the earlier run of experiment in out, if out holds one, by the staged run: the
+// files the earlier results.json lists and its own directories make way, every other file of out
+// stays, and the staged files are moved in (replace). A partial run where out holds a complete
+// one is kept beside it instead (Keep, ErrBesideComplete): a sweep stopped after a minute lost
+// the hour-long run it was meant to redo.
+func (s *Staging) Publish(experiment string, l Layout) error {
+	earlier, complete := s.earlierRun(experiment, l.Own)
+	if l.Partial && complete {
+		return s.Keep(ErrBesideComplete)
+	}
+	return s.replace(earlier, l.Merge)
+}
+
+// Replace replaces the entries of out named earlier by the staged run (replace), for a caller that
+// knows its earlier run by other means than a results.json (an advise's runs).
+func (s *Staging) Replace(earlier []string) error { return s.replace(earlier, nil) }
+
+// earlierRun names the earlier run's own entries of out: its own directories, the files its
+// results.json lists that are there, and results.json itself; and says whether that run is
+// complete. Only a results.json of the same experiment makes them a run's (ExperimentIn's
+// reading, with the list beside it); without one, a file of such a name is the user's, and only
+// one the run writes replaces it.
+func (s *Staging) earlierRun(experiment string, own []string) (names []string, complete bool) {
+	var earlier struct {
+		Header
+		Files []string `json:"files"`
+	}
+	if ReadJSON(filepath.Join(s.out, "results.json"), &earlier) != nil || earlier.Experiment != experiment {
+		return nil, false
+	}
+	names = slices.Clone(own)
+	for _, name := range append(earlier.Files, "results.json") {
+		if fi, err := os.Lstat(filepath.Join(s.out, name)); err == nil && fi.Mode().IsRegular() && filepath.IsLocal(name) &&
+			!slices.Contains(names, name) && !inOwnDir(name, own) {
+			names = append(names, name)
+		}
+	}
+	return names, earlier.Interrupted == ""
+}
+
+// inOwnDir says whether name is inside one of the run's own directories, which move whole.
+func inOwnDir(name string, own []string) bool {
+	for _, d := range own {
+		if strings.HasPrefix(filepath.Clean(name), filepath.Clean(d)+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// replace moves aside, into a directory of out, the earlier run's entries and every file of out
+// that a staged entry would replace, then moves the staged entries in (results.json last), and
+// deletes the two directories only once every move is made. Where a move cannot be made, nothing
+// is deleted: what moved is moved back, the earlier run and the user's files into out and the new
+// run into its staging directory, which is kept (Keep), and the error names where each is. A
+// directory of out where the run has an entry of that name (the user's raw/, with no run beside
+// it) is not merged into, which could not be undone: the run is kept beside it. Deleting the
+// earlier run first, a move that failed (a raw that is the user's symlink) lost both runs.
+func (s *Staging) replace(earlier, merge []string) error {
+	aside, err := os.MkdirTemp(s.out, ".qjump-earlier-*")
+	if err != nil {
+		return s.Keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
+	}
+	names := stagedNames(s.dir, merge)
+	var movedIn, madeIn []string
+	movedAside, _, err := moveEntries(s.out, aside, append(earlier, s.replacedFiles(names, earlier)...), os.Rename)
+	if err == nil {
+		err = s.inTheWay(names)
+	}
+	if err == nil {
+		movedIn, madeIn, err = moveEntries(s.dir, s.out, names, renameIn)
+	}
+	if err == nil {
+		_ = os.RemoveAll(aside)
+		return os.RemoveAll(s.dir)
+	}
+	err = fmt.Errorf("publish the run into %s: %w", s.out, err)
+	_, _, backIn := moveEntries(s.out, s.dir, movedIn, os.Rename)
+	RemoveMadeDirs(madeIn)
+	_, _, backAside := moveEntries(aside, s.out, movedAside, os.Rename)
+	if backIn != nil || backAside != nil {
+		return s.Keep(fmt.Errorf("%w; putting the runs back failed too (%v), so some of the earlier run's files are in %s and "+
+			"some of the new run's in %s", err, errors.Join(backIn, backAside), aside, s.out))
+	}
+	_ = os.RemoveAll(aside) // empty, but for the directories a merge's files were moved aside into
+	return s.Keep(err)
+}
+
+// replacedFiles are the entries of out, not of the earlier run, that a staged entry of the same
+// name would replace: files and symlinks (a directory is in the way instead, inTheWay). They are
+// moved aside with the earlier run, so that a failed publish puts them back.
+func (s *Staging) replacedFiles(names, earlier []string) []string {
+	var files []string
+	for _, name := range names {
+		if fi, err := os.Lstat(filepath.Join(s.out, name)); err == nil && !fi.IsDir() && !slices.Contains(earlier, name) {
+			files = append(files, name)
+		}
+	}
+	return files
+}
+
+// inTheWay refuses a publish where out still has an entry of a staged name once the earlier run
+// and the replaced files are aside: the user's directory, which a rename does not replace.
+func (s *Staging) inTheWay(names []string) error {
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(s.out, name)); err == nil {
+			return fmt.Errorf("%s is there already as a directory, not a run's, where the run has an entry of that name",
+				filepath.Join(s.out, name))
+		}
+	}
+	return nil
+}
+
+// stagedNames is the staged run's entries, results.json last: a results.json in out is always a
+// whole run's, since the move stops at the first entry it cannot make. A directory of merge is
+// named by its files (flows/websearch-0.5-tcp.csv), which are moved in one by one.
+func stagedNames(dir string, merge []string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	record := false
+	for _, e := range entries {
+		switch {
+		case e.Name() == "results.json":
+			record = true
+		case e.IsDir() && slices.Contains(merge, e.Name()):
+			names = append(names, filesUnder(dir, e.Name())...)
+		default:
+			names = append(names, e.Name())
+		}
+	}
+	if record {
+		names = append(names, "results.json")
+	}
+	return names
+}
+
+// filesUnder names, relative to dir, every file under dir's subdirectory sub.
+func filesUnder(dir, sub string) []string {
+	var names []string
+	_ = filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			names = append(names, rel)
+		}
+		return nil
+	})
+	return names
+}
+
+// renameIn is os.Rename for the moves of a publish: a test's seam, to fail one move after others
+// were made, as an immutable file or a mount point in out would.
+var renameIn = os.Rename
+
+// moveEntries renames each of names (a path relative to both directories) from one directory into
+// another, making the directories a name needs there (made, deepest first: MakeDirs), and returns
+// those it moved.
+func moveEntries(from, to string, names []string, rename func(from, to string) error) (moved, made []string, err error) {
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(from, name)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if parent := filepath.Dir(name); parent != "." {
+			m, err := MakeDirs(filepath.Join(to, parent))
+			made = append(m, made...)
+			if err != nil {
+				return moved, made, fmt.Errorf("move %s from %s to %s: %w", name, from, to, err)
+			}
+		}
+		if err := rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
+			return moved, made, fmt.Errorf("move %s from %s to %s: %w", name, from, to, err)
+		}
+		moved = append(moved, name)
+	}
+	return moved, made, nil
+}
+
+// KeptWithin updates err, a run's kept files (Keep) inside the staging directory from of an outer
+// run, once that outer run was kept too (outer, its Keep's error) and took them along: err then
+// names where they are now. An advise keeps its confirming runs this way.
+func KeptWithin(err error, from string, outer error) {
+	var k, o *keptError
+	if !errors.As(err, &k) || !errors.As(outer, &o) {
+		return
+	}
+	if rel, rerr := filepath.Rel(from, k.dir); rerr == nil && filepath.IsLocal(rel) {
+		k.dir = filepath.Join(o.dir, rel)
+	}
+	k.unnamed = k.unnamed || o.unnamed
+}

@@ -1,0 +1,48 @@
+package experiment
+
+// A simulator run is written into a staging directory of its --out and published there only once
+// every file is written (results.Staging). Written into --out directly, a sweep stopped after a
+// minute replaced the complete run in it by the few points it had finished, and a write that
+// failed half-way left the two runs' files mixed.
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/qjump-net/qjump/internal/results"
+)
+
+// flowsDir is a sweep's directory of per-point flows files (flowsFile). Its files are published
+// one by one, so that a file of the user's in it stays.
+const flowsDir = "flows"
+
+// Publish writes a run of experiment with write into a staging directory of out and publishes it
+// there: the files of an earlier run of the experiment that its results.json lists make way,
+// every other file of out stays. A partial run (a stopped sweep, whose record says so) never
+// replaces a complete one: it is kept beside it, in out/unpublished-TIME, and Publish returns
+// that directory; otherwise it returns out. A run that cannot write or publish every file keeps
+// what it wrote there too, with an error that says where (results.Kept); one that wrote no
+// results.json leaves nothing.
+func Publish(out, experiment string, partial bool, write func(dir string) error) (dir string, err error) {
+	st, err := results.Stage(out)
+	if err != nil {
+		return "", err
+	}
+	defer st.Discard() // nothing once published or kept
+	if err := write(st.Dir()); err != nil {
+		if _, serr := os.Stat(filepath.Join(st.Dir(), "results.json")); serr != nil {
+			return "", err
+		}
+		return "", st.Keep(err)
+	}
+	err = st.Publish(experiment, results.Layout{Merge: []string{flowsDir}, Partial: partial})
+	if errors.Is(err, results.ErrBesideComplete) {
+		kept, _ := results.Kept(err)
+		return kept, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
