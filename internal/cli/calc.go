@@ -39,7 +39,9 @@ b is how many budgets one host can send back to back. --mode police (up's defaul
 epoch a fresh budget, so a host can send one at the end of an epoch and the next at the start of
 the following one: b = 2, and at m = 2 the top level at factor 1 arrives within one epoch E, the
 paper's bound. --mode shape sends through token buckets of (m−1)·f·P: b = m−1, at least 1, so
-the same level's bound is half an epoch.
+the same level's bound is half an epoch. A token bucket passes no frame larger than itself, so in
+shape mode each level's bucket holds at least one whole frame, and D_i and PORT BURST count
+max(b·f_j·P, frame) a host for each level j instead of b·f_j·P (docs/model.md).
 
 P and every budget count wire bytes: a frame of len bytes takes max(len, 60) + 24 on the wire
 (FCS, preamble, inter-frame gap). --packet auto, the default, is one full frame: calc has no

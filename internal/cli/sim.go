@@ -34,7 +34,8 @@ type fabricFlags struct {
 	racks, hostsPerRack, spines, buffer int
 	edge, core                          model.Rate
 	linkDelay, hostDelay                sim.Time
-	// typed is the rates as the user typed them, for the warning of one without a unit.
+	// typed is the rates and delays as the user typed them, for a refusal of several together
+	// and the warning of a rate without a unit.
 	typed typedTexts
 }
 
@@ -56,7 +57,7 @@ func (f *fabricFlags) register(fs *pflag.FlagSet) {
 	fs.Var(simDelayValue{&f.linkDelay}, "link-delay", "propagation delay of every link, e.g. 200ns, to the picosecond (0.5ns, 500ps), at most 1s")
 	fs.Var(simDelayValue{&f.hostDelay}, "host-delay", "host stack delay added on each host link crossing, e.g. 2.5us, to the picosecond, at most 1s")
 	fs.IntVar(&f.buffer, "buffer", 0, "packets per switch port and host NIC, per level at a QJump host (0: the scheme's: 150 for tcp, dctcp, qjump; 24 for pfabric); dctcp needs more than K=65, pfabric at least 2 (its window cap is the buffer less one)")
-	f.typed.keep(fs, "edge-rate", "core-rate")
+	f.typed.keep(fs, "edge-rate", "core-rate", "link-delay", "host-delay")
 }
 
 // parseSimRate reads --edge-rate and --core-rate and refuses, as they parse, a rate outside the

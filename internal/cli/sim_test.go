@@ -167,7 +167,10 @@ func TestSimRunChecksFlagsFirst(t *testing.T) {
 		{[]string{"sim", "fct", "--flows", "100000000"}, `invalid --flows "100000000": need 1 to 1000000 flows`},
 		{[]string{"sim", "fct", "--edge-rate", "10"}, "e.g. 10G for 10 Gb/s"},
 		{[]string{"sim", "fct", "--edge-rate", "2T", "--core-rate", "2T", "--link-delay", "0", "--host-delay", "0"},
-			`invalid --edge-rate "2T", --link-delay "0µs" and --host-delay "0µs" together`},
+			`invalid --edge-rate "2T", --link-delay "0" and --host-delay "0" together`},
+		// quoted as typed (review, helper-60: "1ps" was quoted as "0.000001µs")
+		{[]string{"sim", "fct", "--edge-rate", "2T", "--core-rate", "2T", "--link-delay", "1ps", "--host-delay", "0.000us"},
+			`invalid --edge-rate "2T", --link-delay "1ps" and --host-delay "0.000us" together`},
 		{[]string{"sim", "fct", "--load", "2"}, "--load"},
 		{[]string{"sim", "fct", "--load", "0x1p-1"}, "--load"},
 		{[]string{"sim", "fct", "--racks", "4294967296", "--hosts-per-rack", "4294967296"}, "at most 100000 hosts"},

@@ -152,6 +152,39 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// Shape mode's bucket holds a whole frame, so a level whose budget is half a frame does send full
+// frames, one every 2 epochs, and its bound counts one a host: the warning says so (review,
+// helper-60: calc said it never could, beside a bound that counted it).
+func TestSmallBudgetWarningInShapeMode(t *testing.T) {
+	cfg := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2, Factors: Factors{7: Limited(0.5), 0: Unlimited()}, Shaped: true}
+	got := cfg.Warnings()
+	want := "level 7: budget 769B per epoch (f·P = 0.5·1538B) is smaller than the device's largest frame, 1538B on the wire: " +
+		"in shape mode the level sends a full-size frame at most once every 2 epochs, and its fan-in bound counts a whole frame a host"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Fatalf("warnings %q; want one, %q", got, want)
+	}
+	if d := cfg.FanIn(7); d.Buffer != 12*DefaultPacket {
+		t.Errorf("port burst %v, want a whole frame a host, %v", d.Buffer, 12*DefaultPacket)
+	}
+}
+
+// A factor solved for a rate that is a whole number of budgets gives that many whole budgets:
+// 50 Mb/s at n=2, R=100M solved to 1.9999999999999998, and a plain floor gave 3075B for 2·1538B
+// (review, helper-59).
+func TestSolvedFactorGivesWholeBudgets(t *testing.T) {
+	cfg := Config{Hosts: 2, Rate: 100e6, Packet: DefaultPacket, Mesochronous: 2}
+	f := cfg.FactorForRate(50e6)
+	if f != 2 {
+		t.Errorf("factor for 50Mb/s = %v, want 2", f)
+	}
+	if b, _ := cfg.Budget(Limited(1.9999999999999998)); b != 2*DefaultPacket {
+		t.Errorf("budget of factor 1.9999999999999998 = %v, want %v", b, 2*DefaultPacket)
+	}
+	if b, _ := cfg.Budget(Limited(0.5)); b != DefaultPacket/2 {
+		t.Errorf("budget of factor 0.5 = %v, want %v", b, DefaultPacket/2)
+	}
+}
+
 // A limited level whose budget is below the device's largest frame is warned about, naming the
 // level, its budget and the frame; P itself is only a unit and warns through the levels it limits.
 // (Before wire-byte accounting this test wanted no warning at P = 1500 B: a 1500-MTU frame is now
@@ -169,16 +202,21 @@ func TestWarnings(t *testing.T) {
 			[]string{"level 7: budget 1500B per epoch (f·P = 1·1500B) is smaller than the device's largest frame, 1538B on the wire"}},
 		{"half a frame at the top, as in the paper's Fig. 11", DefaultPacket, 0, Factors{7: Limited(0.5), 0: Unlimited()},
 			[]string{"level 7: budget 769B per epoch (f·P = 0.5·1538B) is smaller than the device's largest frame, 1538B on the wire: the level can never send a full-size frame"}},
-		{"small P made up by a larger factor", 1000, 0, Factors{7: Limited(2)}, nil},
+		{"small P made up by a larger factor", 1000, 0, Factors{7: Limited(2), 0: Unlimited()}, nil},
 		{"a jumbo device", 1538, 9038, Factors{7: Limited(1), 5: Limited(6), 3: Limited(5.8), 0: Unlimited()},
 			[]string{"level 7: budget 1538B per epoch (f·P = 1·1538B) is smaller than the device's largest frame, 9038B",
 				"level 3: budget 8920B per epoch (f·P = 5.8·1538B) is smaller than the device's largest frame, 9038B"}},
 		{"unlimited levels have no budget to warn about", 100, 0, Factors{0: Unlimited()}, nil},
 		// n=12, m=2: line rate at factor 24. A larger factor is valid (tests make budgets large
 		// with it) but its rate is the link's.
-		{"a factor above line rate", DefaultPacket, 0, Factors{7: Limited(30)},
+		{"a factor above line rate", DefaultPacket, 0, Factors{7: Limited(30), 0: Unlimited()},
 			[]string{"level 7: factor 30 gives 1.25Gb/s (f·P·8/E), above the link rate R=1Gb/s: the link caps the level at 1Gb/s"}},
-		{"factor at exactly line rate", DefaultPacket, 0, Factors{7: Limited(24)}, nil},
+		{"factor at exactly line rate", DefaultPacket, 0, Factors{7: Limited(24), 0: Unlimited()}, nil},
+		// Level 0 (unclassified traffic) without a factor goes at the lowest configured level.
+		{"no level below the guaranteed one", DefaultPacket, 0, Factors{7: Limited(1)},
+			[]string{"levels 0 to 6 have no factor and no configured level below them: their traffic (by default every socket that sets no priority) is sent at level 7"}},
+		{"one level left out below", DefaultPacket, 0, Factors{7: Limited(1), 1: Limited(4)},
+			[]string{"level 0 has no factor and no configured level below it: its traffic (by default every socket that sets no priority) is sent at level 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

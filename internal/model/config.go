@@ -80,24 +80,27 @@ func (c Config) largestFrame() Bytes {
 	return c.MaxFrame
 }
 
-// Warnings lists inputs that are valid but probably not what the user meant: a limited level
-// whose budget is smaller than the device's largest frame can never send a full-size frame. That
-// is a warning, not an error: a level for small messages may want it (the paper's Fig. 11 runs
-// f7 = 0.5 with small frames). A level whose factor allows more than R is also a warning, not an
-// error: tests use such factors to make a budget large, but a reader of its rate should know the
-// link caps it. An epoch over LongEpoch is warned about too (longEpochWarning).
+// Warnings lists inputs that are valid but probably not what the user meant. A limited level
+// whose budget is smaller than the device's largest frame can never send a full-size frame in
+// police mode, and in shape mode sends one only every few epochs, which the bound counts whole
+// (smallBudgetWarning). That is a warning, not an error: a level for small messages may want it
+// (the paper's Fig. 11 runs f7 = 0.5 with small frames). A level whose factor allows more than R
+// is also a warning, not an error: tests use such factors to make a budget large, but a reader
+// of its rate should know the link caps it. An epoch over LongEpoch is warned about too
+// (longEpochWarning), and so are levels that no configured level at or below carries
+// (raisedLevelsWarning).
 func (c Config) Warnings() []string {
-	frame := c.largestFrame()
 	var w []string
 	if lw := c.longEpochWarning(); lw != "" {
 		w = append(w, lw)
 	}
+	if rw := c.raisedLevelsWarning(); rw != "" {
+		w = append(w, rw)
+	}
 	for _, l := range c.Factors.Levels() {
 		f := c.Factors[l]
-		if b, ok := c.Budget(f); ok && b < frame {
-			w = append(w, fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the "+
-				"device's largest frame, %s on the wire: the level can never send a full-size frame",
-				l, b, f, c.Packet, frame))
+		if sw := c.smallBudgetWarning(l, f); sw != "" {
+			w = append(w, sw)
 		}
 		if c.AboveLineRate(f) {
 			w = append(w, fmt.Sprintf("level %d: factor %s gives %s (f·P·8/E), above the link rate R=%s: "+
@@ -106,6 +109,45 @@ func (c Config) Warnings() []string {
 		}
 	}
 	return w
+}
+
+// smallBudgetWarning says what a budget smaller than the device's largest frame means for level
+// l in this mode; empty for a budget of a frame or more. Police mode drops a frame larger than
+// the whole budget. Shape mode's token bucket holds at least one frame, so the level does send
+// full frames, one every frame/(f·P) epochs at most, and its fan-in bound counts a whole frame a
+// host (levelBurst): said so, rather than that it never can.
+func (c Config) smallBudgetWarning(l Level, f Factor) string {
+	frame := c.largestFrame()
+	b, ok := c.Budget(f)
+	if !ok || b >= frame {
+		return ""
+	}
+	head := fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the device's largest frame, %s on the wire",
+		l, b, f, c.Packet, frame)
+	if !c.Shaped {
+		return head + ": the level can never send a full-size frame"
+	}
+	return fmt.Sprintf("%s: in shape mode the level sends a full-size frame at most once every %.3g epochs, "+
+		"and its fan-in bound counts a whole frame a host rather than f·P", head, float64(frame)/float64(b))
+}
+
+// raisedLevelsWarning names the levels below the lowest configured one, if it is not level 0:
+// they have no carrier below them, so their traffic goes at the lowest configured level
+// (Factors.Carrier), with its budget and its priority. Level 0 is where the dataplane puts every
+// socket that sets no priority, so with --factors 7=1 alone all of a host's traffic shared the
+// guaranteed level's budget, marked for its priority, and nothing said so.
+func (c Config) raisedLevelsWarning() string {
+	levels := c.Factors.Levels() // highest first
+	if len(levels) == 0 || levels[len(levels)-1] == 0 {
+		return ""
+	}
+	lowest := levels[len(levels)-1]
+	levels0 := "level 0 has no factor and no configured level below it: its"
+	if lowest > 1 {
+		levels0 = fmt.Sprintf("levels 0 to %d have no factor and no configured level below them: their", lowest-1)
+	}
+	return fmt.Sprintf("%s traffic (by default every socket that sets no priority) is sent at level %d, within its budget and at "+
+		"its priority; give level 0 a factor (0=unlimited for bulk) unless that is meant", levels0, lowest)
 }
 
 // LongEpoch is the longest epoch Warnings accepts without a word. QJump's guarantee is an epoch

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -24,8 +25,15 @@ func (c Config) Budget(f Factor) (b Bytes, ok bool) {
 	if f.Unlimited {
 		return 0, false
 	}
-	return Bytes(math.Floor(f.Value * float64(c.Packet))), true
+	return Bytes(math.Floor(f.Value * float64(c.Packet) * (1 + budgetSlack))), true
 }
+
+// budgetSlack is how far below a whole byte f·P may fall from float error and still be that
+// byte: a factor solved for a rate (FactorForRate) is 1.9999999999999998 where 2 was meant, and a
+// plain floor gave a budget of 3075B for 2·1538B, one byte short of the rate calc printed. It is
+// far above float64's error (2.2e-16) and far below any factor a user can mean (a budget of 10⁶
+// bytes moves by 10⁻⁶ of a byte).
+const budgetSlack = 1e-12
 
 // LevelRate is T = f·P·8/E capped at R: an unlimited level sends at line rate, and so does a level
 // whose factor is above LineRateFactor, because its budget allows more than the link can carry
@@ -48,9 +56,16 @@ func (c Config) AboveLineRate(f Factor) bool {
 	return !f.Unlimited && float64(c.BudgetRate(f)) > float64(c.Rate)*(1+1e-9)
 }
 
-// FactorForRate solves T = f·P·8/E for f: f = T·E/(8·P).
+// FactorForRate solves T = f·P·8/E for f: f = T·E/(8·P), to 12 significant digits, so that a rate
+// that is a whole number of budgets solves to that number (2, not 1.9999999999999998, which a
+// configuration then shows and writes back).
 func (c Config) FactorForRate(t Rate) float64 {
-	return float64(t) * c.Epoch().Seconds() / (8 * float64(c.Packet))
+	f := float64(t) * c.Epoch().Seconds() / (8 * float64(c.Packet))
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 12, 64), 64)
+	if err != nil {
+		return f
+	}
+	return r
 }
 
 // WithTargetRates returns c with the factor of each level in rates solved for that rate

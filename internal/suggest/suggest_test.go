@@ -16,6 +16,10 @@ func TestClosest(t *testing.T) {
 		"sims":    {"sim"},
 		"STATUS":  {"status"},
 		"calcxyz": {"calc"},
+		// two neighbouring letters swapped are one edit (review, helper-60: clac found nothing)
+		"clac": {"calc"},
+		"smi":  {"sim"},
+		"pu":   {"up"},
 	} {
 		if got := Closest(typed, names); !slices.Equal(got, want) {
 			t.Errorf("Closest(%q) = %q, want %q", typed, got, want)
