@@ -41,7 +41,9 @@ since up; reload keeps them.
 It warns when the interface has changed under the configuration it runs: an MTU raised since up
 makes full frames longer than budgets sized for the old one (every such frame is then dropped as
 larger than the budget), and leaves a P that was auto short of one full frame (reload --dev IF
---packet auto resolves it again).
+--packet auto resolves it again). Attached through clsact, it warns of a filter added to the egress
+at a pref before QJump's since up: the first filter that matches a packet ends its classification,
+so QJump would neither count nor limit the packets that filter matches.
 
 An interface that a qjump agent runs says "managed by" it, with its pid and state directory: the
 agent puts back what is removed by hand, and its file's configuration over a reload by hand at its

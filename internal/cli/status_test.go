@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -106,6 +107,27 @@ func TestStatusWarnsWhenTheDeviceChanged(t *testing.T) {
 	gone := running(true, config.MarkDSCP)
 	gone.Attached = false
 	if got := statusWarnings(gone, mtu(9000)); got != nil {
+		t.Errorf("a device not attached: warnings %q, want none", got)
+	}
+}
+
+// TestStatusWarnsOfAFilterBeforeQJump: a filter put on a clsact egress before QJump's since up
+// takes the packets it matches past QJump; status names it, QJump's pref and what to do, also
+// when the device's MTU cannot be read.
+func TestStatusWarnsOfAFilterBeforeQJump(t *testing.T) {
+	st := dataplane.Status{Device: "v1a", Attached: true, Attach: dataplane.AttachClsact, FilterPref: 4,
+		FiltersBefore: []dataplane.EgressFilter{{Pref: 3, Kind: "u32"}}}
+	noMTU := func(string) (int, error) { return 0, errors.New("no such device") }
+	got := statusWarnings(st, noMTU)
+	want := []string{"a u32 filter at pref 3 on v1a's egress runs before QJump's filter (pref 4)",
+		"past QJump, uncounted and unlimited", "a pref above 4", "qjump up --replace"}
+	for _, s := range want {
+		if len(got) != 1 || !strings.Contains(got[0], s) {
+			t.Errorf("warnings %q; want one saying %q", got, s)
+		}
+	}
+	st.Attached = false
+	if got := statusWarnings(st, noMTU); got != nil {
 		t.Errorf("a device not attached: warnings %q, want none", got)
 	}
 }

@@ -11,22 +11,36 @@ import (
 // runs: up warned against the device as it was, and the device may have changed since. Its MTU
 // raised, full frames get longer than a budget sized for the old one and every one of them is
 // dropped as larger than the budget, with nothing else to say why. A P that was auto is no
-// longer one full frame; reload resolves it again. Nothing for a device that is gone.
+// longer one full frame; reload resolves it again. A filter put on a clsact egress before QJump's
+// since up takes the packets it matches past QJump. Nothing for a device that is gone.
 func statusWarnings(st dataplane.Status, mtu mtuOf) []string {
 	if !st.Attached {
 		return nil
 	}
+	w := filtersBeforeWarnings(st)
 	n, err := mtu(st.Device)
 	if err != nil {
-		return nil
+		return w
 	}
 	d := st.Config
 	frame := model.FullFrameWire(n, d.Mark.MarksPCP())
-	var w []string
 	if d.AutoPacket && d.Model.Packet != frame {
 		w = append(w, fmt.Sprintf("P is auto, one full frame of %s, but runs at %s: the device's full frame is %s "+
 			"now (MTU %d); qjump reload --dev %s --packet auto resolves it again", st.Device, d.Model.Packet, frame, n, st.Device))
 	}
 	d.Model.MaxFrame = frame
 	return append(w, d.Model.Warnings()...)
+}
+
+// filtersBeforeWarnings says, of each filter before QJump's on the clsact egress, that packets it
+// matches never reach QJump: the first filter that matches ends the classification. Up put QJump's
+// first, so these were added since.
+func filtersBeforeWarnings(st dataplane.Status) []string {
+	var w []string
+	for _, f := range st.FiltersBefore {
+		w = append(w, fmt.Sprintf("%s on %s's egress runs before QJump's filter (pref %d) and can take the packets "+
+			"it matches past QJump, uncounted and unlimited: add it again at a pref above %d, or bring QJump up "+
+			"again (qjump up --replace) to put its filter first", f, st.Device, st.FilterPref, st.FilterPref))
+	}
+	return w
 }

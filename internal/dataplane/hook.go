@@ -25,10 +25,12 @@ const (
 	AttachClsact Attach = "clsact"
 )
 
-// filterPriority and filterHandle name qjump's cls_bpf filter among any others on the device.
+// filterHandle names qjump's cls_bpf filter among any others on the device's egress, at whatever
+// pref it runs (filterPref); defaultFilterPriority is that pref where no other filter runs before
+// it, and the one records of versions before the pref was chosen leave unsaid.
 const (
-	filterPriority = 0x514a
-	filterHandle   = 0x514a
+	defaultFilterPriority = 0x514a
+	filterHandle          = 0x514a
 )
 
 // attach hooks prog onto the egress of ifindex and returns how; p.pin(pinLink) keeps a TCX link.
@@ -40,14 +42,18 @@ func attach(p paths, ifindex int, prog *ebpf.Program, how Attach, r *record) err
 			return err
 		}
 	}
+	pref, err := filterPref(ifindex, r.Device)
+	if err != nil {
+		return err
+	}
 	// Recorded before the kernel is asked: an up killed between adding the filter and writing the
 	// record would leave a record without a hook, and down would never remove the filter.
 	add := !hasClsact(ifindex)
-	r.Attach, r.ClsactCreated = AttachClsact, add
+	r.Attach, r.ClsactCreated, r.FilterPriority = AttachClsact, add, pref
 	if err := writeRecord(p, *r); err != nil {
 		return err
 	}
-	err := attachClsact(ifindex, prog, add)
+	err = attachClsact(ifindex, prog, pref, add)
 	r.ClsactCreated = add && err == nil // a failed attach removed the qdisc it added
 	return err
 }
@@ -72,9 +78,10 @@ func attachTCX(p paths, ifindex int, prog *ebpf.Program) error {
 	return nil
 }
 
-// attachClsact adds qjump's filter on egress, after adding a clsact qdisc if add says the device
-// has none; on failure it removes the qdisc it added. Filters that others put there are left alone.
-func attachClsact(ifindex int, prog *ebpf.Program, add bool) error {
+// attachClsact adds qjump's filter on egress at pref, after adding a clsact qdisc if add says the
+// device has none; on failure it removes the qdisc it added. Filters that others put there are
+// left alone.
+func attachClsact(ifindex int, prog *ebpf.Program, pref uint16, add bool) error {
 	if add {
 		q := &netlink.GenericQdisc{QdiscAttrs: netlink.QdiscAttrs{LinkIndex: ifindex,
 			Handle: netlink.MakeHandle(0xffff, 0), Parent: netlink.HANDLE_CLSACT}, QdiscType: "clsact"}
@@ -82,7 +89,7 @@ func attachClsact(ifindex int, prog *ebpf.Program, add bool) error {
 			return fmt.Errorf("add clsact qdisc: %w", err)
 		}
 	}
-	f := clsactFilter(ifindex)
+	f := clsactFilter(ifindex, pref)
 	f.Fd, f.Name, f.DirectAction = prog.FD(), "qjump", true
 	if err := netlink.FilterAdd(f); err != nil {
 		if add {
@@ -94,9 +101,11 @@ func attachClsact(ifindex int, prog *ebpf.Program, add bool) error {
 	return nil
 }
 
-func clsactFilter(ifindex int) *netlink.BpfFilter {
+// clsactFilter is qjump's filter on the egress of ifindex at pref, as the kernel finds it to add,
+// replace or delete.
+func clsactFilter(ifindex int, pref uint16) *netlink.BpfFilter {
 	return &netlink.BpfFilter{FilterAttrs: netlink.FilterAttrs{LinkIndex: ifindex,
-		Parent: netlink.HANDLE_MIN_EGRESS, Handle: filterHandle, Priority: filterPriority,
+		Parent: netlink.HANDLE_MIN_EGRESS, Handle: filterHandle, Priority: pref,
 		Protocol: unix.ETH_P_ALL}}
 }
 
@@ -133,7 +142,7 @@ func detach(p paths, r record) error {
 			return err // cilium/ebpf says "detach link: ..."
 		}
 	case AttachClsact:
-		err := netlink.FilterDel(clsactFilter(r.Ifindex))
+		err := netlink.FilterDel(clsactFilter(r.Ifindex, r.filterPriority()))
 		if errors.Is(err, unix.EINVAL) && !hasClsact(r.Ifindex) {
 			// The clsact qdisc was deleted by hand (tc qdisc del dev IF clsact) and took the filter
 			// with it; the kernel refuses to look for a filter on a qdisc that is not there.
@@ -192,7 +201,7 @@ func attached(p paths, rec record) bool {
 		return false
 	}
 	for _, f := range fs {
-		if f.Attrs().Handle == filterHandle && f.Attrs().Priority == filterPriority {
+		if isQJumpFilter(f) && f.Attrs().Priority == rec.filterPriority() {
 			return true
 		}
 	}

@@ -19,7 +19,9 @@ import (
 type orphan struct {
 	ifindex int
 	tree    bool // QJump's HTB is the device's root qdisc
-	filter  bool // QJump's cls_bpf filter is on the device's clsact egress
+	// filterPref is the pref of QJump's cls_bpf filter on the device's clsact egress, 0 if none:
+	// the pref up chose is in the lost record, so the filter is found by its handle and kind.
+	filterPref uint16
 }
 
 // orphanOn looks for QJump's remains on the device: its root HTB, its cls_bpf filter. Callers ask
@@ -35,7 +37,9 @@ func orphanOn(ifindex int) orphan {
 	}
 	if fs, err := netlink.FilterList(l, netlink.HANDLE_MIN_EGRESS); err == nil {
 		for _, f := range fs {
-			o.filter = o.filter || (f.Attrs().Handle == filterHandle && f.Attrs().Priority == filterPriority)
+			if isQJumpFilter(f) {
+				o.filterPref = f.Attrs().Priority
+			}
 		}
 	}
 	return o
@@ -50,7 +54,7 @@ func orphanNamed(name string) orphan {
 	return orphanOn(l.Attrs().Index)
 }
 
-func (o orphan) found() bool { return o.tree || o.filter }
+func (o orphan) found() bool { return o.tree || o.filterPref != 0 }
 
 // String names the remains, e.g. "QJump's egress tree (htb 514a:) and its program (cls_bpf filter
 // on clsact egress)".
@@ -59,7 +63,7 @@ func (o orphan) String() string {
 	if o.tree {
 		parts = append(parts, fmt.Sprintf("QJump's egress tree (htb %x:)", htbMajor))
 	}
-	if o.filter {
+	if o.filterPref != 0 {
 		parts = append(parts, "QJump's program (cls_bpf filter on clsact egress)")
 	}
 	return strings.Join(parts, " and ")
@@ -76,8 +80,8 @@ func (o orphan) advice(device string) string {
 // a clsact qdisc stays, since whether up added it was in the state too.
 func (o orphan) remove() error {
 	var err error
-	if o.filter {
-		if e := netlink.FilterDel(clsactFilter(o.ifindex)); e != nil && !gone(e) {
+	if o.filterPref != 0 {
+		if e := netlink.FilterDel(clsactFilter(o.ifindex, o.filterPref)); e != nil && !gone(e) {
 			err = fmt.Errorf("delete cls_bpf filter: %w", e)
 		}
 	}

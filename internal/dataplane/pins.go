@@ -122,6 +122,19 @@ type record struct {
 	// decides FIFO or segmenter, has changed since. Absent in records of versions before it, whose
 	// leaves are checked by handle alone and whose tree a reload plans again.
 	Tree *egressPlan `json:"tree,omitempty"`
+	// FilterPriority is the pref of the cls_bpf filter (clsact), chosen at up to run before every
+	// filter on the egress then (filterPref); 0 in records of versions before it, whose filter is
+	// at defaultFilterPriority (filterPriority).
+	FilterPriority uint16 `json:"filter_priority,omitempty"`
+}
+
+// filterPriority is the pref of the device's cls_bpf filter, as recorded or, in a record of a
+// version that always used it, the default.
+func (r record) filterPriority() uint16 {
+	if r.FilterPriority == 0 {
+		return defaultFilterPriority
+	}
+	return r.FilterPriority
 }
 
 const recordSize = 8192

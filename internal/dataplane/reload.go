@@ -116,7 +116,8 @@ func reload(p paths, device string, base uint64, d config.Dataplane) (rebuilt st
 	if err != nil {
 		return "", err
 	}
-	next.Attach, next.ClsactCreated, next.Egress, next.HTB = rec.Attach, rec.ClsactCreated, rec.Egress, rec.HTB
+	next.Attach, next.ClsactCreated, next.FilterPriority = rec.Attach, rec.ClsactCreated, rec.FilterPriority
+	next.Egress, next.HTB = rec.Egress, rec.HTB
 	next.Generation = rec.Generation + 1
 	// Both trees are known before anything changes: the one that runs as the record keeps it, the
 	// new one planned, and the record keeps that for the tree check and the next reload.

@@ -63,8 +63,8 @@ func openRunning(p paths) (*ebpf.Program, error) {
 
 // replaceProgram puts prog in the place of the program on the device's hook in one step, as a
 // reload does: the TCX link's program is swapped (BPF_LINK_UPDATE), or the cls_bpf filter is
-// replaced by one with the same handle and priority. Either way the kernel switches under RCU, so
-// each packet runs the old copy or the new one whole. The pinned program follows.
+// replaced by one with the same handle and pref (the record's). Either way the kernel switches
+// under RCU, so each packet runs the old copy or the new one whole. The pinned program follows.
 func replaceProgram(p paths, rec record, prog *ebpf.Program) error {
 	switch rec.Attach {
 	case AttachTCX:
@@ -77,7 +77,7 @@ func replaceProgram(p paths, rec record, prog *ebpf.Program) error {
 			return fmt.Errorf("update tcx link: %w", err)
 		}
 	case AttachClsact:
-		f := clsactFilter(rec.Ifindex)
+		f := clsactFilter(rec.Ifindex, rec.filterPriority())
 		f.Fd, f.Name, f.DirectAction = prog.FD(), "qjump", true
 		if err := netlink.FilterReplace(f); err != nil {
 			return fmt.Errorf("replace cls_bpf filter: %w", err)

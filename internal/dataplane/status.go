@@ -22,6 +22,11 @@ type Status struct {
 	// at R) when it is no longer on the device as built: deleted or replaced by hand, with the hook
 	// still attached. "" while it is there.
 	TreeGone string
+	// FiltersBefore are the filters that run before QJump's on a clsact egress (added since up:
+	// up puts QJump's first) and can take packets past it, uncounted and unlimited. None via TCX.
+	FiltersBefore []EgressFilter
+	// FilterPref is the pref of QJump's cls_bpf filter on a clsact egress; 0 via TCX.
+	FilterPref uint16
 	// UpAs is the name the device had at up when it has been renamed since (Device is its name
 	// now); the next up, down or reload moves its state to the new name.
 	UpAs       string
@@ -195,6 +200,12 @@ func statusAt(p paths) (Status, error) {
 	}
 	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Program: rec.Program, Config: d,
 		Attached: attached(p, rec), TreeGone: treeGoneSettled(p, rec)}
+	if rec.Attach == AttachClsact {
+		st.FilterPref = rec.filterPriority()
+	}
+	if st.Attached {
+		st.FiltersBefore = filtersBefore(rec)
+	}
 	if now := rec.nameNow(); now != rec.Device {
 		st.Device, st.UpAs = now, rec.Device
 	}

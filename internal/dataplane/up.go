@@ -105,6 +105,13 @@ func up(p paths, opts UpOptions) (prev *Previous, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// So does a filter QJump's cannot go before, asked for clsact (auto finds out whether it
+	// falls back to clsact only as it attaches, and the teardown then gives the device back).
+	if opts.Attach == AttachClsact {
+		if _, err := filterPref(ifindex, opts.Device); err != nil {
+			return nil, err
+		}
+	}
 	rec, err := newRecord(opts.Device, ifindex, opts.Config)
 	if err != nil {
 		return nil, err
