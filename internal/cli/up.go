@@ -26,7 +26,10 @@ func newUpCommand(runF func(*upOptions) error) *cobra.Command {
 		Use:   "up --dev IF [--config FILE] [model flags] [flags]",
 		Short: "Attach QJump's rate limiter to the egress of an interface",
 		Long: `up loads QJump's eBPF program onto the egress of an interface (TCX where the kernel has it,
-clsact otherwise) and leaves it there after qjump exits; state is pinned under bpffs.
+clsact otherwise) and leaves it there after qjump exits; state is pinned under bpffs. It goes
+first on the egress, before the programs or filters already there, which run after it as before:
+one before it could take packets past QJump. With clsact, a filter at pref 1 leaves no room before
+it, and up refuses.
 
 Every packet gets a level from its socket priority (SO_PRIORITY 1..7 is level 1..7; priority 0 and
 anything else is unclassified and takes --default-level), clamped by its cgroup's ceiling. Level i

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -200,4 +202,43 @@ func TestClsactFilterFoundWithoutItsPref(t *testing.T) {
 		t.Errorf("after down of the orphan: %d egress filters, QJump's at pref %d; want the u32 filter's %d alone",
 			len(now), qjumpFilterPref(t, h.a), len(withU32))
 	}
+}
+
+// TestTCXGoesFirst: up puts QJump's TCX program before the programs already on the egress (a
+// program there that ends the run, TCX_PASS, would take packets past it); the kernel would
+// append it last.
+func TestTCXGoesFirst(t *testing.T) {
+	h := newHosts(t)
+	var floors floorObjects
+	if err := loadFloorObjects(&floors, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer floors.Close()
+	testutil.InNetns(t, h.a, func() {
+		ifindex, err := netInterfaceByName("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := link.AttachTCX(link.TCXOptions{Interface: ifindex, Program: floors.FloorEmpty, Attach: ebpf.AttachTCXEgress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		if _, err := Up(UpOptions{Device: "eth0", Config: testConfig(), Attach: AttachTCX}); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = Down("eth0") }()
+		res, err := link.QueryPrograms(link.QueryOptions{Target: ifindex, Attach: ebpf.AttachTCXEgress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		otherInfo, err := floors.FloorEmpty.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		otherID, _ := otherInfo.ID()
+		if len(res.Programs) != 2 || res.Programs[0].ID == otherID {
+			t.Errorf("TCX egress programs %+v; want QJump's first, then the one attached before up (%d)", res.Programs, otherID)
+		}
+	})
 }

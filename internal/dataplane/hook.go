@@ -65,8 +65,14 @@ var afterFilterAdd = func() {}
 // tcxAttacher is attachTCX; tests replace it to play a kernel without TCX.
 var tcxAttacher = attachTCX
 
+// attachTCX puts the program first among the device's TCX egress programs (link.Head; without an
+// anchor the kernel appends it last). A program before it that returns TCX_PASS or TCX_REDIRECT
+// ends the run, so QJump would neither count nor limit what that program lets through; QJump
+// returns TCX_NEXT for every packet it sends, so the programs after it still run as before. A
+// program attached later at the head goes before it again: that is its attacher's choice.
 func attachTCX(p paths, ifindex int, prog *ebpf.Program) error {
-	l, err := link.AttachTCX(link.TCXOptions{Interface: ifindex, Program: prog, Attach: ebpf.AttachTCXEgress})
+	l, err := link.AttachTCX(link.TCXOptions{Interface: ifindex, Program: prog, Attach: ebpf.AttachTCXEgress,
+		Anchor: link.Head()})
 	if err != nil {
 		return err // cilium/ebpf says "attach tcx link: ..."
 	}
