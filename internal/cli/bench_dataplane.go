@@ -40,7 +40,8 @@ kernel builds a fresh skb each time and QJump rewrites the DSCP mark of every pa
 traffic; the programs take turns packet by packet. It prints the medians, QJump's ratio to the
 clock-only floor, and three variants: shape mode (no budget charged, so no clock read), an
 unlimited level (bulk, as level 0 is by default: nothing charged, no clock read, DSCP 0 already
-right) and police mode with a cgroup ceiling set.
+right) and police mode with a cgroup ceiling set, where one can be set for qjump's own cgroup (not
+under ip netns exec, which hides the cgroup hierarchy: the output then says why the row is missing).
 
 Throughput: iperf3 TCP between two network namespaces over a veth pair, in turns without QJump,
 under the cap alone and with QJump attached (every level unlimited, so what is measured is the
@@ -124,6 +125,9 @@ func printBenchDataplane(w io.Writer, out benchDataplaneJSON) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if p.CeilingSkipped != "" {
+		fmt.Fprintf(w, "no row for qjump with a cgroup ceiling set: %s\n", p.CeilingSkipped)
 	}
 	fmt.Fprintf(w, "qjump / clock only = %.2f× (target ≤ 1.30×)\n", p.Ratio)
 	if t := out.Throughput; t != nil {

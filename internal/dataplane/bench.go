@@ -26,11 +26,16 @@ type ProgramCost struct {
 	// default: classified, marked and counted, never charged, and no clock read.
 	UnlimitedNs float64 `json:"qjump_unlimited_ns"`
 	// Police mode with a cgroup ceiling set (above the packet's level), so the program walks the
-	// socket's cgroup ancestors; nil (null) when this process's cgroup depth is unknown.
+	// socket's cgroup ancestors; nil (null) where this process's cgroup can have none, which
+	// CeilingSkipped says why.
 	CeilingNs *float64 `json:"qjump_ceiling_ns"`
-	Ratio     float64  `json:"ratio_to_clock"` // QJumpNs / ClockNs
-	Packets   int      `json:"packets"`        // per program per round, each its own BPF_PROG_TEST_RUN
-	Rounds    int      `json:"rounds"`
+	// CeilingSkipped is why CeilingNs was not measured: no ceiling could be set for this process's
+	// cgroup (under ip netns exec, which mounts a sysfs of its own, no cgroup hierarchy is
+	// mounted). Absent when it was measured.
+	CeilingSkipped string  `json:"qjump_ceiling_skipped,omitempty"`
+	Ratio          float64 `json:"ratio_to_clock"` // QJumpNs / ClockNs
+	Packets        int     `json:"packets"`        // per program per round, each its own BPF_PROG_TEST_RUN
+	Rounds         int     `json:"rounds"`
 }
 
 // BenchProgram measures QJump's per-packet cost beside its two floors. Every packet is its own
@@ -68,7 +73,9 @@ func BenchProgram(packets, rounds int) (ProgramCost, error) {
 	}
 	defer ceiling.Close()
 	progs := []*ebpf.Program{floors.FloorEmpty, floors.FloorClock, police.QjumpEgress, shape.QjumpEgress, unlimited.QjumpEgress}
-	if benchCeiling(ceiling) == nil {
+	if err := benchCeiling(ceiling); err != nil {
+		res.CeilingSkipped = fmt.Sprintf("no cgroup ceiling can be set for this process's cgroup: %v", err)
+	} else {
 		progs = append(progs, ceiling.QjumpEgress)
 	}
 	medians, err := runInTurns(progs, packets, rounds)

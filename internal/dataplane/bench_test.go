@@ -16,7 +16,7 @@ func TestBenchProgramRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ceiling := "not measured (cgroup depth unknown)"
+	ceiling := "not measured: " + res.CeilingSkipped
 	if res.CeilingNs != nil {
 		ceiling = fmt.Sprintf("%.0f ns", *res.CeilingNs)
 	}
