@@ -13,8 +13,9 @@ import (
 // in direct-action mode that returns a verdict): a filter before QJump's takes the packets it
 // matches past QJump, which then neither counts nor limits them. QJump's program returns
 // TC_ACT_UNSPEC for every packet it sends, which lets the filters after it run as they did, so up
-// puts QJump's filter first, and status warns of a filter put before it since (`tc filter add`
-// without a pref takes one less than the lowest there, before QJump's).
+// puts QJump's filter first, and status warns of a filter put before it since (an operator's
+// `tc filter add ... pref N` with N below QJump's; on 6.18, one added without a pref gets 49152,
+// after QJump's).
 
 // ErrFilterFirst means a filter on the device's egress is at pref 1, before which QJump's cannot go.
 var ErrFilterFirst = errors.New("no pref is left before the first egress filter")
