@@ -12,6 +12,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 // pinRoot is where `qjump assign` pins the links that keep a cgroup on its level after qjump
@@ -122,38 +123,67 @@ func pinDir(path string) (string, error) {
 // links so that it lasts after qjump exits (until Unassign, or until the cgroup is removed).
 // Assigning a cgroup again replaces its settings.
 func Assign(path string, s Settings) error {
+	_, err := AssignReplacing(path, s)
+	return err
+}
+
+// AssignReplacing is Assign, returning the ceiling the cgroup had before (nil for none): an assign
+// without --max-level removes it, and the tenant it kept off the higher levels should not lose it
+// unsaid.
+func AssignReplacing(path string, s Settings) (was *model.Level, err error) {
 	dir, err := pinDir(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Under QJump's state lock: two assigns of one cgroup at once would otherwise remove each
 	// other's new pins, and both report success for a cgroup left on no level.
-	return dataplane.WithStateLock(func(l dataplane.Locked) error { return assign(l, path, dir, s) })
+	err = dataplane.WithStateLock(func(l dataplane.Locked) error {
+		was, err = assign(l, path, dir, s)
+		return err
+	})
+	return was, err
 }
 
-// assign is Assign under the state lock, which l holds.
-func assign(l dataplane.Locked, path, dir string, s Settings) error {
+// assign is Assign under the state lock, which l holds; it returns the ceiling it replaced.
+func assign(l dataplane.Locked, path, dir string, s Settings) (*model.Level, error) {
 	sweepOrphans(l, filepath.Dir(dir))
+	was, err := ceilingNow(l, path)
+	if err != nil {
+		return nil, fmt.Errorf("assign cgroup %s: %w", path, err)
+	}
 	// What can refuse does so while the old assignment is still in place: the new programs are
 	// attached (held by this process only, they detach if it fails or exits) and the ceiling set
 	// before the old pins go. For that moment both sets of programs run on new sockets.
 	a, err := attach(path, s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer a.Close()
 	if err := setCeilingLocked(l, path, s.MaxLevel); err != nil {
-		return fmt.Errorf("assign cgroup %s: %w", path, err)
+		return nil, fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
 	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
-		return err
+		return nil, err
 	}
 	if err := a.pin(dir); err != nil {
 		_ = unpinAll(dir)
 		_ = setCeilingLocked(l, path, nil)
-		return fmt.Errorf("assign cgroup %s: %w", path, err)
+		return nil, fmt.Errorf("assign cgroup %s: %w", path, err)
 	}
-	return nil
+	return was, nil
+}
+
+// ceilingNow is the ceiling the cgroup at path has now, nil for none.
+func ceilingNow(l dataplane.Locked, path string) (*model.Level, error) {
+	id, err := host.CgroupID(path)
+	if err != nil {
+		return nil, err
+	}
+	max, ok, err := l.CgroupCeiling(id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &max, nil
 }
 
 // Unassign removes everything Assign made for the cgroup at path: its links detach as their last

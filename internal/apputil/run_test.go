@@ -107,6 +107,7 @@ func buildPrograms() (bins, error) {
 // outcome is one qjump run: what CMD reported, qjump's stderr and how qjump ended.
 type outcome struct {
 	values map[string]string
+	stdout string
 	stderr string
 	state  *os.ProcessState
 }
@@ -136,7 +137,8 @@ func runQjump(t *testing.T, attr *syscall.SysProcAttr, args ...string) outcome {
 	if err != nil && !errors.As(err, &exitErr) {
 		t.Fatalf("qjump %v: %v", args, err)
 	}
-	return outcome{values: testutil.ParseValues(stdout.String()), stderr: stderr.String(), state: cmd.ProcessState}
+	return outcome{values: testutil.ParseValues(stdout.String()), stdout: stdout.String(), stderr: stderr.String(),
+		state: cmd.ProcessState}
 }
 
 // runArgs is `qjump run` in a mode at a level, with extra flags, for CMD.
@@ -459,6 +461,45 @@ func TestAssignMaxLevelSetsCeiling(t *testing.T) {
 	}
 	if got, ok := ceilingOf(t, id); ok {
 		t.Errorf("unassign left ceiling %d for cgroup %d", got, id)
+	}
+}
+
+// Assigning again replaces every setting, the ceiling too; an assign that drops the ceiling
+// says so, naming the one it removes, and one that changes it names the one it had. Before, a
+// reassign without --max-level printed only the level, and the tenant the ceiling kept off the
+// higher levels was silently free of it.
+func TestReassignSaysWhatBecameOfTheCeiling(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs and the dataplane's ceiling map")
+	cg := testCgroup(t)
+	id, err := host.CgroupID(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assign := func(args ...string) outcome {
+		t.Helper()
+		o := runQjump(t, nil, append([]string{"assign", "--cgroup", cg, "--level", "5"}, args...)...)
+		if o.code() != 0 {
+			t.Fatalf("assign %v: exit %d, stderr %q", args, o.code(), o.stderr)
+		}
+		return o
+	}
+	if o := assign("--max-level", "5"); strings.Contains(o.stdout, "was") || strings.Contains(o.stderr, "ceiling") {
+		t.Errorf("first assign: stdout %q, stderr %q; want nothing of a ceiling before", o.stdout, o.stderr)
+	}
+	t.Cleanup(func() { Unassign(cg) })
+	o := assign("--max-level", "6")
+	if !strings.Contains(o.stdout, "never above level 6 (the ceiling was --max-level 5)") {
+		t.Errorf("changed ceiling: stdout %q; want it to name the ceiling it replaced", o.stdout)
+	}
+	o = assign()
+	if want := "ceiling removed: its sockets may now set levels above 6 (it was --max-level 6); give --max-level 6 again"; !strings.Contains(o.stderr, want) {
+		t.Errorf("ceiling dropped: stderr %q; want %q", o.stderr, want)
+	}
+	if got, ok := ceilingOf(t, id); ok {
+		t.Errorf("ceiling %d still set after an assign without --max-level", got)
+	}
+	if o := assign(); strings.Contains(o.stderr, "ceiling") {
+		t.Errorf("assign without a ceiling before or after: stderr %q; want nothing of a ceiling", o.stderr)
 	}
 }
 

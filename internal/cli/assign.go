@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 type assignOptions struct {
@@ -24,7 +25,8 @@ func newAssignCommand(runF func(*assignOptions) error) *cobra.Command {
 		Long: `assign attaches eBPF programs to a cgroup v2 so that every IPv4/IPv6 socket made in it from
 now on has priority L (QJump level L), as ` + "`qjump run --mode cgroup`" + ` does for one command. The
 attachment is pinned under /sys/fs/bpf/qjump/cgroups and outlives qjump; it lasts until
-` + "`qjump unassign`" + ` or until the cgroup is removed. Assigning again replaces the settings.
+` + "`qjump unassign`" + ` or until the cgroup is removed. Assigning again replaces every setting: one
+left out is not kept, and a --max-level left out removes the ceiling (assign warns, naming it).
 Sockets that already exist keep their priority. Needs root.
 
 --max-level sets the cgroup's ceiling in the dataplane: its packets are never sent above that level,
@@ -74,15 +76,31 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnMapping(stderr, active, s)
-	if err := apputil.Assign(path, s); err != nil {
+	was, err := apputil.AssignReplacing(path, s)
+	if err != nil {
 		return fmt.Errorf("assign: %w", dataplaneError(err))
 	}
-	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", apputil.CgroupName(root, path), s.Level)
+	name := apputil.CgroupName(root, path)
+	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", name, s.Level)
 	if s.MaxLevel != nil {
 		fmt.Fprintf(stdout, ", packets never above level %d", *s.MaxLevel)
+		if was != nil && *was != *s.MaxLevel {
+			fmt.Fprintf(stdout, " (the ceiling was --max-level %d)", *was)
+		}
 	}
 	fmt.Fprintln(stdout)
+	if was != nil && s.MaxLevel == nil {
+		warn(stderr, []string{ceilingRemoved(name, *was)})
+	}
 	return nil
+}
+
+// ceilingRemoved says that an assign without --max-level took away the ceiling the cgroup had:
+// assigning again replaces every setting, and the ceiling is what keeps a tenant off the
+// guaranteed level, so it does not go unsaid.
+func ceilingRemoved(cgroup string, was model.Level) string {
+	return fmt.Sprintf("cgroup %s: ceiling removed: its sockets may now set levels above %d (it was --max-level %d); "+
+		"give --max-level %d again to keep it", cgroup, was, was, was)
 }
 
 // assignedCgroup reads assign's --cgroup: resolveCgroup, less the cgroup v2 root. The root's

@@ -107,6 +107,28 @@ func (l Locked) ClearCgroupCeiling(cgroupID uint64) error {
 	return err
 }
 
+// CgroupCeiling is the ceiling of a cgroup under a lock already held, and whether it has one: what
+// an assign that replaces the cgroup's settings had, to say that it removes or changes it.
+func (l Locked) CgroupCeiling(cgroupID uint64) (model.Level, bool, error) {
+	var c qjumpQjCeiling
+	found := false
+	err := onCeilings(l.p, false, func(ceilings, _ *ebpf.Map) error {
+		err := ceilings.Lookup(cgroupID, &c)
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read cgroup ceiling: %w", err)
+		}
+		found = true
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false, nil // no ceiling map: no ceiling
+	}
+	return model.Level(c.Level), found, err
+}
+
 // putCeiling sets one ceiling and then the depths the program looks at.
 func putCeiling(ceilings, depths *ebpf.Map, id uint64, max model.Level, depth int) error {
 	if err := ceilings.Put(id, qjumpQjCeiling{Level: uint8(max), Depth: uint8(depth)}); err != nil {
