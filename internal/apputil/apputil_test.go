@@ -220,7 +220,8 @@ func TestCgroupUnderAPrivateRoot(t *testing.T) {
 
 // A --cgroup that is not a cgroup v2 directory is named as the user knows it: under a private
 // root (ip netns exec) not by that root's directory, which is gone when qjump exits ("not a cgroup
-// v2 directory: /tmp/qjump-cgroup2-2444813672/nosuch"); and a file of the hierarchy
+// v2 directory: /tmp/qjump-cgroup2-2444813672/nosuch"), nor, for a path that climbs out of it, by
+// where that lands from the root's descriptor ("/proc/self/etc" for ../../etc); and a file of the hierarchy
 // (cgroup.procs), which is on cgroup2 too, is refused here rather than failing to attach with
 // "create link: bad file descriptor".
 func TestResolveCgroupRefusals(t *testing.T) {
@@ -229,6 +230,8 @@ func TestResolveCgroupRefusals(t *testing.T) {
 		{"nosuch", "not a cgroup v2 directory: nosuch under the cgroup v2 root"},
 		{"/sys/fs/cgroup/unified/a/b", "not a cgroup v2 directory: a/b under the cgroup v2 root"},
 		{"/elsewhere", "not a cgroup v2 directory: /elsewhere"},
+		// Climbing out of the private root named qjump's descriptor: "/proc/self/etc".
+		{"../../etc", "not a cgroup v2 directory: ../../etc, outside the cgroup v2 root"},
 	} {
 		_, err := ResolveCgroup(private, c.arg)
 		if err == nil || err.Error() != c.want {

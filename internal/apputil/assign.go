@@ -36,12 +36,12 @@ var errNotCgroup = errors.New("not a cgroup v2 directory")
 // root (e.g. system.slice/memcached.service), or absolute. An absolute path under the host's
 // mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system) names the same cgroup
 // under a root mounted privately.
-func ResolveCgroup(root, path string) (string, error) {
-	path = CgroupPath(root, path)
+func ResolveCgroup(root, given string) (string, error) {
+	path := CgroupPath(root, given)
 	// host.IsCgroup refuses a file of the hierarchy (cgroup.procs), which failed later as a bad
 	// descriptor for the link.
 	if !host.IsCgroup(path) {
-		return "", fmt.Errorf("%w: %s", errNotCgroup, userPath(root, path))
+		return "", fmt.Errorf("%w: %s", errNotCgroup, userPath(root, path, given))
 	}
 	return path, nil
 }
@@ -66,15 +66,19 @@ func InCgroupRoot(root, path string) bool {
 	return err == nil && rel != "." && filepath.IsLocal(rel)
 }
 
-// userPath is path under root as the user can find it: the path under the host's mount, or
-// relative to the cgroup v2 root under a private one, whose directory is gone when qjump exits.
-func userPath(root, path string) string {
+// userPath is path under root, as the user gave it (given), as the user can find it: the path
+// under the host's mount, or relative to the cgroup v2 root under a private one, whose directory
+// is gone when qjump exits. A relative path that climbs out of a private root is said as given:
+// its path (/proc/self/etc for ../../etc) is one of qjump's descriptors, not the user's.
+func userPath(root, path, given string) string {
 	// Under the host's mount, or not under root, name is path: absolute, so not local.
 	switch name := CgroupName(root, path); {
 	case name == ".":
 		return "the cgroup v2 root"
 	case filepath.IsLocal(name):
 		return name + " under the cgroup v2 root"
+	case !filepath.IsAbs(given) && !slices.Contains(host.CgroupMounts, root):
+		return given + ", outside the cgroup v2 root"
 	}
 	return path
 }
@@ -144,12 +148,14 @@ func AssignReplacing(path string, s Settings) (was *model.Level, err error) {
 	return was, err
 }
 
-// assign is Assign under the state lock, which l holds; it returns the ceiling it replaced.
+// assign is Assign under the state lock, which l holds; it returns the ceiling it replaced. Its
+// errors do not name path, which under a private root is one of qjump's descriptors
+// (/proc/self/fd/N/...): the caller names the cgroup as the user knows it.
 func assign(l dataplane.Locked, path, dir string, s Settings) (*model.Level, error) {
 	sweepOrphans(l, filepath.Dir(dir))
 	was, err := ceilingNow(l, path)
 	if err != nil {
-		return nil, fmt.Errorf("assign cgroup %s: %w", path, err)
+		return nil, err
 	}
 	// What can refuse does so while the old assignment is still in place: the new programs are
 	// attached (held by this process only, they detach if it fails or exits) and the ceiling set
@@ -160,7 +166,7 @@ func assign(l dataplane.Locked, path, dir string, s Settings) (*model.Level, err
 	}
 	defer a.Close()
 	if err := setCeilingLocked(l, path, s.MaxLevel); err != nil {
-		return nil, fmt.Errorf("assign cgroup %s: %w", path, err)
+		return nil, err
 	}
 	if err := unpinAll(dir); err != nil && !errors.Is(err, ErrNotAssigned) {
 		return nil, err
@@ -168,7 +174,7 @@ func assign(l dataplane.Locked, path, dir string, s Settings) (*model.Level, err
 	if err := a.pin(dir); err != nil {
 		_ = unpinAll(dir)
 		_ = setCeilingLocked(l, path, nil)
-		return nil, fmt.Errorf("assign cgroup %s: %w", path, err)
+		return nil, err
 	}
 	return was, nil
 }

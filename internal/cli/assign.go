@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -76,11 +77,11 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnMapping(stderr, active, s)
+	name := apputil.CgroupName(root, path)
 	was, err := apputil.AssignReplacing(path, s)
 	if err != nil {
-		return fmt.Errorf("assign: %w", dataplaneError(err))
+		return assignError(err, name, opts.cgroup)
 	}
-	name := apputil.CgroupName(root, path)
 	fmt.Fprintf(stdout, "cgroup %s: new sockets at level %d", name, s.Level)
 	if s.MaxLevel != nil {
 		fmt.Fprintf(stdout, ", packets never above level %d", *s.MaxLevel)
@@ -93,6 +94,22 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 		warn(stderr, []string{ceilingRemoved(name, *was)})
 	}
 	return nil
+}
+
+// assignError is what apputil.Assign reports, with the cgroup named as the user knows it (name)
+// rather than by its path, under a private root one of qjump's descriptors (/proc/self/fd/N/...):
+// a refusal of --cgroup quotes it as given, anything else says which cgroup it was.
+func assignError(err error, name, given string) error {
+	var fe *model.FieldError
+	if errors.As(err, &fe) && fe.Field == "cgroup" {
+		fe.Value = given
+	}
+	err = dataplaneError(err)
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		return fmt.Errorf("assign: %w", err)
+	}
+	return fmt.Errorf("assign cgroup %s: %w", name, err)
 }
 
 // ceilingRemoved says that an assign without --max-level took away the ceiling the cgroup had:

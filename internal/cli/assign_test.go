@@ -2,11 +2,13 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/model"
 )
 
 func TestAssignOptions(t *testing.T) {
@@ -46,5 +48,22 @@ func TestAssignRefusesTheRoot(t *testing.T) {
 	}
 	if path, err := resolveCgroup(root, root+"/"); err != nil || path != filepath.Clean(root) {
 		t.Errorf("unassign --cgroup %s/: %q, %v; want the root, to undo an assignment of it", root, path, err)
+	}
+}
+
+// A cgroup the dataplane refuses is quoted as --cgroup gave it, not by the path qjump reached it
+// by, which under ip netns exec is one of its descriptors ("/proc/self/fd/6/a/d/d/... at depth
+// 35"); any other failure says which cgroup, by the name the user knows.
+func TestAssignErrorNamesTheCgroupAsGiven(t *testing.T) {
+	refused := fmt.Errorf("set cgroup ceiling: %w", &model.FieldError{Field: "cgroup", Value: "/proc/self/fd/6/a/d",
+		Allowed: "it is 35 levels below the root; a ceiling needs a cgroup less than 32 levels below it"})
+	err := assignError(refused, "a/d", "/sys/fs/cgroup/a/d")
+	var usage *UsageError
+	want := `assign: invalid --cgroup "/sys/fs/cgroup/a/d": it is 35 levels below the root`
+	if !errors.As(err, &usage) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a refused cgroup: %v; want a usage error starting %q", err, want)
+	}
+	if err := assignError(errors.New("pin sock_create link: no space"), "a/d", "a/d"); err.Error() != "assign cgroup a/d: pin sock_create link: no space" {
+		t.Errorf("another failure: %v; want it to name the cgroup a/d", err)
 	}
 }

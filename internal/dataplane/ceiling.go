@@ -85,8 +85,9 @@ func (l Locked) SetCgroupCeiling(path string, max model.Level) error {
 		return fmt.Errorf("set cgroup ceiling: %w", err)
 	}
 	if depth >= int(qjumpQjConstantsQJ_CEILING_DEPTHS) {
-		return &model.FieldError{Field: "cgroup", Value: fmt.Sprintf("%s at depth %d", path, depth),
-			Allowed: fmt.Sprintf("a ceiling needs a cgroup less than %d levels below the root", qjumpQjConstantsQJ_CEILING_DEPTHS)}
+		// Value is path alone, which a caller that knows the name the user gave replaces.
+		return &model.FieldError{Field: "cgroup", Value: path, Allowed: fmt.Sprintf(
+			"it is %d levels below the root; a ceiling needs a cgroup less than %d levels below it", depth, qjumpQjConstantsQJ_CEILING_DEPTHS)}
 	}
 	return onCeilings(l.p, true, func(ceilings, depths *ebpf.Map) error {
 		return putCeiling(ceilings, depths, id, max, depth)
