@@ -235,7 +235,7 @@ func unpinAll(dir string) error {
 // sweepOrphans removes the pins and ceilings of assigned cgroups that have since been removed:
 // their links are defunct (the kernel reports cgroup id 0 for them) and nothing could unassign
 // them by path any more.
-func sweepOrphans(locked dataplane.Locked, root string) {
+func sweepOrphans(locked dataplane.Locked, root string) (swept int) {
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
 		id, err := strconv.ParseUint(e.Name(), 10, 64)
@@ -254,5 +254,25 @@ func sweepOrphans(locked dataplane.Locked, root string) {
 		}
 		_ = unpinAll(dir)
 		_ = locked.ClearCgroupCeiling(id)
+		swept++
 	}
+	return swept
+}
+
+// SweepRemoved removes what assign left of cgroups removed since, as the next assign does, and
+// says of how many: unassign of a path that is no longer there cannot find its pins, which are
+// kept by cgroup id. A removed cgroup whose sockets the kernel still holds it for is not released,
+// so not swept, until they close.
+func SweepRemoved() (int, error) {
+	root, err := pinRoot()
+	if err != nil {
+		return 0, err
+	}
+	swept := 0
+	err = dataplane.WithStateLock(func(l dataplane.Locked) error {
+		swept = sweepOrphans(l, root)
+		_ = os.Remove(root) // once no cgroup is assigned, as Unassign does
+		return nil
+	})
+	return swept, err
 }

@@ -609,6 +609,44 @@ func TestAssignSweepsRemovedCgroups(t *testing.T) {
 	})
 }
 
+// unassign of a cgroup removed while assigned removes its leftovers, pins and ceiling, which its
+// path no longer leads to: it said "not a cgroup v2 directory" and left every packet paying for
+// the ceiling's lookup until the next assign. A path that never was, with nothing left to remove,
+// is still refused.
+func TestUnassignOfARemovedCgroup(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs and the dataplane's ceiling map")
+	gone, err := os.MkdirTemp(mustRoot(t), "qjap-gone-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := runQjump(t, nil, "assign", "--cgroup", gone, "--level", "2", "--max-level", "3"); o.code() != 0 {
+		os.Remove(gone)
+		t.Fatalf("assign: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	id, _ := host.CgroupID(gone)
+	dir, _ := pinDir(gone)
+	t.Cleanup(func() { dataplane.ClearCgroupCeiling(id) })
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	var o outcome
+	testutil.WaitFor(t, 5*time.Second, "unassign to remove the removed cgroup's pins", func() bool {
+		o = runQjump(t, nil, "unassign", "--cgroup", gone) // the link goes defunct once the cgroup is released
+		_, err := os.Stat(dir)
+		return o.code() == 0 && errors.Is(err, os.ErrNotExist)
+	})
+	if !strings.Contains(o.stdout, "is gone: removed the pins and ceiling assign left of") {
+		t.Errorf("unassign of a removed cgroup: stdout %q; want it to say what it removed", o.stdout)
+	}
+	if got, ok := ceilingOf(t, id); ok {
+		t.Errorf("unassign of a removed cgroup left its ceiling %d", got)
+	}
+	o = runQjump(t, nil, "unassign", "--cgroup", gone)
+	if o.code() != 2 || !strings.Contains(o.stderr, "not a cgroup v2 directory") {
+		t.Errorf("unassign with nothing left: exit %d, stderr %q; want 2, not a cgroup v2 directory", o.code(), o.stderr)
+	}
+}
+
 // A reassign that is refused (here: a ceiling on a cgroup deeper than the dataplane looks)
 // leaves the cgroup on the level it had: the old assignment goes only once the new one is in
 // place. Before, the old pins went first and a refusal left the cgroup on no level.

@@ -26,9 +26,11 @@ func newAssignCommand(runF func(*assignOptions) error) *cobra.Command {
 		Long: `assign attaches eBPF programs to a cgroup v2 so that every IPv4/IPv6 socket made in it from
 now on has priority L (QJump level L), as ` + "`qjump run --mode cgroup`" + ` does for one command. The
 attachment is pinned under /sys/fs/bpf/qjump/cgroups and outlives qjump; it lasts until
-` + "`qjump unassign`" + ` or until the cgroup is removed. Assigning again replaces every setting: one
-left out is not kept, and a --max-level left out removes the ceiling (assign warns, naming it).
-Sockets that already exist keep their priority. Needs root.
+` + "`qjump unassign`" + `. A cgroup removed while assigned leaves its pins and ceiling behind (every
+packet still pays for the ceiling's lookup) until the next assign, or an unassign of its path,
+removes them. Assigning again replaces every setting: one left out is not kept, and a --max-level
+left out removes the ceiling (assign warns, naming it). Sockets that already exist keep their
+priority. Needs root.
 
 --max-level sets the cgroup's ceiling in the dataplane: its packets are never sent above that level,
 whatever priority its programs set, on every device QJump is up on. This is what keeps a tenant

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +22,11 @@ func newUnassignCommand(runF func(*unassignOptions) error) *cobra.Command {
 		Short: "Remove what qjump assign attached to a cgroup",
 		Long: `unassign detaches and unpins everything ` + "`qjump assign`" + ` made for the cgroup and clears its
 ceiling (--max-level). Sockets made before keep the priority they were given; new ones get the
-kernel's default.`,
+kernel's default.
+
+A cgroup removed while assigned leaves its pins and ceiling behind, kept by a cgroup id its path no
+longer gives: unassign of such a path removes what assign left of every cgroup removed since (as
+the next assign does too), once the kernel has released them (their last socket closed).`,
 		Example: `  sudo qjump unassign --cgroup system.slice/memcached.service`,
 		Args:    noArgs("cgroup"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -42,9 +47,12 @@ func runUnassign(opts *unassignOptions, stdout io.Writer) error {
 		return err
 	}
 	defer release()
-	path, err := resolveCgroup(root, opts.cgroup)
+	path, err := apputil.ResolveCgroup(root, opts.cgroup)
+	if isRemoved(root, opts.cgroup) {
+		return unassignRemoved(opts.cgroup, err, stdout)
+	}
 	if err != nil {
-		return err
+		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
 	}
 	if err := apputil.Unassign(path); errors.Is(err, apputil.ErrNotAssigned) {
 		return fmt.Errorf("cgroup %s: %w", apputil.CgroupName(root, path), apputil.ErrNotAssigned)
@@ -52,5 +60,33 @@ func runUnassign(opts *unassignOptions, stdout io.Writer) error {
 		return dataplaneError(err)
 	}
 	fmt.Fprintf(stdout, "cgroup %s: unassigned\n", apputil.CgroupName(root, path))
+	return nil
+}
+
+// isRemoved says whether --cgroup names no directory at all, below the cgroup v2 root: a cgroup
+// that may have been removed while assigned, whose pins and ceiling stay until a sweep.
+func isRemoved(root, cgroup string) bool {
+	path := apputil.CgroupPath(root, cgroup)
+	_, err := os.Lstat(path)
+	return errors.Is(err, os.ErrNotExist) && apputil.InCgroupRoot(root, path)
+}
+
+// unassignRemoved is unassign of a cgroup that is not there (notThere says so): its pins are kept
+// by a cgroup id its path no longer gives, so it removes what assign left of every cgroup removed
+// since, as the next assign would, and refuses the path only when there was nothing.
+func unassignRemoved(cgroup string, notThere error, stdout io.Writer) error {
+	n, err := apputil.SweepRemoved()
+	if err != nil {
+		return dataplaneError(err)
+	}
+	if n == 0 {
+		return usageErrorf("invalid --cgroup %q: %v; nor is an assignment of a removed cgroup left to remove "+
+			"(one whose sockets are still open goes once they close)", cgroup, notThere)
+	}
+	what := "1 removed cgroup"
+	if n > 1 {
+		what = fmt.Sprintf("%d removed cgroups", n)
+	}
+	fmt.Fprintf(stdout, "cgroup %s is gone: removed the pins and ceiling assign left of %s\n", cgroup, what)
 	return nil
 }
