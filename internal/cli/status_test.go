@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -410,4 +411,95 @@ func TestStatusSaysTheEgressTreeIsGone(t *testing.T) {
 	if j := newStatusJSON([]dataplane.Status{st}, nil, mtu).Devices[0]; !j.EgressTree || len(j.Warnings) != 0 {
 		t.Errorf("a whole tree: egress_tree %v, warnings %q; want true and none", j.EgressTree, j.Warnings)
 	}
+}
+
+// status --json's config is the configuration as a file gives it again, for `qjump up --replace
+// --config FILE` (docs/dataplane.md): written as a file and read back by the config package, it
+// is the configuration that runs, auto P and target rates with it. Before, packet was the size
+// an auto P resolved to ("1542B"), which no longer followed an MTU change, and target_rate was
+// left out, so the factors stopped being solved again and the TARGET column went to "-".
+func TestStatusJSONConfigRoundTrips(t *testing.T) {
+	auto := config.Default()
+	auto.Model.Hosts, auto.Model.Rate, auto.Mark = 12, model.Rate(10e9), config.MarkPCP
+	auto.Model.Factors = model.Factors{7: model.Limited(1), 0: model.Unlimited()}
+	auto.TargetRates = map[model.Level]model.Rate{5: model.Rate(2.5e9), 3: model.Rate(1e9 / 3)}
+	given := config.Default()
+	given.Model.Hosts, given.Model.Rate, given.Mode = 4, model.Rate(1e9), config.Shape
+	given.Model.Packet, given.AutoPacket = 9000, false
+	for name, d := range map[string]config.Dataplane{"auto P and target rates": auto, "a given P": given} {
+		running := solvedFor(t, d, 1500)
+		file := filepath.Join(t.TempDir(), "running.yaml")
+		if err := os.WriteFile(file, statusJSONConfig(t, asRecorded(t, running)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, back, warnings, err := config.LoadFile(file)
+		if err != nil {
+			t.Fatalf("%s: status --json's config as a file: %v", name, err)
+		}
+		// rate is written without a unit as it always was (bits per second), which a file warns
+		// of; the target rates are new and carry theirs.
+		for _, w := range warnings {
+			if !strings.Contains(w, `: rate "`) {
+				t.Errorf("%s: status --json's config as a file warns %q", name, w)
+			}
+		}
+		if got := solvedFor(t, back, 1500); !reflect.DeepEqual(got, running) {
+			t.Errorf("%s: read back as\n%+v\nwant\n%+v", name, got, running)
+		}
+		jumbo := solvedFor(t, back, 9000).Model.Packet
+		if want := solvedFor(t, d, 9000).Model.Packet; jumbo != want {
+			t.Errorf("%s: read back, P on a 9000-byte MTU is %d, want %d", name, jumbo, want)
+		}
+	}
+}
+
+// solvedFor is d as up runs it on a device of this MTU: P resolved, target rates solved.
+func solvedFor(t *testing.T, d config.Dataplane, mtu int) config.Dataplane {
+	t.Helper()
+	d, err := d.ResolvePacket(mtu)
+	if err == nil {
+		d, err = d.Solved()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// asRecorded is d as status reads it back from the dataplane's pinned record: the solved
+// configuration in the file format, with auto P and the target rates kept beside it.
+func asRecorded(t *testing.T, d config.Dataplane) config.Dataplane {
+	t.Helper()
+	y, err := config.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.Parse("pinned record", y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := config.Default()
+	if err := f.Apply(&r); err != nil {
+		t.Fatal(err)
+	}
+	r.AutoPacket, r.SolvedRates = d.AutoPacket, d.SolvedRates
+	return r
+}
+
+// statusJSONConfig is the config of status --json's one device, as it prints it.
+func statusJSONConfig(t *testing.T, d config.Dataplane) []byte {
+	t.Helper()
+	b, err := json.Marshal(newStatusJSON([]dataplane.Status{{Device: "eth0", Config: d}}, nil, func(string) (int, error) { return 1500, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Devices []struct {
+			Config json.RawMessage `json:"config"`
+		} `json:"devices"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Devices[0].Config
 }

@@ -28,11 +28,13 @@ type deviceJSON struct {
 	// Program is the build of the program that runs (dataplane.ProgramBuild of the qjump that
 	// loaded it), null for one loaded by a version that recorded none; ProgramIsThisBuild says
 	// whether it is this qjump's.
-	Program            *string     `json:"program"`
-	ProgramIsThisBuild bool        `json:"program_is_this_build"`
-	EpochNs            int64       `json:"epoch_ns"`
-	Config             config.File `json:"config"`
-	Levels             []levelJSON `json:"levels"`
+	Program            *string `json:"program"`
+	ProgramIsThisBuild bool    `json:"program_is_this_build"`
+	EpochNs            int64   `json:"epoch_ns"`
+	// Config is the configuration as a file gives it again (config.ToGivenFile): packet auto
+	// when P follows the device, and the target rates the factors were solved from.
+	Config config.File `json:"config"`
+	Levels []levelJSON `json:"levels"`
 	// Warnings: what status finds wrong with the device as it is now, its egress tree gone or the
 	// configuration it runs (deviceWarnings); empty when nothing is.
 	Warnings []string `json:"warnings"`
@@ -72,7 +74,7 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach,
 			EgressTree: st.TreeGone == "", EgressTreeGone: st.TreeGone, Generation: st.Generation,
 			ProgramIsThisBuild: st.ProgramIsThisBuild(),
-			EpochNs:            st.Config.Model.Epoch().Nanoseconds(), Config: config.ToFile(st.Config),
+			EpochNs:            st.Config.Model.Epoch().Nanoseconds(), Config: config.ToGivenFile(st.Config),
 			Warnings: append([]string{}, deviceWarnings(st, mtu, seen)...)}
 		if r, ok := seen.of(st.Device); ok {
 			d.Agent = &agentJSON{Pid: r.Pid, StateDir: r.StateDir}

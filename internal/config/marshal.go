@@ -45,3 +45,24 @@ func ToFile(d Dataplane) File {
 	}
 	return f
 }
+
+// ToGivenFile is ToFile as a file gives the configuration again, what `qjump status --json`'s
+// config is for (`qjump up --replace --config FILE`): P is "auto" when it follows the device
+// (AutoPacket), not the size it resolved to, which would stop following an MTU change; and the
+// target rates the factors were solved from are target_rate, in bits per second with the unit
+// (exact, and no unitless-rate warning), so that they are solved again for the epoch the file
+// gives. Their levels' factors stay in factors too: a level in both, the target rate wins.
+func ToGivenFile(d Dataplane) File {
+	f := ToFile(d)
+	if d.AutoPacket {
+		auto := "auto"
+		f.Packet = &auto
+	}
+	if len(d.SolvedRates) > 0 {
+		f.TargetRate = map[string]string{}
+		for l, r := range d.SolvedRates {
+			f.TargetRate[strconv.Itoa(int(l))] = strconv.FormatFloat(float64(r), 'f', -1, 64) + "b"
+		}
+	}
+	return f
+}
