@@ -135,13 +135,16 @@ func TestBadInput(t *testing.T) {
 		{name: "default level out of range", args: upArgs("--default-level", "8"), code: 2, says: `invalid --default-level "8"`},
 		{name: "bad hook", args: upArgs("--attach", "xdp"), code: 2, says: `invalid --attach "xdp"`},
 		{name: "autoclass in shape mode", args: upArgs("--mode", "shape", "--autoclass"), code: 2, says: "--autoclass"},
-		{name: "model without hosts", args: []string{"up", "--dev", "eth0", "--rate", "1G"}, code: 2, says: "--hosts"},
+		{name: "model without hosts", args: []string{"up", "--dev", "eth0", "--rate", "1G"}, code: 2, says: "the model needs --hosts (or hosts: in --config)"},
+		{name: "model without rate", args: []string{"up", "--dev", "eth0", "--hosts", "2"}, code: 2, says: "the model needs --rate (or rate: in --config)"},
 		{name: "reload when not up", args: []string{"reload", "--dev", "eth0", "--config", file("ok.yaml", "hosts: 2\nrate: 1G\n")},
 			code: 1, says: "not up"},
 		{name: "status of a device not up", args: []string{"status", "--dev", "eth0"}, code: 1, says: "not up"},
 		{name: "watch of a device not up", args: []string{"status", "--dev", "eth0", "--watch"}, code: 1, says: "not up"},
 		{name: "an interval without --watch", args: []string{"status", "--interval", "2s"}, code: 2, says: "need --watch"},
-		{name: "an interval too short", args: []string{"status", "--watch", "--interval", "1ms"}, code: 2, says: `invalid --interval 1ms: need 10ms to 1h`},
+		{name: "an interval too short", args: []string{"status", "--watch", "--interval", "1ms"}, code: 2, says: `invalid --interval "1ms": need 10ms to 1h`},
+		// Quoted as typed, not as time.Duration prints it (2h0m0s).
+		{name: "an interval too long", args: []string{"status", "--watch", "--interval", "2h"}, code: 2, says: `invalid --interval "2h": need 10ms to 1h`},
 		{name: "a negative count", args: []string{"status", "--watch", "--count", "-1"}, code: 2, says: `invalid --count -1`},
 	}
 	before := snapshot(t, ns)

@@ -527,7 +527,9 @@ func TestCalcConfig(t *testing.T) {
 			`notyaml.yaml: invalid key "this is { not": no such key at line 1`},
 		{"a YAML syntax error", []string{"calc", "--config", write("syntax.yaml", "hosts: 2\nrate: 1G\n  bad: x\n")},
 			`syntax.yaml: invalid YAML "mapping values are not allowed in this context": a syntax error at or just after line 3`},
-		{"neither", []string{"calc", "--rate", "10G"}, "the model needs --hosts and --rate"},
+		// The one missing is named, not both.
+		{"no hosts", []string{"calc", "--rate", "10G"}, "the model needs --hosts (or hosts: in --config)"},
+		{"no rate", []string{"calc", "--hosts", "2"}, "the model needs --rate (or rate: in --config)"},
 	} {
 		out, errOut, status := run(t, tc.args...)
 		if status != 2 || out != "" || !strings.Contains(errOut, tc.says) {

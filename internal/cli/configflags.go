@@ -72,18 +72,34 @@ func (c *configFlags) load() (config.Dataplane, error) {
 	return d, nil
 }
 
-// noModel is up's and calc's usage error when neither the flags nor --config give the model.
-const noModel = "the model needs --hosts and --rate (or hosts: and rate: in --config)"
+// noModel is up's and calc's usage error when neither the flags nor --config give the model:
+// flags and keys are what is missing of it (modelMissing).
+func noModel(flags, keys string) string {
+	return fmt.Sprintf("the model needs %s (or %s in --config)", flags, keys)
+}
+
+// modelMissing names what d lacks of the model, as flags (--hosts, --rate or both) and as the
+// file's keys: the one missing, not both when one was given.
+func modelMissing(d config.Dataplane) (flags, keys string) {
+	switch {
+	case d.Model.Hosts == 0 && d.Model.Rate == 0:
+		return "--hosts and --rate", "hosts: and rate:"
+	case d.Model.Hosts == 0:
+		return "--hosts", "hosts:"
+	}
+	return "--rate", "rate:"
+}
 
 // over is the configuration for dev: base with the flags the user gave over it, P resolved for
-// dev's MTU (mtu) and solved. missing is the usage error when neither gave hosts and rate.
-func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, missing string) (config.Dataplane, error) {
+// dev's MTU (mtu) and solved. missing is the usage error when neither gave hosts or rate, given
+// what is missing (modelMissing).
+func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, missing func(flags, keys string) string) (config.Dataplane, error) {
 	d := base
 	if err := c.apply(&d); err != nil {
 		return d, err
 	}
 	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
-		return d, usageErrorf("%s", missing)
+		return d, usageErrorf("%s", missing(modelMissing(d)))
 	}
 	d, err := forDevice(d, dev, mtu)
 	if err != nil {

@@ -21,11 +21,12 @@ func newDownCommand(runF func(*downOptions) error) *cobra.Command {
 		Use:   "down --dev IF",
 		Short: "Detach QJump from an interface and remove everything up created",
 		Long: `down removes what up created on the interface: the eBPF program and its hook (TCX link or
-cls_bpf filter), the clsact qdisc if up added it, shape mode's HTB tree, and the pinned state. Other
-qdiscs and filters stay. An interface that is not up is not an error; a name that is no interface
-here, and has no QJump state, is bad input (exit 2). The state of an interface that went away
-while QJump was up on it is removed by its name. If QJump's state was lost while its egress tree
-(or clsact filter) stayed on the interface, down removes those and says so.`,
+cls_bpf filter), the clsact qdisc if up added it, the HTB egress tree up builds in either mode (the
+root qdisc that was there before is put back), and the pinned state. Other qdiscs and filters
+stay. An interface that is not up is not an error; a name that is no interface here, and
+has no QJump state, is bad input (exit 2). The state of an interface that went away while QJump
+was up on it is removed by its name. If QJump's state was lost while its egress tree (or clsact
+filter) stayed on the interface, down removes those and says so.`,
 		Example: `  qjump down --dev eth0
   ip netns exec host1 qjump down --dev eth0`,
 		Args: noArgs("dev"),

@@ -150,7 +150,9 @@ func (o *reloadOptions) dataplane(mtu mtuOf, running func(dev string) (dataplane
 		}
 		d = o.keepTargetRates(st.Config)
 	}
-	return o.over(d, o.dev, mtu, fmt.Sprintf("invalid --config %s: a reload needs hosts: and rate: (or --hosts and --rate)", o.configFile))
+	return o.over(d, o.dev, mtu, func(flags, keys string) string {
+		return fmt.Sprintf("invalid --config %s: a reload needs %s (or %s)", o.configFile, keys, flags)
+	})
 }
 
 // keepTargetRates makes the running configuration's target rates targets again: a factor gives

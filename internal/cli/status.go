@@ -22,6 +22,7 @@ type statusOptions struct {
 	watch    bool
 	interval time.Duration
 	count    int
+	typed    typedTexts // --interval as typed, for its refusal to quote ("2h", not 2h0m0s)
 }
 
 func newStatusCommand(runF func(*statusOptions) error) *cobra.Command {
@@ -82,6 +83,7 @@ terminal each update replaces the last; into a pipe or a file they follow one an
 	cmd.Flags().BoolVar(&opts.watch, "watch", false, "print the rates per level every --interval, until Ctrl-C")
 	cmd.Flags().DurationVar(&opts.interval, "interval", time.Second, "with --watch: time between updates, "+watchIntervals)
 	cmd.Flags().IntVar(&opts.count, "count", 0, "with --watch: stop after this many updates (0: until Ctrl-C)")
+	opts.typed.keep(cmd.Flags(), "interval")
 	return cmd
 }
 

@@ -35,7 +35,7 @@ func validateWatch(opts *statusOptions, intervalSet, countSet bool) error {
 	case !opts.watch && (intervalSet || countSet):
 		return usageErrorf("--interval and --count need --watch (status without it prints the totals once)")
 	case opts.interval < minWatchInterval || opts.interval > maxWatchInterval:
-		return usageErrorf("invalid --interval %s: need %s", opts.interval, watchIntervals)
+		return usageErrorf("invalid --interval %q: need %s", opts.typed["interval"], watchIntervals)
 	case opts.count < 0:
 		return usageErrorf("invalid --count %d: need 0 (until Ctrl-C) or more updates", opts.count)
 	}
