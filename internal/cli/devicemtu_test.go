@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,5 +117,10 @@ func runningPacket(t *testing.T, ns string) (string, []string) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil || len(s.Devices) != 1 || s.Devices[0].Config.Packet == nil {
 		t.Fatalf("decode status: %v: %s", err, out)
 	}
-	return *s.Devices[0].Config.Packet, s.Devices[0].Warnings
+	d := s.Devices[0]
+	// config gives P as a file would again: auto while it follows the device, packet_bytes the size.
+	if given := *d.Config.Packet; (given == "auto") != d.PacketAuto || !d.PacketAuto && given != fmt.Sprintf("%dB", d.PacketBytes) {
+		t.Errorf("status --json: config packet %q, packet_auto %v, packet_bytes %d", given, d.PacketAuto, d.PacketBytes)
+	}
+	return fmt.Sprintf("%dB", d.PacketBytes), d.Warnings
 }

@@ -31,6 +31,11 @@ type deviceJSON struct {
 	Program            *string `json:"program"`
 	ProgramIsThisBuild bool    `json:"program_is_this_build"`
 	EpochNs            int64   `json:"epoch_ns"`
+	// PacketBytes is the P that runs, in wire bytes, and PacketAuto whether it follows the
+	// device (calc --json's fields of the same names): Config says "auto" for such a P, so that
+	// a file from it keeps following the MTU, and no longer the size.
+	PacketBytes int64 `json:"packet_bytes"`
+	PacketAuto  bool  `json:"packet_auto"`
 	// Config is the configuration as a file gives it again (config.ToGivenFile): packet auto
 	// when P follows the device, and the target rates the factors were solved from.
 	Config config.File `json:"config"`
@@ -75,6 +80,7 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 			EgressTree: st.TreeGone == "", EgressTreeGone: st.TreeGone, Generation: st.Generation,
 			ProgramIsThisBuild: st.ProgramIsThisBuild(),
 			EpochNs:            st.Config.Model.Epoch().Nanoseconds(), Config: config.ToGivenFile(st.Config),
+			PacketBytes: int64(st.Config.Model.Packet), PacketAuto: st.Config.AutoPacket,
 			Warnings: append([]string{}, deviceWarnings(st, mtu, seen)...)}
 		if r, ok := seen.of(st.Device); ok {
 			d.Agent = &agentJSON{Pid: r.Pid, StateDir: r.StateDir}

@@ -9,8 +9,8 @@ import (
 	"github.com/qjump-net/qjump/internal/model"
 )
 
-// Marshal writes d (solved: factors only) as a File, the form `qjump status --json` and the
-// dataplane's pinned record keep.
+// Marshal writes d (solved: factors only, P resolved) as a File, the form the dataplane's pinned
+// record keeps (`qjump status --json` writes ToGivenFile).
 func Marshal(d Dataplane) ([]byte, error) {
 	return yaml.Marshal(ToFile(d))
 }
