@@ -56,10 +56,10 @@ func TestAssignRefusesTheRoot(t *testing.T) {
 // 35"); any other failure says which cgroup, by the name the user knows.
 func TestAssignErrorNamesTheCgroupAsGiven(t *testing.T) {
 	refused := fmt.Errorf("set cgroup ceiling: %w", &model.FieldError{Field: "cgroup", Value: "/proc/self/fd/6/a/d",
-		Allowed: "it is 35 levels below the root; a ceiling needs a cgroup less than 32 levels below it"})
+		Allowed: "at depth 35: a ceiling needs a cgroup less than 32 levels below the root"})
 	err := assignError(refused, "a/d", "/sys/fs/cgroup/a/d")
 	var usage *UsageError
-	want := `assign: invalid --cgroup "/sys/fs/cgroup/a/d": it is 35 levels below the root`
+	want := `assign: invalid --cgroup "/sys/fs/cgroup/a/d": at depth 35: a ceiling needs`
 	if !errors.As(err, &usage) || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a refused cgroup: %v; want a usage error starting %q", err, want)
 	}

@@ -87,7 +87,7 @@ func (l Locked) SetCgroupCeiling(path string, max model.Level) error {
 	if depth >= int(qjumpQjConstantsQJ_CEILING_DEPTHS) {
 		// Value is path alone, which a caller that knows the name the user gave replaces.
 		return &model.FieldError{Field: "cgroup", Value: path, Allowed: fmt.Sprintf(
-			"it is %d levels below the root; a ceiling needs a cgroup less than %d levels below it", depth, qjumpQjConstantsQJ_CEILING_DEPTHS)}
+			"at depth %d: a ceiling needs a cgroup less than %d levels below the root", depth, qjumpQjConstantsQJ_CEILING_DEPTHS)}
 	}
 	return onCeilings(l.p, true, func(ceilings, depths *ebpf.Map) error {
 		return putCeiling(ceilings, depths, id, max, depth)
