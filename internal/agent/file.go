@@ -82,7 +82,7 @@ func Parse(name string, data []byte) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", name, err) // as config.Load names it, for up and calc
 	}
-	spec.Warnings = append(f.Warnings(name), spec.Dataplane.Model.Warnings()...)
+	spec.Warnings = append(f.Warnings(name), spec.Dataplane.Warnings()...)
 	return spec, nil
 }
 

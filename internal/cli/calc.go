@@ -138,7 +138,11 @@ func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 	if err != nil {
 		return d, nil, err
 	}
-	return d, slices.Concat(flags.unitWarnings(), flags.vlanWarnings(d)), nil
+	w := slices.Concat(flags.unitWarnings(), flags.vlanWarnings(d))
+	if dw := d.DefaultLevelWarning(); dw != "" {
+		w = append(w, dw) // the model's own warnings calc prints with its result
+	}
+	return d, w, nil
 }
 
 // autoPacketNote says what P auto stands for in calc, which has no device.

@@ -137,7 +137,7 @@ func (c *configFlags) markSource(m config.Mark) string {
 // warnings is what up and reload say of the configuration they are about to apply: the rates
 // given without a unit, the model's warnings, and a VLAN id that does nothing.
 func (c *configFlags) warnings(d config.Dataplane) []string {
-	return slices.Concat(c.unitWarnings(), d.Model.Warnings(), c.vlanWarnings(d))
+	return slices.Concat(c.unitWarnings(), d.Warnings(), c.vlanWarnings(d))
 }
 
 // vlanWarnings says when a VLAN id that no flag gave (the --config file's vlan_id, or the one the

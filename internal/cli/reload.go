@@ -118,6 +118,11 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 		fmt.Fprintf(stderr, "qjump: %s's egress tree was gone (%s): built again with the new configuration\n", opts.dev, rebuilt)
 	}
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
+	// A filter put before QJump's on a clsact egress since up takes packets past it; reload keeps
+	// the filter's pref, so it says so as status does (review, helper-63: only status did).
+	if st, err := dataplane.DeviceStatus(opts.dev); err == nil {
+		warn(stderr, filtersBeforeWarnings(st))
+	}
 	opts.noteKeptRates(stderr, was, d)
 	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.DurationText(d.Model.Epoch()))
 	return nil

@@ -62,8 +62,8 @@ The run writes into a staging directory in DIR and moves its files in only once 
 all of them. A DIR that holds an earlier run of the same experiment then loses that run's files
 (those its results.json lists) to the new ones, so no panel or flows file of the earlier run is
 left beside the new results.json; any other file in DIR stays, in DIR/flows too. A stopped run
-never replaces a complete one: where DIR holds a complete run, the partial run is kept beside it
-in DIR/unpublished-TIME, and the message says so. A run stopped before its first point writes
+never replaces an earlier one, complete or stopped: where DIR holds a run, the partial run is kept
+beside it in DIR/unpublished-TIME, and the message says so. A run stopped before its first point writes
 nothing and leaves DIR as it was. A DIR that holds another experiment's run is refused (exit 2).`,
 		Example: `  qjump sim run fig9 --quick --out results/fig9-quick
   qjump sim run fig9 --out results/fig9
@@ -182,16 +182,27 @@ func interruptedText(ctx context.Context, kept, planned int) string {
 }
 
 // keptError is what an interrupted sweep exits with: what it kept and where, dir, which is out
-// unless out holds a complete run that the partial one does not replace (experiment.Publish).
+// unless out holds an earlier run that the partial one does not replace (experiment.Publish).
 func keptError(ctx context.Context, kept, planned int, out, dir string) error {
 	if kept == 0 {
 		return interruptedError(ctx, "no point had finished; nothing written")
 	}
 	if dir != out {
-		return interruptedError(ctx, "kept the %d of %d points that finished in %s, beside the complete earlier run in %s, which a partial run "+
+		return interruptedError(ctx, "kept the %d of %d points that finished in %s, beside the earlier run in %s, which a partial run "+
 			"does not replace (results.json and summary.md say the run is partial; qjump sim report reads either)", kept, planned, dir, out)
 	}
 	return interruptedError(ctx, "kept the %d of %d points that finished in %s (results.json and summary.md say the run is partial)", kept, planned, out)
+}
+
+// stoppedUnpublished is the error of a sweep whose files could not be published (err, which says
+// where they are kept, if anywhere): for a sweep that was stopped, still the interrupted exit,
+// with how many points it kept, rather than a failure that does not say the run was stopped.
+func stoppedUnpublished(ctx context.Context, stopped bool, kept, planned int, err error) error {
+	if !stopped {
+		return err
+	}
+	return interruptedError(ctx, "kept the %d of %d points that finished (results.json and summary.md say the run is partial), but %v",
+		kept, planned, err)
 }
 
 // fig9Config is the sweep the flags ask for.
@@ -230,7 +241,7 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 	doc := experiment.NewFCTDocument(h, c, res.Points)
 	dir, err := experiment.Publish(out, doc.Experiment, res.Interrupted(), func(dir string) error { return experiment.WriteFCT(dir, doc, res.Points) })
 	if err != nil {
-		return err
+		return stoppedUnpublished(ctx, res.Interrupted(), len(res.Points), res.Planned, err)
 	}
 	if err := printSimRun(stdout, doc, doc.View(), opts.json); err != nil {
 		return err
@@ -313,7 +324,7 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 	doc := experiment.NewFanInDocument(hd, c, all)
 	dir, err := experiment.Publish(out, doc.Experiment, kept < planned, func(dir string) error { return experiment.WriteFanIn(dir, doc) })
 	if err != nil {
-		return err
+		return stoppedUnpublished(ctx, kept < planned, kept, planned, err)
 	}
 	if err := printSimRun(stdout, doc, doc.View(), opts.json); err != nil {
 		return err

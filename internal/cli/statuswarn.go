@@ -29,7 +29,7 @@ func statusWarnings(st dataplane.Status, mtu mtuOf) []string {
 			"now (MTU %d); qjump reload --dev %s --packet auto resolves it again", st.Device, d.Model.Packet, frame, n, st.Device))
 	}
 	d.Model.MaxFrame = frame
-	return append(w, d.Model.Warnings()...)
+	return append(w, d.Warnings()...)
 }
 
 // filtersBeforeWarnings says, of each filter before QJump's on the clsact egress, that packets it

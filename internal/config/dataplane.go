@@ -189,6 +189,36 @@ func (d Dataplane) classified(p int) model.Level {
 	return d.DefaultLevel
 }
 
+// Warnings lists what is valid but probably not meant: the model's (model.Config.Warnings), and a
+// default level raised (DefaultLevelWarning).
+func (d Dataplane) Warnings() []string {
+	w := d.Model.Warnings()
+	if dw := d.DefaultLevelWarning(); dw != "" {
+		w = append(w, dw)
+	}
+	return w
+}
+
+// DefaultLevelWarning says so when the default level, where every socket that sets no priority
+// goes, has no factor and no configured level below it: its traffic is then carried by the lowest
+// configured level (model.Factors.Carrier), with that level's budget and priority. With
+// --factors 7=1 alone every unclassified socket shared the guaranteed level's budget, marked for
+// its priority, and nothing said so. Empty otherwise, and where the default level was chosen as a
+// configured one (--default-level 7 with 7=1).
+func (d Dataplane) DefaultLevelWarning() string {
+	c := d.carrier(d.DefaultLevel)
+	if c <= d.DefaultLevel {
+		return ""
+	}
+	limit := "unlimited"
+	if b, limited := d.Model.Budget(d.Model.Factors[c]); limited {
+		limit = fmt.Sprintf("within its budget of %s per epoch", b)
+	}
+	return fmt.Sprintf("the default level, %d, where every socket that sets no priority goes, has no factor and no configured level "+
+		"below it: its traffic is sent at level %d, %s and at its priority; give level %d a factor (%d=unlimited for bulk), or make "+
+		"the default level a configured one, unless that is meant", d.DefaultLevel, c, limit, d.DefaultLevel, d.DefaultLevel)
+}
+
 // carrier is the configured level that sends level l's packets (model.Factors.Carrier).
 func (d Dataplane) carrier(l model.Level) model.Level {
 	if c, ok := d.Model.Factors.Carrier(l); ok {

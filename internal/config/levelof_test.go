@@ -1,6 +1,8 @@
 package config
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/model"
@@ -54,6 +56,35 @@ func TestLevelUnder(t *testing.T) {
 		got, ok := d.LevelUnder(c.prio, c.ceiling)
 		if got != c.want || ok != c.ok {
 			t.Errorf("priority %d under ceiling %d: level %d, sent %t; want %d, %t", c.prio, c.ceiling, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// The default level without a factor and with no configured level below is warned of, with the
+// level that carries it; not where it is configured, or carried by a level below it (review,
+// helper-59: --factors 7=1 alone sent every unclassified socket at level 7, silently; helper-63:
+// --default-level 7 was told to give level 0 a factor, and an unlimited carrier had a "budget").
+func TestDefaultLevelWarning(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		factors model.Factors
+		def     model.Level
+		want    string // a part of the warning; "" for none
+	}{
+		{"the guaranteed level alone", model.Factors{7: model.Limited(1)}, 0, "its traffic is sent at level 7, within its budget of 1538B per epoch"},
+		{"an unlimited carrier", model.Factors{7: model.Limited(1), 3: model.Unlimited()}, 0, "its traffic is sent at level 3, unlimited"},
+		{"level 0 configured", model.DefaultFactors(), 0, ""},
+		{"a default level chosen as the guaranteed one", model.Factors{7: model.Limited(1)}, 7, ""},
+		{"a default level carried by one below it", model.Factors{7: model.Limited(1), 0: model.Unlimited()}, 4, ""},
+	} {
+		d := Default()
+		d.Model.Hosts, d.Model.Rate, d.Model.Factors, d.DefaultLevel = 2, 100e6, c.factors, c.def
+		got := d.DefaultLevelWarning()
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: warning %q; want one with %q", c.name, got, c.want)
+		}
+		if got != "" && !slices.Contains(d.Warnings(), got) {
+			t.Errorf("%s: Warnings %q lack it", c.name, d.Warnings())
 		}
 	}
 }

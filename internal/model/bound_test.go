@@ -158,10 +158,22 @@ func TestValidate(t *testing.T) {
 func TestSmallBudgetWarningInShapeMode(t *testing.T) {
 	cfg := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2, Factors: Factors{7: Limited(0.5), 0: Unlimited()}, Shaped: true}
 	got := cfg.Warnings()
-	want := "level 7: budget 769B per epoch (f·P = 0.5·1538B) is smaller than the device's largest frame, 1538B on the wire: " +
+	want := "level 7: token bucket 769B (b·f·P = 1·0.5·1538B) is smaller than the device's largest frame, 1538B on the wire: " +
 		"in shape mode the level sends a full-size frame at most once every 2 epochs, and its fan-in bound counts a whole frame a host"
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Fatalf("warnings %q; want one, %q", got, want)
+	}
+	// Every frame/(f·P) epochs, of f·P before its floor: 4, not 1538/384 (review, helper-63).
+	quarter := cfg
+	quarter.Factors = Factors{3: Limited(0.25), 0: Unlimited()}
+	if got := quarter.Warnings(); len(got) != 1 || !strings.Contains(got[0], "at most once every 4 epochs") {
+		t.Errorf("warnings %q; want one, of a frame every 4 epochs", got)
+	}
+	// At m = 3 the bucket, 2·f·P, holds the frame: nothing to say (review, helper-63).
+	m3 := cfg
+	m3.Mesochronous = 3
+	if got := m3.Warnings(); len(got) != 0 {
+		t.Errorf("warnings at m=3 %q; want none, the bucket holds a whole frame", got)
 	}
 	if d := cfg.FanIn(7); d.Buffer != 12*DefaultPacket {
 		t.Errorf("port burst %v, want a whole frame a host, %v", d.Buffer, 12*DefaultPacket)
@@ -212,11 +224,6 @@ func TestWarnings(t *testing.T) {
 		{"a factor above line rate", DefaultPacket, 0, Factors{7: Limited(30), 0: Unlimited()},
 			[]string{"level 7: factor 30 gives 1.25Gb/s (f·P·8/E), above the link rate R=1Gb/s: the link caps the level at 1Gb/s"}},
 		{"factor at exactly line rate", DefaultPacket, 0, Factors{7: Limited(24), 0: Unlimited()}, nil},
-		// Level 0 (unclassified traffic) without a factor goes at the lowest configured level.
-		{"no level below the guaranteed one", DefaultPacket, 0, Factors{7: Limited(1)},
-			[]string{"levels 0 to 6 have no factor and no configured level below them: their traffic (by default every socket that sets no priority) is sent at level 7"}},
-		{"one level left out below", DefaultPacket, 0, Factors{7: Limited(1), 1: Limited(4)},
-			[]string{"level 0 has no factor and no configured level below it: its traffic (by default every socket that sets no priority) is sent at level 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

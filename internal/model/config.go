@@ -87,15 +87,12 @@ func (c Config) largestFrame() Bytes {
 // (the paper's Fig. 11 runs f7 = 0.5 with small frames). A level whose factor allows more than R
 // is also a warning, not an error: tests use such factors to make a budget large, but a reader
 // of its rate should know the link caps it. An epoch over LongEpoch is warned about too
-// (longEpochWarning), and so are levels that no configured level at or below carries
-// (raisedLevelsWarning).
+// (longEpochWarning). (A default level that no configured level at or below carries is the
+// dataplane's to warn of: config.Dataplane.Warnings.)
 func (c Config) Warnings() []string {
 	var w []string
 	if lw := c.longEpochWarning(); lw != "" {
 		w = append(w, lw)
-	}
-	if rw := c.raisedLevelsWarning(); rw != "" {
-		w = append(w, rw)
 	}
 	for _, l := range c.Factors.Levels() {
 		f := c.Factors[l]
@@ -113,41 +110,31 @@ func (c Config) Warnings() []string {
 
 // smallBudgetWarning says what a budget smaller than the device's largest frame means for level
 // l in this mode; empty for a budget of a frame or more. Police mode drops a frame larger than
-// the whole budget. Shape mode's token bucket holds at least one frame, so the level does send
-// full frames, one every frame/(f·P) epochs at most, and its fan-in bound counts a whole frame a
-// host (levelBurst): said so, rather than that it never can.
+// the whole budget. Shape mode's token bucket, b·f·P with b = BurstBudgets, holds at least one
+// frame, so a level whose bucket is smaller does send full frames, one every frame/(f·P) epochs at
+// most, and its fan-in bound counts a whole frame a host (levelBurst): said so, rather than that
+// it never can; a bucket of a frame or more (m = 3, f = 0.5) changes nothing, and is not warned of.
 func (c Config) smallBudgetWarning(l Level, f Factor) string {
 	frame := c.largestFrame()
 	b, ok := c.Budget(f)
-	if !ok || b >= frame {
+	if !ok {
 		return ""
 	}
-	head := fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the device's largest frame, %s on the wire",
-		l, b, f, c.Packet, frame)
 	if !c.Shaped {
-		return head + ": the level can never send a full-size frame"
+		if b >= frame {
+			return ""
+		}
+		return fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the device's largest frame, %s on the wire: "+
+			"the level can never send a full-size frame", l, b, f, c.Packet, frame)
 	}
-	return fmt.Sprintf("%s: in shape mode the level sends a full-size frame at most once every %.3g epochs, "+
-		"and its fan-in bound counts a whole frame a host rather than f·P", head, float64(frame)/float64(b))
-}
-
-// raisedLevelsWarning names the levels below the lowest configured one, if it is not level 0:
-// they have no carrier below them, so their traffic goes at the lowest configured level
-// (Factors.Carrier), with its budget and its priority. Level 0 is where the dataplane puts every
-// socket that sets no priority, so with --factors 7=1 alone all of a host's traffic shared the
-// guaranteed level's budget, marked for its priority, and nothing said so.
-func (c Config) raisedLevelsWarning() string {
-	levels := c.Factors.Levels() // highest first
-	if len(levels) == 0 || levels[len(levels)-1] == 0 {
+	perEpoch := f.Value * float64(c.Packet)
+	bucket := c.BurstBudgets() * perEpoch
+	if bucket >= float64(frame) {
 		return ""
 	}
-	lowest := levels[len(levels)-1]
-	levels0 := "level 0 has no factor and no configured level below it: its"
-	if lowest > 1 {
-		levels0 = fmt.Sprintf("levels 0 to %d have no factor and no configured level below them: their", lowest-1)
-	}
-	return fmt.Sprintf("%s traffic (by default every socket that sets no priority) is sent at level %d, within its budget and at "+
-		"its priority; give level 0 a factor (0=unlimited for bulk) unless that is meant", levels0, lowest)
+	return fmt.Sprintf("level %d: token bucket %s (b·f·P = %g·%s·%s) is smaller than the device's largest frame, %s on the wire: "+
+		"in shape mode the level sends a full-size frame at most once every %.3g epochs, and its fan-in bound counts a whole "+
+		"frame a host rather than b·f·P", l, Bytes(math.Floor(bucket)), c.BurstBudgets(), f, c.Packet, frame, float64(frame)/perEpoch)
 }
 
 // LongEpoch is the longest epoch Warnings accepts without a word. QJump's guarantee is an epoch

@@ -179,19 +179,20 @@ type Layout struct {
 	Partial bool
 }
 
-// ErrBesideComplete is why a partial run was kept rather than published: out holds a complete run
+// ErrBesideEarlier is why a partial run was kept rather than published: out holds an earlier run
 // of the experiment, which a run that stopped early must not replace.
-var ErrBesideComplete = errors.New("the output directory holds a complete earlier run, which this partial run does not replace")
+var ErrBesideEarlier = errors.New("the output directory holds an earlier run, which this partial run does not replace")
 
 // Publish replaces the earlier run of experiment in out, if out holds one, by the staged run: the
 // files the earlier results.json lists and its own directories make way, every other file of out
-// stays, and the staged files are moved in (replace). A partial run where out holds a complete
-// one is kept beside it instead (Keep, ErrBesideComplete): a sweep stopped after a minute lost
-// the hour-long run it was meant to redo.
+// stays, and the staged files are moved in (replace). A partial run where out holds an earlier
+// run, complete or partial, is kept beside it instead (Keep, ErrBesideEarlier): a sweep stopped
+// after a minute lost the hour-long run it was meant to redo, and one stopped after 15 points the
+// 43 of an earlier stopped one.
 func (s *Staging) Publish(experiment string, l Layout) error {
-	earlier, complete := s.earlierRun(experiment, l.Own)
-	if l.Partial && complete {
-		return s.Keep(ErrBesideComplete)
+	earlier, held := s.earlierRun(experiment, l.Own)
+	if l.Partial && held {
+		return s.Keep(ErrBesideEarlier)
 	}
 	return s.replace(earlier, l.Merge)
 }
@@ -201,11 +202,10 @@ func (s *Staging) Publish(experiment string, l Layout) error {
 func (s *Staging) Replace(earlier []string) error { return s.replace(earlier, nil) }
 
 // earlierRun names the earlier run's own entries of out: its own directories, the files its
-// results.json lists that are there, and results.json itself; and says whether that run is
-// complete. Only a results.json of the same experiment makes them a run's (ExperimentIn's
+// results.json lists that are there, and results.json itself; held says there is one. Only a results.json of the same experiment makes them a run's (ExperimentIn's
 // reading, with the list beside it); without one, a file of such a name is the user's, and only
 // one the run writes replaces it.
-func (s *Staging) earlierRun(experiment string, own []string) (names []string, complete bool) {
+func (s *Staging) earlierRun(experiment string, own []string) (names []string, held bool) {
 	var earlier struct {
 		Header
 		Files []string `json:"files"`
@@ -220,7 +220,7 @@ func (s *Staging) earlierRun(experiment string, own []string) (names []string, c
 			names = append(names, name)
 		}
 	}
-	return names, earlier.Interrupted == ""
+	return names, true
 }
 
 // inOwnDir says whether name is inside one of the run's own directories, which move whole.

@@ -20,8 +20,8 @@ const flowsDir = "flows"
 // Publish writes a run of experiment with write into a staging directory of out and publishes it
 // there: the files of an earlier run of the experiment that its results.json lists make way,
 // every other file of out stays. A partial run (a stopped sweep, whose record says so) never
-// replaces a complete one: it is kept beside it, in out/unpublished-TIME, and Publish returns
-// that directory; otherwise it returns out. A run that cannot write or publish every file keeps
+// replaces an earlier run, complete or partial: it is kept beside it, in out/unpublished-TIME,
+// and Publish returns that directory; otherwise it returns out. A run that cannot write or publish every file keeps
 // what it wrote there too, with an error that says where (results.Kept); one that wrote no
 // results.json leaves nothing.
 func Publish(out, experiment string, partial bool, write func(dir string) error) (dir string, err error) {
@@ -37,7 +37,7 @@ func Publish(out, experiment string, partial bool, write func(dir string) error)
 		return "", st.Keep(err)
 	}
 	err = st.Publish(experiment, results.Layout{Merge: []string{flowsDir}, Partial: partial})
-	if errors.Is(err, results.ErrBesideComplete) {
+	if errors.Is(err, results.ErrBesideEarlier) {
 		kept, _ := results.Kept(err)
 		return kept, nil
 	}

@@ -107,9 +107,9 @@ func TestRerunLeavesNoStaleFile(t *testing.T) {
 	}
 }
 
-// A sweep stopped early never replaces a complete run: it is kept beside it, whole, and the
-// complete run stays as it was (before, the complete 24-point run in --out was replaced by the
-// 14 points a rerun stopped with Ctrl-C had finished). Over an earlier partial run it is published.
+// A sweep stopped early never replaces an earlier run: it is kept beside it, whole, and the
+// earlier run stays as it was (before, the complete 24-point run in --out was replaced by the 14
+// points a rerun stopped with Ctrl-C had finished).
 func TestStoppedRerunKeepsTheCompleteRun(t *testing.T) {
 	out := t.TempDir()
 	c, points := fakeSweep()
@@ -138,14 +138,25 @@ func TestStoppedRerunKeepsTheCompleteRun(t *testing.T) {
 		}
 	}
 
-	// Over a partial run, a partial rerun is published, and so is a complete one.
+	// Over a partial run, a partial rerun is kept beside it too: the one stopped later may have
+	// fewer points (review, helper-63: 43 points lost to a rerun stopped after 15). A complete
+	// run replaces it.
 	partial := t.TempDir()
-	publishFakeSweep(t, partial, c, points[:2], "stopped")
-	if _, dir := publishFakeSweep(t, partial, c, points[:5], "stopped"); dir != partial {
-		t.Errorf("a partial run over a partial one went to %s, want %s", dir, partial)
+	publishFakeSweep(t, partial, c, points[:5], "stopped")
+	if _, dir := publishFakeSweep(t, partial, c, points[:2], "stopped"); filepath.Dir(dir) != partial {
+		t.Errorf("a partial run over a partial one went to %s, want beside it in %s", dir, partial)
+	}
+	var earlier FCTDocument
+	if err := results.ReadJSON(filepath.Join(partial, "results.json"), &earlier); err != nil || len(earlier.Points) != 5 {
+		t.Fatalf("the earlier partial run: %d points, %v; want its 5", len(earlier.Points), err)
 	}
 	if _, dir := publishFakeSweep(t, partial, c, points, ""); dir != partial || len(names(t, filepath.Join(partial, "flows"))) != len(points) {
 		t.Errorf("a complete run over a partial one went to %s, with flows %v", dir, names(t, filepath.Join(partial, "flows")))
+	}
+	// Into a directory without a run, a partial run is published.
+	fresh := t.TempDir()
+	if _, dir := publishFakeSweep(t, fresh, c, points[:2], "stopped"); dir != fresh {
+		t.Errorf("a partial run into an empty directory went to %s, want %s", dir, fresh)
 	}
 }
 
