@@ -87,6 +87,11 @@ func unassignRemoved(cgroup string, notThere error, stdout io.Writer) error {
 	if n > 1 {
 		what = fmt.Sprintf("%d removed cgroups", n)
 	}
-	fmt.Fprintf(stdout, "cgroup %s is gone: removed the pins and ceiling assign left of %s\n", cgroup, what)
+	// Pins are kept by cgroup id, which a gone path no longer gives: whether one of those swept
+	// was this path's cannot be told, and the message says so rather than that it was (review,
+	// helper-64: a mistyped path "was gone" after another cgroup's leftovers were swept).
+	fmt.Fprintf(stdout, "no cgroup %s here: removed the pins and ceilings that assign left of %s since removed "+
+		"(by cgroup id: which paths they had cannot be told; a removed cgroup whose sockets are still open keeps its own "+
+		"until they close)\n", cgroup, what)
 	return nil
 }

@@ -189,34 +189,41 @@ func (d Dataplane) classified(p int) model.Level {
 	return d.DefaultLevel
 }
 
-// Warnings lists what is valid but probably not meant: the model's (model.Config.Warnings), and a
-// default level raised (DefaultLevelWarning).
+// Warnings lists what is valid but probably not meant: the model's in this mode
+// (model.Config.Warnings of ModelOfMode: shape mode's token bucket holds a frame, police mode's
+// budget does not), and unclassified traffic raised (DefaultLevelWarning).
 func (d Dataplane) Warnings() []string {
-	w := d.Model.Warnings()
+	w := d.ModelOfMode().Warnings()
 	if dw := d.DefaultLevelWarning(); dw != "" {
 		w = append(w, dw)
 	}
 	return w
 }
 
-// DefaultLevelWarning says so when the default level, where every socket that sets no priority
-// goes, has no factor and no configured level below it: its traffic is then carried by the lowest
-// configured level (model.Factors.Carrier), with that level's budget and priority. With
-// --factors 7=1 alone every unclassified socket shared the guaranteed level's budget, marked for
-// its priority, and nothing said so. Empty otherwise, and where the default level was chosen as a
-// configured one (--default-level 7 with 7=1).
+// DefaultLevelWarning says so when the level where every socket that sets no priority goes
+// (priority 0's: the default level unless the priority map gives it another) has no factor and no
+// configured level below it: its traffic is then carried by the lowest configured level
+// (model.Factors.Carrier), with that level's budget and priority. With --factors 7=1 alone every
+// unclassified socket shared the guaranteed level's budget, marked for its priority, and nothing
+// said so. Empty otherwise, and where that level was chosen as a configured one
+// (--default-level 7 with 7=1).
 func (d Dataplane) DefaultLevelWarning() string {
-	c := d.carrier(d.DefaultLevel)
-	if c <= d.DefaultLevel {
+	l := d.classified(0)
+	c := d.carrier(l)
+	if c <= l {
 		return ""
+	}
+	where := fmt.Sprintf("the default level, %d,", l)
+	if d.PriorityLevels[0] != Unclassified {
+		where = fmt.Sprintf("level %d, priority 0's in the priority map,", l)
 	}
 	limit := "unlimited"
 	if b, limited := d.Model.Budget(d.Model.Factors[c]); limited {
 		limit = fmt.Sprintf("within its budget of %s per epoch", b)
 	}
-	return fmt.Sprintf("the default level, %d, where every socket that sets no priority goes, has no factor and no configured level "+
-		"below it: its traffic is sent at level %d, %s and at its priority; give level %d a factor (%d=unlimited for bulk), or make "+
-		"the default level a configured one, unless that is meant", d.DefaultLevel, c, limit, d.DefaultLevel, d.DefaultLevel)
+	return fmt.Sprintf("%s where every socket that sets no priority goes, has no factor and no configured level below it: its "+
+		"traffic is sent at level %d, %s and at its priority; give level %d a factor (%d=unlimited for bulk), or send priority 0 "+
+		"to a configured level, unless that is meant", where, c, limit, l, l)
 }
 
 // carrier is the configured level that sends level l's packets (model.Factors.Carrier).

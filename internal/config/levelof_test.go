@@ -76,9 +76,16 @@ func TestDefaultLevelWarning(t *testing.T) {
 		{"level 0 configured", model.DefaultFactors(), 0, ""},
 		{"a default level chosen as the guaranteed one", model.Factors{7: model.Limited(1)}, 7, ""},
 		{"a default level carried by one below it", model.Factors{7: model.Limited(1), 0: model.Unlimited()}, 4, ""},
+		// Priority 0 mapped to a level: that level is where unclassified sockets go (review, helper-64).
+		{"priority 0 mapped to the guaranteed level", model.Factors{7: model.Limited(1)}, -7, ""},
+		{"priority 0 mapped below the lowest configured level", model.Factors{7: model.Limited(1), 3: model.Unlimited()}, -1,
+			"level 1, priority 0's in the priority map, where every socket that sets no priority goes, has no factor"},
 	} {
 		d := Default()
 		d.Model.Hosts, d.Model.Rate, d.Model.Factors, d.DefaultLevel = 2, 100e6, c.factors, c.def
+		if c.def < 0 { // priority 0 mapped to level -def, the default level 3
+			d.PriorityLevels[0], d.DefaultLevel = int(-c.def), 3
+		}
 		got := d.DefaultLevelWarning()
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: warning %q; want one with %q", c.name, got, c.want)
@@ -86,5 +93,22 @@ func TestDefaultLevelWarning(t *testing.T) {
 		if got != "" && !slices.Contains(d.Warnings(), got) {
 			t.Errorf("%s: Warnings %q lack it", c.name, d.Warnings())
 		}
+	}
+}
+
+// The model's warnings are those of the device's mode: status read the saved model, not told the
+// mode, and gave a shape-mode device police mode's "can never send a full-size frame" (review,
+// helper-64), which it does send.
+func TestWarningsAreTheModes(t *testing.T) {
+	d := Default()
+	d.Model.Hosts, d.Model.Rate, d.Model.Factors, d.Mode = 4, 1e9, model.Factors{7: model.Limited(1), 5: model.Limited(0.3), 0: model.Unlimited()}, Shape
+	d.Model.Mesochronous = 3
+	w := d.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "in shape mode the bucket holds one frame all the same") {
+		t.Errorf("warnings %q; want shape mode's of level 5", w)
+	}
+	d.Mode = Police
+	if w := d.Warnings(); len(w) != 1 || !strings.Contains(w[0], "can never send a full-size frame") {
+		t.Errorf("warnings %q; want police mode's of level 5", w)
 	}
 }

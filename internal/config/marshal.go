@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -61,7 +62,8 @@ func ToGivenFile(d Dataplane) File {
 	if len(d.SolvedRates) > 0 {
 		f.TargetRate = map[string]string{}
 		for l, r := range d.SolvedRates {
-			f.TargetRate[strconv.Itoa(int(l))] = strconv.FormatFloat(float64(r), 'f', -1, 64) + "b"
+			// Whole bits per second: 33.3M reads as 33299999.999999996, which is not what was typed.
+			f.TargetRate[strconv.Itoa(int(l))] = strconv.FormatFloat(math.Round(float64(r)), 'f', -1, 64) + "b"
 		}
 	}
 	return f

@@ -158,8 +158,9 @@ func TestValidate(t *testing.T) {
 func TestSmallBudgetWarningInShapeMode(t *testing.T) {
 	cfg := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2, Factors: Factors{7: Limited(0.5), 0: Unlimited()}, Shaped: true}
 	got := cfg.Warnings()
-	want := "level 7: token bucket 769B (b·f·P = 1·0.5·1538B) is smaller than the device's largest frame, 1538B on the wire: " +
-		"in shape mode the level sends a full-size frame at most once every 2 epochs, and its fan-in bound counts a whole frame a host"
+	want := "level 7: budget 769B per epoch (f·P = 0.5·1538B) is smaller than the device's largest frame, 1538B on the wire, and so " +
+		"is its token bucket (m−1)·f·P: in shape mode the bucket holds one frame all the same, so the level sends a full-size frame " +
+		"at most once every 2 epochs, and its fan-in bound counts a whole frame a host"
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Fatalf("warnings %q; want one, %q", got, want)
 	}

@@ -110,31 +110,29 @@ func (c Config) Warnings() []string {
 
 // smallBudgetWarning says what a budget smaller than the device's largest frame means for level
 // l in this mode; empty for a budget of a frame or more. Police mode drops a frame larger than
-// the whole budget. Shape mode's token bucket, b·f·P with b = BurstBudgets, holds at least one
-// frame, so a level whose bucket is smaller does send full frames, one every frame/(f·P) epochs at
-// most, and its fan-in bound counts a whole frame a host (levelBurst): said so, rather than that
-// it never can; a bucket of a frame or more (m = 3, f = 0.5) changes nothing, and is not warned of.
+// the whole budget. Shape mode's token bucket, (m−1)·f·P, holds at least one frame (the
+// dataplane's, htb.go), so a level whose bucket would be smaller does send full frames, one every
+// frame/(f·P) epochs at most, and its fan-in bound counts a whole frame a host (levelBurst): said
+// so, rather than that it never can. A bucket of a frame or more (m = 3, f = 0.5) changes
+// nothing, and is not warned of.
 func (c Config) smallBudgetWarning(l Level, f Factor) string {
 	frame := c.largestFrame()
 	b, ok := c.Budget(f)
-	if !ok {
+	if !ok || b >= frame {
 		return ""
 	}
+	head := fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the device's largest frame, %s on the wire",
+		l, b, f, c.Packet, frame)
 	if !c.Shaped {
-		if b >= frame {
-			return ""
-		}
-		return fmt.Sprintf("level %d: budget %s per epoch (f·P = %s·%s) is smaller than the device's largest frame, %s on the wire: "+
-			"the level can never send a full-size frame", l, b, f, c.Packet, frame)
+		return head + ": the level can never send a full-size frame"
 	}
 	perEpoch := f.Value * float64(c.Packet)
-	bucket := c.BurstBudgets() * perEpoch
-	if bucket >= float64(frame) {
+	if float64(c.Mesochronous-1)*perEpoch >= float64(frame) {
 		return ""
 	}
-	return fmt.Sprintf("level %d: token bucket %s (b·f·P = %g·%s·%s) is smaller than the device's largest frame, %s on the wire: "+
-		"in shape mode the level sends a full-size frame at most once every %.3g epochs, and its fan-in bound counts a whole "+
-		"frame a host rather than b·f·P", l, Bytes(math.Floor(bucket)), c.BurstBudgets(), f, c.Packet, frame, float64(frame)/perEpoch)
+	return fmt.Sprintf("%s, and so is its token bucket (m−1)·f·P: in shape mode the bucket holds one frame all the same, so the "+
+		"level sends a full-size frame at most once every %.3g epochs, and its fan-in bound counts a whole frame a host", head,
+		float64(frame)/perEpoch)
 }
 
 // LongEpoch is the longest epoch Warnings accepts without a word. QJump's guarantee is an epoch
