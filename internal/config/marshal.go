@@ -1,7 +1,6 @@
 package config
 
 import (
-	"math"
 	"strconv"
 	"time"
 
@@ -62,8 +61,9 @@ func ToGivenFile(d Dataplane) File {
 	if len(d.SolvedRates) > 0 {
 		f.TargetRate = map[string]string{}
 		for l, r := range d.SolvedRates {
-			// Whole bits per second: 33.3M reads as 33299999.999999996, which is not what was typed.
-			f.TargetRate[strconv.Itoa(int(l))] = strconv.FormatFloat(math.Round(float64(r)), 'f', -1, 64) + "b"
+			// Exact, so that the factor solved again is the one that runs: 33.3M is written as
+			// 33299999.999999996b, which reads back as it, and rounded to whole bits 1G/3 would not.
+			f.TargetRate[strconv.Itoa(int(l))] = strconv.FormatFloat(float64(r), 'f', -1, 64) + "b"
 		}
 	}
 	return f
