@@ -32,9 +32,14 @@ type Staging struct {
 	out, dir string
 	made     []string // the directories of out that the run made (MakeDirs)
 	kept     bool     // the staged run is kept under a name of its own (Keep): Discard leaves it
+	// lock is the staging directory opened and flock'ed for as long as the run has it, so that a
+	// run's sweep (sweepStale) can tell a staging directory whose run lives on from a dead run's,
+	// whatever pid namespace it runs in.
+	lock *os.File
 }
 
-// Stage makes out (and its parents) where missing, and an empty staging directory in it.
+// Stage makes out (and its parents) where missing, and an empty staging directory in it, locked
+// for this run.
 func Stage(out string) (*Staging, error) {
 	made, err := MakeDirs(out)
 	if err != nil {
@@ -47,7 +52,25 @@ func Stage(out string) (*Staging, error) {
 		s.Discard()
 		return nil, fmt.Errorf("create staging directory in %s: %w", out, err)
 	}
+	if s.lock, err = lockDir(s.dir); err != nil {
+		s.Discard()
+		return nil, fmt.Errorf("lock staging directory %s: %w", s.dir, err)
+	}
 	return s, nil
+}
+
+// lockDir opens dir and takes an exclusive flock on it without waiting: held by this process until
+// the file is closed or the process dies, which is what the kernel releases it on.
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Dir is the staging directory, where the run writes its files.
@@ -57,9 +80,12 @@ func (s *Staging) Dir() string { return s.dir }
 func (s *Staging) Out() string { return s.out }
 
 // sweepStale removes the staging directories in out of runs that died without removing theirs
-// (SIGKILL, a crash), those whose pid no longer runs: nothing else would, and a full run's files
-// are megabytes. A run that is stopped removes its own, and one that could not publish keeps its
-// files under a visible name (Keep), which is never swept.
+// (SIGKILL, a crash): nothing else would, and a full run's files are megabytes. A run that is
+// stopped removes its own, and one that could not publish keeps its files under a visible name
+// (Keep), which is never swept. A staging directory is a dead run's when its lock is free (the
+// kernel released it with the run: another pid namespace's run, a container's sharing the
+// directory, holds its lock though its pid names nothing here) and its pid does not run here (a
+// run of an earlier qjump took no lock).
 func sweepStale(out string) {
 	for _, name := range EntriesWithPrefix(out, StagingPrefix) {
 		pidText, _, ok := strings.Cut(strings.TrimPrefix(name, StagingPrefix), "-")
@@ -67,7 +93,13 @@ func sweepStale(out string) {
 		if !ok || err != nil || pid <= 0 || processRuns(pid) {
 			continue
 		}
-		_ = os.RemoveAll(filepath.Join(out, name))
+		dir := filepath.Join(out, name)
+		lock, err := lockDir(dir)
+		if err != nil {
+			continue // held: its run lives, elsewhere
+		}
+		_ = os.RemoveAll(dir)
+		lock.Close()
 	}
 }
 
@@ -96,6 +128,10 @@ func processRuns(pid int) bool {
 func (s *Staging) Discard() {
 	if s.dir != "" && !s.kept {
 		_ = os.RemoveAll(s.dir)
+	}
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
 	}
 	RemoveMadeDirs(s.made)
 }

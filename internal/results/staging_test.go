@@ -152,6 +152,16 @@ func TestStaleStagingOfADeadRunIsSwept(t *testing.T) {
 	for name := range names {
 		testutil.WriteFile(t, filepath.Join(out, name, "raw", "x.csv"), "x")
 	}
+	// A run in another pid namespace (a container sharing the directory): its pid names no
+	// process here, but it holds its staging directory's lock.
+	elsewhere := fmt.Sprintf("%s%d-3", StagingPrefix, dead.ProcessState.Pid())
+	testutil.WriteFile(t, filepath.Join(out, elsewhere, "raw", "x.csv"), "x")
+	lock, err := lockDir(filepath.Join(out, elsewhere))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	names[elsewhere] = true
 	st, err := Stage(out)
 	if err != nil {
 		t.Fatal(err)
