@@ -153,6 +153,7 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 	if perr := publishAdvice(st); perr != nil {
 		if kept, ok := results.Kept(perr); ok {
 			a.relocate(r.o.OutDir, kept)
+			movedTo(err, r.o.OutDir, kept) // a run with faults is there too, not in OutDir
 		}
 		return a, errors.Join(err, perr)
 	}

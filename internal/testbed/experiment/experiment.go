@@ -367,7 +367,29 @@ func keepRecord(r *Results, dir string) {
 
 // faultsError is ErrFaults of r, whose files are in dir.
 func faultsError(r *Results, dir string) error {
-	return fmt.Errorf("%w in %s: %s", ErrFaults, dir, strings.Join(r.Faults, "; "))
+	return &faultsErr{faults: r.Faults, dir: dir}
+}
+
+// faultsErr is a run's ErrFaults and the directory its files are in, which an advise whose runs
+// could not be published points at where they were kept instead (movedTo).
+type faultsErr struct {
+	faults []string
+	dir    string
+}
+
+func (f *faultsErr) Error() string {
+	return fmt.Sprintf("%v in %s: %s", ErrFaults, f.dir, strings.Join(f.faults, "; "))
+}
+
+func (f *faultsErr) Unwrap() error { return ErrFaults }
+
+// movedTo points err's run, if it is a faults error of a run under from, at the same place under
+// to, where it has been moved (relocated).
+func movedTo(err error, from, to string) {
+	var f *faultsErr
+	if errors.As(err, &f) {
+		f.dir = relocated(f.dir, from, to)
+	}
 }
 
 // kernelHasCC says whether a TCP socket can use congestion control cc, as iperf3's -C asks of

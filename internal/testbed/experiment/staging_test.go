@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -49,6 +50,12 @@ func TestAdviceRelocatesToWhereItsRunsAreKept(t *testing.T) {
 		t.Errorf("relocated advice: %+v", a)
 	}
 	(*Advice)(nil).relocate("/o", "/p") // a nil advice has nothing to move
+	// A confirming run with faults names where it is kept too, not where it would have been.
+	err := faultsError(&Results{Outcome: results.Outcome{Faults: []string{"lost 3 of 10"}}}, "/o/confirm-f5=2")
+	movedTo(err, "/o", "/o/unpublished-1")
+	if !errors.Is(err, ErrFaults) || err.Error() != ErrFaults.Error()+" in /o/unpublished-1/confirm-f5=2: lost 3 of 10" {
+		t.Errorf("faults error after the move: %v", err)
+	}
 }
 
 // A run kept after its plots failed has its results.json, which finish writes after the plots, so
