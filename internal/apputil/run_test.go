@@ -635,7 +635,7 @@ func TestUnassignOfARemovedCgroup(t *testing.T) {
 		_, err := os.Stat(dir)
 		return o.code() == 0 && errors.Is(err, os.ErrNotExist)
 	})
-	if !strings.Contains(o.stdout, "here: removed the pins and ceilings that assign left of") {
+	if !strings.Contains(o.stdout, "here: removed what assign left of") {
 		t.Errorf("unassign of a removed cgroup: stdout %q; want it to say what it removed", o.stdout)
 	}
 	if got, ok := ceilingOf(t, id); ok {

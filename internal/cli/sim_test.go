@@ -466,3 +466,17 @@ func TestSimRunFewFlowsDrawsAndRerunReplaces(t *testing.T) {
 		}
 	}
 }
+
+// A stopped sweep whose files could not be written says so, rather than that it kept its points
+// (review, helper-65: "kept the 7 of 24 points" on a full disk, with nothing kept).
+func TestStoppedSweepThatWroteNothingSaysSo(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt signal received"))
+	err := stoppedUnpublished(ctx, true, 7, 24, errors.New("write flows: no space left on device"))
+	if got := err.Error(); !strings.Contains(got, "7 of 24 points had finished, but none could be written: write flows") || strings.Contains(got, "kept") {
+		t.Errorf("a stopped sweep that wrote nothing: %q", got)
+	}
+	if err := stoppedUnpublished(ctx, false, 7, 24, errors.New("x")); err.Error() != "x" {
+		t.Errorf("a complete sweep's failure: %q, want it as it was", err)
+	}
+}

@@ -83,14 +83,14 @@ func unassignRemoved(cgroup string, notThere error, stdout io.Writer) error {
 		return usageErrorf("invalid --cgroup %q: %v; nor is an assignment of a removed cgroup left to remove "+
 			"(one whose sockets are still open goes once they close)", cgroup, notThere)
 	}
-	what := "1 removed cgroup"
+	what := "1 cgroup"
 	if n > 1 {
-		what = fmt.Sprintf("%d removed cgroups", n)
+		what = fmt.Sprintf("%d cgroups", n)
 	}
 	// Pins are kept by cgroup id, which a gone path no longer gives: whether one of those swept
 	// was this path's cannot be told, and the message says so rather than that it was (review,
 	// helper-64: a mistyped path "was gone" after another cgroup's leftovers were swept).
-	fmt.Fprintf(stdout, "no cgroup %s here: removed the pins and ceilings that assign left of %s since removed "+
+	fmt.Fprintf(stdout, "no cgroup %s here: removed what assign left of %s removed since, their pins and any ceiling "+
 		"(by cgroup id: which paths they had cannot be told; a removed cgroup whose sockets are still open keeps its own "+
 		"until they close)\n", cgroup, what)
 	return nil

@@ -213,17 +213,17 @@ func (d Dataplane) DefaultLevelWarning() string {
 	if c <= l {
 		return ""
 	}
-	where := fmt.Sprintf("the default level, %d,", l)
+	where, fix := fmt.Sprintf("the default level, %d,", l), "make the default level a configured one (--default-level, default_level)"
 	if d.PriorityLevels[0] != Unclassified {
-		where = fmt.Sprintf("level %d, priority 0's in the priority map,", l)
+		where, fix = fmt.Sprintf("level %d, priority 0's in the priority map,", l), "map priority 0 to a configured level (priority_levels)"
 	}
 	limit := "unlimited"
 	if b, limited := d.Model.Budget(d.Model.Factors[c]); limited {
 		limit = fmt.Sprintf("within its budget of %s per epoch", b)
 	}
 	return fmt.Sprintf("%s where every socket that sets no priority goes, has no factor and no configured level below it: its "+
-		"traffic is sent at level %d, %s and at its priority; give level %d a factor (%d=unlimited for bulk), or send priority 0 "+
-		"to a configured level, unless that is meant", where, c, limit, l, l)
+		"traffic is sent at level %d, %s and at its priority; give level %d a factor (%d=unlimited for bulk), or %s, unless that "+
+		"is meant", where, c, limit, l, l, fix)
 }
 
 // carrier is the configured level that sends level l's packets (model.Factors.Carrier).

@@ -6,7 +6,7 @@ package results
 // raw/ beside the other run's results.json), and a stopped simulator sweep replaced a complete
 // run by the few points it had finished. Publishing deletes nothing until every move is made
 // (replace), a run that cannot publish keeps its files under a visible name (Keep), and a partial
-// run never replaces a complete one (Publish).
+// run never replaces an earlier one (Publish).
 
 import (
 	"errors"
@@ -202,6 +202,13 @@ func Kept(err error) (dir string, ok bool) {
 		return k.dir, true
 	}
 	return "", false
+}
+
+// Unnamed says that err's run is kept under its staging name (out took no new name), which the
+// next run's sweep removes: the error says to copy it away, and must reach the user.
+func Unnamed(err error) bool {
+	var k *keptError
+	return errors.As(err, &k) && k.unnamed
 }
 
 // Layout is what of a run's output directory belongs to the run, for Publish.

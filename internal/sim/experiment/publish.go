@@ -37,8 +37,7 @@ func Publish(out, experiment string, partial bool, write func(dir string) error)
 		return "", st.Keep(err)
 	}
 	err = st.Publish(experiment, results.Layout{Merge: []string{flowsDir}, Partial: partial})
-	if errors.Is(err, results.ErrBesideEarlier) {
-		kept, _ := results.Kept(err)
+	if kept, _ := results.Kept(err); errors.Is(err, results.ErrBesideEarlier) && !results.Unnamed(err) {
 		return kept, nil
 	}
 	if err != nil {
