@@ -87,6 +87,7 @@ func (s *Staging) Out() string { return s.out }
 // directory, holds its lock though its pid names nothing here) and its pid does not run here (a
 // run of an earlier qjump took no lock).
 func sweepStale(out string) {
+	recoverAside(out)
 	for _, name := range EntriesWithPrefix(out, StagingPrefix) {
 		pidText, _, ok := strings.Cut(strings.TrimPrefix(name, StagingPrefix), "-")
 		pid, err := strconv.Atoi(pidText)
@@ -99,6 +100,38 @@ func sweepStale(out string) {
 			continue // held: its run lives, elsewhere
 		}
 		_ = os.RemoveAll(dir)
+		lock.Close()
+	}
+}
+
+// asidePrefix names the directory a publish moves the earlier run's files into until every move
+// is made (replace); recoveredPrefix the visible name such a directory gets when its publish died.
+const (
+	asidePrefix     = ".qjump-earlier-"
+	recoveredPrefix = "earlier-run-"
+)
+
+// recoverAside gives a visible name, out/earlier-run-TIME, to each directory of an earlier run's
+// files that a publish moved aside and never deleted or moved back because it died half-way
+// (SIGKILL): those files are the earlier run's, and were left hidden in out, where the user would
+// not find them. A publish that lives holds its directory's lock, and is left alone.
+func recoverAside(out string) {
+	for _, name := range EntriesWithPrefix(out, asidePrefix) {
+		dir := filepath.Join(out, name)
+		lock, err := lockDir(dir)
+		if err != nil {
+			continue // its publish lives
+		}
+		base := filepath.Join(out, recoveredPrefix+time.Now().Format("20060102-150405"))
+		for i := 0; i < 100; i++ {
+			to := base
+			if i > 0 {
+				to = fmt.Sprintf("%s-%d", base, i)
+			}
+			if err := renameNoReplace(dir, to); !errors.Is(err, fs.ErrExist) {
+				break
+			}
+		}
 		lock.Close()
 	}
 }
@@ -285,9 +318,14 @@ func inOwnDir(name string, own []string) bool {
 // it) is not merged into, which could not be undone: the run is kept beside it. Deleting the
 // earlier run first, a move that failed (a raw that is the user's symlink) lost both runs.
 func (s *Staging) replace(earlier, merge []string) error {
-	aside, err := os.MkdirTemp(s.out, ".qjump-earlier-*")
+	aside, err := os.MkdirTemp(s.out, asidePrefix+"*")
 	if err != nil {
 		return s.Keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
+	}
+	// Locked while the publish lives: one that dies half-way leaves the earlier run's files here,
+	// which the next run's sweep makes visible (recoverAside).
+	if lock, err := lockDir(aside); err == nil {
+		defer lock.Close()
 	}
 	names := stagedNames(s.dir, merge)
 	var movedIn, madeIn []string

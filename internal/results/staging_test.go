@@ -301,3 +301,29 @@ func failMovesOf(t *testing.T, name string) {
 		return os.Rename(from, to)
 	})
 }
+
+// The earlier run's files that a publish killed half-way left aside (hidden, in .qjump-earlier-*)
+// get a visible name at the next run into out, where the user finds them; those of a publish that
+// lives, which holds its lock, are left alone.
+func TestEarlierRunLeftAsideIsRecovered(t *testing.T) {
+	out := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(out, asidePrefix+"1", "results.json"), `{"experiment": "fan-in"}`)
+	testutil.WriteFile(t, filepath.Join(out, asidePrefix+"2", "results.json"), `{"experiment": "ptp"}`)
+	lock, err := lockDir(filepath.Join(out, asidePrefix+"2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	st, err := Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Discard()
+	recovered := EntriesWithPrefix(out, recoveredPrefix)
+	if len(recovered) != 1 || ExperimentIn(filepath.Join(out, recovered[0])) != "fan-in" {
+		t.Errorf("recovered %v; want the dead publish's fan-in run under %s*", recovered, recoveredPrefix)
+	}
+	if left := EntriesWithPrefix(out, asidePrefix); len(left) != 1 || left[0] != asidePrefix+"2" {
+		t.Errorf("left aside %v; want only the living publish's", left)
+	}
+}
