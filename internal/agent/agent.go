@@ -77,6 +77,7 @@ type Agent struct {
 	rootErr     error
 	pods        *podWatch
 	podsSynced  atomic.Bool
+	noMatchTold bool            // noteNoMatch logged that no interface matches, and none has since
 	retry       *time.Timer     // a cgroup not there yet (a pod's, before the kubelet made it)
 	absent      map[string]bool // wanted cgroups not on this host at the last sync, logged once
 	// listenGiven: --listen was given, which the file's agent.listen never overrides.
@@ -243,10 +244,11 @@ func (a *Agent) startWatches(ctx context.Context, ev events) error {
 	a.watchFileCgroups()
 	a.podsSynced.Store(a.opts.Pods == nil)
 	if a.opts.Pods != nil {
+		a.m.applyErrors.WithLabelValues("pods") // zero from the start, as the others
 		a.pods = newPodWatch(a.opts.Pods.Node, ev.cgroups, func(pod string, err error) {
 			a.m.podErrors.Inc()
 			a.log.Warn("pod left unassigned", "pod", pod, "err", err)
-		})
+		}, func(error) { a.m.applyErrors.WithLabelValues("pods").Inc() })
 		go func() {
 			if err := a.pods.start(ctx, a.opts.Pods.Pods); err != nil {
 				ev.errs <- err
@@ -422,6 +424,7 @@ func (a *Agent) reconcileAll() {
 		a.log.Error("list interfaces", "err", err)
 		return
 	}
+	a.noteNoMatch(spec.Agent, names)
 	for _, dev := range names {
 		a.reconcile(dev)
 	}
@@ -439,6 +442,18 @@ func (a *Agent) reconcileAll() {
 			a.down(dev)
 		}
 	}
+}
+
+// noteNoMatch logs, once until it changes, that no interface of this host matches the file's
+// agent.interfaces: the node then runs without QJump, which only /readyz said (review, helper-66:
+// a node whose NIC is eno1 under the shipped eth*, ens*, enp* logged nothing but "agent running").
+func (a *Agent) noteNoMatch(sec Section, names []string) {
+	none := len(names) == 0
+	if none && !a.noMatchTold {
+		a.log.Warn("no interface of this host matches agent.interfaces: QJump runs on none of them",
+			"interfaces", sec.Interfaces)
+	}
+	a.noMatchTold = none
 }
 
 // reconcile brings dev to the running configuration, and says whether it runs it now.

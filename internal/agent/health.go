@@ -53,6 +53,12 @@ func (a *Agent) readiness() error {
 	if len(names) == 0 {
 		return fmt.Errorf("no interface matches %v", spec.Agent.Interfaces)
 	}
+	// Pods' annotations are applied once their first list is in: an API server the agent cannot
+	// reach (or RBAC not applied yet) left it ready with no pod on its level, and said nothing.
+	if a.opts.Pods != nil && !a.podsSynced.Load() {
+		return errors.New("the pods of this node are not listed yet, so their qjump.io annotations wait " +
+			"(qjump_agent_apply_errors_total{operation=\"pods\"} counts the failed lists; the log says why)")
+	}
 	for _, dev := range names {
 		st, err := dataplane.DeviceStatus(dev)
 		want, _, wantErr := wantFor(*spec, dev)

@@ -31,7 +31,7 @@ func newMetrics(dp prometheus.Collector) *metrics {
 			Help: "Config files that could not be read or were invalid; the running configuration stayed. stage: read, invalid."},
 			[]string{"stage"}),
 		applyErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "qjump_agent_apply_errors_total",
-			Help: "Failures to apply a valid configuration, by operation: up, reload, down, assign."},
+			Help: "Failures to apply a valid configuration, by operation: up, reload, down, assign, and pods (a list or watch of this node's pods that failed: their annotations wait)."},
 			[]string{"operation"}),
 		applied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "qjump_agent_interface_actions_total",
 			Help: "What reconciling an interface did: adopted (nothing to do), up, reloaded, replaced (down and up), down (interface gone)."},

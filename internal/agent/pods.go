@@ -53,6 +53,9 @@ type podWatch struct {
 	node    string
 	changed chan<- struct{}
 	invalid func(pod string, err error) // a pod with an annotation the agent cannot use
+	// failed is told every failure of the pod list or watch (the API server unreachable, the
+	// RBAC not yet applied), which client-go only logs and retries: counted, so an alert fires.
+	failed func(err error)
 
 	mu   sync.Mutex
 	pods map[types.UID]podPlacement
@@ -61,8 +64,8 @@ type podWatch struct {
 	bad map[types.UID]string
 }
 
-func newPodWatch(node string, changed chan<- struct{}, invalid func(string, error)) *podWatch {
-	return &podWatch{node: node, changed: changed, invalid: invalid, pods: map[types.UID]podPlacement{},
+func newPodWatch(node string, changed chan<- struct{}, invalid func(string, error), failed func(error)) *podWatch {
+	return &podWatch{node: node, changed: changed, invalid: invalid, failed: failed, pods: map[types.UID]podPlacement{},
 		bad: map[types.UID]string{}}
 }
 
@@ -85,6 +88,13 @@ func (w *podWatch) start(ctx context.Context, pods PodSource) error {
 		AddFunc:    func(obj any) { w.update(obj) },
 		UpdateFunc: func(_, obj any) { w.update(obj) },
 		DeleteFunc: w.delete,
+	})
+	if err != nil {
+		return fmt.Errorf("watch pods: %w", err)
+	}
+	err = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		cache.DefaultWatchErrorHandler(ctx, r, err) // logs it, as before
+		w.failed(err)
 	})
 	if err != nil {
 		return fmt.Errorf("watch pods: %w", err)

@@ -37,7 +37,7 @@ func TestPodWatch(t *testing.T) {
 	// invalid is appended to by the informer's goroutine.
 	var mu sync.Mutex
 	var invalid []string
-	w := newPodWatch("node-a", changed, func(p string, _ error) { mu.Lock(); invalid = append(invalid, p); mu.Unlock() })
+	w := newPodWatch("node-a", changed, func(p string, _ error) { mu.Lock(); invalid = append(invalid, p); mu.Unlock() }, func(error) {})
 	reported := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(invalid) }
 	if err := w.start(ctx, client.CoreV1().Pods("")); err != nil {
 		t.Fatal(err)

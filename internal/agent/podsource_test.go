@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestPodSourceSpeaksTheAPI(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := newPodWatch("node-a", make(chan struct{}, 1), func(string, error) {})
+	w := newPodWatch("node-a", make(chan struct{}, 1), func(string, error) {}, func(error) {})
 	if err := w.start(ctx, src); err != nil {
 		t.Fatal(err)
 	}
@@ -69,5 +70,45 @@ func TestPodSourceSpeaksTheAPI(t *testing.T) {
 		if s != "spec.nodeName=node-a" {
 			t.Errorf("request with field selector %q, want spec.nodeName=node-a", s)
 		}
+	}
+}
+
+// A pod list that fails (an API server refusing, RBAC not applied yet) is told to the watch's
+// failed, which the agent counts as apply_errors{operation="pods"}: client-go only logged and
+// retried it, and no metric or probe said that the node's pods were not on their levels (review,
+// helper-66).
+func TestPodListFailuresAreTold(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "forbidden", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	src, err := NewPodSource(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	failures := make(chan error, 16)
+	w := newPodWatch("node-a", make(chan struct{}, 1), func(string, error) {}, func(err error) {
+		select {
+		case failures <- err:
+		default:
+		}
+	})
+	started := make(chan error, 1)
+	go func() { started <- w.start(ctx, src) }()
+	select {
+	case err := <-failures:
+		if !strings.Contains(err.Error(), "forbidden") {
+			t.Errorf("failure told: %v; want the list's", err)
+		}
+	case err := <-started:
+		t.Fatalf("start returned (%v) before any list failed", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a failing pod list was never told")
+	}
+	cancel()
+	if err := <-started; err == nil {
+		t.Error("start succeeded with no pod ever listed")
 	}
 }
