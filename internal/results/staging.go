@@ -48,19 +48,49 @@ func Stage(out string) (*Staging, error) {
 	}
 	sweepStale(out)
 	s := &Staging{out: out, made: made}
-	if s.dir, err = os.MkdirTemp(out, fmt.Sprintf("%s%d-*", StagingPrefix, os.Getpid())); err != nil {
+	if s.dir, s.lock, err = makeLocked(out, fmt.Sprintf("%s%d-", StagingPrefix, os.Getpid())); err != nil {
 		s.Discard()
 		return nil, fmt.Errorf("create staging directory in %s: %w", out, err)
-	}
-	if s.lock, err = lockDir(s.dir); err != nil {
-		s.Discard()
-		return nil, fmt.Errorf("lock staging directory %s: %w", s.dir, err)
 	}
 	return s, nil
 }
 
+// makingPrefix names a directory being made (makeLocked), which no sweep takes for another's.
+const makingPrefix = ".qjump-making-"
+
+// makeLocked makes a new directory of out named prefix and a unique suffix, already locked
+// (lockDir) when it appears under that name: made and locked under that name in two steps, a
+// sweep of another run in between (sweepStale, recoverAside) found it unlocked and took it for a
+// dead run's. It is made under makingPrefix, locked, and renamed. Where the filesystem has no
+// locks (errNoLocks) it is made unlocked, and lock is nil.
+func makeLocked(out, prefix string) (dir string, lock *os.File, err error) {
+	tmp, err := os.MkdirTemp(out, makingPrefix+"*")
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err = lockDir(tmp)
+	if err != nil && !errors.Is(err, errNoLocks) {
+		_ = os.Remove(tmp)
+		return "", nil, fmt.Errorf("lock %s: %w", tmp, err)
+	}
+	dir = filepath.Join(out, prefix+strings.TrimPrefix(filepath.Base(tmp), makingPrefix))
+	if err := renameNoReplace(tmp, dir); err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		_ = os.Remove(tmp)
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// errNoLocks is a filesystem without flock on directories (some NFS setups): runs there go on
+// without locks, and the sweeps decide by pid alone, or not at all (recoverAside).
+var errNoLocks = errors.New("no locks on this filesystem")
+
 // lockDir opens dir and takes an exclusive flock on it without waiting: held by this process until
-// the file is closed or the process dies, which is what the kernel releases it on.
+// the file is closed or the process dies, which is what the kernel releases it on. A filesystem
+// that has no such locks is errNoLocks; one held elsewhere is unix.EWOULDBLOCK.
 func lockDir(dir string) (*os.File, error) {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -68,6 +98,9 @@ func lockDir(dir string) (*os.File, error) {
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
+		if errors.Is(err, unix.ENOLCK) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.EINVAL) {
+			return nil, fmt.Errorf("%w: %v", errNoLocks, err)
+		}
 		return nil, err
 	}
 	return f, nil
@@ -96,11 +129,22 @@ func sweepStale(out string) {
 		}
 		dir := filepath.Join(out, name)
 		lock, err := lockDir(dir)
-		if err != nil {
+		if err != nil && !errors.Is(err, errNoLocks) {
 			continue // held: its run lives, elsewhere
 		}
 		_ = os.RemoveAll(dir)
-		lock.Close()
+		if lock != nil {
+			lock.Close()
+		}
+	}
+	// A directory a run died making (between MkdirTemp and its rename, microseconds) is empty;
+	// one being made may not be locked yet, so only one a minute old goes. os.Remove removes only
+	// an empty one.
+	for _, name := range EntriesWithPrefix(out, makingPrefix) {
+		dir := filepath.Join(out, name)
+		if fi, err := os.Lstat(dir); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			_ = os.Remove(dir)
+		}
 	}
 }
 
@@ -120,7 +164,11 @@ func recoverAside(out string) {
 		dir := filepath.Join(out, name)
 		lock, err := lockDir(dir)
 		if err != nil {
-			continue // its publish lives
+			continue // its publish lives, or no lock can tell
+		}
+		if os.Remove(dir) == nil { // empty: nothing of the earlier run's was moved into it
+			lock.Close()
+			continue
 		}
 		base := filepath.Join(out, recoveredPrefix+time.Now().Format("20060102-150405"))
 		for i := 0; i < 100; i++ {
@@ -318,13 +366,13 @@ func inOwnDir(name string, own []string) bool {
 // it) is not merged into, which could not be undone: the run is kept beside it. Deleting the
 // earlier run first, a move that failed (a raw that is the user's symlink) lost both runs.
 func (s *Staging) replace(earlier, merge []string) error {
-	aside, err := os.MkdirTemp(s.out, asidePrefix+"*")
+	// Locked while the publish lives: one that dies half-way leaves the earlier run's files here,
+	// which the next run's sweep makes visible (recoverAside).
+	aside, lock, err := makeLocked(s.out, asidePrefix)
 	if err != nil {
 		return s.Keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
 	}
-	// Locked while the publish lives: one that dies half-way leaves the earlier run's files here,
-	// which the next run's sweep makes visible (recoverAside).
-	if lock, err := lockDir(aside); err == nil {
+	if lock != nil {
 		defer lock.Close()
 	}
 	names := stagedNames(s.dir, merge)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -325,5 +326,58 @@ func TestEarlierRunLeftAsideIsRecovered(t *testing.T) {
 	}
 	if left := EntriesWithPrefix(out, asidePrefix); len(left) != 1 || left[0] != asidePrefix+"2" {
 		t.Errorf("left aside %v; want only the living publish's", left)
+	}
+}
+
+// Runs into one directory at once never take each other's directories for a dead run's: a
+// publish's aside and a run's staging appear under their names already locked (makeLocked).
+// Made first and locked after, another run's sweep in between renamed a live publish's aside
+// earlier-run-TIME and the publish failed (review, helper-67: 45 of 5,000 publishes).
+func TestConcurrentRunsTakeNothingOfEachOther(t *testing.T) {
+	out := t.TempDir()
+	stop := make(chan struct{})
+	swept := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				swept <- nil
+				return
+			default:
+			}
+			st, err := Stage(out)
+			if err != nil {
+				swept <- err
+				return
+			}
+			st.Discard()
+		}
+	}()
+	deadline := time.Now().Add(time.Second)
+	runs := 0
+	for ; time.Now().Before(deadline) && runs < 2000; runs++ {
+		st, err := Stage(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.WriteFile(t, filepath.Join(st.Dir(), "fig.png"), "plot")
+		testutil.WriteFile(t, filepath.Join(st.Dir(), "flows", "a.csv"), "flows")
+		testutil.WriteFile(t, filepath.Join(st.Dir(), "results.json"), `{"experiment": "sim-fig9", "files": ["results.json", "fig.png", "flows/a.csv"]}`)
+		err = st.Publish("sim-fig9", Layout{Merge: []string{"flows"}})
+		st.Discard()
+		if err != nil {
+			close(stop)
+			t.Fatalf("publish %d beside another run's sweeps: %v", runs, err)
+		}
+	}
+	close(stop)
+	if err := <-swept; err != nil {
+		t.Fatalf("the other run: %v", err)
+	}
+	if got := EntriesWithPrefix(out, recoveredPrefix); len(got) != 0 {
+		t.Errorf("after %d publishes, %d directories taken for a dead publish's: %v", runs, len(got), got[:min(len(got), 3)])
+	}
+	if got := EntriesWithPrefix(out, "."); len(got) != 0 {
+		t.Errorf("after %d publishes, hidden entries left: %v", runs, got)
 	}
 }
