@@ -84,8 +84,9 @@ func makeLocked(out, prefix string) (dir string, lock *os.File, err error) {
 	return dir, lock, nil
 }
 
-// errNoLocks is a filesystem without flock on directories (some NFS setups): runs there go on
-// without locks, and the sweeps decide by pid alone, or not at all (recoverAside).
+// errNoLocks is flock refused for want of locks (noLocks): runs there go on without them, and the
+// sweeps decide by pid alone, or not at all (recoverAside). Locks are the kernel's: an output
+// directory on a network filesystem shared by runs on two hosts is not guarded across them.
 var errNoLocks = errors.New("no locks on this filesystem")
 
 // lockDir opens dir and takes an exclusive flock on it without waiting: held by this process until
@@ -98,13 +99,18 @@ func lockDir(dir string) (*os.File, error) {
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
-		if errors.Is(err, unix.ENOLCK) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.EINVAL) {
+		if noLocks(err) {
 			return nil, fmt.Errorf("%w: %v", errNoLocks, err)
 		}
 		return nil, err
 	}
 	return f, nil
 }
+
+// noLocks says that flock failed for want of locks rather than because another holds one:
+// ENOLCK (no lock could be had: the kernel's table, or a network filesystem's lock service) and
+// EOPNOTSUPP (a filesystem that refuses them).
+func noLocks(err error) bool { return errors.Is(err, unix.ENOLCK) || errors.Is(err, unix.EOPNOTSUPP) }
 
 // Dir is the staging directory, where the run writes its files.
 func (s *Staging) Dir() string { return s.dir }
@@ -314,6 +320,11 @@ var ErrBesideEarlier = errors.New("the output directory holds an earlier run, wh
 // after a minute lost the hour-long run it was meant to redo, and one stopped after 15 points the
 // 43 of an earlier stopped one.
 func (s *Staging) Publish(experiment string, l Layout) error {
+	unlock, err := lockOut(s.out)
+	if err != nil {
+		return s.Keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
+	}
+	defer unlock()
 	earlier, held := s.earlierRun(experiment, l.Own)
 	if l.Partial && held {
 		return s.Keep(ErrBesideEarlier)
@@ -321,9 +332,38 @@ func (s *Staging) Publish(experiment string, l Layout) error {
 	return s.replace(earlier, l.Merge)
 }
 
-// Replace replaces the entries of out named earlier by the staged run (replace), for a caller that
-// knows its earlier run by other means than a results.json (an advise's runs).
-func (s *Staging) Replace(earlier []string) error { return s.replace(earlier, nil) }
+// Replace replaces the entries of out that earlier names by the staged run (replace), for a caller
+// that knows its earlier run by other means than a results.json (an advise's runs). earlier is
+// asked once out is the publish's own (lockOut), as Publish reads the earlier run's record.
+func (s *Staging) Replace(earlier func() []string) error {
+	unlock, err := lockOut(s.out)
+	if err != nil {
+		return s.Keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
+	}
+	defer unlock()
+	return s.replace(earlier(), nil)
+}
+
+// lockOut waits for an exclusive flock on out itself and returns its release: one publish into
+// out at a time, from reading the earlier run to the last move. Interleaved, a publish that failed
+// moved its earlier run back over the files another had just published, which that one had been
+// told were in place, and a partial run read no results.json while another's earlier run was
+// aside, and replaced it (review, helper-68). A publish takes milliseconds. Where the filesystem
+// has no locks (errNoLocks) there is no such guard.
+func lockOut(out string) (unlock func(), err error) {
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		if noLocks(err) {
+			return func() {}, nil
+		}
+		return nil, fmt.Errorf("lock %s: %w", out, err)
+	}
+	return func() { f.Close() }, nil
+}
 
 // earlierRun names the earlier run's own entries of out: its own directories, the files its
 // results.json lists that are there, and results.json itself; held says there is one. Only a results.json of the same experiment makes them a run's (ExperimentIn's

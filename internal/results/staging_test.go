@@ -381,3 +381,53 @@ func TestConcurrentRunsTakeNothingOfEachOther(t *testing.T) {
 		t.Errorf("after %d publishes, hidden entries left: %v", runs, got)
 	}
 }
+
+// One publish into out at a time: a publish that starts while another moves files waits, so the
+// one that fails and moves its earlier run back cannot put it over what the other published
+// (review, helper-68: C was told it was published, and out held A again).
+func TestPublishesIntoOneDirectoryTakeTurns(t *testing.T) {
+	out := t.TempDir()
+	stageRun := func(name string) *Staging {
+		st, err := Stage(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.WriteFile(t, filepath.Join(st.Dir(), "fig.png"), name)
+		testutil.WriteFile(t, filepath.Join(st.Dir(), "results.json"), `{"experiment": "x", "files": ["results.json", "fig.png"]}`)
+		return st
+	}
+	a := stageRun("A")
+	if err := a.Publish("x", Layout{}); err != nil {
+		t.Fatal(err)
+	}
+	a.Discard()
+	b, c := stageRun("B"), stageRun("C")
+	defer b.Discard()
+	defer c.Discard()
+	cDone := make(chan error, 1)
+	waited := false
+	testutil.Set(t, &renameIn, func(from, to string) error {
+		if filepath.Base(from) != "fig.png" || !strings.HasPrefix(from, b.Dir()) {
+			return os.Rename(from, to)
+		}
+		// B has A aside and is moving in: C publishes now, and must wait for B.
+		go func() { cDone <- c.Publish("x", Layout{}) }()
+		select {
+		case err := <-cDone:
+			t.Errorf("C published (%v) while B was moving its files", err)
+			cDone <- err
+		case <-time.After(200 * time.Millisecond):
+			waited = true
+		}
+		return fs.ErrPermission // B fails: A goes back
+	})
+	if _, ok := Kept(b.Publish("x", Layout{})); !ok {
+		t.Fatal("B's failed publish kept nothing")
+	}
+	if err := <-cDone; err != nil {
+		t.Fatalf("C, after B: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "fig.png")); !waited || string(got) != "C" {
+		t.Errorf("C waited %v; out's fig.png is %q, want C's", waited, got)
+	}
+}

@@ -41,11 +41,13 @@ func publish(s *results.Staging, experiment string) error {
 // published on its own, a rerun stopped after its sweep left the new sweep/ beside the earlier
 // advise's confirming runs, and a rerun that chose another factor left the earlier one's.
 func publishAdvice(s *results.Staging) error {
-	var earlier []string
-	for _, name := range append(results.EntriesWithPrefix(s.Out(), confirmPrefix), sweepDir) {
-		if results.ExperimentIn(filepath.Join(s.Out(), name)) == "memcached-sweep" { // else the user's, left alone
-			earlier = append(earlier, name)
+	return s.Replace(func() []string {
+		var earlier []string
+		for _, name := range append(results.EntriesWithPrefix(s.Out(), confirmPrefix), sweepDir) {
+			if results.ExperimentIn(filepath.Join(s.Out(), name)) == "memcached-sweep" { // else the user's, left alone
+				earlier = append(earlier, name)
+			}
 		}
-	}
-	return s.Replace(earlier)
+		return earlier
+	})
 }
