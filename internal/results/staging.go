@@ -107,10 +107,14 @@ func lockDir(dir string) (*os.File, error) {
 	return f, nil
 }
 
-// noLocks says that flock failed for want of locks rather than because another holds one:
-// ENOLCK (no lock could be had: the kernel's table, or a network filesystem's lock service) and
-// EOPNOTSUPP (a filesystem that refuses them).
-func noLocks(err error) bool { return errors.Is(err, unix.ENOLCK) || errors.Is(err, unix.EOPNOTSUPP) }
+// noLocks says that flock failed for want of locks rather than because another holds one: ENOLCK
+// (no lock could be had: the kernel's table, or a network filesystem's lock service), EOPNOTSUPP
+// (a filesystem that refuses them), and EBADF, which NFS gives a directory: it emulates flock
+// with a byte-range lock, whose exclusive kind needs a file open for writing (flock(2)), which a
+// directory never is (review, helper-69: without it every run into an NFS directory failed).
+func noLocks(err error) bool {
+	return errors.Is(err, unix.ENOLCK) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EBADF)
+}
 
 // Dir is the staging directory, where the run writes its files.
 func (s *Staging) Dir() string { return s.dir }
@@ -239,6 +243,11 @@ func (s *Staging) Keep(err error) error {
 		if rerr == nil {
 			return &keptError{err: err, dir: kept}
 		}
+		if errors.Is(rerr, fs.ErrNotExist) {
+			// out, or the staging directory, is not where it was: moved or removed during the run.
+			return fmt.Errorf("%w; %s or its staging directory %s was moved or removed during the run, so the run's files "+
+				"are wherever that went", err, s.out, filepath.Base(s.dir))
+		}
 		if !errors.Is(rerr, fs.ErrExist) {
 			break
 		}
@@ -355,14 +364,41 @@ func lockOut(out string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := flockWaiting(f, publishWait); err != nil {
 		f.Close()
 		if noLocks(err) {
 			return func() {}, nil
 		}
 		return nil, fmt.Errorf("lock %s: %w", out, err)
 	}
+	// The directory locked must be out as it is now: one moved away and replaced by another of its
+	// name while this waited would take a publish that another one also takes. (One replaced
+	// earlier in the run has none of this run's staging in it: replace refuses that.)
+	now, serr := os.Stat(out)
+	locked, lerr := f.Stat()
+	if serr != nil || lerr != nil || !os.SameFile(now, locked) {
+		f.Close()
+		return nil, fmt.Errorf("%s was moved or replaced during the run", out)
+	}
 	return func() { f.Close() }, nil
+}
+
+// publishWait is how long a publish waits for another into the same directory: they take
+// milliseconds, so one that holds it longer is stopped (Ctrl-Z) or hung.
+const publishWait = 30 * time.Second
+
+// flockWaiting takes an exclusive flock on f, trying every 10 ms for at most wait: a blocking
+// flock waits for ever behind a stopped process, and Ctrl-C cannot interrupt it.
+func flockWaiting(f *os.File, wait time.Duration) error {
+	for end := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return err
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("another run has been publishing into it for %s (stopped?)", wait)
+		}
+	}
 }
 
 // earlierRun names the earlier run's own entries of out: its own directories, the files its
@@ -406,6 +442,13 @@ func inOwnDir(name string, own []string) bool {
 // it) is not merged into, which could not be undone: the run is kept beside it. Deleting the
 // earlier run first, a move that failed (a raw that is the user's symlink) lost both runs.
 func (s *Staging) replace(earlier, merge []string) error {
+	names := stagedNames(s.dir, merge)
+	if len(names) == 0 {
+		// Its staging directory gone (removed by hand, or out moved away): publishing nothing
+		// would only delete the earlier run (review, helper-69).
+		return fmt.Errorf("publish the run into %s: its staging directory %s is gone or empty: nothing to publish, "+
+			"and the earlier run stays", s.out, s.dir)
+	}
 	// Locked while the publish lives: one that dies half-way leaves the earlier run's files here,
 	// which the next run's sweep makes visible (recoverAside).
 	aside, lock, err := makeLocked(s.out, asidePrefix)
@@ -415,7 +458,6 @@ func (s *Staging) replace(earlier, merge []string) error {
 	if lock != nil {
 		defer lock.Close()
 	}
-	names := stagedNames(s.dir, merge)
 	var movedIn, madeIn []string
 	movedAside, _, err := moveEntries(s.out, aside, append(earlier, s.replacedFiles(names, earlier)...), os.Rename)
 	if err == nil {

@@ -431,3 +431,45 @@ func TestPublishesIntoOneDirectoryTakeTurns(t *testing.T) {
 		t.Errorf("C waited %v; out's fig.png is %q, want C's", waited, got)
 	}
 }
+
+// A publish whose staging directory is gone publishes nothing and leaves the earlier run: it moved
+// the earlier run aside, found nothing to move in, and deleted it (review, helper-69). One whose
+// out was replaced during the run is refused, not published into the new one.
+func TestPublishOfNothingKeepsTheEarlierRun(t *testing.T) {
+	out := t.TempDir()
+	earlier := writeEarlierRun(t, out)
+	st, err := Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Discard()
+	if err := os.RemoveAll(st.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Publish("fan-in", testbedLayout); err == nil || !strings.Contains(err.Error(), "is gone or empty") {
+		t.Errorf("a publish of a staging directory that is gone: %v", err)
+	}
+	if got := testutil.DirContents(t, out); !maps.Equal(got, earlier) {
+		t.Errorf("out after it:\n %v\nwant the earlier run as it was\n %v", got, earlier)
+	}
+
+	moved := t.TempDir()
+	st2, err := Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Discard()
+	testutil.WriteFile(t, filepath.Join(st2.Dir(), "results.json"), `{"experiment": "fan-in"}`)
+	if err := os.Rename(out, filepath.Join(moved, "old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := st2.Publish("fan-in", testbedLayout); err == nil {
+		t.Error("a publish into an out replaced during the run succeeded")
+	}
+	if got := testutil.DirContents(t, out); len(got) != 0 {
+		t.Errorf("the new out holds %v", got)
+	}
+}
