@@ -37,7 +37,7 @@ func Publish(out, experiment string, partial bool, write func(dir string) error)
 		return "", st.Keep(err)
 	}
 	err = st.Publish(experiment, results.Layout{Merge: []string{flowsDir}, Partial: partial})
-	if kept, _ := results.Kept(err); errors.Is(err, results.ErrBesideEarlier) && !results.Unnamed(err) {
+	if kept, ok := results.Kept(err); ok && errors.Is(err, results.ErrBesideEarlier) && !results.Unnamed(err) {
 		return kept, nil
 	}
 	if err != nil {

@@ -263,3 +263,17 @@ func TestSweepIntoAFreshDirectoryRemovesNothing(t *testing.T) {
 		t.Errorf("a sweep into a directory without a run removed %s: %v", mine, err)
 	}
 }
+
+// A stopped run that could not even be kept (its staging directory gone) is an error, not a
+// success kept in "" (review, helper-70).
+func TestStoppedRunThatCannotBeKeptIsAnError(t *testing.T) {
+	out := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(out, "results.json"), `{"experiment": "sim-fan-in"}`)
+	dir, err := Publish(out, ExperimentFanIn, true, func(dir string) error {
+		testutil.WriteFile(t, filepath.Join(dir, "results.json"), `{"experiment": "sim-fan-in", "interrupted": "stopped"}`)
+		return os.RemoveAll(dir)
+	})
+	if err == nil || dir != "" {
+		t.Errorf("Publish of a stopped run whose files are gone: dir %q, err %v; want an error", dir, err)
+	}
+}
