@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -468,6 +470,43 @@ func TestPublishOfNothingKeepsTheEarlierRun(t *testing.T) {
 	}
 	if err := st2.Publish("fan-in", testbedLayout); err == nil {
 		t.Error("a publish into an out replaced during the run succeeded")
+	}
+	if got := testutil.DirContents(t, out); len(got) != 0 {
+		t.Errorf("the new out holds %v", got)
+	}
+}
+
+// A publish waiting for another's lock on out, while out is moved away and replaced by another
+// directory of its name, is refused once it has the lock: the locked directory is not out any
+// more (lockOut's SameFile check).
+func TestPublishIntoAnOutReplacedWhileItWaits(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	st, err := Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Discard()
+	testutil.WriteFile(t, filepath.Join(st.Dir(), "results.json"), `{"experiment": "x"}`)
+	held, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(held.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- st.Publish("x", Layout{}) }()
+	time.Sleep(100 * time.Millisecond) // the publish waits for the lock
+	if err := os.Rename(out, filepath.Join(root, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held.Close()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "was moved or replaced") {
+		t.Errorf("a publish into an out replaced while it waited: %v", err)
 	}
 	if got := testutil.DirContents(t, out); len(got) != 0 {
 		t.Errorf("the new out holds %v", got)
