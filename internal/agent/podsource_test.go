@@ -46,10 +46,7 @@ func TestPodSourceSpeaksTheAPI(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	src, err := NewPodSource(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := podSourceOf(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := newPodWatch("node-a", make(chan struct{}, 1), func(string, error) {}, func(error) {})
@@ -82,10 +79,7 @@ func TestPodListFailuresAreTold(t *testing.T) {
 		http.Error(w, "forbidden", http.StatusForbidden)
 	}))
 	defer srv.Close()
-	src, err := NewPodSource(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := podSourceOf(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	failures := make(chan error, 16)
@@ -111,4 +105,14 @@ func TestPodListFailuresAreTold(t *testing.T) {
 	if err := <-started; err == nil {
 		t.Error("start succeeded with no pod ever listed")
 	}
+}
+
+// podSourceOf is NewPodSource for the API server srv plays.
+func podSourceOf(t *testing.T, srv *httptest.Server) PodSource {
+	t.Helper()
+	src, err := NewPodSource(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }

@@ -68,8 +68,7 @@ func qjumpFilters(t *testing.T, ns string) int {
 func TestClsactFilterGoesFirst(t *testing.T) {
 	h := newHosts(t)
 	h.tc(t, h.a, "qdisc", "add", "dev", "eth0", "clsact")
-	h.tc(t, h.a, "filter", "add", "dev", "eth0", "egress", "pref", "5", "protocol", "ip", "u32",
-		"match", "ip", "dst", h.addrB+"/32", "classid", "1:1")
+	h.u32At(t, "5", "1:1")
 	before := h.snapshot(t, h.a)
 	h.mustQjump(t, h.a, upArgs("--attach", "clsact")...)
 	if pref := qjumpFilterPref(t, h.a); pref != 4 {
@@ -102,8 +101,7 @@ func TestClsactFilterGoesFirst(t *testing.T) {
 		t.Errorf("after reload, %d filters of QJump's on the egress, want 1 (a reload replaces it in place)", n)
 	}
 
-	h.tc(t, h.a, "filter", "add", "dev", "eth0", "egress", "pref", "3", "protocol", "ip", "u32",
-		"match", "ip", "dst", h.addrB+"/32", "classid", "1:2")
+	h.u32At(t, "3", "1:2")
 	d = h.status(t, h.a).Devices[0]
 	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "a u32 filter at pref 3 on eth0's egress runs before QJump's filter (pref 4)") {
 		t.Errorf("warnings %q with a u32 filter added at pref 3, want one naming it", d.Warnings)
@@ -127,8 +125,7 @@ func TestClsactFilterGoesFirst(t *testing.T) {
 func TestClsactRefusesAFilterAtPref1(t *testing.T) {
 	h := newHosts(t)
 	h.tc(t, h.a, "qdisc", "add", "dev", "eth0", "clsact")
-	h.tc(t, h.a, "filter", "add", "dev", "eth0", "egress", "pref", "1", "protocol", "ip", "u32",
-		"match", "ip", "dst", h.addrB+"/32", "classid", "1:1")
+	h.u32At(t, "1", "1:1")
 	before := h.snapshot(t, h.a)
 	_, errOut, code := h.qjump(t, h.a, upArgs("--attach", "clsact")...)
 	for _, says := range []string{"a u32 filter at pref 1 on eth0's egress", "higher pref", "--attach tcx"} {
@@ -188,8 +185,7 @@ func TestClsactFilterFoundWithoutItsPref(t *testing.T) {
 	}
 
 	h.tc(t, h.a, "qdisc", "add", "dev", "eth0", "clsact")
-	h.tc(t, h.a, "filter", "add", "dev", "eth0", "egress", "pref", "5", "protocol", "ip", "u32",
-		"match", "ip", "dst", h.addrB+"/32", "classid", "1:1")
+	h.u32At(t, "5", "1:1")
 	withU32 := egressFiltersOf(t, h.a)
 	h.mustQjump(t, h.a, upArgs("--attach", "clsact")...)
 	if err := os.RemoveAll(testutil.PinDir(t, h.a)); err != nil {
@@ -241,4 +237,12 @@ func TestTCXGoesFirst(t *testing.T) {
 			t.Errorf("TCX egress programs %+v; want QJump's first, then the one attached before up (%d)", res.Programs, otherID)
 		}
 	})
+}
+
+// u32At adds an operator's u32 filter at pref on host a's egress, matching b's address, with
+// classid: the filter a reviewer put before QJump's.
+func (h *hosts) u32At(t *testing.T, pref, classid string) {
+	t.Helper()
+	h.tc(t, h.a, "filter", "add", "dev", "eth0", "egress", "pref", pref, "protocol", "ip", "u32",
+		"match", "ip", "dst", h.addrB+"/32", "classid", classid)
 }

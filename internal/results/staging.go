@@ -176,22 +176,28 @@ func recoverAside(out string) {
 		if err != nil {
 			continue // its publish lives, or no lock can tell
 		}
-		if os.Remove(dir) == nil { // empty: nothing of the earlier run's was moved into it
-			lock.Close()
-			continue
-		}
-		base := filepath.Join(out, recoveredPrefix+time.Now().Format("20060102-150405"))
-		for i := 0; i < 100; i++ {
-			to := base
-			if i > 0 {
-				to = fmt.Sprintf("%s-%d", base, i)
-			}
-			if err := renameNoReplace(dir, to); !errors.Is(err, fs.ErrExist) {
-				break
-			}
+		if os.Remove(dir) != nil { // not empty: the earlier run's files are in it
+			_, _ = renameTimed(dir, filepath.Join(out, recoveredPrefix))
 		}
 		lock.Close()
 	}
+}
+
+// renameTimed renames from to base and the time, base20060102-150405, with -N after it where that
+// name is taken (two runs in one second), never replacing anything; it returns the name taken.
+func renameTimed(from, base string) (string, error) {
+	base += time.Now().Format("20060102-150405")
+	var err error
+	for i := 0; i < 100; i++ {
+		to := base
+		if i > 0 {
+			to = fmt.Sprintf("%s-%d", base, i)
+		}
+		if err = renameNoReplace(from, to); !errors.Is(err, fs.ErrExist) {
+			return to, err
+		}
+	}
+	return "", err
 }
 
 // EntriesWithPrefix names the entries of dir whose names start with prefix. Not filepath.Glob,
@@ -233,24 +239,14 @@ func (s *Staging) Discard() {
 // first (two runs can fail in one second), and it is never one that sweepStale removes.
 func (s *Staging) Keep(err error) error {
 	s.kept = true
-	base := filepath.Join(s.out, "unpublished-"+time.Now().Format("20060102-150405"))
-	for i := 0; i < 100; i++ {
-		kept := base
-		if i > 0 {
-			kept = fmt.Sprintf("%s-%d", base, i)
-		}
-		rerr := renameNoReplace(s.dir, kept)
-		if rerr == nil {
-			return &keptError{err: err, dir: kept}
-		}
-		if errors.Is(rerr, fs.ErrNotExist) {
-			// out, or the staging directory, is not where it was: moved or removed during the run.
-			return fmt.Errorf("%w; %s or its staging directory %s was moved or removed during the run, so the run's files "+
-				"are wherever that went", err, s.out, filepath.Base(s.dir))
-		}
-		if !errors.Is(rerr, fs.ErrExist) {
-			break
-		}
+	kept, rerr := renameTimed(s.dir, filepath.Join(s.out, "unpublished-"))
+	switch {
+	case rerr == nil:
+		return &keptError{err: err, dir: kept}
+	case errors.Is(rerr, fs.ErrNotExist):
+		// out, or the staging directory, is not where it was: moved or removed during the run.
+		return fmt.Errorf("%w; %s or its staging directory %s was moved or removed during the run, so the run's files "+
+			"are wherever that went", err, s.out, filepath.Base(s.dir))
 	}
 	// Where out takes no new name the files stay under the staging name, which the next run's
 	// sweep would take for a dead run's: the error says so.
@@ -329,28 +325,30 @@ var ErrBesideEarlier = errors.New("the output directory holds an earlier run, wh
 // after a minute lost the hour-long run it was meant to redo, and one stopped after 15 points the
 // 43 of an earlier stopped one.
 func (s *Staging) Publish(experiment string, l Layout) error {
-	unlock, err := lockOut(s.out)
-	if err != nil {
-		return s.Keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
-	}
-	defer unlock()
-	earlier, held := s.earlierRun(experiment, l.Own)
-	if l.Partial && held {
-		return s.Keep(ErrBesideEarlier)
-	}
-	return s.replace(earlier, l.Merge)
+	return s.whileOutLocked(func() error {
+		earlier, held := s.earlierRun(experiment, l.Own)
+		if l.Partial && held {
+			return s.Keep(ErrBesideEarlier)
+		}
+		return s.replace(earlier, l.Merge)
+	})
 }
 
 // Replace replaces the entries of out that earlier names by the staged run (replace), for a caller
 // that knows its earlier run by other means than a results.json (an advise's runs). earlier is
 // asked once out is the publish's own (lockOut), as Publish reads the earlier run's record.
 func (s *Staging) Replace(earlier func() []string) error {
+	return s.whileOutLocked(func() error { return s.replace(earlier(), nil) })
+}
+
+// whileOutLocked runs publish holding out's lock (lockOut); a lock it cannot have keeps the run.
+func (s *Staging) whileOutLocked(publish func() error) error {
 	unlock, err := lockOut(s.out)
 	if err != nil {
 		return s.Keep(fmt.Errorf("publish the run into %s: %w", s.out, err))
 	}
 	defer unlock()
-	return s.replace(earlier(), nil)
+	return publish()
 }
 
 // lockOut waits for an exclusive flock on out itself and returns its release: one publish into
@@ -578,8 +576,15 @@ func KeptWithin(err error, from string, outer error) {
 	if !errors.As(err, &k) || !errors.As(outer, &o) {
 		return
 	}
-	if rel, rerr := filepath.Rel(from, k.dir); rerr == nil && filepath.IsLocal(rel) {
-		k.dir = filepath.Join(o.dir, rel)
-	}
+	k.dir = Relocated(k.dir, from, o.dir)
 	k.unnamed = k.unnamed || o.unnamed
+}
+
+// Relocated is path, if it is under from, as it is under to once from has been moved there; any
+// other path as it is.
+func Relocated(path, from, to string) string {
+	if rel, err := filepath.Rel(from, path); err == nil && filepath.IsLocal(rel) {
+		return filepath.Join(to, rel)
+	}
+	return path
 }

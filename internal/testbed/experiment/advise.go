@@ -160,23 +160,15 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 	return a, err
 }
 
-// relocated is path, under from, as it is under to once from has been moved there.
-func relocated(path, from, to string) string {
-	if rel, err := filepath.Rel(from, path); err == nil && filepath.IsLocal(rel) {
-		return filepath.Join(to, rel)
-	}
-	return path
-}
-
 // relocate points the advice's runs (sweep_dir, rerun_dirs) at dir, where they are kept, rather
 // than at out, where an advise that could not publish did not put them. A nil advice has none.
 func (a *Advice) relocate(out, dir string) {
 	if a == nil {
 		return
 	}
-	a.Sweep = relocated(a.Sweep, out, dir)
+	a.Sweep = results.Relocated(a.Sweep, out, dir)
 	for i := range a.Reruns {
-		a.Reruns[i] = relocated(a.Reruns[i], out, dir)
+		a.Reruns[i] = results.Relocated(a.Reruns[i], out, dir)
 	}
 }
 

@@ -384,11 +384,11 @@ func (f *faultsErr) Error() string {
 func (f *faultsErr) Unwrap() error { return ErrFaults }
 
 // movedTo points err's run, if it is a faults error of a run under from, at the same place under
-// to, where it has been moved (relocated).
+// to, where it has been moved (results.Relocated).
 func movedTo(err error, from, to string) {
 	var f *faultsErr
 	if errors.As(err, &f) {
-		f.dir = relocated(f.dir, from, to)
+		f.dir = results.Relocated(f.dir, from, to)
 	}
 }
 
