@@ -26,14 +26,17 @@ kernel's default.
 
 A cgroup removed while assigned leaves its pins and ceiling behind, kept by a cgroup id its path no
 longer gives: unassign of such a path removes what assign left of every cgroup removed since (as
-the next assign does too), once the kernel has released them (their last socket closed).`,
+the next assign does too), once the kernel has released them (their last socket closed).
+
+Like down, unassign of a cgroup that has no assignment says so and succeeds: what it would
+make true holds already.`,
 		Example: `  sudo qjump unassign --cgroup system.slice/memcached.service`,
 		Args:    noArgs("cgroup"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)
 			}
-			return runUnassign(opts, cmd.OutOrStdout())
+			return runUnassign(opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cgroupFlag(cmd.Flags(), &opts.cgroup)
@@ -41,7 +44,7 @@ the next assign does too), once the kernel has released them (their last socket 
 	return cmd
 }
 
-func runUnassign(opts *unassignOptions, stdout io.Writer) error {
+func runUnassign(opts *unassignOptions, stdout, stderr io.Writer) error {
 	root, release, err := apputil.CgroupRoot()
 	if err != nil {
 		return err
@@ -55,7 +58,10 @@ func runUnassign(opts *unassignOptions, stdout io.Writer) error {
 		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
 	}
 	if err := apputil.Unassign(path); errors.Is(err, apputil.ErrNotAssigned) {
-		return fmt.Errorf("cgroup %s: %w", apputil.CgroupName(root, path), apputil.ErrNotAssigned)
+		// As down of an interface that is not up: what is wanted holds already, so a removal
+		// script (docs/deployment.md's, for every cgroup of the agent's file) can run it twice.
+		fmt.Fprintf(stderr, "qjump: cgroup %s was not assigned: nothing to do\n", apputil.CgroupName(root, path))
+		return nil
 	} else if err != nil {
 		return dataplaneError(err)
 	}
