@@ -118,10 +118,11 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 		fmt.Fprintf(stderr, "qjump: %s's egress tree was gone (%s): built again with the new configuration\n", opts.dev, rebuilt)
 	}
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
-	// A filter put before QJump's on a clsact egress since up takes packets past it; reload keeps
-	// the filter's pref, so it says so as status does (review, helper-63: only status did).
+	// A filter put before QJump's on a clsact egress since up takes packets past it, as a program
+	// before QJump's on a TCX egress does; reload keeps the filter's pref and the program's place
+	// (a link update), so it says so as status does (review, helper-63: only status did).
 	if st, err := dataplane.DeviceStatus(opts.dev); err == nil {
-		warn(stderr, filtersBeforeWarnings(st))
+		warn(stderr, beforeQJumpWarnings(st))
 	}
 	opts.noteKeptRates(stderr, was, d)
 	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.DurationText(d.Model.Epoch()))

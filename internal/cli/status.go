@@ -44,7 +44,9 @@ makes full frames longer than budgets sized for the old one (every such frame is
 larger than the budget), and leaves a P that was auto short of one full frame (reload --dev IF
 --packet auto resolves it again). Attached through clsact, it warns of a filter added to the egress
 at a pref before QJump's since up: the first filter that matches a packet ends its classification,
-so QJump would neither count nor limit the packets that filter matches.
+so QJump would neither count nor limit the packets that filter matches. Attached through TCX, it
+warns of a program attached before QJump's since up, for the same reason: one that passes or
+redirects a packet ends the run.
 
 An interface that a qjump agent runs says "managed by" it, with its pid and state directory: the
 agent puts back what is removed by hand, and its file's configuration over a reload by hand at its

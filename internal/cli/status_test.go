@@ -133,6 +133,27 @@ func TestStatusWarnsOfAFilterBeforeQJump(t *testing.T) {
 	}
 }
 
+// TestStatusWarnsOfAProgramBeforeQJump: a program attached at the head of a TCX egress since up
+// runs before QJump's and takes the packets it passes or redirects past it; status names it, its
+// id and what to do.
+func TestStatusWarnsOfAProgramBeforeQJump(t *testing.T) {
+	st := dataplane.Status{Device: "v1a", Attached: true, Attach: dataplane.AttachTCX,
+		ProgramsBefore: []dataplane.EgressProgram{{ID: 42, Name: "cil_to_netdev"}, {ID: 43}}}
+	got := statusWarnings(st, func(string) (int, error) { return 0, errors.New("no such device") })
+	if len(got) != 2 {
+		t.Fatalf("warnings %q; want one for each of the two programs", got)
+	}
+	for _, s := range []string{"the TCX program cil_to_netdev (id 42) on v1a's egress runs before QJump's",
+		"past QJump, uncounted and unlimited", "qjump up --replace"} {
+		if !strings.Contains(got[0], s) {
+			t.Errorf("warning %q; want it to say %q", got[0], s)
+		}
+	}
+	if !strings.HasPrefix(got[1], "a TCX program (id 43) on v1a's egress") {
+		t.Errorf("warning %q for a program without a name; want it named by its id", got[1])
+	}
+}
+
 // twoGuaranteed is 12 hosts at 10 Gb/s with one full 1500-MTU frame as P, levels 7 and 6 at
 // factor 1 (both guaranteed at m = 2) and an unlimited level 0, in police mode.
 func twoGuaranteed(t *testing.T) config.Dataplane {

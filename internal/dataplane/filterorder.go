@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 	"github.com/vishvananda/netlink"
 )
 
@@ -15,7 +17,9 @@ import (
 // TC_ACT_UNSPEC for every packet it sends, which lets the filters after it run as they did, so up
 // puts QJump's filter first, and status warns of a filter put before it since (an operator's
 // `tc filter add ... pref N` with N below QJump's; on 6.18, one added without a pref gets 49152,
-// after QJump's).
+// after QJump's). A TCX egress runs its programs in their list's order, and one that returns
+// TCX_PASS or TCX_REDIRECT ends the run: up attaches QJump's at the head (attachTCX), and status
+// warns of a program attached before it since (another tool's, at link.Head() too).
 
 // ErrFilterFirst means a filter on the device's egress is at pref 1, before which QJump's cannot go.
 var ErrFilterFirst = errors.New("no pref is left before the first egress filter")
@@ -102,4 +106,70 @@ func filtersBefore(rec record) []EgressFilter {
 		}
 	}
 	return out
+}
+
+// EgressProgram is a program on a device's TCX egress that is not QJump's.
+type EgressProgram struct {
+	ID   ebpf.ProgramID
+	Name string // the kernel's name for it (at most 15 characters), "" if it has none
+}
+
+func (p EgressProgram) String() string {
+	if p.Name == "" {
+		return fmt.Sprintf("a TCX program (id %d)", p.ID)
+	}
+	return fmt.Sprintf("the TCX program %s (id %d)", p.Name, p.ID)
+}
+
+// programsBefore lists the programs that run before QJump's on the TCX egress of a device
+// attached through TCX, attached since up; none when QJump's is first, for a clsact filter, and
+// when QJump's link is not on the device (the hook check says so).
+func programsBefore(p paths, rec record) []EgressProgram {
+	if rec.Attach != AttachTCX {
+		return nil
+	}
+	ours, ok := tcxProgram(p)
+	if !ok {
+		return nil
+	}
+	res, err := link.QueryPrograms(link.QueryOptions{Target: rec.Ifindex, Attach: ebpf.AttachTCXEgress})
+	if err != nil {
+		return nil // status reads what it can
+	}
+	var out []EgressProgram
+	for _, ap := range res.Programs {
+		if ap.ID == ours {
+			return out
+		}
+		out = append(out, EgressProgram{ID: ap.ID, Name: programName(ap.ID)})
+	}
+	return nil
+}
+
+// tcxProgram is the id of the program on QJump's pinned TCX link.
+func tcxProgram(p paths) (ebpf.ProgramID, bool) {
+	l, err := link.LoadPinnedLink(p.pin(pinLink), nil)
+	if err != nil {
+		return 0, false
+	}
+	defer l.Close()
+	info, err := l.Info()
+	if err != nil {
+		return 0, false
+	}
+	return info.Program, true
+}
+
+// programName is the kernel's name of program id, "" when it cannot be read (gone since).
+func programName(id ebpf.ProgramID) string {
+	prog, err := ebpf.NewProgramFromID(id)
+	if err != nil {
+		return ""
+	}
+	defer prog.Close()
+	info, err := prog.Info()
+	if err != nil {
+		return ""
+	}
+	return info.Name
 }

@@ -236,7 +236,37 @@ func TestTCXGoesFirst(t *testing.T) {
 		if len(res.Programs) != 2 || res.Programs[0].ID == otherID {
 			t.Errorf("TCX egress programs %+v; want QJump's first, then the one attached before up (%d)", res.Programs, otherID)
 		}
+		if st := mustDeviceStatus(t, "eth0"); len(st.ProgramsBefore) != 0 {
+			t.Errorf("programs before QJump's %v with QJump's first, want none", st.ProgramsBefore)
+		}
+
+		// Another tool attaches at the head since: it now runs first, and status names it.
+		front, err := link.AttachTCX(link.TCXOptions{Interface: ifindex, Program: floors.FloorClock,
+			Attach: ebpf.AttachTCXEgress, Anchor: link.Head()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer front.Close()
+		frontInfo, err := floors.FloorClock.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		frontID, _ := frontInfo.ID()
+		st := mustDeviceStatus(t, "eth0")
+		want := EgressProgram{ID: frontID, Name: frontInfo.Name}
+		if len(st.ProgramsBefore) != 1 || st.ProgramsBefore[0] != want || want.Name == "" {
+			t.Errorf("programs before QJump's %v after one was attached at the head; want [%v]", st.ProgramsBefore, want)
+		}
 	})
+}
+
+func mustDeviceStatus(t *testing.T, dev string) Status {
+	t.Helper()
+	st, err := DeviceStatus(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // u32At adds an operator's u32 filter at pref on host a's egress, matching b's address, with

@@ -25,6 +25,9 @@ type Status struct {
 	// FiltersBefore are the filters that run before QJump's on a clsact egress (added since up:
 	// up puts QJump's first) and can take packets past it, uncounted and unlimited. None via TCX.
 	FiltersBefore []EgressFilter
+	// ProgramsBefore are the programs that run before QJump's on a TCX egress (attached since up:
+	// up puts QJump's first) and can take packets past it, uncounted and unlimited. None via clsact.
+	ProgramsBefore []EgressProgram
 	// FilterPref is the pref of QJump's cls_bpf filter on a clsact egress; 0 via TCX.
 	FilterPref uint16
 	// UpAs is the name the device had at up when it has been renamed since (Device is its name
@@ -205,6 +208,7 @@ func statusAt(p paths) (Status, error) {
 	}
 	if st.Attached {
 		st.FiltersBefore = filtersBefore(rec)
+		st.ProgramsBefore = programsBefore(p, rec)
 	}
 	if now := rec.nameNow(); now != rec.Device {
 		st.Device, st.UpAs = now, rec.Device
