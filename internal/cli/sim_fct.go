@@ -66,7 +66,8 @@ not meant (a QJump epoch over a second, K under DCTCP's guideline C·RTT/7) is w
 stderr. Workloads: websearch, datamining (embedded) or a CSV file of size_bytes,cdf
 rows. With --out, DIR gets flows.csv (one row per flow), results.json and summary.md, in the
 results format the testbed uses; qjump sim report DIR redraws them. A DIR holding an earlier
-sim fct run gets those three written over; one holding another experiment's run is refused
+sim fct run gets those three written over; a file of yours of one of those names is moved to
+DIR/replaced-TIME, which the run names; a DIR holding another experiment's run is refused
 (exit 2). A point still running after
 10 s says how far it is on stderr every 10 s; Ctrl-C abandons it (exit 130) and writes nothing.`,
 		Example: `  qjump sim fct --scheme qjump --workload websearch --load 0.5 --flows 5000
@@ -170,7 +171,7 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	}, experiment.Fig9Config{Workloads: []string{cdf.Name}, Loads: []float64{opts.load}, Schemes: []experiment.Scheme{scheme},
 		Flows: map[string]int{cdf.Name: opts.flows}, Seed: opts.seed, Fabric: fab, Steady: opts.steady}, points)
 	if opts.out != "" {
-		if _, err := experiment.Publish(opts.out, doc.Experiment, false, func(dir string) error { return experiment.WriteFCT(dir, doc, points) }); err != nil {
+		if _, err := experiment.Publish(opts.out, doc.Experiment, false, func(dir string) error { return experiment.WriteFCT(dir, doc, points) }, stderr); err != nil {
 			return err
 		}
 	} else {

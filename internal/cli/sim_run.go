@@ -61,7 +61,9 @@ run: the points that finished are written as above, marked partial, and run exit
 The run writes into a staging directory in DIR and moves its files in only once it has written
 all of them. A DIR that holds an earlier run of the same experiment then loses that run's files
 (those its results.json lists) to the new ones, so no panel or flows file of the earlier run is
-left beside the new results.json; any other file in DIR stays, in DIR/flows too. A stopped run
+left beside the new results.json. A file of yours that a file of the run replaces (your own
+summary.md in DIR, with no run beside it) is moved to DIR/replaced-TIME, and the run says so; any
+other file in DIR stays, in DIR/flows too. A stopped run
 never replaces an earlier one, complete or stopped: where DIR holds a run, the partial run is kept
 beside it in DIR/unpublished-TIME, and the message says so. A run stopped before its first point writes
 nothing and leaves DIR as it was. A DIR that holds another experiment's run is refused (exit 2).`,
@@ -242,7 +244,7 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 		h.Interrupted = interruptedText(ctx, len(res.Points), res.Planned)
 	}
 	doc := experiment.NewFCTDocument(h, c, res.Points)
-	dir, err := experiment.Publish(out, doc.Experiment, res.Interrupted(), func(dir string) error { return experiment.WriteFCT(dir, doc, res.Points) })
+	dir, err := experiment.Publish(out, doc.Experiment, res.Interrupted(), func(dir string) error { return experiment.WriteFCT(dir, doc, res.Points) }, stderr)
 	if err != nil {
 		return stoppedUnpublished(ctx, res.Interrupted(), len(res.Points), res.Planned, err)
 	}
@@ -325,7 +327,7 @@ func runSimFanIn(ctx context.Context, opts *simRunOptions, out string, stdout, s
 		hd.Interrupted = interruptedText(ctx, kept, planned)
 	}
 	doc := experiment.NewFanInDocument(hd, c, all)
-	dir, err := experiment.Publish(out, doc.Experiment, kept < planned, func(dir string) error { return experiment.WriteFanIn(dir, doc) })
+	dir, err := experiment.Publish(out, doc.Experiment, kept < planned, func(dir string) error { return experiment.WriteFanIn(dir, doc) }, stderr)
 	if err != nil {
 		return stoppedUnpublished(ctx, kept < planned, kept, planned, err)
 	}

@@ -11,6 +11,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,6 +33,8 @@ type Staging struct {
 	out, dir string
 	made     []string // the directories of out that the run made (MakeDirs)
 	kept     bool     // the staged run is kept under a name of its own (Keep): Discard leaves it
+	// replaced is where the publish kept the user's files that the run's replaced (keepReplaced).
+	replaced *replacedFiles
 	// lock is the staging directory opened and flock'ed for as long as the run has it, so that a
 	// run's sweep (sweepStale) can tell a staging directory whose run lives on from a dead run's,
 	// whatever pid namespace it runs in.
@@ -319,7 +322,8 @@ type Layout struct {
 var ErrBesideEarlier = errors.New("the output directory holds an earlier run, which this partial run does not replace")
 
 // Publish replaces the earlier run of experiment in out, if out holds one, by the staged run: the
-// files the earlier results.json lists and its own directories make way, every other file of out
+// files the earlier results.json lists and its own directories make way, a file of the user's
+// that a staged file replaces is kept in out/replaced-TIME (Replaced), every other file of out
 // stays, and the staged files are moved in (replace). A partial run where out holds an earlier
 // run, complete or partial, is kept beside it instead (Keep, ErrBesideEarlier): a sweep stopped
 // after a minute lost the hour-long run it was meant to redo, and one stopped after 15 points the
@@ -457,7 +461,8 @@ func (s *Staging) replace(earlier, merge []string) error {
 		defer lock.Close()
 	}
 	var movedIn, madeIn []string
-	movedAside, _, err := moveEntries(s.out, aside, append(earlier, s.replacedFiles(names, earlier)...), os.Rename)
+	users := s.replacedFiles(names, earlier)
+	movedAside, _, err := moveEntries(s.out, aside, append(earlier, users...), os.Rename)
 	if err == nil {
 		err = s.inTheWay(names)
 	}
@@ -465,7 +470,7 @@ func (s *Staging) replace(earlier, merge []string) error {
 		movedIn, madeIn, err = moveEntries(s.dir, s.out, names, renameIn)
 	}
 	if err == nil {
-		_ = os.RemoveAll(aside)
+		s.keepReplaced(aside, earlier, users)
 		return os.RemoveAll(s.dir)
 	}
 	err = fmt.Errorf("publish the run into %s: %w", s.out, err)
@@ -478,6 +483,78 @@ func (s *Staging) replace(earlier, merge []string) error {
 	}
 	_ = os.RemoveAll(aside) // empty, but for the directories a merge's files were moved aside into
 	return s.Keep(err)
+}
+
+// replacedPrefix names the directory of out that keeps the user's files a run's files replaced.
+const replacedPrefix = "replaced-"
+
+// keepReplaced deletes the earlier run's entries from aside, where the publish moved them, and
+// keeps the user's files that the run's files replaced (users, also in aside) under a visible
+// name, out/replaced-TIME, which Replaced reports: a summary.md or a plot of the user's in out,
+// with no run beside it, was deleted without a word (review, helper-71). Nothing else of aside is
+// deleted; a directory that cannot be renamed stays hidden, for the next run's sweep to name
+// (recoverAside).
+func (s *Staging) keepReplaced(aside string, earlier, users []string) {
+	if len(users) == 0 {
+		_ = os.RemoveAll(aside)
+		return
+	}
+	for _, name := range earlier {
+		_ = os.RemoveAll(filepath.Join(aside, name))
+	}
+	removeEmptyDirs(aside)
+	dir, err := renameTimed(aside, filepath.Join(s.out, replacedPrefix))
+	if err != nil {
+		dir = aside
+	}
+	s.replaced = &replacedFiles{dir: dir, files: users}
+}
+
+// removeEmptyDirs removes the empty directories under root (not root), deepest first: what is left
+// of a merge directory whose files were the earlier run's.
+func removeEmptyDirs(root string) {
+	var dirs []string
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && path != root {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i]) // only an empty one goes
+	}
+}
+
+// replacedFiles is what keepReplaced kept: the user's files (relative to out) and where they are.
+type replacedFiles struct {
+	dir   string
+	files []string
+}
+
+// Replaced says where the publish kept the user's files that the run's files of the same names
+// replaced, and which: "" when it replaced none.
+func (s *Staging) Replaced() (dir string, files []string) {
+	if s.replaced == nil {
+		return "", nil
+	}
+	return s.replaced.dir, s.replaced.files
+}
+
+// SayReplaced tells w where the publish kept the user's files that the run's replaced, if any.
+func (s *Staging) SayReplaced(w io.Writer) {
+	if dir, files := s.Replaced(); dir != "" && w != nil {
+		fmt.Fprintf(w, "qjump: %s held %s of its own, not a run's, where the run writes files of those names: "+
+			"moved to %s\n", s.out, quotedList(files), dir)
+	}
+}
+
+// quotedList is names joined by commas, at most five of them and how many more.
+func quotedList(names []string) string {
+	const most = 5
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
 
 // replacedFiles are the entries of out, not of the earlier run, that a staged entry of the same

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,62 @@ func TestPublishReplacesTheEarlierRun(t *testing.T) {
 		"fig11.png": "new plot", "raw": "<dir>", "raw/f7=1-arrivals.csv": "new arrivals"}
 	if got := testutil.DirContents(t, out); !maps.Equal(got, want) {
 		t.Errorf("after publishing:\n got %v\nwant %v", got, want)
+	}
+}
+
+// A file of the user's that a run's file of the same name replaces is kept, in out/replaced-TIME,
+// and Replaced says which and where; the earlier run's replaced files are not kept, and a user's
+// file in a merge directory is kept under its path there (review, helper-71: a summary.md and a
+// plot of the user's in --out went without a word).
+func TestPublishKeepsTheUsersReplacedFiles(t *testing.T) {
+	out := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(out, "summary.md"), "the user's notes")
+	testutil.WriteFile(t, filepath.Join(out, "flows", "a.csv"), "the user's a")
+	testutil.WriteFile(t, filepath.Join(out, "other.txt"), "the user's other")
+	st, err := Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"results.json": `{"experiment": "sim-fig9", "files": ["summary.md"]}`,
+		"summary.md": "new summary", "flows/a.csv": "new a"} {
+		testutil.WriteFile(t, filepath.Join(st.Dir(), name), text)
+	}
+	if err := st.Publish("sim-fig9", Layout{Merge: []string{"flows"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir, files := st.Replaced()
+	if !strings.HasPrefix(filepath.Base(dir), replacedPrefix) || filepath.Dir(dir) != out ||
+		!slices.Equal(files, []string{"flows/a.csv", "summary.md"}) {
+		t.Fatalf("Replaced: %q, %q; want out/%sTIME holding flows/a.csv and summary.md", dir, files, replacedPrefix)
+	}
+	kept := filepath.Base(dir)
+	want := map[string]string{"results.json": `{"experiment": "sim-fig9", "files": ["summary.md"]}`, "summary.md": "new summary",
+		"flows": "<dir>", "flows/a.csv": "new a", "other.txt": "the user's other",
+		kept: "<dir>", kept + "/summary.md": "the user's notes", kept + "/flows": "<dir>", kept + "/flows/a.csv": "the user's a"}
+	if got := testutil.DirContents(t, out); !maps.Equal(got, want) {
+		t.Errorf("after publishing:\n got %v\nwant %v", got, want)
+	}
+	var said strings.Builder
+	st.SayReplaced(&said)
+	if !strings.Contains(said.String(), "flows/a.csv, summary.md of its own") || !strings.Contains(said.String(), "moved to "+dir) {
+		t.Errorf("SayReplaced said %q; want the files and where they went", said.String())
+	}
+
+	// A rerun replaces the earlier run's files, and keeps nothing of them.
+	st, err = Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(st.Dir(), "summary.md"), "newer summary")
+	testutil.WriteFile(t, filepath.Join(st.Dir(), "results.json"), `{"experiment": "sim-fig9", "files": ["summary.md"]}`)
+	if err := st.Publish("sim-fig9", Layout{Merge: []string{"flows"}}); err != nil {
+		t.Fatal(err)
+	}
+	if dir, files := st.Replaced(); dir != "" || files != nil {
+		t.Errorf("a rerun over an earlier run: Replaced %q, %q; want nothing", dir, files)
+	}
+	if n := len(EntriesWithPrefix(out, replacedPrefix)); n != 1 {
+		t.Errorf("%d directories %s* after the rerun, want the first run's one", n, replacedPrefix)
 	}
 }
 

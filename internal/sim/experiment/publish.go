@@ -7,6 +7,7 @@ package experiment
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -19,12 +20,13 @@ const flowsDir = "flows"
 
 // Publish writes a run of experiment with write into a staging directory of out and publishes it
 // there: the files of an earlier run of the experiment that its results.json lists make way,
-// every other file of out stays. A partial run (a stopped sweep, whose record says so) never
+// every other file of out stays but for the user's files that the run's replace, which are kept in
+// out/replaced-TIME, as say is told. A partial run (a stopped sweep, whose record says so) never
 // replaces an earlier run, complete or partial: it is kept beside it, in out/unpublished-TIME,
 // and Publish returns that directory; otherwise it returns out. A run that cannot write or publish every file keeps
 // what it wrote there too, with an error that says where (results.Kept); one that wrote no
 // results.json leaves nothing.
-func Publish(out, experiment string, partial bool, write func(dir string) error) (dir string, err error) {
+func Publish(out, experiment string, partial bool, write func(dir string) error, say io.Writer) (dir string, err error) {
 	st, err := results.Stage(out)
 	if err != nil {
 		return "", err
@@ -43,5 +45,6 @@ func Publish(out, experiment string, partial bool, write func(dir string) error)
 	if err != nil {
 		return "", err
 	}
+	st.SayReplaced(say)
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ func publishFakeSweep(t *testing.T, out string, c Fig9Config, points []*FCTResul
 	t.Helper()
 	h := results.Header{Experiment: ExperimentFig9, Title: "t", Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Interrupted: stopped}
 	doc := NewFCTDocument(h, c, points)
-	dir, err := Publish(out, ExperimentFig9, stopped != "", func(dir string) error { return WriteFCT(dir, doc, points) })
+	dir, err := Publish(out, ExperimentFig9, stopped != "", func(dir string) error { return WriteFCT(dir, doc, points) }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +273,7 @@ func TestStoppedRunThatCannotBeKeptIsAnError(t *testing.T) {
 	dir, err := Publish(out, ExperimentFanIn, true, func(dir string) error {
 		testutil.WriteFile(t, filepath.Join(dir, "results.json"), `{"experiment": "sim-fan-in", "interrupted": "stopped"}`)
 		return os.RemoveAll(dir)
-	})
+	}, io.Discard)
 	if err == nil || dir != "" {
 		t.Errorf("Publish of a stopped run whose files are gone: dir %q, err %v; want an error", dir, err)
 	}

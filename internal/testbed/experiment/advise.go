@@ -150,7 +150,7 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 	if ctx.Err() != nil || a == nil && !errors.Is(err, ErrFaults) {
 		return a, err
 	}
-	if perr := publishAdvice(st); perr != nil {
+	if perr := publishAdvice(st, progress); perr != nil {
 		if kept, ok := results.Kept(perr); ok {
 			a.relocate(r.o.OutDir, kept)
 			movedTo(err, r.o.OutDir, kept) // a run with faults is there too, not in OutDir

@@ -230,7 +230,7 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 		keepRecord(env.res, st.Dir())
 		return nil, st.Keep(err)
 	}
-	if perr := publish(st, name); perr != nil {
+	if perr := publish(st, name, o.Progress); perr != nil {
 		return nil, perr
 	}
 	published = true

@@ -8,6 +8,7 @@ package experiment
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -31,16 +32,22 @@ func stage(out string) (*results.Staging, error) {
 }
 
 // publish replaces the earlier run of experiment in the staging's --out, if it holds one: the
-// files the earlier results.json lists and its raw/ make way, every other file stays.
-func publish(s *results.Staging, experiment string) error {
-	return s.Publish(experiment, results.Layout{Own: []string{rawDir}})
+// files the earlier results.json lists and its raw/ make way, every other file stays but for the
+// user's files that the run's replace, which are kept in out/replaced-TIME, as say is told.
+func publish(s *results.Staging, experiment string, say io.Writer) error {
+	err := s.Publish(experiment, results.Layout{Own: []string{rawDir}})
+	if err == nil {
+		s.SayReplaced(say)
+	}
+	return err
 }
 
 // publishAdvice replaces an earlier advise's runs in out (sweep/ and every confirm-f5=*/ that
 // holds a memcached-sweep run) by the staged ones. Advise's runs are published together: each
 // published on its own, a rerun stopped after its sweep left the new sweep/ beside the earlier
 // advise's confirming runs, and a rerun that chose another factor left the earlier one's.
-func publishAdvice(s *results.Staging) error {
+func publishAdvice(s *results.Staging, say io.Writer) error {
+	defer s.SayReplaced(say)
 	return s.Replace(func() []string {
 		var earlier []string
 		for _, name := range append(results.EntriesWithPrefix(s.Out(), confirmPrefix), sweepDir) {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func TestPublishAdviceReplacesTheEarlierAdvice(t *testing.T) {
 	for name, text := range map[string]string{"sweep/results.json": sweepRun, "sweep/samples.csv": "new", "confirm-f5=3/results.json": sweepRun} {
 		testutil.WriteFile(t, filepath.Join(st.Dir(), name), text)
 	}
-	if err := publishAdvice(st); err != nil {
+	if err := publishAdvice(st, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"notes.txt": "the user's", "confirm-f5=9": "<dir>", "confirm-f5=9/notes.txt": "the user's",
@@ -84,7 +85,7 @@ func TestPublishAdviceInADirectoryNamedLikeAPattern(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WriteFile(t, filepath.Join(st.Dir(), "sweep", "results.json"), sweepRun)
-	if err := publishAdvice(st); err != nil {
+	if err := publishAdvice(st, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "confirm-f5=2")); err == nil {
