@@ -60,7 +60,7 @@ f ≤ m), and what was measured. The sweeps are kept in --out. Needs root, as ev
 			"(about 12000 at the default 100M; R/8 over 1041 wire bytes a request), e.g. 2000")
 	opts.typed.keep(f, "throughput")
 	f.BoolVar(&opts.quick, "quick", false, "a shorter sweep (4 factors, 1.5 s each)")
-	f.StringVar(&opts.out, "out", "", "directory for the sweeps (default: results/advise-TIME)")
+	f.StringVar(&opts.out, "out", "", "directory for the sweeps (default: a new results/advise-TIME, -N after it where a run of the same second has that name)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", bulkCCUsage)
 	f.BoolVar(&opts.json, "json", false, "print the advice as JSON")
 	return cmd
@@ -71,9 +71,6 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 		return usageErrorf("invalid --program %q: memcached is the program advise can measure", opts.program)
 	}
 	o := experiment.Options{Quick: opts.quick, OutDir: opts.out, BulkCC: opts.bulkCC, Testbed: opts.flags.cfg}
-	if o.OutDir == "" {
-		o.OutDir = filepath.Join("results", "advise-"+time.Now().Format("20060102-150405"))
-	}
 	checked, err := experiment.CheckAdvise(o, opts.target)
 	if errors.Is(err, experiment.ErrNoTarget) {
 		return usageErrorf("advise needs a target: --p99 D (the p99 latency to meet), --throughput N (the requests per second), or both, e.g. qjump advise --p99 1ms")
@@ -81,10 +78,12 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if err != nil {
 		return opts.typed.flagError(err) // --throughput 1e300 as typed, not 1e+300
 	}
-	removeIfEmpty, err := makeOutDir(o.OutDir, "advise")
+	out, removeIfEmpty, err := runOutDir(o.OutDir, filepath.Join("results", "advise"), "advise")
 	if err != nil {
 		return err
 	}
+	o.OutDir = out
+	checked = checked.InDir(out)
 	warn(stderr, opts.flags.warnings())
 	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, stderr)
 	defer stop()

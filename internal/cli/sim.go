@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"errors"
-	"os"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/qjump-net/qjump/internal/model"
-	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim"
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -103,43 +99,6 @@ func (f *fabricFlags) config() (topology.Config, error) {
 		return c, usageErrorf("invalid --buffer %d: need 0 (the scheme's) or a number of packets", f.buffer)
 	}
 	return c, nil
-}
-
-// outAllowed is what --out takes in the verbs that write a run's directory.
-const outAllowed = "need a directory that exists or can be made, and that this user can write in"
-
-// makeOutDir makes --out before anything is simulated and checks that a file can be written in
-// it, so a path that cannot hold the results is refused at once rather than after minutes of
-// simulation. The returned function removes the directories makeOutDir made, --out and the
-// parents it lacked, deepest first, where they are still empty: a run interrupted before its
-// first point finished, or one that failed early, leaves nothing behind. A directory holding
-// another experiment's run is refused; one holding the same experiment's is taken: the
-// simulator's runs (experiment.Publish) and the testbed's stage their files and replace that
-// run only once they have written every file, so that a run that writes nothing leaves it as
-// it was.
-func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
-	if other := results.ExperimentIn(out); other != "" && other != experiment {
-		return nil, usageErrorf("invalid --out %q: it holds a %s run (its results.json), which this %s run would mix with: "+
-			"give another directory, or remove that one", out, other, experiment)
-	}
-	fi, statErr := os.Stat(out)
-	if statErr == nil && !fi.IsDir() {
-		return nil, usageErrorf("invalid --out %q: it is a file; %s", out, outAllowed)
-	}
-	made, err := results.MakeDirs(out)
-	removeIfEmpty = func() { results.RemoveMadeDirs(made) }
-	if err != nil {
-		removeIfEmpty()
-		return nil, usageErrorf("invalid --out %q: cannot make the directory (%v); %s", out, errors.Unwrap(err), outAllowed)
-	}
-	probe, err := os.CreateTemp(out, ".qjump-out-*")
-	if err != nil {
-		removeIfEmpty()
-		return nil, usageErrorf("invalid --out %q: cannot write in it (%v); %s", out, errors.Unwrap(err), outAllowed)
-	}
-	probe.Close()
-	os.Remove(probe.Name())
-	return removeIfEmpty, nil
 }
 
 // productWithin says whether a×b ≤ limit for positive a and b. It divides rather than multiplies,

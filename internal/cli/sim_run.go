@@ -83,7 +83,7 @@ nothing and leaves DIR as it was. A DIR that holds another experiment's run is r
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.quick, "quick", false, "fewer flows, loads and points (for CI)")
-	f.StringVar(&opts.out, "out", "", "output directory (default: results/sim-NAME-TIME)")
+	f.StringVar(&opts.out, "out", "", "output directory (default: a new results/sim-NAME-TIME, -N after it where a run of the same second has that name)")
 	f.IntVar(&opts.workers, "workers", 2, "points simulated at once (one core each)")
 	f.IntVar(&opts.flows, "flows", 0, fmt.Sprintf("fig9: flows per point for both workloads, at most %d (0: 10000 web search and 3000 data mining; 1000 and 500 with --quick)", experiment.MaxFlows))
 	f.IntSliceVar(&opts.hosts, "hosts", []int{144, 60}, "fan-in: host counts to run, each whole racks: a multiple of 16, or of 12")
@@ -152,17 +152,13 @@ func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, st
 	if err := opts.check(name); err != nil {
 		return err
 	}
-	out := opts.out
-	if out == "" {
-		out = filepath.Join("results", "sim-"+name+"-"+time.Now().Format("20060102-150405"))
-	}
 	if name == "fig9" {
 		// Its flows are checked now, before anything is made or simulated.
 		if err := opts.fig9Config().Validate(); err != nil {
 			return asFlagError(err)
 		}
 	}
-	removeIfEmpty, err := makeOutDir(out, simRunExperiment[name])
+	out, removeIfEmpty, err := runOutDir(opts.out, filepath.Join("results", "sim-"+name), simRunExperiment[name])
 	if err != nil {
 		return err
 	}

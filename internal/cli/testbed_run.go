@@ -99,7 +99,7 @@ programs are put on levels with 'qjump run'.`,
 	rate.DefValue = ""
 	rate.Usage += "\n(default: the experiment's own, 100M; 10M for fan-in and ping-iperf)"
 	f.BoolVar(&opts.quick, "quick", false, "fewer samples and a shorter sweep (for CI and make demo)")
-	f.StringVar(&opts.out, "out", "", "output directory (default: results/NAME-TIME)")
+	f.StringVar(&opts.out, "out", "", "output directory (default: a new results/NAME-TIME, -N after it where a run of the same second has that name)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", bulkCCUsage)
 	f.Var(&unitValue[time.Duration]{&opts.epsilon, model.ParseDuration}, "epsilon",
 		"ε given to qjump up, 0 or more, keeping the epoch at most 1s, e.g. 30us (default: the idle one-way p99 the run measures)")
@@ -125,10 +125,12 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	if err != nil {
 		return opts.flags.typed.flagError(err)
 	}
-	removeIfEmpty, err := makeOutDir(o.OutDir, name)
+	out, removeIfEmpty, err := runOutDir(o.OutDir, filepath.Join("results", name), name)
 	if err != nil {
 		return err
 	}
+	o.OutDir = out
+	checked = checked.InDir(out)
 	warn(stderr, opts.flags.warnings())
 	ctx, stdout, progress, stop := stoppableRun(ctx, stdout, stderr)
 	defer stop()
@@ -157,9 +159,6 @@ func (opts *testbedRunOptions) experimentOptions() (experiment.Options, error) {
 		o.Testbed.Rate = 0 // the experiment's own default
 	}
 	o.Epsilon, o.EpsilonGiven = opts.epsilon, opts.epsSet
-	if o.OutDir == "" {
-		o.OutDir = filepath.Join("results", opts.name+"-"+time.Now().Format("20060102-150405"))
-	}
 	return o, nil
 }
 

@@ -89,6 +89,12 @@ func CheckAdvise(o Options, t AdviseTarget) (AdviseRun, error) {
 	return AdviseRun{o, t, true}, nil
 }
 
+// InDir is the advise writing into dir rather than the options' OutDir (CheckedRun.InDir).
+func (r AdviseRun) InDir(dir string) AdviseRun {
+	r.o.OutDir = dir
+	return r
+}
+
 // AdvicePoint is one factor's measurement with bulk traffic, and the model's figures at it.
 type AdvicePoint struct {
 	Factor       float64  `json:"factor"`

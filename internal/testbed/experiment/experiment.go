@@ -96,6 +96,13 @@ type CheckedRun struct {
 	checked bool // false in the zero value, which Run refuses
 }
 
+// InDir is the run writing into dir rather than the options' OutDir: the directory a run without
+// one gets is chosen once the input is checked, when it is made.
+func (r CheckedRun) InDir(dir string) CheckedRun {
+	r.o.OutDir = dir
+	return r
+}
+
 // Check validates name and options before anything is built: the input first, then what the
 // machine must have (checkHost).
 func Check(name string, o Options) (CheckedRun, error) {
