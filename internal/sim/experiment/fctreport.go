@@ -451,7 +451,7 @@ func ReportFCT(dir string, doc *FCTDocument) error {
 	flows := make([][]FlowRow, len(doc.Points))
 	for i, p := range doc.Points {
 		path := filepath.Join(dir, string(p.FlowsFile))
-		rows, err := ReadFlowsFile(path)
+		rows, err := ReadFlowsFile(path, p.Scheme)
 		if err != nil {
 			return err
 		}

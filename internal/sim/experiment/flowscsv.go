@@ -4,9 +4,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 )
 
@@ -42,8 +44,11 @@ func writeFlowsFile(path string, r *FCTResult) error {
 	return results.WriteFileAtomic(path, func(w io.Writer) error { return WriteFlowsCSV(w, r) })
 }
 
-// ReadFlowsFile reads a flows.csv back.
-func ReadFlowsFile(path string) ([]FlowRow, error) {
+// ReadFlowsFile reads a flows.csv back, the flows of scheme. A row that no run writes (a size or
+// an ideal FCT that is not positive, a level outside 0-7, another scheme's) is refused, naming its
+// line: an ideal FCT of 0 made every statistic infinite, and a report failed naming results.json,
+// which it could not write (review, helper-71).
+func ReadFlowsFile(path string, scheme Scheme) ([]FlowRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open flows: %w", err)
@@ -58,7 +63,7 @@ func ReadFlowsFile(path string) ([]FlowRow, error) {
 		if i == 0 {
 			continue
 		}
-		row, err := parseFlow(rec)
+		row, err := parseFlow(rec, scheme)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: line %d: %w", path, i+1, err)
 		}
@@ -67,7 +72,7 @@ func ReadFlowsFile(path string) ([]FlowRow, error) {
 	return rows, nil
 }
 
-func parseFlow(rec []string) (FlowRow, error) {
+func parseFlow(rec []string, scheme Scheme) (FlowRow, error) {
 	if len(rec) != len(flowsHeader) {
 		return FlowRow{}, fmt.Errorf("%d fields, want %d", len(rec), len(flowsHeader))
 	}
@@ -95,5 +100,29 @@ func parseFlow(rec []string) (FlowRow, error) {
 		}
 	}
 	r.ID, r.Level, r.Timeouts = int32(id), uint8(level), int32(timeouts)
-	return r, nil
+	return r, checkFlow(r, rec, level, scheme)
+}
+
+// checkFlow refuses a row that no run writes, naming the column and what a run writes there.
+func checkFlow(r FlowRow, rec []string, level int, scheme Scheme) error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case r.ID < 0 || r.Src < 0 || r.Dst < 0:
+		return fmt.Errorf("id %s, src %s, dst %s: a run writes numbers from 0", rec[0], rec[1], rec[2])
+	case r.Size <= 0:
+		return fmt.Errorf("size_bytes %s: a run writes a flow's size, more than 0", rec[3])
+	case !finite(r.StartUs) || r.StartUs < 0:
+		return fmt.Errorf("start_us %s: a run writes a time from 0", rec[4])
+	case !finite(r.FCTUs) || r.FCTUs < 0:
+		return fmt.Errorf("fct_us %s: a run writes a positive time, or nothing for an unfinished flow", rec[5])
+	case !finite(r.IdealUs) || r.IdealUs <= 0:
+		return fmt.Errorf("ideal_us %s: a run writes the flow's time alone on the idle fabric, more than 0", rec[6])
+	case level < 0 || level >= int(model.NumLevels):
+		return fmt.Errorf("level %s: a run writes a level from 0 to %d", rec[9], model.NumLevels-1)
+	case r.Timeouts < 0:
+		return fmt.Errorf("timeouts %s: a run writes a count from 0", rec[10])
+	case scheme != "" && rec[8] != string(scheme):
+		return fmt.Errorf("scheme %q: results.json says this point's flows are %s's; the file is another point's", rec[8], scheme)
+	}
+	return nil
 }

@@ -30,12 +30,39 @@ func TestFlowsCSVUnfinishedFlowIsEmpty(t *testing.T) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := ReadFlowsFile(path)
+		rows, err := ReadFlowsFile(path, TCP)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(rows) != 2 || rows[0] != r.Flows[0] || rows[1] != r.Flows[1] {
 			t.Errorf("%s read back as %+v, want %+v", name, rows, r.Flows)
+		}
+	}
+}
+
+// A row that no run writes is refused, naming its line and column: an ideal FCT of 0 made every
+// statistic infinite and the report failed naming results.json; a negative size and another
+// scheme's row passed (review, helper-71).
+func TestFlowsCSVRefusesRowsNoRunWrites(t *testing.T) {
+	good := "0,1,2,1000,1.500,20.000,10.000,2.000,tcp,0,0"
+	for _, c := range []struct{ row, says string }{
+		{"0,1,2,1000,1.500,20.000,0.000,2.000,tcp,0,0", "ideal_us 0.000"},
+		{"0,1,2,-5,1.500,20.000,10.000,2.000,tcp,0,0", "size_bytes -5"},
+		{"0,1,2,1000,1.500,20.000,10.000,2.000,dctcp,0,0", `scheme "dctcp"`},
+		{"0,1,2,1000,1.500,20.000,10.000,2.000,tcp,8,0", "level 8"},
+		{"0,1,2,1000,1.500,-3.000,10.000,2.000,tcp,0,0", "fct_us -3.000"},
+		{"0,1,2,1000,1.500,NaN,10.000,2.000,tcp,0,0", "fct_us NaN"},
+		{"0,1,2,1000,-1.000,20.000,10.000,2.000,tcp,0,0", "start_us -1.000"},
+		{"0,1,2,1000,1.500,20.000,10.000,2.000,tcp,0,-1", "timeouts -1"},
+	} {
+		path := filepath.Join(t.TempDir(), "flows.csv")
+		text := strings.Join(flowsHeader, ",") + "\n" + good + "\n" + c.row + "\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFlowsFile(path, TCP)
+		if err == nil || !strings.Contains(err.Error(), "line 3: "+c.says) {
+			t.Errorf("row %q: %v; want it refused at line 3 saying %q", c.row, err, c.says)
 		}
 	}
 }
