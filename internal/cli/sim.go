@@ -18,7 +18,8 @@ func newSimCommand() *cobra.Command {
 (Fig. 8): flow completion times of TCP, DCTCP, pFabric and QJump under the web-search and
 data-mining workloads (Fig. 9), and the latency bound under fan-in at scale (Fig. 11). The
 simulated QJump limiter uses the model and epoch arithmetic of the dataplane. Same seed, same
-output, byte for byte. See docs/reproducing.md and docs/performance.md.`,
+results, byte for byte: flows files, statistics and plots, on any number of workers (only the
+wall times, speed figures and start time differ from run to run). See docs/reproducing.md and docs/performance.md.`,
 	}
 	requireSubcommand(cmd)
 	cmd.AddCommand(newSimFCTCommand(), newSimRunCommand(), newSimReportCommand())

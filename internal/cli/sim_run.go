@@ -51,8 +51,8 @@ not depend on how many), and writes into DIR:
           hosts, with random epoch phases (mesochronous hosts), with aligned epochs (every
           budget in one burst), and aligned and straddled (each host sends one budget just
           before its epoch ends and the next just after it, the worst case the bound allows);
-          fanin-N.png, fanin-N-aligned.png, fanin-N-straddled.png, fanin-N-random-straddled.png,
-          results.json, summary.md.
+          fanin-N.png, fanin-N-aligned.png, fanin-N-straddled.png (the three sweeps in that
+          order), results.json, summary.md.
           At least 10^6 probes per point (10^5 with --quick).
 results.json and summary.md are the testbed's results format (internal/results);
 qjump sim report DIR redraws the plots, summary.md and table from the files. Ctrl-C stops the
@@ -176,7 +176,10 @@ func runSimRun(ctx context.Context, opts *simRunOptions, name string, stdout, st
 
 // interruptedText is results.Header.Interrupted of a sweep stopped after kept of planned points.
 func interruptedText(ctx context.Context, kept, planned int) string {
-	return fmt.Sprintf("%v after %d of %d points; the other %d were not run", context.Cause(ctx), kept, planned, planned-kept)
+	// "Not run" was wrong for the points the workers had under way, which the stop abandoned
+	// (review, helper-71); how many those were, the sweep does not know here.
+	return fmt.Sprintf("%v after %d of %d points had finished; the other %d did not finish (those under way were abandoned, "+
+		"the rest never started)", context.Cause(ctx), kept, planned, planned-kept)
 }
 
 // keptError is what an interrupted sweep exits with: what it kept and where, dir, which is out

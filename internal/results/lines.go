@@ -91,7 +91,26 @@ func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 		curves = append(curves, xy)
 	}
 	fitLogAxes(pl) // before a stack's marks and plot.Align measure it
+	fitSingleX(pl)
 	return pl, curves, nil
+}
+
+// fitSingleX gives an x axis whose points all have one x (a sweep stopped after its first load)
+// a range around that x, not below 0 where the x is not: gonum pads such a range by one unit each
+// side, which drew loads from -0.75 to 1.25 (review, helper-71).
+func fitSingleX(pl *plot.Plot) {
+	if pl.X.Min != pl.X.Max {
+		return
+	}
+	x := pl.X.Min
+	pad := math.Abs(x) / 2
+	if pad == 0 {
+		pad = 1
+	}
+	pl.X.Min, pl.X.Max = x-pad, x+pad
+	if x >= 0 {
+		pl.X.Min = max(pl.X.Min, 0)
+	}
 }
 
 // addLine draws l and returns its points as drawn.

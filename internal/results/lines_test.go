@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,5 +65,19 @@ func TestStackSharesXAndKeepsLegendOffMarks(t *testing.T) {
 	placePanelLegend(a, pa, c, curves[0]) // as Stack.Draw places each panel's legend
 	if pa.Legend.Top && pa.Legend.Left {
 		t.Error("the legend took the top-left corner, over the first mark's label")
+	}
+}
+
+// A plot whose points all have one x (a sweep stopped after its first load) spans a range around
+// that x, from 0 where the x is positive: gonum's default drew loads from -0.75 to 1.25.
+func TestSingleXKeepsTheAxisAroundIt(t *testing.T) {
+	for _, c := range []struct{ x, lo, hi float64 }{{0.2, 0.1, 0.3}, {4, 2, 6}, {0, 0, 1}, {-2, -3, -1}} {
+		pl, _, err := LinePlot{Lines: []Line{{Label: "a", Points: []XY{{c.x, 1}, {c.x, 3}}}}}.plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(pl.X.Min-c.lo) > 1e-12 || math.Abs(pl.X.Max-c.hi) > 1e-12 {
+			t.Errorf("points at x = %g: x axis %g to %g, want %g to %g", c.x, pl.X.Min, pl.X.Max, c.lo, c.hi)
+		}
 	}
 }

@@ -464,7 +464,17 @@ func ReportFCT(dir string, doc *FCTDocument) error {
 	return doc.render(dir, flows)
 }
 
-func rateText(r sim.Rate) string { return fmt.Sprintf("%g Gb/s", float64(r)/float64(sim.Gbps)) }
+// rateText is r in Gb/s, or in Mb/s or kb/s below that: "0.001 Gb/s" for 1 Mb/s links read as a
+// typo (review, helper-71).
+func rateText(r sim.Rate) string {
+	switch {
+	case r >= sim.Gbps:
+		return fmt.Sprintf("%g Gb/s", float64(r)/float64(sim.Gbps))
+	case r >= sim.Gbps/1000:
+		return fmt.Sprintf("%g Mb/s", float64(r)/float64(sim.Gbps/1000))
+	}
+	return fmt.Sprintf("%g kb/s", float64(r)/float64(sim.Gbps/1_000_000))
+}
 
 // countText is "1 rack", "9 racks".
 func countText(n int, noun string) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/sim"
 	"github.com/qjump-net/qjump/internal/sim/topology"
 )
 
@@ -134,6 +135,16 @@ func TestReportReadsFanInAndItsOldForms(t *testing.T) {
 		}
 		if again := readAll(t, dir, "results.json")[0]; !bytes.Equal(again, written) {
 			t.Errorf("report of\n%s\nwrote\n%s\nwant\n%s", file, again, written)
+		}
+	}
+}
+
+// Rates below 1 Gb/s are written in Mb/s or kb/s, as typed: "0.001 Gb/s" read as a typo.
+func TestRateTextUnits(t *testing.T) {
+	for r, want := range map[sim.Rate]string{10 * sim.Gbps: "10 Gb/s", sim.Gbps * 5 / 2: "2.5 Gb/s", sim.Gbps / 1000: "1 Mb/s",
+		sim.Gbps / 10: "100 Mb/s", sim.Gbps / 1_000_000 * 64: "64 kb/s"} {
+		if got := rateText(r); got != want {
+			t.Errorf("rateText(%d) = %q, want %q", r, got, want)
 		}
 	}
 }

@@ -59,7 +59,12 @@ func Parse(name string, r io.Reader) (*CDF, error) {
 	line, lastLine, first := 0, 0, true
 	for sc.Scan() {
 		line++
-		t := strings.TrimSpace(sc.Text())
+		t := sc.Text()
+		if line == 1 {
+			// Spreadsheets save "CSV UTF-8" with a byte-order mark, which is no part of the header.
+			t = strings.TrimPrefix(t, "\ufeff")
+		}
+		t = strings.TrimSpace(t)
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}

@@ -60,6 +60,14 @@ func TestParseTakesAHeaderOnlyFirst(t *testing.T) {
 	}
 }
 
+// A file a spreadsheet saved as "CSV UTF-8" starts with a byte-order mark, which is read past.
+func TestParseReadsPastAByteOrderMark(t *testing.T) {
+	c, err := Parse("t", strings.NewReader("\ufeffsize_bytes,cdf\n100,0.5\n200,1\n"))
+	if err != nil || len(c.Size) != 2 {
+		t.Errorf("a file with a byte-order mark: %v, %+v; want its two rows", err, c)
+	}
+}
+
 // Poisson arrivals offer the asked load: the wire bytes of the flows over the time they span,
 // divided by the hosts' capacity.
 func TestGeneratorOffersTheLoad(t *testing.T) {
