@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
@@ -52,6 +53,8 @@ f ≤ m), and what was measured. The sweeps are kept in --out. Needs root, as ev
 	}
 	opts.flags.register(cmd.Flags())
 	f := cmd.Flags()
+	hosts, fewest := experiment.HostsOf("memcached-sweep")
+	f.Lookup("hosts").Usage = fmt.Sprintf("number of hosts, n, from %d (the sweep's fewest) to %d (default %d)", fewest, testbed.MaxHosts, hosts)
 	f.StringVar(&opts.program, "program", "memcached", "the program to measure (memcached)")
 	f.Var(&unitValue[time.Duration]{&opts.target.P99, positiveDuration("need a latency above 0, with a unit, e.g. 500us, 1ms")}, "p99",
 		"target: p99 request latency at most this, above 0, e.g. 1ms")

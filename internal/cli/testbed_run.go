@@ -14,6 +14,7 @@ import (
 
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
@@ -98,6 +99,10 @@ programs are put on levels with 'qjump run'.`,
 	rate := f.Lookup("rate")
 	rate.DefValue = ""
 	rate.Usage += "\n(default: the experiment's own, 100M; 10M for fan-in and ping-iperf)"
+	// Likewise --hosts: each experiment has its own default and fewest (review, helper-72: the help
+	// said 2 to 32, and ptp refused 3).
+	f.Lookup("hosts").Usage = fmt.Sprintf("number of hosts, n, up to %d\n(default: the experiment's own; each needs at least its fewest: %s)",
+		testbed.MaxHosts, experiment.HostsText())
 	f.BoolVar(&opts.quick, "quick", false, "fewer samples and a shorter sweep (for CI and make demo)")
 	f.StringVar(&opts.out, "out", "", "output directory (default: a new results/NAME-TIME, -N after it where a run of the same second has that name)")
 	f.StringVar(&opts.bulkCC, "bulk-cc", "cubic", bulkCCUsage)

@@ -64,6 +64,22 @@ func Names() []string {
 	return n
 }
 
+// HostsText says, for --hosts's help, how many hosts each experiment runs by default and the
+// fewest it can run with: "2pc 10 (at least 5), barrier 6 (at least 6), ...".
+func HostsText() string {
+	var parts []string
+	for _, name := range Names() {
+		e := experiments[name]
+		parts = append(parts, fmt.Sprintf("%s %d (at least %d)", name, e.hosts, e.minHosts))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// HostsOf is the hosts experiment name runs with by default and the fewest it can run with.
+func HostsOf(name string) (hosts, fewest int) {
+	return experiments[name].hosts, experiments[name].minHosts
+}
+
 // ErrUnknown is an experiment name that does not exist.
 var ErrUnknown = errors.New("unknown experiment")
 
