@@ -265,28 +265,61 @@ static bool sets_priority(int level, int name)
 	       (level == IPPROTO_IP && name == IP_TOS);
 }
 
-/* setsockopt keeps the level when the program touches the priority: with QJUMP_ENFORCE its own
- * SO_PRIORITY is refused (it succeeds without effect, so the program carries on), and IP_TOS,
- * which the program asks for its marking, not its priority, does not move the socket off its
- * level. Everything else goes straight to libc. */
-int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+/* on_level says whether fd's priority is the level's; errno is left as it was. */
+static bool on_level(int fd)
 {
-	int ret, saved;
+	int prio = -1;
+	socklen_t len = sizeof(prio);
+	int saved = errno;
+	bool on = getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, &len) == 0 && prio == cfg.priority;
 
-	if (!cfg.has_level || !sets_priority(level, name))
-		return sys_setsockopt(fd, level, name, val, len);
-	if (name == SO_PRIORITY && cfg.enforce && is_ip_socket(fd)) {
-		if (once(REPORT_ENFORCED))
-			say("refused the program's SO_PRIORITY: QJUMP_ENFORCE keeps level %d",
-			    cfg.priority);
-		return 0;
-	}
-	ret = sys_setsockopt(fd, level, name, val, len);
-	saved = errno;
-	if (ret == 0 && name == IP_TOS)
+	errno = saved;
+	return on;
+}
+
+/* set_own_priority is the program's own SO_PRIORITY: with QJUMP_ENFORCE it is refused on an IP
+ * socket (it succeeds without effect, so the program carries on); without, it is the program's. */
+static int set_own_priority(int fd, const void *val, socklen_t len)
+{
+	if (!cfg.enforce || !is_ip_socket(fd))
+		return sys_setsockopt(fd, SOL_SOCKET, SO_PRIORITY, val, len);
+	if (once(REPORT_ENFORCED))
+		say("refused the program's SO_PRIORITY: QJUMP_ENFORCE keeps level %d", cfg.priority);
+	return 0;
+}
+
+/*
+ * set_tos is the program's IP_TOS, which the kernel turns into a priority when the TOS changes.
+ * The program asked for a marking, not a priority, so a socket on the level stays on it. A socket
+ * the program moved to a priority of its own is left as Linux leaves it, IP_TOS's priority
+ * included: without QJUMP_ENFORCE the program's own setting wins, and the shim must not change
+ * what it does. With QJUMP_ENFORCE the level always wins.
+ *
+ * Whether the program moved it is read from the socket, whose priority is the level until the
+ * program sets another: the record goes with the socket through dup(), SCM_RIGHTS and exec, where
+ * a table by descriptor in the shim would be lost or stale, and it takes no lock or memory.
+ */
+static int set_tos(int fd, const void *val, socklen_t len)
+{
+	bool keep_level = cfg.enforce || on_level(fd);
+	int ret = sys_setsockopt(fd, IPPROTO_IP, IP_TOS, val, len);
+	int saved = errno;
+
+	if (ret == 0 && keep_level)
 		apply_priority(fd);
 	errno = saved;
 	return ret;
+}
+
+/* setsockopt keeps the level when the program touches the priority (set_own_priority, set_tos);
+ * everything else goes straight to libc. */
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	if (!cfg.has_level || !sets_priority(level, name))
+		return sys_setsockopt(fd, level, name, val, len);
+	if (level == SOL_SOCKET)
+		return set_own_priority(fd, val, len);
+	return set_tos(fd, val, len);
 }
 
 /* inherit gives an accepted socket its listener's priority, which the kernel does not copy. With

@@ -225,6 +225,25 @@ func TestProgramSetsItsOwnPriority(t *testing.T) {
 	}
 }
 
+// A program that sets its own SO_PRIORITY and then IP_TOS gets what Linux gives it without
+// --enforce, in both modes: 2, then 2 (a TOS that does not change leaves the priority), then 6
+// (the kernel's priority for TOS 0x10). The shim put the level back after every IP_TOS, so
+// preload mode gave 2, 3, 3 although the program's own setting wins. With --enforce the level
+// wins in preload mode; cgroup mode cannot undo IP_TOS (docs/apputil.md).
+func TestIPTOSAfterProgramsOwnPriority(t *testing.T) {
+	b := programs(t)
+	cmd := []string{b.python, b.pyprobe, "set-tos", "2", "0", "16"}
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		t.Run(string(mode), func(t *testing.T) {
+			requireMode(t, mode)
+			expectValues(t, runQjump(t, nil, runArgs(mode, "3", nil, cmd...)...), map[string]string{"set-tos": "2 2 6", "tcp": "3"})
+		})
+	}
+	t.Run("preload/enforce", func(t *testing.T) {
+		expectValues(t, runQjump(t, nil, runArgs(ModePreload, "3", []string{"--enforce"}, cmd...)...), map[string]string{"set-tos": "3 3 3"})
+	})
+}
+
 func TestForkAndExecChildrenKeepLevel(t *testing.T) {
 	b := programs(t)
 	script := b.cprobe + " fork | sed s/^/a-/; " + b.goprobe + " | sed s/^/b-/"

@@ -127,6 +127,17 @@ func TestIPTOSKeepsLevel(t *testing.T) {
 	expect(t, p.run(t, []string{"QJUMP_LEVEL=2"}, nil, "tos", "16"), map[string]string{"tos": "0 2"})
 }
 
+// A program that set its own SO_PRIORITY and then sets IP_TOS gets what Linux gives it: the kernel
+// keeps the priority when the TOS does not change (0 on a fresh socket) and maps a new TOS to one
+// (0x10 to 6). The shim put the level back after every IP_TOS, so the program's own priority 2
+// became level 3 on an IP_TOS that changed nothing. With QJUMP_ENFORCE the level always wins.
+func TestIPTOSLeavesProgramsOwnPriority(t *testing.T) {
+	p := buildProbe(t)
+	expect(t, p.run(t, nil, nil, "set-tos", "2", "0", "16"), map[string]string{"set-tos": "2 2 6"}) // the kernel's own doing
+	expect(t, p.run(t, []string{"QJUMP_LEVEL=3"}, nil, "set-tos", "2", "0", "16"), map[string]string{"set-tos": "2 2 6"})
+	expect(t, p.run(t, []string{"QJUMP_LEVEL=3", "QJUMP_ENFORCE=1"}, nil, "set-tos", "2", "0", "16"), map[string]string{"set-tos": "3 3 3"})
+}
+
 func TestThreads(t *testing.T) {
 	p := buildProbe(t)
 	r := p.run(t, []string{"QJUMP_LEVEL=4"}, nil, "threads")

@@ -1,6 +1,7 @@
 # probe.py: the Python counterpart of preload/testdata/probe.c. It reports the SO_PRIORITY the
 # kernel gave its TCP, UDP and accepted sockets, one "name value" line each; "set N" also sets
-# SO_PRIORITY N on a TCP socket and reports "set RET PRIORITY".
+# SO_PRIORITY N on a TCP socket and reports "set RET PRIORITY"; "set-tos N T U" sets SO_PRIORITY N,
+# then IP_TOS T, then IP_TOS U on a TCP socket and reports "set-tos P Q R", its priority after each.
 import socket
 import sys
 
@@ -25,6 +26,14 @@ def main():
         with socket.socket() as s:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, int(sys.argv[2]))
             print("set", 0, prio(s))
+    if len(sys.argv) == 5 and sys.argv[1] == "set-tos":
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, int(sys.argv[2]))
+            after = [prio(s)]
+            for tos in sys.argv[3:]:
+                s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, int(tos))
+                after.append(prio(s))
+            print("set-tos", *after)
 
 
 main()

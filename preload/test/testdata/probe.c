@@ -6,6 +6,8 @@
  *   probe                report tcp, udp, tcp6, accepted, accepted-sndbuf, unix, sndbuf
  *   probe set N          also set SO_PRIORITY N on a TCP socket: "set RET PRIORITY"
  *   probe tos T          also set IP_TOS T on a TCP socket: "tos RET PRIORITY"
+ *   probe set-tos N T U  on a TCP socket set SO_PRIORITY N, then IP_TOS T, then IP_TOS U:
+ *                        "set-tos P Q R" is its priority after each
  *   probe listener N     set SO_PRIORITY N on a listener before accept: "listener-accepted P"
  *                        is the priority of the socket accept() returns
  *   probe fork           report, then from a forked child (no exec): "child-tcp P"
@@ -88,6 +90,23 @@ static void set_option(const char *name, int level, int opt, int v)
 	close(fd);
 }
 
+/* set_then_tos sets the socket's own priority, then two TOS values, and reports the priority
+ * after each: the kernel moves it on IP_TOS only when the TOS changes (rt_tos2priority). */
+static void set_then_tos(int prio, int tos1, int tos2)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int p[3];
+
+	setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio));
+	p[0] = priority(fd);
+	setsockopt(fd, IPPROTO_IP, IP_TOS, &tos1, sizeof(tos1));
+	p[1] = priority(fd);
+	setsockopt(fd, IPPROTO_IP, IP_TOS, &tos2, sizeof(tos2));
+	p[2] = priority(fd);
+	printf("set-tos %d %d %d\n", p[0], p[1], p[2]);
+	close(fd);
+}
+
 static void bench(long n)
 {
 	struct timespec a, b;
@@ -163,6 +182,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "listener")) {
 		accepted("listener-accepted", atoi(argv[2]));
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "set-tos")) {
+		set_then_tos(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "bench")) {
