@@ -3,7 +3,7 @@ package apputil
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"os/exec"
 	"syscall"
 )
@@ -20,8 +20,7 @@ const (
 	ModeCgroup Mode = "cgroup"
 )
 
-// ErrCommandNotFound is returned when CMD is not a file that can be run; the shell's status for
-// it is 127.
+// ErrCommandNotFound is returned when CMD is not there; the shell's status for it is 127.
 var ErrCommandNotFound = errors.New("command not found")
 
 // ErrCommandNotExecutable is returned when CMD exists but cannot be run; the shell's status for it
@@ -35,16 +34,23 @@ type Run struct {
 	Command []string // CMD and its arguments
 }
 
-// lookPath resolves CMD the way a shell does, with the shell's two failure kinds.
+// lookPath resolves CMD the way a shell does, with the shell's two failure kinds: 127 when there
+// is no such command, 126 when the name leads to something that cannot be run (a directory, a file
+// without execute permission, a path through a file), which bash reports with the same reason.
 func lookPath(name string) (string, error) {
 	path, err := exec.LookPath(name)
 	if err == nil {
 		return path, nil
 	}
-	if errors.Is(err, os.ErrPermission) {
-		return "", fmt.Errorf("%w: %s", ErrCommandNotExecutable, name)
+	// ErrDot: found only through a relative directory in PATH, which Go refuses to run.
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrDot) {
+		return "", fmt.Errorf("%w: %s", ErrCommandNotFound, name)
 	}
-	return "", fmt.Errorf("%w: %s", ErrCommandNotFound, name)
+	var lookErr *exec.Error
+	if errors.As(err, &lookErr) {
+		err = lookErr.Err // "is a directory", without exec's quoting of the name
+	}
+	return "", fmt.Errorf("%w: %s: %v", ErrCommandNotExecutable, name, err)
 }
 
 // ExecPreload replaces this process with CMD, the shim preloaded. It returns only on failure:

@@ -272,6 +272,42 @@ func TestMissingCommand(t *testing.T) {
 	}
 }
 
+// A CMD that is there but cannot be run ends as it would in bash: 126 for a directory (bash: "Is
+// a directory"), a file without execute permission, a path through a file, with the reason.
+// Before, a directory and a path through a file were "command not found" (127).
+func TestCommandThatCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string, mode os.FileMode) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	plain := write("plain.sh", "echo hi\n", 0o644)
+	cases := []struct {
+		name string
+		cmd  string
+		code int
+		says string
+	}{
+		{"directory", dir, 126, "command not executable: " + dir + ": is a directory"},
+		{"path through a file", filepath.Join(plain, "x"), 126, "not a directory"},
+		{"no execute permission", plain, 126, "command not executable: " + plain + ": permission denied"},
+	}
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		for _, c := range cases {
+			t.Run(string(mode)+"/"+c.name, func(t *testing.T) {
+				requireMode(t, mode)
+				o := runQjump(t, nil, runArgs(mode, "5", nil, c.cmd)...)
+				if o.code() != c.code || !strings.Contains(o.stderr, c.says) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", o.code(), o.stderr, c.code, c.says)
+				}
+			})
+		}
+	}
+}
+
 func TestExitStatusAndSignalPassThrough(t *testing.T) {
 	for _, mode := range []Mode{ModePreload, ModeCgroup} {
 		t.Run(string(mode)+"/exit", func(t *testing.T) {
