@@ -23,6 +23,12 @@ const (
 // ErrCommandNotFound is returned when CMD is not there; the shell's status for it is 127.
 var ErrCommandNotFound = errors.New("command not found")
 
+// ErrInterpreterNotFound is returned when CMD is there but what the kernel runs to run it is not:
+// the interpreter its #! line names, or the ELF loader it was linked for. exec says "no such file"
+// of CMD itself then; the shell's status for it is 127 as well (bash: "cannot execute: required
+// file not found").
+var ErrInterpreterNotFound = errors.New("cannot execute: required file not found")
+
 // ErrCommandNotExecutable is returned when CMD exists but cannot be run; the shell's status for it
 // is 126.
 var ErrCommandNotExecutable = errors.New("command not executable")
@@ -71,8 +77,8 @@ func ExecPreload(r Run, environ []string) error {
 		return err
 	}
 	err = syscall.Exec(path, r.Command, preloadEnv(environ, shim, r.Settings))
-	if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC) {
-		return fmt.Errorf("%w: %s: %v", ErrCommandNotExecutable, r.Command[0], err)
+	if cmdErr := execFailure(r.Command[0], path, err); cmdErr != nil {
+		return cmdErr
 	}
 	return fmt.Errorf("exec %s: %w", r.Command[0], err)
 }

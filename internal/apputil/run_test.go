@@ -31,6 +31,9 @@ import (
 // bins are the programs the tests run, built once per test binary.
 type bins struct {
 	qjump, cprobe, goprobe, python, pyprobe string
+	// noLoader is the C probe linked for an ELF loader that is not there: exec says "no such
+	// file" of a file that is.
+	noLoader string
 }
 
 // shimCache is where the qjump the tests run writes its shim, instead of the user's ~/.cache (set
@@ -84,11 +87,13 @@ func buildPrograms() (bins, error) {
 		return bins{}, err
 	}
 	b := bins{cprobe: filepath.Join(dir, "cprobe"),
-		goprobe: filepath.Join(dir, "goprobe"), pyprobe: filepath.Join(dir, "probe.py")}
+		goprobe: filepath.Join(dir, "goprobe"), pyprobe: filepath.Join(dir, "probe.py"),
+		noLoader: filepath.Join(dir, "no-loader")}
 	steps := []*exec.Cmd{
 		exec.Command("go", "build", "-o", b.goprobe, "./testdata/goprobe"),
 		exec.Command("clang", "-O2", "-Wall", "-pthread", "-o", b.cprobe, "../../preload/test/testdata/probe.c"),
 		exec.Command("cp", "testdata/probe.py", b.pyprobe),
+		exec.Command("clang", "-O2", "-Wall", "-pthread", "-Wl,--dynamic-linker="+missingLoader, "-o", b.noLoader, "../../preload/test/testdata/probe.c"),
 	}
 	steps[0].Env = append(os.Environ(), "CGO_ENABLED=0") // static: LD_PRELOAD cannot reach it
 	for _, c := range steps {
@@ -272,10 +277,18 @@ func TestMissingCommand(t *testing.T) {
 	}
 }
 
+// missingLoader is the ELF loader bins.noLoader was linked for.
+const missingLoader = "/nonexistent/qjap-ld.so"
+
 // A CMD that is there but cannot be run ends as it would in bash: 126 for a directory (bash: "Is
-// a directory"), a file without execute permission, a path through a file, with the reason.
-// Before, a directory and a path through a file were "command not found" (127).
+// a directory"), a file without execute permission, a path through a file; 127 for a file whose
+// interpreter (its #! line) or ELF loader is missing, which exec reports as "no such file" of the
+// file itself (bash: "cannot execute: required file not found"), with a message naming what is
+// missing. Before, a directory and a path through a file were "command not found" (127), and a
+// missing interpreter or loader ended qjump with status 1 and "no such file or directory" of a
+// file that was there.
 func TestCommandThatCannotRun(t *testing.T) {
+	b := programs(t)
 	dir := t.TempDir()
 	write := func(name, body string, mode os.FileMode) string {
 		path := filepath.Join(dir, name)
@@ -284,6 +297,8 @@ func TestCommandThatCannotRun(t *testing.T) {
 		}
 		return path
 	}
+	noInterp := write("no-interp.sh", "#!/nonexistent/qjap-interp -x\necho hi\n", 0o755)
+	crlf := write("crlf.sh", "#!/bin/sh\r\necho hi\r\n", 0o755) // saved on Windows: the kernel looks for "/bin/sh\r"
 	plain := write("plain.sh", "echo hi\n", 0o644)
 	cases := []struct {
 		name string
@@ -294,6 +309,9 @@ func TestCommandThatCannotRun(t *testing.T) {
 		{"directory", dir, 126, "command not executable: " + dir + ": is a directory"},
 		{"path through a file", filepath.Join(plain, "x"), 126, "not a directory"},
 		{"no execute permission", plain, 126, "command not executable: " + plain + ": permission denied"},
+		{"missing interpreter", noInterp, 127, `cannot execute: required file not found: ` + noInterp + ` is there, but its interpreter "/nonexistent/qjap-interp" (its #! line) is not`},
+		{"interpreter with a carriage return", crlf, 127, `its interpreter "/bin/sh\r" (its #! line) is not`},
+		{"missing ELF loader", b.noLoader, 127, `cannot execute: required file not found: ` + b.noLoader + ` is there, but its ELF loader "` + missingLoader + `" is not`},
 	}
 	for _, mode := range []Mode{ModePreload, ModeCgroup} {
 		for _, c := range cases {

@@ -183,6 +183,9 @@ func runIn(ctx context.Context, cg *transientCgroup, path string, argv []string,
 		return Status{}, ErrInterrupted
 	}
 	if err := cmd.Start(); err != nil {
+		if cmdErr := execFailure(argv[0], path, err); cmdErr != nil {
+			return Status{}, cmdErr
+		}
 		return Status{}, fmt.Errorf("start %s in cgroup %s: %w", argv[0], cg.path, err)
 	}
 	done := make(chan struct{})

@@ -56,7 +56,8 @@ that level, whatever priority the program gives its sockets.
 Level 7 needs CAP_NET_ADMIN or CAP_NET_RAW in preload mode (the kernel refuses priority 7
 otherwise); run refuses before starting CMD when that is missing.
 
-A CMD that does not exist exits 127, one that cannot be executed 126, as in a shell.`,
+A CMD that does not exist exits 127, as does one whose interpreter (#! line) or ELF loader does
+not; one that cannot be executed (a directory, no execute permission) 126, as in a shell.`,
 		Example: `  # memcached on level 5
   qjump run --level 5 -- memcached -p 11211 -U 0
 
@@ -223,8 +224,8 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// statusError is an error with the status a shell would give it (127: not found, 126: not
-// executable).
+// statusError is an error with the status a shell would give it (127: not found, or its
+// interpreter not found; 126: not executable).
 type statusError struct {
 	err    error
 	status int
@@ -235,7 +236,7 @@ func (e *statusError) Unwrap() error { return e.err }
 
 func commandError(err error) error {
 	switch {
-	case errors.Is(err, apputil.ErrCommandNotFound):
+	case errors.Is(err, apputil.ErrCommandNotFound), errors.Is(err, apputil.ErrInterpreterNotFound):
 		return &statusError{err: fmt.Errorf("run: %w", err), status: 127}
 	case errors.Is(err, apputil.ErrCommandNotExecutable):
 		return &statusError{err: fmt.Errorf("run: %w", err), status: 126}
