@@ -32,5 +32,5 @@ func output(ctx context.Context, name string, args ...string) (string, error) {
 // network namespace: `ip netns exec` would also remount /sys privately, hiding the cgroup v2
 // hierarchy that `qjump run --mode cgroup` needs and the bpffs that `qjump up` pins to.
 func InNS(ns string, argv ...string) []string {
-	return append([]string{"nsenter", "--net=" + filepath.Join("/run/netns", ns), "--"}, argv...)
+	return append([]string{"nsenter", "--net=" + filepath.Join(NetnsDir, ns), "--"}, argv...)
 }

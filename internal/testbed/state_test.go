@@ -13,6 +13,7 @@ import (
 // looks for one: the message that says none is up under theirs.
 func TestNotUpNamesTestbedsUnderOtherPrefixes(t *testing.T) {
 	dir := tempRunDir(t)
+	tempNetnsDir(t)
 
 	_, err := ReadState("qjtb")
 	if err == nil || strings.Contains(err.Error(), "prefix qjt") || strings.Contains(err.Error(), "other prefixes") {
@@ -43,5 +44,15 @@ func tempRunDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	testutil.Set(t, &RunDir, dir)
+	return dir
+}
+
+// tempNetnsDir points NetnsDir at an empty directory of the test's own for the rest of the test,
+// so that the testbeds others have up on this machine are not seen: a file made there is a
+// namespace to Namespaces and Exists (nothing in it can be entered).
+func tempNetnsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	testutil.Set(t, &NetnsDir, dir)
 	return dir
 }

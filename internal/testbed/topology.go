@@ -165,14 +165,18 @@ func (tb *Testbed) addNeighbours(ctx context.Context) error {
 	return runAll(ctx, steps)
 }
 
+// NetnsDir is where `ip netns` keeps the named network namespaces. Tests point it at a directory
+// of their own, so that what they list is theirs alone, not the testbeds others have up.
+var NetnsDir = "/run/netns"
+
 func nsExists(ns string) bool {
-	_, err := os.Stat(filepath.Join("/run/netns", ns))
+	_, err := os.Stat(filepath.Join(NetnsDir, ns))
 	return err == nil
 }
 
 // Namespaces lists the network namespaces that carry prefix.
 func Namespaces(prefix string) ([]string, error) {
-	entries, err := os.ReadDir("/run/netns")
+	entries, err := os.ReadDir(NetnsDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
