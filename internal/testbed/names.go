@@ -60,9 +60,12 @@ func CheckPrefix(p string) error {
 
 // DownCommand is the command that removes the testbed of prefix: with --prefix unless it is the
 // default, so that copying it never removes another testbed (plain `qjump testbed down` removes qjtb).
-func DownCommand(prefix string) string {
+func DownCommand(prefix string) string { return "qjump testbed down" + prefixFlag(prefix) }
+
+// prefixFlag is the --prefix that a command for the testbed of prefix needs: none for the default.
+func prefixFlag(prefix string) string {
 	if prefix == DefaultPrefix {
-		return "qjump testbed down"
+		return ""
 	}
-	return "qjump testbed down --prefix " + prefix
+	return " --prefix " + prefix
 }

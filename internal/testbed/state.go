@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -40,12 +42,17 @@ func writeState(s State) error {
 // ErrNotUp means no testbed with the prefix exists.
 var ErrNotUp = errors.New("no testbed is up")
 
-// ReadState returns the state of the testbed with prefix, or ErrNotUp.
+// ErrIncomplete means what is there under the prefix is the remains of a testbed whose maker was
+// killed before it finished: one to remove (or to replace with up), not one to use.
+var ErrIncomplete = errors.New("incomplete")
+
+// ReadState returns the state of the testbed with prefix; ErrNotUp when nothing of one is there,
+// ErrIncomplete for namespaces without a state.
 func ReadState(prefix string) (State, error) {
 	var s State
 	b, err := os.ReadFile(statePath(prefix))
 	if errors.Is(err, os.ErrNotExist) {
-		return s, fmt.Errorf("%w with prefix %q (start one with: qjump testbed up --hosts N)%s", ErrNotUp, prefix, OthersUp(prefix))
+		return s, noStateError(prefix)
 	}
 	if err != nil {
 		return s, fmt.Errorf("read testbed state: %w", err)
@@ -54,6 +61,18 @@ func ReadState(prefix string) (State, error) {
 		return s, fmt.Errorf("parse testbed state %s: %w", statePath(prefix), err)
 	}
 	return s, nil
+}
+
+// noStateError is why prefix has no state. Namespaces without one are remains, of a maker killed
+// before it wrote the state: saying that no testbed is up hid them from status and exec, and from
+// the list of the others, although down removes them and up replaces them.
+func noStateError(prefix string) error {
+	nss, _ := Namespaces(prefix)
+	if len(nss) > 0 {
+		return fmt.Errorf("testbed %s is %w: %d of its namespaces (%s, ...) are there without the record of a testbed; "+
+			"remove them with: %s", prefix, ErrIncomplete, len(nss), nss[0], DownCommand(prefix))
+	}
+	return fmt.Errorf("%w with prefix %q (start one with: qjump testbed up --hosts N%s)%s", ErrNotUp, prefix, prefixFlag(prefix), OthersUp(prefix))
 }
 
 // Exists says whether anything of a testbed with prefix is there: its state file, or a namespace
@@ -66,24 +85,42 @@ func Exists(prefix string) bool {
 	return len(nss) > 0
 }
 
-// Prefixes lists the prefixes of the testbeds that are up (a state file in RunDir): under other
+// Prefixes lists the prefixes under which a testbed is up (a state file in RunDir), or its remains
+// are (a namespace named as a testbed's, NetnsDir/P-sw or P-hN, without a state): under other
 // prefixes than the default, those of a --prefix run, or of a test or run that was killed before
 // it could remove its own.
 func Prefixes() ([]string, error) {
-	entries, err := os.ReadDir(RunDir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	states, err := os.ReadDir(RunDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("list testbeds in %s: %w", RunDir, err)
 	}
 	var out []string
-	for _, e := range entries {
+	for _, e := range states {
 		if p, ok := strings.CutSuffix(e.Name(), ".json"); ok && CheckPrefix(p) == nil {
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	namespaces, _ := os.ReadDir(NetnsDir) // none: no remains
+	for _, e := range namespaces {
+		if p, ok := testbedNamespace(e.Name()); ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// hostNamespace matches the part of a host's namespace name after its prefix (Names.HostNS).
+var hostNamespace = regexp.MustCompile(`^h[0-9]+$`)
+
+// testbedNamespace returns the prefix of ns if ns is named as a testbed names its switch or hosts:
+// other namespaces (a dataplane test's pair, anyone's own) are no testbed's remains.
+func testbedNamespace(ns string) (string, bool) {
+	p, rest, ok := strings.Cut(ns, "-")
+	if !ok || CheckPrefix(p) != nil || rest != "sw" && !hostNamespace.MatchString(rest) {
+		return "", false
+	}
+	return p, true
 }
 
 // OthersUp names the testbeds up under prefixes other than prefix, for the message that says none

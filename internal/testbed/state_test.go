@@ -1,6 +1,7 @@
 package testbed
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,4 +56,38 @@ func tempNetnsDir(t *testing.T) string {
 	dir := t.TempDir()
 	testutil.Set(t, &NetnsDir, dir)
 	return dir
+}
+
+// Namespaces of a testbed without its state file are the remains of a maker that was killed before
+// it wrote one (a qjump before Up wrote it first did so at any point of the build): ReadState says
+// the testbed is incomplete and how to remove it, rather than that none is up, and the message for
+// another prefix names them among the others. A suggestion to start one names a prefix that is
+// not the default, as the remove command does.
+func TestRemainsWithoutAStateAreIncomplete(t *testing.T) {
+	tempRunDir(t)
+	netns := tempNetnsDir(t)
+	// qjfx's remains; an nspair of dataplane tests; a namespace of someone else's
+	for _, ns := range []string{"qjfx-sw", "qjfx-h1", "qjfx-h2", "qjnsd12a", "other-ns1"} {
+		if err := os.WriteFile(filepath.Join(netns, ns), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	_, err := ReadState("qjfx")
+	if !errors.Is(err, ErrIncomplete) || errors.Is(err, ErrNotUp) ||
+		!strings.Contains(err.Error(), "qjump testbed down --prefix qjfx") || !strings.Contains(err.Error(), "incomplete") {
+		t.Errorf("namespaces without a state: %v; want incomplete, removed with qjump testbed down --prefix qjfx", err)
+	}
+	if got, err := Prefixes(); err != nil || strings.Join(got, ",") != "qjfx" {
+		t.Errorf("Prefixes() = %v, %v; want qjfx, whose namespaces are there (and no other)", got, err)
+	}
+	_, err = ReadState("qjtb")
+	for _, want := range []string{"start one with: qjump testbed up --hosts N)", "qjump testbed down --prefix qjfx"} {
+		if !errors.Is(err, ErrNotUp) || !strings.Contains(err.Error(), want) {
+			t.Errorf("not up under qjtb beside qjfx's remains: %v; want it to say %q", err, want)
+		}
+	}
+	if _, err := ReadState("demo2"); !strings.Contains(err.Error(), "start one with: qjump testbed up --hosts N --prefix demo2)") {
+		t.Errorf("not up under demo2: %v; want the up command with --prefix demo2", err)
+	}
 }
