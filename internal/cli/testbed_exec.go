@@ -59,6 +59,11 @@ func runTestbedExec(opts *testbedExecOptions) error {
 	if err != nil {
 		return err
 	}
+	// Remains may lack hosts, addresses or QJump: a command there would fail or measure the wrong
+	// thing, so exec says what status says of them.
+	if err := s.Incomplete(); err != nil {
+		return err
+	}
 	n := testbed.Names{Prefix: prefix}
 	i, err := strconv.Atoi(strings.TrimPrefix(host, prefix+"-h"))
 	if err != nil || i < 1 || i > s.Config.Hosts {

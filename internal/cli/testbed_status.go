@@ -77,13 +77,10 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 	n := testbed.Names{Prefix: prefix}
 	fmt.Fprintf(w, "testbed %s: %d hosts, R=%s, switch queues of %d packets, classify on %s, QJump %s\n",
 		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, testbed.OnOff(s.QJump))
-	if s.Building {
-		if testbed.Held(prefix) {
-			fmt.Fprintf(w, "being built, or run by an experiment, by pid %d\n", s.PID)
-		} else {
-			fmt.Fprintf(w, "warning: incomplete: the qjump that built it (pid %d) was killed before it finished; "+
-				"qjump testbed down --prefix %s removes it, and testbed up replaces it\n", s.PID, prefix)
-		}
+	if err := s.Incomplete(); err != nil {
+		fmt.Fprintf(w, "warning: %v\n", err)
+	} else if s.Building {
+		fmt.Fprintf(w, "being built, or run by an experiment, by pid %d\n", s.PID)
 	}
 	hosts, unread := hostsQJump(n, c.Hosts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

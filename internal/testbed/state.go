@@ -63,9 +63,10 @@ func ReadState(prefix string) (State, error) {
 	return s, nil
 }
 
-// noStateError is why prefix has no state. Namespaces without one are remains, of a maker killed
-// before it wrote the state: saying that no testbed is up hid them from status and exec, and from
-// the list of the others, although down removes them and up replaces them.
+// noStateError is why prefix has no state. Namespaces without one are remains: Up writes the state
+// before it makes the first namespace (and Cleanup removes it after the last), so they were left
+// by a qjump from before it did, killed while building, or their state was removed by hand.
+// Saying that no testbed is up hid them from status and exec, and from the list of the others.
 func noStateError(prefix string) error {
 	nss, _ := Namespaces(prefix)
 	if len(nss) > 0 {
@@ -148,6 +149,18 @@ func removeState(prefix string) error {
 		return fmt.Errorf("remove testbed state: %w", err)
 	}
 	return nil
+}
+
+// Incomplete returns ErrIncomplete, saying how to remove it, when s was left by a maker killed
+// before it finished: still Building, with nobody holding the lock (a live maker holds it until
+// Release). A testbed being built, or run by an experiment, is not incomplete.
+func (s State) Incomplete() error {
+	p := s.Config.Prefix
+	if !s.Building || Held(p) {
+		return nil
+	}
+	return fmt.Errorf("testbed %s is %w: the qjump that built it (pid %d) was killed before it finished; "+
+		"remove it with: %s (testbed up replaces it)", p, ErrIncomplete, s.PID, DownCommand(p))
 }
 
 // finish records that the testbed is what its maker asked for, with QJump enabled on the hosts or

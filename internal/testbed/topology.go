@@ -46,12 +46,16 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 		lock.Release()
 		return nil, err
 	}
-	if err := tb.build(ctx); err != nil {
-		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
+	// The state is written before the first namespace, saying Building until Release: whatever a
+	// maker killed at any point leaves is then known by the one mechanism that already tells a
+	// testbed being built (lock held) from remains (lock free), with the configuration and PID for
+	// status to show. Written after the build, a maker killed during it left namespaces that
+	// status and exec denied, and that status would have called remains while a live up built them.
+	if err := writeState(State{Config: c, PID: os.Getpid(), Created: time.Now().UTC(), Building: true}); err != nil {
 		lock.Remove()
 		return nil, err
 	}
-	if err := writeState(State{Config: c, PID: os.Getpid(), Created: time.Now().UTC(), Building: true}); err != nil {
+	if err := tb.build(ctx); err != nil {
 		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
 		lock.Remove()
 		return nil, err
