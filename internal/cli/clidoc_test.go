@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
 
@@ -154,4 +155,20 @@ func TestCLIDocNamesAdviseFields(t *testing.T) {
 	}
 	wantDocumented(t, "advise --json", tables[0], keysOf(t, advice))
 	wantDocumented(t, "advise --json, a point", tables[1], keysOf(t, advice["points"].([]any)[0]))
+}
+
+// TestCLIDocNamesTestbedStatusFields: the same for testbed status --json, whose fields docs/cli.md
+// did not list; qjump_hosts, what the hosts run, came beside qjump, what up enabled.
+func TestCLIDocNamesTestbedStatusFields(t *testing.T) {
+	running := 1
+	st := testbedStatusJSON{State: testbed.State{Config: testbed.DefaultConfig(2), PID: 1, Building: true},
+		Hosts: []testbed.HostQJump{{Host: 1, Up: true, Attached: true, Generation: 1, Mode: "shape", ConfigHash: "dfeabe6ef2a489b4",
+			Error: "enter network namespace"}}, QJumpHosts: &running}
+	status := asJSON(t, st)
+	tables := docTables(t, "`qjump testbed status --json`")
+	if len(tables) != 2 {
+		t.Fatalf("testbed status --json: %d tables in docs/cli.md, want 2 (the object, a host)", len(tables))
+	}
+	wantDocumented(t, "testbed status --json", tables[0], keysOf(t, status))
+	wantDocumented(t, "testbed status --json, a host", tables[1], keysOf(t, status["hosts"].([]any)[0]))
 }

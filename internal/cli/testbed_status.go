@@ -29,7 +29,7 @@ func newTestbedStatusCommand(runF func(*testbedStatusOptions) error) *cobra.Comm
 		},
 	}
 	prefixFlag(cmd.Flags(), &opts.prefix)
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print the testbed's state (config, pid, created, qjump) as JSON")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the testbed's state (config, pid, created, qjump), each host's QJump and qjump_hosts as JSON")
 	return cmd
 }
 
@@ -37,6 +37,10 @@ func newTestbedStatusCommand(runF func(*testbedStatusOptions) error) *cobra.Comm
 type testbedStatusJSON struct {
 	testbed.State
 	Hosts []testbed.HostQJump `json:"hosts"`
+	// QJumpHosts is how many hosts run QJump now (testbed.Running): State's qjump says only
+	// whether up enabled it, and a host's own qjump up or down changes that since. Null when the
+	// hosts could not be read (without root).
+	QJumpHosts *int `json:"qjump_hosts"`
 }
 
 func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
@@ -53,8 +57,10 @@ func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
 		for i := range hosts {
 			hosts[i] = testbed.HostQJump{Host: i + 1, Error: unread.Error()}
 		}
+		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts})
 	}
-	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts})
+	running := testbed.Running(hosts)
+	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, QJumpHosts: &running})
 }
 
 // hostsQJump is what QJump runs on each host, or why it cannot be read: entering a host's
@@ -75,14 +81,14 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 	}
 	c := s.Config
 	n := testbed.Names{Prefix: prefix}
-	fmt.Fprintf(w, "testbed %s: %d hosts, R=%s, switch queues of %d packets, classify on %s, QJump %s\n",
-		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, testbed.OnOff(s.QJump))
+	hosts, unread := hostsQJump(n, c.Hosts)
+	fmt.Fprintf(w, "testbed %s: %d hosts, R=%s, switch queues of %d packets, classify on %s, %s\n",
+		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, qjumpHeadline(s, hosts, unread))
 	if err := s.Incomplete(); err != nil {
 		fmt.Fprintf(w, "warning: %v\n", err)
 	} else if s.Building {
 		fmt.Fprintf(w, "being built, or run by an experiment, by pid %d\n", s.PID)
 	}
-	hosts, unread := hostsQJump(n, c.Hosts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	header := "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT"
 	if unread == nil {
@@ -103,10 +109,31 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 		fmt.Fprintf(w, "QJUMP not shown: reading it enters each host's network namespace, and %v\n", unread)
 		return nil
 	}
+	if on := testbed.Running(hosts); on > 0 && on < len(hosts) {
+		fmt.Fprintf(w, "warning: QJump runs on %d of %d hosts (see QJUMP): the others' traffic is neither marked nor limited, "+
+			"so the model's latency bound does not hold\n", on, len(hosts))
+	}
 	if testbed.ConfigsDiffer(hosts) {
 		fmt.Fprintln(w, "warning: the hosts run different QJump configurations (see QJUMP): the model's latency bound does not hold")
 	}
 	return nil
+}
+
+// qjumpHeadline is what the hosts run, as status's first line says it: "QJump on", "QJump off" or
+// "QJump on 2 of 3 hosts". It said whether up had enabled QJump, which a host's own qjump up or
+// down changes since. Without the privilege to read the hosts, it is that, said as such.
+func qjumpHeadline(s testbed.State, hosts []testbed.HostQJump, unread error) string {
+	if unread != nil {
+		return "QJump " + testbed.OnOff(s.QJump) + " when built"
+	}
+	switch on := testbed.Running(hosts); on {
+	case 0:
+		return "QJump off"
+	case len(hosts):
+		return "QJump on"
+	default:
+		return fmt.Sprintf("QJump on %d of %d hosts", on, len(hosts))
+	}
 }
 
 // hostQJumpCell: "off", or the mode, generation and configuration hash.

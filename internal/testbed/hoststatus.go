@@ -48,6 +48,19 @@ func (n Names) hostQJump(i int) HostQJump {
 	return h
 }
 
+// Running counts the hosts that run QJump: up, and attached to the interface's egress. It is what
+// the testbed's status heads with: `qjump up` or `down` inside a host changes it after up built
+// the testbed with QJump or without (State.QJump).
+func Running(hosts []HostQJump) int {
+	n := 0
+	for _, h := range hosts {
+		if h.Up && h.Attached {
+			n++
+		}
+	}
+	return n
+}
+
 // ConfigsDiffer reports whether the hosts that run QJump run different configurations: then no
 // latency bound holds for the cluster.
 func ConfigsDiffer(hosts []HostQJump) bool {
