@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/tbtest"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -478,5 +480,94 @@ func TestAdviseHelpListsBulkCC(t *testing.T) {
 	out, _, _ := run(t, "advise", "--help")
 	if !strings.Contains(out, bulkCCUsage) {
 		t.Errorf("advise --help does not say %q:\n%s", bulkCCUsage, out)
+	}
+}
+
+// A --qjump file's mode is the mode the hosts run, shape where it names none; its mark, where it
+// gives one, must be the field the switch classifies on. Both are refused before anything is
+// built (exit 2), as is autoclass without a mode, which the testbed's shape would refuse on a
+// host after building.
+func TestTestbedQJumpConfigModeAndMark(t *testing.T) {
+	dscp, pcp := testbed.DefaultConfig(2), testbed.DefaultConfig(2)
+	pcp.Classify = testbed.ClassifyPCP
+	for _, c := range []struct {
+		name, file string
+		tb         testbed.Config
+		mode       config.Mode
+		refusal    string // in the one line; "" for none
+	}{
+		{"no mode", "", dscp, config.Shape, ""},
+		{"mode police", "mode: police\n", dscp, config.Police, ""},
+		{"mode shape", "mode: shape\n", dscp, config.Shape, ""},
+		{"mark dscp", "mark: dscp\n", dscp, config.Shape, ""},
+		{"no mark, classify pcp", "", pcp, config.Shape, ""},
+		{"mark pcp, classify pcp", "mark: pcp\n", pcp, config.Shape, ""},
+		{"mark pcp, classify dscp", "mark: pcp\n", dscp, "", "its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, or no mark"},
+		{"mark both", "mark: both\n", pcp, "", "its mark is both, and the testbed's switch classifies on pcp (--classify): need mark: pcp, or no mark"},
+		{"autoclass without a mode", "autoclass: true\n", dscp, "", "autoclass demotes instead of dropping, so it needs mode police (the testbed runs shape mode where the file names no mode)"},
+		{"autoclass, police", "mode: police\nautoclass: true\n", dscp, config.Police, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "cluster.yaml")
+			if err := os.WriteFile(file, []byte("hosts: 2\nrate: 100M\n"+c.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mode, err := checkQJumpConfig(file, c.tb)
+			var usage *UsageError
+			switch {
+			case c.refusal == "" && (err != nil || mode != c.mode):
+				t.Errorf("mode %q, %v; want %s", mode, err, c.mode)
+			case c.refusal != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), c.refusal) || strings.Contains(err.Error(), "\n")):
+				t.Errorf("%v; want a one-line usage error saying %q", err, c.refusal)
+			}
+		})
+	}
+}
+
+// TestTestbedUpTakesTheFilesModeAndMark: up --qjump CONFIG runs the file's mode (shape where it
+// names none, as before), and refuses a file whose mark is not the field the switch classifies
+// on, in one line (exit 2) before it builds anything. Up gave every host --mode shape and --mark
+// before the file, and a flag wins over the file: a file's mode: police ran shape mode without a
+// word, and its mark: pcp marked DSCP.
+func TestTestbedUpTakesTheFilesModeAndMark(t *testing.T) {
+	bin := tbtest.RequireTools(t)
+	for _, c := range []struct {
+		name, file string
+		mode       string // that every host runs; "" for a refusal
+		refusal    string
+	}{
+		{"mode police", "mode: police\n", "police", ""},
+		{"no mode", "factors: {7: 1, 0: unlimited}\n", "shape", ""},
+		{"mark pcp", "mark: pcp\n", "", `invalid --qjump "FILE": its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, or no mark`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := tbtest.Prefix(t)
+			file := filepath.Join(t.TempDir(), "cluster.yaml")
+			if err := os.WriteFile(file, []byte("hosts: 2\nrate: 100M\n"+c.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := testutil.Run(t, nil, bin, "testbed", "up", "--hosts", "2", "--prefix", prefix, "--qjump", file)
+			t.Cleanup(func() { testutil.Run(t, nil, bin, "testbed", "down", "--prefix", prefix) })
+			if c.refusal != "" {
+				want := "qjump: " + strings.ReplaceAll(c.refusal, "FILE", file) + "\n"
+				if code != exitUsage || errOut != want || testbed.Exists(prefix) {
+					t.Errorf("exit %d, stderr %q, built: %v; want exit 2, %q, nothing built", code, errOut, testbed.Exists(prefix), want)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("testbed up: exit %d, %s", code, errOut)
+			}
+			out, _, _ := testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix, "--json")
+			var st testbedStatusJSON
+			if err := json.Unmarshal([]byte(out), &st); err != nil || len(st.Hosts) != 2 {
+				t.Fatalf("status --json (%v): %s", err, out)
+			}
+			for _, h := range st.Hosts {
+				if !h.Up || h.Mode != c.mode {
+					t.Errorf("host %d: %+v; want QJump up in %s mode", h.Host, h, c.mode)
+				}
+			}
+		})
 	}
 }

@@ -23,7 +23,12 @@ func newTestbedUpCommand(runF func(*testbedUpOptions) error) *cobra.Command {
 		Short: "Build the emulated cluster and leave it up",
 		Long: `up builds the cluster and returns; the namespaces stay until 'qjump testbed down'. Host i is
 198.18.0.i (198.18.0.0/15 is the benchmarking range). A second 'up' with the same prefix is
-refused while one is up. --qjump CONFIG runs 'qjump up --config CONFIG' on every host.`,
+refused while one is up.
+
+--qjump CONFIG runs 'qjump up --dev eth0 --mode MODE --mark CLASSIFY --config CONFIG' on every
+host. MODE is the file's mode: (police or shape), shape where it names none. CLASSIFY is the field
+the switch classifies on (--classify): a file whose mark: is another is refused before anything
+is built, as is one whose hosts: or rate: are not the testbed's.`,
 		Example: `  qjump testbed up --hosts 4
   qjump testbed up --hosts 12 --rate 1G --buffer 200 --qjump cluster.yaml`,
 		Args: noArgs(""),
@@ -35,7 +40,7 @@ refused while one is up. --qjump CONFIG runs 'qjump up --config CONFIG' on every
 		},
 	}
 	opts.flags.register(cmd.Flags())
-	cmd.Flags().StringVar(&opts.qjump, "qjump", "", "enable QJump on every host with this 'qjump up' config file")
+	cmd.Flags().StringVar(&opts.qjump, "qjump", "", "enable QJump on every host with this 'qjump up' config file (its mode, shape if none; its mark, if any, must be --classify's)")
 	_ = cmd.MarkFlagRequired("hosts")
 	return cmd
 }
@@ -45,8 +50,9 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	var mode config.Mode
 	if opts.qjump != "" {
-		if err := checkQJumpConfig(opts.qjump, c); err != nil {
+		if mode, err = checkQJumpConfig(opts.qjump, c); err != nil {
 			return err
 		}
 	}
@@ -60,18 +66,18 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 	if err != nil {
 		return builtOrInterrupted(ctx, fmt.Errorf("build testbed: %w", err))
 	}
-	if err := finishTestbed(ctx, tb, opts.qjump); err != nil {
+	if err := finishTestbed(ctx, tb, opts.qjump, mode); err != nil {
 		_ = tb.Down()
 		return builtOrInterrupted(ctx, err)
 	}
 	return printTestbedStatus(stdout, c.Prefix)
 }
 
-// finishTestbed enables QJump on the hosts with the config file qjumpConfig, if one is given, and
-// releases tb as finished; a signal since ctx began fails it.
-func finishTestbed(ctx context.Context, tb *testbed.Testbed, qjumpConfig string) error {
+// finishTestbed enables QJump on the hosts in mode with the config file qjumpConfig, if one is
+// given, and releases tb as finished; a signal since ctx began fails it.
+func finishTestbed(ctx context.Context, tb *testbed.Testbed, qjumpConfig string, mode config.Mode) error {
 	if qjumpConfig != "" {
-		if err := tb.EnableQJump(ctx, []string{"--config", qjumpConfig}); err != nil {
+		if err := tb.EnableQJump(ctx, mode, []string{"--config", qjumpConfig}); err != nil {
 			return fmt.Errorf("enable qjump: %w", err)
 		}
 	}
@@ -93,17 +99,32 @@ func builtOrInterrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// checkQJumpConfig refuses a --qjump config that does not describe this testbed: in shape mode
-// `qjump up` replaces each host's root qdisc with classes under the config's R, so a config for
-// another rate would silently reshape the host links, and one for another n gives wrong budgets.
-func checkQJumpConfig(path string, c testbed.Config) error {
-	d, err := config.Load(path)
+// checkQJumpConfig refuses a --qjump config that does not describe this testbed, and returns the
+// mode its hosts run: the file's, or shape where it names none (what the testbed always ran, and
+// what the experiments' bounds are for). In either mode `qjump up` replaces each host's root
+// qdisc with classes under the config's R, so a config for another rate would silently reshape
+// the host links, and one for another n gives wrong budgets. A mark other than the field the
+// switch classifies on would put every packet in the switch's level-0 queue.
+func checkQJumpConfig(path string, c testbed.Config) (config.Mode, error) {
+	f, d, _, err := config.LoadFile(path)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
+		return "", &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
 	}
 	if m := d.Model; m.Hosts != c.Hosts || m.Rate != c.Rate {
-		return usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
+		return "", usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
 			path, m.Hosts, m.Rate, c.Hosts, c.Rate)
 	}
-	return nil
+	// UpArgs gives --mark from --classify, which wins over the file's: checked here, not ignored.
+	if f.Mark != nil && d.Mark != config.Mark(c.Classify) {
+		return "", usageErrorf("invalid --qjump %q: its mark is %s, and the testbed's switch classifies on %s (--classify): "+
+			"need mark: %s, or no mark", path, d.Mark, c.Classify, c.Classify)
+	}
+	if f.Mode == nil {
+		d.Mode = config.Shape
+	}
+	// Autoclass needs police mode: a file with it and no mode is refused here, not on a host.
+	if err := d.Validate(); err != nil {
+		return "", usageErrorf("invalid --qjump %q: %v (the testbed runs shape mode where the file names no mode)", path, err)
+	}
+	return d.Mode, nil
 }

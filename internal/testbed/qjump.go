@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/qjump-net/qjump/internal/config"
 )
 
 // The testbed enables QJump exactly as a deployment does: the real `qjump up` inside each host's
@@ -22,12 +24,12 @@ var Binary = func() string {
 	return p
 }()
 
-// EnableQJump runs `qjump up` on every host's interface with upArgs (model flags or --config),
-// in shape mode so that the host's egress gets QJump's per-level shapers, marking the field the
-// switch classifies on. `qjump up` takes the host's egress over (the emulated NIC or the simple
-// FIFO) and `qjump down` gives it back.
-func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
-	argv := append([]string{Binary, "up"}, tb.UpArgs(upArgs)...)
+// EnableQJump runs `qjump up` on every host's interface in mode with upArgs (model flags or
+// --config), marking the field the switch classifies on. `qjump up` takes the host's egress over
+// in either mode (the emulated NIC or the simple FIFO) and `qjump down` gives it back. The
+// experiments run shape mode: their bounds count its burst.
+func (tb *Testbed) EnableQJump(ctx context.Context, mode config.Mode, upArgs []string) error {
+	argv := append([]string{Binary, "up"}, tb.UpArgs(mode, upArgs)...)
 	for i := 1; i <= tb.Config.Hosts; i++ {
 		full := InNS(tb.Names.HostNS(i), argv...)
 		if err := run(ctx, full[0], full[1:]...); err != nil {
@@ -40,9 +42,11 @@ func (tb *Testbed) EnableQJump(ctx context.Context, upArgs []string) error {
 
 // UpArgs is the whole argument list EnableQJump gives `qjump up` (after "up") on every host, for
 // the record: the testbed's own flags, then upArgs. Without them a copied command ran police
-// mode, whose fan-in bound is half of what the testbed's shape mode is judged against.
-func (tb *Testbed) UpArgs(upArgs []string) []string {
-	own := []string{"--dev", tb.Names.HostIface(), "--mode", "shape", "--mark", string(tb.Config.Classify)}
+// mode, whose fan-in bound is half of what the experiments' shape mode is judged against. A flag
+// wins over a --config file's key, so a caller with a file passes the file's mode and checks its
+// mark (cli's checkQJumpConfig): --mode shape before the file ran a file's police as shape.
+func (tb *Testbed) UpArgs(mode config.Mode, upArgs []string) []string {
+	own := []string{"--dev", tb.Names.HostIface(), "--mode", string(mode), "--mark", string(tb.Config.Classify)}
 	return append(own, upArgs...)
 }
 

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	// qjconfig: config is this file's helper that makes a testbed.Config
+	qjconfig "github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/machine"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/probe"
@@ -41,7 +43,7 @@ func TestUpDownLeavesNothing(t *testing.T) {
 	tbtest.RequireTools(t)
 	prefix := tbtest.Prefix(t)
 	tb := up(t, config(prefix, 3))
-	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "3", "--rate", "100M"}); err != nil {
+	if err := tb.EnableQJump(context.Background(), qjconfig.Shape, []string{"--hosts", "3", "--rate", "100M"}); err != nil {
 		t.Fatalf("enable qjump: %v", err)
 	}
 	nss := tbtest.NetnsOf(t, prefix)
@@ -336,7 +338,7 @@ func TestPCPClassification(t *testing.T) {
 	c.Classify = testbed.ClassifyPCP
 	tb := up(t, c)
 	defer tb.Down()
-	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "2", "--rate", "100M"}); err != nil {
+	if err := tb.EnableQJump(context.Background(), qjconfig.Shape, []string{"--hosts", "2", "--rate", "100M"}); err != nil {
 		t.Fatalf("enable qjump: %v", err)
 	}
 	dst := tb.Names.HostAddr(2).String()
@@ -370,7 +372,7 @@ func TestQJumpStatusShowsConfigHash(t *testing.T) {
 	tbtest.RequireTools(t)
 	tb := up(t, config(tbtest.Prefix(t), 3))
 	t.Cleanup(func() { _ = tb.Down() })
-	if err := tb.EnableQJump(context.Background(), []string{"--hosts", "3", "--rate", "100M"}); err != nil {
+	if err := tb.EnableQJump(context.Background(), qjconfig.Shape, []string{"--hosts", "3", "--rate", "100M"}); err != nil {
 		t.Fatalf("enable qjump: %v", err)
 	}
 	hosts := tb.Names.QJumpStatus(3)

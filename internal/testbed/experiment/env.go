@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
@@ -91,10 +92,11 @@ func (env *Env) qjumpUp(ctx context.Context, factors model.Factors) error {
 	args := []string{"--hosts", strconv.Itoa(cfg.Hosts), "--rate", strconv.FormatInt(int64(cfg.Rate), 10),
 		"--epsilon", strconv.FormatInt(cfg.Epsilon.Nanoseconds(), 10) + "ns",
 		"--mesochronous", strconv.Itoa(cfg.Mesochronous), "--factors", factors.String()}
-	// The arguments that ran, the testbed's own (--dev, --mode shape, --mark) among them.
-	env.res.QJump.UpArgs = env.tb.UpArgs(args)
+	// The arguments that ran, the testbed's own (--dev, --mode shape, --mark) among them. Shape
+	// mode: the bounds the targets are judged against count its burst (ModelInfo.config).
+	env.res.QJump.UpArgs = env.tb.UpArgs(config.Shape, args)
 	env.logf("qjump up on every host: %v", env.res.QJump.UpArgs)
-	if err := env.tb.EnableQJump(ctx, args); err != nil {
+	if err := env.tb.EnableQJump(ctx, config.Shape, args); err != nil {
 		return fmt.Errorf("enable qjump: %w", err)
 	}
 	env.qjumpOn = true

@@ -42,7 +42,7 @@ type ModelInfo struct {
 // config is the model.Config these figures describe, with factors: the one place the testbed
 // builds it, so that `qjump up`, the epoch and the bounds all come from the same model.
 func (m ModelInfo) config(factors model.Factors) model.Config {
-	// The testbed runs QJump in shape mode (testbed.QJumpUp), so its bounds count shape mode's burst.
+	// The experiments run QJump in shape mode (Env.qjumpUp), so their bounds count its burst.
 	return model.Config{Hosts: m.Hosts, Rate: model.Rate(m.RateBPS), Packet: model.Bytes(m.PacketBytes),
 		Epsilon: time.Duration(m.EpsilonNS), Mesochronous: m.Mesochronous, Factors: factors, Shaped: true}
 }
