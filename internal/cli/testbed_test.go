@@ -571,3 +571,45 @@ func TestTestbedUpTakesTheFilesModeAndMark(t *testing.T) {
 		})
 	}
 }
+
+// TestTestbedStatusFollowsTheHosts: status's headline says what the hosts run, not whether up was
+// given --qjump, and a mix of hosts with and without QJump is a warning, as differing
+// configurations are: `qjump up` in two of three hosts of a testbed built without QJump showed
+// "QJump off" above a QJUMP column of shape, shape, off, with no warning.
+func TestTestbedStatusFollowsTheHosts(t *testing.T) {
+	bin := tbtest.RequireTools(t)
+	prefix := tbtest.Prefix(t)
+	if _, errOut, code := testutil.Run(t, nil, bin, "testbed", "up", "--hosts", "3", "--prefix", prefix); code != 0 {
+		t.Fatalf("testbed up: exit %d, %s", code, errOut)
+	}
+	t.Cleanup(func() { testutil.Run(t, nil, bin, "testbed", "down", "--prefix", prefix) })
+	mixed := "warning: QJump runs on 2 of 3 hosts (see QJUMP)"
+	for _, c := range []struct {
+		upOn     []string // hosts to run `qjump up` in first
+		headline string
+		running  int
+	}{
+		{nil, "QJump off", 0},
+		{[]string{"1", "2"}, "QJump on 2 of 3 hosts", 2},
+		{[]string{"3"}, "QJump on", 3},
+	} {
+		for _, h := range c.upOn {
+			if _, errOut, code := testutil.Run(t, nil, bin, "testbed", "exec", "--prefix", prefix, h, "--",
+				"qjump", "up", "--dev", "eth0", "--hosts", "3", "--rate", "100M", "--mode", "shape"); code != 0 {
+				t.Fatalf("qjump up in host %s: exit %d, %s", h, code, errOut)
+			}
+		}
+		out, errOut, code := testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix)
+		first, _, _ := strings.Cut(out, "\n")
+		if code != 0 || !strings.HasSuffix(first, ", "+c.headline) || strings.Contains(out, mixed) != (c.running == 2) {
+			t.Errorf("QJump up on %d hosts: status exit %d, stderr %q, stdout:\n%s\nwant the headline to end %q, and %q only when 2 of 3 run it",
+				c.running, code, errOut, out, c.headline, mixed)
+		}
+		out, _, code = testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix, "--json")
+		var st testbedStatusJSON
+		if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 || st.QJumpHosts == nil || *st.QJumpHosts != c.running || st.QJump {
+			t.Errorf("QJump up on %d hosts: status --json exit %d (%v): %s\nwant qjump_hosts %d, and qjump false (up had no --qjump)",
+				c.running, code, err, out, c.running)
+		}
+	}
+}
