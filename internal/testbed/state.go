@@ -70,8 +70,8 @@ func ReadState(prefix string) (State, error) {
 func noStateError(prefix string) error {
 	nss, _ := Namespaces(prefix)
 	if len(nss) > 0 {
-		return fmt.Errorf("testbed %s is %w: %d of its namespaces (%s, ...) are there without the record of a testbed; "+
-			"remove them with: %s", prefix, ErrIncomplete, len(nss), nss[0], DownCommand(prefix))
+		return fmt.Errorf("testbed %s is %w: %d namespaces carry its prefix (%s) without the record of a testbed; "+
+			"remove them with: %s", prefix, ErrIncomplete, len(nss), strings.Join(nss, ", "), DownCommand(prefix))
 	}
 	return fmt.Errorf("%w with prefix %q (start one with: qjump testbed up --hosts N%s)%s", ErrNotUp, prefix, prefixFlag(prefix), OthersUp(prefix))
 }
