@@ -193,15 +193,27 @@ func ceilingNow(l dataplane.Locked, path string) (*model.Level, error) {
 }
 
 // Unassign removes everything Assign made for the cgroup at path: its links detach as their last
-// reference, the pin, goes.
+// reference, the pin, goes; and its ceiling. ErrNotAssigned, alone, when it had neither: a caller
+// may take that for success, as it must not an error beside it (review, helper-75: a ceiling that
+// could not be cleared was joined to ErrNotAssigned, and the CLI said "nothing to do").
 func Unassign(path string) error {
 	dir, err := pinDir(path)
 	if err != nil {
 		return err
 	}
 	return dataplane.WithStateLock(func(l dataplane.Locked) error {
+		ceiling, err := ceilingNow(l, path)
+		if err != nil {
+			return fmt.Errorf("unassign cgroup %s: %w", path, err)
+		}
 		pins := unpinAll(dir)
 		_ = os.Remove(filepath.Dir(dir)) // the pin root too, once no cgroup is assigned
+		if errors.Is(pins, ErrNotAssigned) && ceiling == nil {
+			return ErrNotAssigned
+		}
+		if errors.Is(pins, ErrNotAssigned) {
+			pins = nil // a ceiling without pins (pins removed by hand): clearing it is the unassign
+		}
 		if err := errors.Join(pins, setCeilingLocked(l, path, nil)); err != nil {
 			return fmt.Errorf("unassign cgroup %s: %w", path, err)
 		}

@@ -536,6 +536,22 @@ func TestAssignMaxLevelSetsCeiling(t *testing.T) {
 	if got, ok := ceilingOf(t, id); ok {
 		t.Errorf("unassign left ceiling %d for cgroup %d", got, id)
 	}
+
+	// A ceiling whose pins were removed by hand: clearing it is the unassign, which says so
+	// rather than "nothing to do" (review, helper-75).
+	if o := runQjump(t, nil, "assign", "--cgroup", cg, "--level", "2", "--max-level", "3"); o.code() != 0 {
+		t.Fatalf("assign again: exit %d, stderr %q", o.code(), o.stderr)
+	}
+	dir, _ := pinDir(cg)
+	if err := unpinAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if o := runQjump(t, nil, "unassign", "--cgroup", cg); o.code() != 0 || !strings.Contains(o.stdout, "unassigned") {
+		t.Errorf("unassign of a ceiling without pins: exit %d, stdout %q, stderr %q; want 0 and unassigned", o.code(), o.stdout, o.stderr)
+	}
+	if got, ok := ceilingOf(t, id); ok {
+		t.Errorf("unassign of a ceiling without pins left ceiling %d for cgroup %d", got, id)
+	}
 }
 
 // Assigning again replaces every setting, the ceiling too; an assign that drops the ceiling

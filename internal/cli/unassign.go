@@ -57,7 +57,7 @@ func runUnassign(opts *unassignOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("invalid --cgroup %q: %v", opts.cgroup, err)
 	}
-	if err := apputil.Unassign(path); errors.Is(err, apputil.ErrNotAssigned) {
+	if err := apputil.Unassign(path); err == apputil.ErrNotAssigned { // bare: an error beside it is no success
 		// As down of an interface that is not up: what is wanted holds already, so a removal
 		// script (docs/deployment.md's, for every cgroup of the agent's file) can run it twice.
 		fmt.Fprintf(stderr, "qjump: cgroup %s was not assigned: nothing to do\n", apputil.CgroupName(root, path))
