@@ -44,7 +44,9 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 // savePlot writes pl as a w×h PNG at path, atomically (see WriteFileAtomic).
-func savePlot(pl *plot.Plot, w, h vg.Length, path string) error {
+//
+// A variable, so that a test can see the plot as it is saved (its axes' ranges).
+var savePlot = func(pl *plot.Plot, w, h vg.Length, path string) error {
 	wt, err := pl.WriterTo(w, h, "png")
 	if err != nil {
 		return err

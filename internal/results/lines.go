@@ -97,7 +97,8 @@ func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 
 // fitSingleX gives an x axis whose points all have one x (a sweep stopped after its first load)
 // a range around that x, not below 0 where the x is not: gonum pads such a range by one unit each
-// side, which drew loads from -0.75 to 1.25 (review, helper-71).
+// side, which drew loads from -0.75 to 1.25 (review, helper-71). Every drawer of points over a
+// parameter calls it: LinePlot, ParamPlot (Fig. 9's panels) and SweepPlot (fan-in's).
 func fitSingleX(pl *plot.Plot) {
 	if pl.X.Min != pl.X.Max {
 		return

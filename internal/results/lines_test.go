@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // Line plots, stacks and bar charts write a PNG when they have data, and nothing when they have none.
@@ -69,15 +72,35 @@ func TestStackSharesXAndKeepsLegendOffMarks(t *testing.T) {
 }
 
 // A plot whose points all have one x (a sweep stopped after its first load) spans a range around
-// that x, from 0 where the x is positive: gonum's default drew loads from -0.75 to 1.25.
+// that x, from 0 where the x is positive: gonum's default drew loads from -0.75 to 1.25. So do
+// Fig. 9's panels (ParamPlot) and fan-in's (SweepPlot), which the first fix missed (review,
+// helper-75).
 func TestSingleXKeepsTheAxisAroundIt(t *testing.T) {
+	var saved *plot.Plot
+	testutil.Set(t, &savePlot, func(pl *plot.Plot, _, _ vg.Length, _ string) error { saved = pl; return nil })
+	at := func(x float64) []Series {
+		return []Series{{Arm: "a", Param: x, HasParam: true, Stats: Stats{Samples: 2, P50US: 1, P99US: 2, MaxUS: 3}}}
+	}
 	for _, c := range []struct{ x, lo, hi float64 }{{0.2, 0.1, 0.3}, {4, 2, 6}, {0, 0, 1}, {-2, -3, -1}} {
-		pl, _, err := LinePlot{Lines: []Line{{Label: "a", Points: []XY{{c.x, 1}, {c.x, 3}}}}}.plot()
-		if err != nil {
-			t.Fatal(err)
+		drawers := map[string]func() (string, error){
+			"LinePlot": func() (string, error) {
+				return LinePlot{Lines: []Line{{Label: "a", Points: []XY{{c.x, 1}, {c.x, 3}}}}}.Draw(t.TempDir(), "l.png")
+			},
+			"ParamPlot": func() (string, error) {
+				return ParamPlot{File: "p.png", Points: at(c.x), Curve: func(Series) string { return "a" }, Value: func(s Stats) float64 { return s.P99US }}.Draw(t.TempDir())
+			},
+			"SweepPlot": func() (string, error) {
+				return SweepPlot{File: "s.png", Points: at(c.x), Bound: func(float64) float64 { return 5 }}.Draw(t.TempDir())
+			},
 		}
-		if math.Abs(pl.X.Min-c.lo) > 1e-12 || math.Abs(pl.X.Max-c.hi) > 1e-12 {
-			t.Errorf("points at x = %g: x axis %g to %g, want %g to %g", c.x, pl.X.Min, pl.X.Max, c.lo, c.hi)
+		for name, draw := range drawers {
+			saved = nil
+			if f, err := draw(); err != nil || f == "" || saved == nil {
+				t.Fatalf("%s at x = %g: drew %q, %v", name, c.x, f, err)
+			}
+			if math.Abs(saved.X.Min-c.lo) > 1e-12 || math.Abs(saved.X.Max-c.hi) > 1e-12 {
+				t.Errorf("%s, points at x = %g: x axis %g to %g, want %g to %g", name, c.x, saved.X.Min, saved.X.Max, c.lo, c.hi)
+			}
 		}
 	}
 }

@@ -74,6 +74,7 @@ func (p ParamPlot) Draw(dir string) (string, error) {
 	if len(drawn) == 0 {
 		return "", nil
 	}
+	fitSingleX(pl) // a sweep stopped after its first load
 	if p.Floor > 0 {
 		pl.Y.Min = min(pl.Y.Min, p.Floor)
 	}

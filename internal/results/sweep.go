@@ -82,6 +82,7 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 	} else if lossy != nil {
 		curves = append(curves, lossy)
 	}
+	fitSingleX(pl) // a sweep stopped after its first point
 	// The line where the maximum first exceeds the bound spans the axis's height: it is not among
 	// the curves the legend keeps clear of, and it reaches the top the legend leaves (set below).
 	var over *plotter.Line
