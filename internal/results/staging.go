@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -508,6 +509,53 @@ func (s *Staging) keepReplaced(aside string, earlier, users []string) {
 		dir = aside
 	}
 	s.replaced = &replacedFiles{dir: dir, files: users}
+	s.giveBack(dir)
+	for _, name := range users {
+		relinkMoved(filepath.Join(s.out, name), filepath.Join(dir, name))
+	}
+}
+
+// giveBack makes the directories of dir (dir itself, made private as every aside directory is,
+// and those a nested name needed) readable by all and, for a run as root, the owner's of out: a
+// publish under sudo kept the user's files in a directory only root could open (review,
+// helper-75). The files in it keep their own owners and modes.
+func (s *Staging) giveBack(dir string) {
+	fi, err := os.Stat(s.out)
+	if err != nil {
+		return
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return
+	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		_ = os.Chmod(path, 0o755)
+		if os.Geteuid() == 0 {
+			_ = os.Lchown(path, int(st.Uid), int(st.Gid))
+		}
+		return nil
+	})
+}
+
+// relinkMoved points a symlink moved from from to to at what it pointed at before, where its
+// target is relative: relative to its new directory it would name another file, or none (review,
+// helper-75: a kept summary.md -> notes/sum.md dangled).
+func relinkMoved(from, to string) {
+	target, err := os.Readlink(to)
+	if err != nil || filepath.IsAbs(target) {
+		return // not a symlink, or one that names the same file wherever it is
+	}
+	rel, err := filepath.Rel(filepath.Dir(to), filepath.Join(filepath.Dir(from), target))
+	if err != nil {
+		return
+	}
+	tmp := to + ".qjump-relink"
+	if os.Symlink(rel, tmp) == nil && os.Rename(tmp, to) != nil {
+		_ = os.Remove(tmp)
+	}
 }
 
 // removeEmptyDirs removes the empty directories under root (not root), deepest first: what is left

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,6 +112,12 @@ func TestPublishKeepsTheUsersReplacedFiles(t *testing.T) {
 		t.Errorf("SayReplaced said %q; want the files and where they went", said.String())
 	}
 
+	// The kept directory is the owner's of out, open to all (it was made private, and a run as
+	// root left the user's files where only root could read them).
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("%s: %v, mode %v; want 0755", dir, err, fi.Mode())
+	}
+
 	// A rerun replaces the earlier run's files, and keeps nothing of them.
 	st, err = Stage(out)
 	if err != nil {
@@ -126,6 +133,41 @@ func TestPublishKeepsTheUsersReplacedFiles(t *testing.T) {
 	}
 	if n := len(EntriesWithPrefix(out, replacedPrefix)); n != 1 {
 		t.Errorf("%d directories %s* after the rerun, want the first run's one", n, replacedPrefix)
+	}
+}
+
+// A replaced file of the user's that is a relative symlink still names its target once kept:
+// moved as it was, summary.md -> notes/sum.md dangled in replaced-TIME (review, helper-75).
+func TestKeptSymlinkStillNamesItsTarget(t *testing.T) {
+	out := t.TempDir()
+	root := os.Geteuid() == 0
+	if root { // a user's out, published into by a run under sudo
+		if err := os.Chown(out, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WriteFile(t, filepath.Join(out, "notes", "sum.md"), "the user's notes")
+	if err := os.Symlink("notes/sum.md", filepath.Join(out, "summary.md")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(st.Dir(), "summary.md"), "new summary")
+	testutil.WriteFile(t, filepath.Join(st.Dir(), "results.json"), `{"experiment": "sim-fct"}`)
+	if err := st.Publish("sim-fct", Layout{}); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := st.Replaced()
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.md")); err != nil || string(b) != "the user's notes" {
+		t.Errorf("the kept summary.md reads %q, %v; want the user's notes through the link", b, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "summary.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the kept summary.md: %v, %v; want it still a symlink", fi, err)
+	}
+	if fi, err := os.Stat(dir); root && (err != nil || fi.Sys().(*syscall.Stat_t).Uid != 65534) {
+		t.Errorf("%s: %v, %+v; want it the owner's of out (uid 65534), not root's", dir, err, fi.Sys())
 	}
 }
 
