@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -48,8 +51,19 @@ func lookPath(name string) (string, error) {
 	if err == nil {
 		return path, nil
 	}
-	// ErrDot: found only through a relative directory in PATH, which Go refuses to run.
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrDot) {
+	if errors.Is(err, exec.ErrDot) {
+		// Found, but through a relative directory in PATH, which Go's os/exec refuses to run (a
+		// command planted in the working directory); "not found" was untrue (review, helper-75).
+		return "", fmt.Errorf("%w: %s: found as %s, through a relative directory in PATH, which qjump does not run: "+
+			"give its path, ./%s", ErrCommandNotExecutable, name, path, filepath.Clean(path))
+	}
+	if errors.Is(err, exec.ErrNotFound) {
+		if file := inPathNotExecutable(name); file != "" {
+			// bash says so too (126), where exec.LookPath passes the file over as not found.
+			return "", fmt.Errorf("%w: %s: %s has no execute permission", ErrCommandNotExecutable, name, file)
+		}
+	}
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w: %s", ErrCommandNotFound, name)
 	}
 	var lookErr *exec.Error
@@ -57,6 +71,24 @@ func lookPath(name string) (string, error) {
 		err = lookErr.Err // "is a directory", without exec's quoting of the name
 	}
 	return "", fmt.Errorf("%w: %s: %v", ErrCommandNotExecutable, name, err)
+}
+
+// inPathNotExecutable is the first regular file called name in a directory of PATH, for a name
+// without a slash that PATH gives no executable of; "" if there is none.
+func inPathNotExecutable(name string) string {
+	if strings.Contains(name, "/") {
+		return ""
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		file := filepath.Join(dir, name)
+		if fi, err := os.Stat(file); err == nil && fi.Mode().IsRegular() {
+			return file
+		}
+	}
+	return ""
 }
 
 // ExecPreload replaces this process with CMD, the shim preloaded. It returns only on failure:

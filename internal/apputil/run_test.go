@@ -326,6 +326,36 @@ func TestCommandThatCannotRun(t *testing.T) {
 	}
 }
 
+// A name that PATH finds only as a file without execute permission is 126 naming it, as bash
+// says; one PATH finds only through a relative directory, which qjump does not run, says where it
+// found it and what to give instead, not "command not found" (review, helper-75).
+func TestCommandFoundInPathButNotRun(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(dir, "abs", "qjap-noexec"), "echo hi\n")
+	if err := os.MkdirAll(filepath.Join(dir, "rel"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rel", "qjap-rel"), []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("PATH", filepath.Join(dir, "abs")+":rel:"+os.Getenv("PATH"))
+	for _, c := range []struct {
+		cmd  string
+		code int
+		says string
+	}{
+		{"qjap-noexec", 126, "command not executable: qjap-noexec: " + filepath.Join(dir, "abs", "qjap-noexec") + " has no execute permission"},
+		{"qjap-rel", 126, "found as rel/qjap-rel, through a relative directory in PATH, which qjump does not run: give its path, ./rel/qjap-rel"},
+		{"qjap-nowhere", 127, "command not found: qjap-nowhere"},
+	} {
+		o := runQjump(t, nil, runArgs(ModePreload, "5", nil, c.cmd)...)
+		if o.code() != c.code || !strings.Contains(o.stderr, c.says) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", c.cmd, o.code(), o.stderr, c.code, c.says)
+		}
+	}
+}
+
 func TestExitStatusAndSignalPassThrough(t *testing.T) {
 	for _, mode := range []Mode{ModePreload, ModeCgroup} {
 		t.Run(string(mode)+"/exit", func(t *testing.T) {

@@ -69,7 +69,7 @@ func makeNewOutDir(name string) (out string, removeIfEmpty func(), err error) {
 	removeIfEmpty = func() { results.RemoveMadeDirs(made) }
 	if err != nil {
 		removeIfEmpty()
-		return "", nil, fmt.Errorf("create output directory %s: %w", filepath.Dir(name), err)
+		return "", nil, usageErrorf("cannot make the default output directory %s (%v): give one with --out DIR; %s", name, errors.Unwrap(err), outAllowed)
 	}
 	for i := 0; i < 1000; i++ {
 		out = name
@@ -85,5 +85,5 @@ func makeNewOutDir(name string) (out string, removeIfEmpty func(), err error) {
 		}
 	}
 	removeIfEmpty()
-	return "", nil, fmt.Errorf("create output directory %s: %w (give one with --out DIR)", name, err)
+	return "", nil, usageErrorf("cannot make the default output directory %s (%v): give one with --out DIR; %s", name, err, outAllowed)
 }
