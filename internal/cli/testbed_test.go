@@ -535,10 +535,11 @@ func TestTestbedUpTakesTheFilesModeAndMark(t *testing.T) {
 		name, file string
 		mode       string // that every host runs; "" for a refusal
 		refusal    string
+		warns      string // what qjump up on the hosts warned of, which testbed up passes on
 	}{
-		{"mode police", "mode: police\n", "police", ""},
-		{"no mode", "factors: {7: 1, 0: unlimited}\n", "shape", ""},
-		{"mark pcp", "mark: pcp\n", "", `invalid --qjump "FILE": its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, or no mark`},
+		{"mode police", "mode: police\n", "police", "", "qjump: warning: police mode: TCP sends GSO packets"},
+		{"no mode", "factors: {7: 1, 0: unlimited}\n", "shape", "", ""},
+		{"mark pcp", "mark: pcp\n", "", `invalid --qjump "FILE": its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, or no mark`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			prefix := tbtest.Prefix(t)
@@ -557,6 +558,9 @@ func TestTestbedUpTakesTheFilesModeAndMark(t *testing.T) {
 			}
 			if code != 0 {
 				t.Fatalf("testbed up: exit %d, %s", code, errOut)
+			}
+			if !strings.Contains(errOut, c.warns) || c.warns == "" && strings.Contains(errOut, "police mode") {
+				t.Errorf("testbed up said %q; want %q (review, helper-74: qjump up's warnings were lost)", errOut, c.warns)
 			}
 			out, _, _ := testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix, "--json")
 			var st testbedStatusJSON

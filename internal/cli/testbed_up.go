@@ -70,6 +70,9 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 		_ = tb.Down()
 		return builtOrInterrupted(ctx, err)
 	}
+	// What qjump up said of the file's configuration on the hosts (review, helper-74: police
+	// mode's warning on TCP and GSO was lost).
+	warn(stderr, tb.UpWarnings)
 	return printTestbedStatus(stdout, c.Prefix)
 }
 

@@ -30,14 +30,30 @@ var Binary = func() string {
 // experiments run shape mode: their bounds count its burst.
 func (tb *Testbed) EnableQJump(ctx context.Context, mode config.Mode, upArgs []string) error {
 	argv := append([]string{Binary, "up"}, tb.UpArgs(mode, upArgs)...)
+	tb.UpWarnings = nil
 	for i := 1; i <= tb.Config.Hosts; i++ {
 		full := InNS(tb.Names.HostNS(i), argv...)
-		if err := run(ctx, full[0], full[1:]...); err != nil {
+		out, err := output(ctx, full[0], full[1:]...)
+		if err != nil {
 			return err
+		}
+		if i == 1 { // every host runs the same configuration on the same kind of interface
+			tb.UpWarnings = upWarnings(out)
 		}
 	}
 	tb.qjump = true
 	return nil
+}
+
+// upWarnings are the warnings in what `qjump up` printed, without their "qjump: warning: ".
+func upWarnings(out string) []string {
+	var w []string
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "qjump: warning: "); ok {
+			w = append(w, rest)
+		}
+	}
+	return w
 }
 
 // UpArgs is the whole argument list EnableQJump gives `qjump up` (after "up") on every host, for

@@ -18,6 +18,10 @@ type Testbed struct {
 	Names  Names
 	lock   *Lock
 	qjump  bool // EnableQJump ran on every host
+	// UpWarnings are what `qjump up` warned of on the first host when EnableQJump last ran (the
+	// same configuration on every host): police mode's word on TCP and GSO, say, which the
+	// testbed's user would otherwise never see.
+	UpWarnings []string
 }
 
 // Up builds the cluster described by c and returns it holding the prefix's lock: release it with
