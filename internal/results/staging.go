@@ -511,7 +511,7 @@ func (s *Staging) keepReplaced(aside string, earlier, users []string) {
 	s.replaced = &replacedFiles{dir: dir, files: users}
 	s.giveBack(dir)
 	for _, name := range users {
-		relinkMoved(filepath.Join(s.out, name), filepath.Join(dir, name))
+		relinkMoved(s.out, dir, name, users)
 	}
 }
 
@@ -540,15 +540,22 @@ func (s *Staging) giveBack(dir string) {
 	})
 }
 
-// relinkMoved points a symlink moved from from to to at what it pointed at before, where its
-// target is relative: relative to its new directory it would name another file, or none (review,
-// helper-75: a kept summary.md -> notes/sum.md dangled).
-func relinkMoved(from, to string) {
+// relinkMoved points the symlink name, moved from out into dir with the other kept files (kept),
+// at what it named before, where its target is relative and outside what was kept: relative to
+// its new directory it would name another file, or none (review, helper-75: a kept summary.md ->
+// notes/sum.md dangled). A target kept beside it moved with it, and the link still names it there
+// (review, helper-76: b.md -> a.md, both kept, was pointed at the new run's a.md).
+func relinkMoved(out, dir, name string, kept []string) {
+	to := filepath.Join(dir, name)
 	target, err := os.Readlink(to)
 	if err != nil || filepath.IsAbs(target) {
 		return // not a symlink, or one that names the same file wherever it is
 	}
-	rel, err := filepath.Rel(filepath.Dir(to), filepath.Join(filepath.Dir(from), target))
+	named := filepath.Join(filepath.Dir(filepath.Join(out, name)), target)
+	if rel, err := filepath.Rel(out, named); err == nil && slices.Contains(kept, rel) {
+		return
+	}
+	rel, err := filepath.Rel(filepath.Dir(to), named)
 	if err != nil {
 		return
 	}

@@ -171,6 +171,30 @@ func TestKeptSymlinkStillNamesItsTarget(t *testing.T) {
 	}
 }
 
+// A kept symlink whose target was kept beside it still names that kept file, not the run's file
+// of the target's name (review, helper-76: b.md -> a.md, both the user's, read the new a.md).
+func TestKeptSymlinkToAKeptFile(t *testing.T) {
+	out := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(out, "a.md"), "the user's a")
+	if err := os.Symlink("a.md", filepath.Join(out, "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Stage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"a.md": "new a", "b.md": "new b", "results.json": `{"experiment": "sim-fct"}`} {
+		testutil.WriteFile(t, filepath.Join(st.Dir(), name), text)
+	}
+	if err := st.Publish("sim-fct", Layout{}); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := st.Replaced()
+	if b, err := os.ReadFile(filepath.Join(dir, "b.md")); err != nil || string(b) != "the user's a" {
+		t.Errorf("the kept b.md reads %q, %v; want the kept a.md through the link", b, err)
+	}
+}
+
 // A run that fails or is stopped leaves --out as it was, and the directories it made go.
 func TestDiscardLeavesOutAsItWas(t *testing.T) {
 	out := t.TempDir()
