@@ -28,15 +28,43 @@ type State struct {
 
 func statePath(prefix string) string { return filepath.Join(RunDir, prefix+".json") }
 
+// writeState replaces the state file whole: it writes a file beside it and renames that over it.
+// Status, exec and the other prefixes' messages read the state without the lock, and a state
+// truncated and then written in place was read empty or half written ("unexpected end of JSON
+// input") beside an up. Every writer holds the prefix's lock, so one temporary name is enough.
 func writeState(s State) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(statePath(s.Config.Prefix), b, 0o644); err != nil {
+	path := statePath(s.Config.Prefix)
+	tmp := path + ".tmp"
+	if err := writeReadable(tmp, b); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write testbed state: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("write testbed state: %w", err)
 	}
 	return nil
+}
+
+// writeReadable writes b to a new file at path that anyone may read, whatever the umask: status
+// reads the state without root.
+func writeReadable(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // ErrNotUp means no testbed with the prefix exists.
@@ -143,7 +171,10 @@ func OthersUp(prefix string) string {
 	return fmt.Sprintf("; up with other prefixes: %s (qjump testbed status --prefix P; remove with qjump testbed down --prefix P)", strings.Join(others, ", "))
 }
 
+// removeState removes the state, and the temporary file of a writer that was killed before it
+// renamed it (writeState).
 func removeState(prefix string) error {
+	_ = os.Remove(statePath(prefix) + ".tmp")
 	err := os.Remove(statePath(prefix))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove testbed state: %w", err)

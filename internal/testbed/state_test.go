@@ -2,6 +2,7 @@ package testbed
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +91,40 @@ func TestRemainsWithoutAStateAreIncomplete(t *testing.T) {
 	if _, err := ReadState("demo2"); !strings.Contains(err.Error(), "start one with: qjump testbed up --hosts N --prefix demo2)") {
 		t.Errorf("not up under demo2: %v; want the up command with --prefix demo2", err)
 	}
+}
+
+// The state is read without the lock (status, exec, another prefix's message) while its maker
+// writes it (up at its start, Release at its end): a reader never sees it empty or half written.
+// It was truncated, then written, and a status beside an up failed with "unexpected end of JSON
+// input".
+func TestStateIsNeverSeenHalfWritten(t *testing.T) {
+	tempRunDir(t)
+	c := DefaultConfig(2)
+	c.Prefix = "qjfx"
+	if err := writeState(State{Config: c, Building: true}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 3000; i++ {
+			if err := writeState(State{Config: c, PID: i, Building: i%2 == 0}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var bad error
+	for reads := 0; bad == nil; reads++ {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if s, err := ReadState("qjfx"); err != nil || s.Config.Hosts != 2 {
+			bad = fmt.Errorf("read %d, beside a writer: %+v, %v", reads, s, err)
+		}
+	}
+	<-done // the writer is done with the directory before it is removed
+	t.Fatalf("%v; want the whole state", bad)
 }
