@@ -152,8 +152,10 @@ func testbedNamespace(ns string) (string, bool) {
 	return p, true
 }
 
-// OthersUp names the testbeds up under prefixes other than prefix, for the message that says none
-// is up under prefix: a user who built one with --prefix, or whose run was killed, finds it.
+// OthersUp names the testbeds under prefixes other than prefix, for the message that says none
+// is up under prefix: a user who built one with --prefix, or whose run was killed, finds it. It
+// does not say which are up and which are the remains of a killed run (finding that takes root,
+// and status says it): it called remains "up".
 func OthersUp(prefix string) string {
 	all, _ := Prefixes()
 	var others []string
@@ -166,9 +168,11 @@ func OthersUp(prefix string) string {
 	case 0:
 		return ""
 	case 1:
-		return fmt.Sprintf("; one is up with prefix %s (qjump testbed status --prefix %s; remove it with qjump testbed down --prefix %s)", others[0], others[0], others[0])
+		return fmt.Sprintf("; there is one with prefix %s, up or incomplete (qjump testbed status --prefix %s says which; "+
+			"remove it with qjump testbed down --prefix %s)", others[0], others[0], others[0])
 	}
-	return fmt.Sprintf("; up with other prefixes: %s (qjump testbed status --prefix P; remove with qjump testbed down --prefix P)", strings.Join(others, ", "))
+	return fmt.Sprintf("; with other prefixes, up or incomplete: %s (qjump testbed status --prefix P says which; "+
+		"remove one with qjump testbed down --prefix P)", strings.Join(others, ", "))
 }
 
 // removeState removes the state, and the temporary file of a writer that was killed before it

@@ -83,10 +83,15 @@ func TestRemainsWithoutAStateAreIncomplete(t *testing.T) {
 		t.Errorf("Prefixes() = %v, %v; want qjfx, whose namespaces are there (and no other)", got, err)
 	}
 	_, err = ReadState("qjtb")
-	for _, want := range []string{"start one with: qjump testbed up --hosts N)", "qjump testbed down --prefix qjfx"} {
+	for _, want := range []string{"start one with: qjump testbed up --hosts N)", "qjump testbed down --prefix qjfx",
+		"one with prefix qjfx, up or incomplete"} {
 		if !errors.Is(err, ErrNotUp) || !strings.Contains(err.Error(), want) {
 			t.Errorf("not up under qjtb beside qjfx's remains: %v; want it to say %q", err, want)
 		}
+	}
+	// qjfx's are remains: "one is up with prefix qjfx" sent the user to a testbed to use.
+	if strings.Contains(err.Error(), "up with prefix qjfx") {
+		t.Errorf("not up under qjtb beside qjfx's remains: %v; want qjfx not called up", err)
 	}
 	if _, err := ReadState("demo2"); !strings.Contains(err.Error(), "start one with: qjump testbed up --hosts N --prefix demo2)") {
 		t.Errorf("not up under demo2: %v; want the up command with --prefix demo2", err)
