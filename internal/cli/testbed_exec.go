@@ -59,9 +59,14 @@ func runTestbedExec(opts *testbedExecOptions) error {
 	if err != nil {
 		return err
 	}
+	s, cond, err := s.Probe()
+	if err != nil {
+		return err
+	}
 	// Remains may lack hosts, addresses or QJump: a command there would fail or measure the wrong
-	// thing, so exec says what status says of them.
-	if err := s.Incomplete(); err != nil {
+	// thing, so exec says what status says of them. A testbed being built, or run by an
+	// experiment, is one to look into.
+	if err := s.Unusable(cond); err != nil {
 		return err
 	}
 	n := testbed.Names{Prefix: prefix}

@@ -79,15 +79,19 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 	if err != nil {
 		return err
 	}
+	// Probed before the hosts are read, which takes a while, and the state it gives is what the
+	// rest of status says: probed after, a maker that finished in between was called killed.
+	s, cond, err := s.Probe()
+	if err != nil {
+		return err
+	}
 	c := s.Config
 	n := testbed.Names{Prefix: prefix}
 	hosts, unread := hostsQJump(n, c.Hosts)
 	fmt.Fprintf(w, "testbed %s: %d hosts, R=%s, switch queues of %d packets, classify on %s, %s\n",
 		prefix, c.Hosts, c.Rate, c.Buffer, c.Classify, qjumpHeadline(s, hosts, unread))
-	if err := s.Incomplete(); err != nil {
-		fmt.Fprintf(w, "warning: %v\n", err)
-	} else if s.Building {
-		fmt.Fprintf(w, "being built, or run by an experiment, by pid %d\n", s.PID)
+	if line := conditionLine(s, cond); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	header := "HOST\tNAMESPACE\tADDRESS\tSWITCH PORT"
@@ -117,6 +121,18 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 		fmt.Fprintln(w, "warning: the hosts run different QJump configurations (see QJUMP): the model's latency bound does not hold")
 	}
 	return nil
+}
+
+// conditionLine is what status says under its headline of a testbed in condition cond: who uses
+// it, or a warning that it is remains, or may be; "" for a finished testbed.
+func conditionLine(s testbed.State, cond testbed.Condition) string {
+	if cond == testbed.InUse {
+		return fmt.Sprintf("being built, or run by an experiment, by pid %d", s.PID)
+	}
+	if err := s.Unusable(cond); err != nil {
+		return "warning: " + err.Error()
+	}
+	return ""
 }
 
 // qjumpHeadline is what the hosts run, as status's first line says it: "QJump on", "QJump off" or

@@ -89,14 +89,3 @@ func (l *Lock) Release() {
 	l.f.Close()
 	l.f = nil
 }
-
-// Held reports whether some process holds the lock for prefix now (a testbed being built, run or
-// torn down), without waiting for it.
-func Held(prefix string) bool {
-	l, err := Acquire(prefix)
-	if err != nil {
-		return errors.Is(err, ErrBusy)
-	}
-	l.Release()
-	return false
-}

@@ -33,8 +33,12 @@ func TestRemainsOfAKilledMakerAreReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb.lock.Release() // the maker dies here, before Release
-	if s, err := ReadState(prefix); err != nil || !s.Building || Held(prefix) {
-		t.Fatalf("state after the maker died: %+v, %v, lock held %v; want building, lock free", s, err, Held(prefix))
+	s, err := ReadState(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cond, err := s.Probe(); err != nil || cond != Killed {
+		t.Fatalf("state after the maker died: %+v, condition %d, %v; want building, its maker killed", s, cond, err)
 	}
 	tb, err = Up(context.Background(), c)
 	if err != nil {

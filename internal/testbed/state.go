@@ -20,9 +20,8 @@ type State struct {
 	QJump   bool      `json:"qjump"`
 	// Building: the process that holds the prefix's lock is still making the testbed what it
 	// asked for (testbed up: QJump on every host), or runs an experiment on it. Up sets it,
-	// Release clears it. Found with the lock free, it says that process died first (SIGKILL; a
-	// handled signal takes the testbed down): what is there is remains, which the next Up
-	// removes.
+	// Release clears it. Found with the lock free, it says that process died first (Probe):
+	// what is there is remains, which the next Up removes.
 	Building bool `json:"building,omitempty"`
 }
 
@@ -186,16 +185,75 @@ func removeState(prefix string) error {
 	return nil
 }
 
-// Incomplete returns ErrIncomplete, saying how to remove it, when s was left by a maker killed
-// before it finished: still Building, with nobody holding the lock (a live maker holds it until
-// Release). A testbed being built, or run by an experiment, is not incomplete.
-func (s State) Incomplete() error {
-	p := s.Config.Prefix
-	if !s.Building || Held(p) {
-		return nil
+// Condition is what a testbed's record says of it once its lock is probed.
+type Condition int
+
+const (
+	// Finished: its maker finished it and let the lock go: up, for anyone to use.
+	Finished Condition = iota
+	// InUse: its record says Building and its maker holds the lock: being built, or run by an
+	// experiment.
+	InUse
+	// Killed: its record says Building and nobody holds the lock: its maker was killed before it
+	// finished (SIGKILL; a handled signal takes the testbed down), and what is there is remains.
+	Killed
+	// CannotTell: its record says Building and the lock cannot be probed. The lock file is root's
+	// alone, so without root a live maker and a killed one look the same.
+	CannotTell
+)
+
+// Probe returns the testbed's state now and its condition, s being its record as read before.
+// A record that says Building is read again holding the prefix's lock: every maker writes its
+// record holding it, so a record that says Building under it was left by a maker that was killed.
+// Probed after the record was read, a free lock also followed a maker that finished in between,
+// and status, which read every host between the two, called that testbed incomplete. A lock that
+// cannot be probed (without root) is CannotTell: taken for a free one, it made status as anyone
+// but root call every testbed being built incomplete, its live maker killed.
+func (s State) Probe() (State, Condition, error) {
+	if !s.Building {
+		return s, Finished, nil
 	}
-	return fmt.Errorf("testbed %s is %w: the qjump that built it (pid %d) was killed before it finished; "+
-		"remove it with: %s (testbed up replaces it)", p, ErrIncomplete, s.PID, DownCommand(p))
+	lock, err := Acquire(s.Config.Prefix)
+	if errors.Is(err, ErrBusy) {
+		return s, InUse, nil
+	}
+	if err != nil {
+		return s, CannotTell, nil
+	}
+	defer releaseProbe(lock, s.Config.Prefix)
+	now, err := ReadState(s.Config.Prefix)
+	switch {
+	case err != nil: // removed since: not up, or namespaces without a record
+		return now, Finished, err
+	case now.Building:
+		return now, Killed, nil
+	}
+	return now, Finished, nil
+}
+
+// releaseProbe drops the lock Probe took, removing its file when there is no record: a testbed
+// removed since the record was first read left none, and the probe should not make one.
+func releaseProbe(lock *Lock, prefix string) {
+	if _, err := os.Stat(statePath(prefix)); errors.Is(err, os.ErrNotExist) {
+		lock.Remove()
+		return
+	}
+	lock.Release()
+}
+
+// Unusable says why a testbed in condition c is not one to use, for status to warn of and exec
+// to refuse, or nil when it is (Finished, or InUse: being built, or run by an experiment).
+func (s State) Unusable(c Condition) error {
+	p := s.Config.Prefix
+	switch c {
+	case Killed:
+		return fmt.Errorf("testbed %s is %w: the qjump that built it (pid %d) was killed before it finished; "+
+			"remove it with: %s (testbed up replaces it)", p, ErrIncomplete, s.PID, DownCommand(p))
+	case CannotTell:
+		return fmt.Errorf("testbed %s is being built, or run by an experiment, by pid %d, or that qjump was killed "+
+			"before it finished: run status as root to tell", p, s.PID)
+	}
+	return nil
 }
 
 // finish records that the testbed is what its maker asked for, with QJump enabled on the hosts or

@@ -133,3 +133,66 @@ func TestStateIsNeverSeenHalfWritten(t *testing.T) {
 	<-done // the writer is done with the directory before it is removed
 	t.Fatalf("%v; want the whole state", bad)
 }
+
+// Probe tells a testbed being built (its maker holds the lock) from a killed maker's remains (the
+// lock free), and says when it cannot tell (a lock it cannot open: without root, the lock file is
+// root's alone), never taking that for a free lock. A record read as Building before a maker
+// finished and let the lock go is read again under the lock: that testbed is finished, not
+// remains.
+func TestProbeTellsABuildingTestbedFromRemains(t *testing.T) {
+	dir := tempRunDir(t)
+	c := DefaultConfig(2)
+	c.Prefix = "qjfx"
+	building := State{Config: c, PID: 42, Building: true}
+	if err := writeState(building); err != nil {
+		t.Fatal(err)
+	}
+	probe := func(s State, want Condition, wantBuilding bool) {
+		t.Helper()
+		got, cond, err := s.Probe()
+		if err != nil || cond != want || got.Building != wantBuilding {
+			t.Errorf("Probe: %+v, condition %d, %v; want condition %d, building %v", got, cond, err, want, wantBuilding)
+		}
+	}
+
+	lock, err := Acquire("qjfx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe(building, InUse, true)
+	lock.Release()
+	probe(building, Killed, true)
+
+	if err := writeState(State{Config: c, PID: 42}); err != nil { // the maker finished since building was read
+		t.Fatal(err)
+	}
+	probe(building, Finished, false)
+
+	lockPath := filepath.Join(dir, "qjfx.lock")
+	if err := os.Remove(lockPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(lockPath, 0o755); err != nil { // a lock that cannot be opened, even by root
+		t.Fatal(err)
+	}
+	probe(building, CannotTell, true)
+	if err := building.Unusable(CannotTell); err == nil || errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "run status as root to tell") {
+		t.Errorf("cannot tell: %v; want not incomplete, and how to tell", err)
+	}
+}
+
+// A testbed removed between the read of its record and the probe is not up: Probe says so, and
+// leaves no lock file behind for a prefix that has nothing.
+func TestProbeOfATestbedRemovedSince(t *testing.T) {
+	dir := tempRunDir(t)
+	tempNetnsDir(t)
+	c := DefaultConfig(2)
+	c.Prefix = "qjfx"
+	building := State{Config: c, PID: 42, Building: true}
+	if _, _, err := building.Probe(); !errors.Is(err, ErrNotUp) {
+		t.Errorf("Probe of a record removed since: %v; want not up", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("Probe left %s in the run directory", left[0].Name())
+	}
+}
