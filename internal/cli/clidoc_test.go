@@ -161,7 +161,7 @@ func TestCLIDocNamesAdviseFields(t *testing.T) {
 // did not list; qjump_hosts, what the hosts run, came beside qjump, what up enabled.
 func TestCLIDocNamesTestbedStatusFields(t *testing.T) {
 	running := 1
-	st := testbedStatusJSON{State: testbed.State{Config: testbed.DefaultConfig(2), PID: 1, Building: true},
+	st := testbedStatusJSON{State: testbed.State{Config: testbed.DefaultConfig(2), PID: 1, Building: true, Removing: true},
 		Hosts: []testbed.HostQJump{{Host: 1, Up: true, Attached: true, Generation: 1, Mode: "shape", ConfigHash: "dfeabe6ef2a489b4",
 			Error: "enter network namespace"}}, QJumpHosts: &running}
 	status := asJSON(t, st)

@@ -20,36 +20,50 @@ import (
 // probe the lock without root (the lock file is root's alone), so it cannot tell a testbed being
 // built (or run by an experiment) from the remains of a maker that was killed: it says so, never
 // that the maker was killed. A lock it could not open was taken for a free one, and status as
-// nobody called every testbed being built incomplete, its live maker killed. Root tells the two
-// apart.
+// nobody called every testbed being built incomplete, its live maker killed. The same holds of a
+// testbed being removed and the remains of a removal killed part-way. Root tells them apart.
 func TestStatusWithoutRootCannotTellALiveTestbedFromRemains(t *testing.T) {
 	bin := tbtest.RequireTools(t)
 	prefix := tbtest.Prefix(t) // its cleanup removes the state and the lock file
-	lock, err := testbed.Acquire(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Release()
 	pid := os.Getpid()
-	writeTestbedState(t, testbed.State{Config: testConfig(prefix, 2), PID: pid, Created: time.Now().UTC(), Building: true})
 	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", bin, "testbed", "status", "--prefix", prefix}
-	cannotTell := fmt.Sprintf("warning: testbed %s is being built, or run by an experiment, by pid %d, or that qjump was killed "+
-		"before it finished: run status as root to tell\n", prefix, pid)
-	killed := fmt.Sprintf("warning: testbed %s is incomplete: the qjump that built it (pid %d) was killed before it finished", prefix, pid)
-
-	for _, maker := range []string{"alive", "killed"} {
-		if maker == "killed" {
-			lock.Release() // as the kernel does when its holder dies
+	for _, c := range []struct {
+		record     string
+		cannotTell string // what status says without root, alive or killed
+		alive      string // what status says with root, its maker alive
+		killed     string // what status says with root, killed
+	}{
+		{"building", fmt.Sprintf("warning: testbed %s is being built, or run by an experiment, by pid %d, or that qjump was killed "+
+			"before it finished: run status as root to tell\n", prefix, pid),
+			fmt.Sprintf("\nbeing built, or run by an experiment, by pid %d\n", pid),
+			fmt.Sprintf("warning: testbed %s is incomplete: the qjump that built it (pid %d) was killed before it finished", prefix, pid)},
+		{"removing", fmt.Sprintf("warning: testbed %s is being removed, or the qjump that was removing it was killed part-way: "+
+			"run status as root to tell\n", prefix),
+			"\nbeing removed by the qjump that holds its lock\n",
+			fmt.Sprintf("warning: testbed %s is half-removed: the qjump that was removing it was killed part-way; "+
+				"remove the rest with: qjump testbed down --prefix %s", prefix, prefix)},
+	} {
+		lock, err := testbed.Acquire(prefix)
+		if err != nil {
+			t.Fatal(err)
 		}
-		out, errOut, code := testutil.Run(t, nil, "setpriv", nobody...)
-		if code != 0 || !strings.Contains(out, cannotTell) || strings.Contains(out, "incomplete") {
-			t.Errorf("nobody, maker %s: status exit %d, stderr %q, stdout:\n%s\nwant %q, and not that it is incomplete",
-				maker, code, errOut, out, cannotTell)
+		s := testbed.State{Config: testConfig(prefix, 2), PID: pid, Created: time.Now().UTC()}
+		s.Building, s.Removing = c.record == "building", c.record == "removing"
+		writeTestbedState(t, s)
+		for _, maker := range []struct{ state, root string }{{"alive", c.alive}, {"killed", c.killed}} {
+			if maker.state == "killed" {
+				lock.Release() // as the kernel does when its holder dies
+			}
+			out, errOut, code := testutil.Run(t, nil, "setpriv", nobody...)
+			if code != 0 || !strings.Contains(out, c.cannotTell) || strings.Contains(out, "incomplete") || strings.Contains(out, "half-removed") {
+				t.Errorf("nobody, %s, its maker %s: status exit %d, stderr %q, stdout:\n%s\nwant %q, and not that it is remains",
+					c.record, maker.state, code, errOut, out, c.cannotTell)
+			}
+			out, errOut, code = testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix)
+			if code != 0 || !strings.Contains(out, maker.root) {
+				t.Errorf("root, %s, its maker %s: status exit %d, stderr %q, stdout:\n%s\nwant %q", c.record, maker.state, code, errOut, out, maker.root)
+			}
 		}
-	}
-	out, errOut, code := testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix)
-	if code != 0 || !strings.Contains(out, killed) {
-		t.Errorf("root, maker killed: status exit %d, stderr %q, stdout:\n%s\nwant %q", code, errOut, out, killed)
 	}
 }
 
@@ -121,5 +135,44 @@ func writeTestbedState(t *testing.T, s testbed.State) {
 	}
 	if err := os.Rename(path+".test", path); err != nil {
 		t.Error(err)
+	}
+}
+
+// A host whose QJump could not be read (its namespace gone: a down killed part-way) is neither on
+// nor off: status's headline and warnings say it could not be read, and do not count it with the
+// hosts without QJump. "QJump on 1 of 3 hosts" above one host that ran it and two that were gone
+// warned that the others' traffic was neither marked nor limited.
+func TestStatusLeavesUnreadableHostsOutOfOnAndOff(t *testing.T) {
+	on := testbed.HostQJump{Host: 1, Up: true, Attached: true, Mode: "shape", ConfigHash: "dfeabe6ef2a489b4"}
+	off := testbed.HostQJump{Host: 2}
+	gone := testbed.HostQJump{Host: 3, Error: "open network namespace qjfz-h3: no such file or directory"}
+	for _, c := range []struct {
+		name     string
+		hosts    []testbed.HostQJump
+		headline string
+		warnings []string
+	}{
+		{"all read", []testbed.HostQJump{on, off, off}, "QJump on 1 of 3 hosts", []string{"QJump runs on 1 of 3 hosts (see QJUMP)"}},
+		{"on and gone", []testbed.HostQJump{on, gone, gone}, "QJump on 1, off on 0, cannot be read on 2 of 3 hosts (see QJUMP)",
+			[]string{"2 of 3 hosts could not be read (see QJUMP): whether they run QJump is not known"}},
+		{"on, off and gone", []testbed.HostQJump{on, off, gone}, "QJump on 1, off on 1, cannot be read on 1 of 3 hosts (see QJUMP)",
+			[]string{"QJump runs on 1 of the 2 hosts that could be read (see QJUMP)", "1 of 3 hosts could not be read"}},
+		{"off and gone", []testbed.HostQJump{off, off, gone}, "QJump on 0, off on 2, cannot be read on 1 of 3 hosts (see QJUMP)",
+			[]string{"1 of 3 hosts could not be read"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := qjumpHeadline(testbed.State{}, c.hosts, nil); got != c.headline {
+				t.Errorf("headline %q, want %q", got, c.headline)
+			}
+			got := hostsWarnings(c.hosts)
+			if len(got) != len(c.warnings) {
+				t.Fatalf("warnings %q, want %d: %q", got, len(c.warnings), c.warnings)
+			}
+			for i, w := range c.warnings {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("warning %q, want it to begin %q", got[i], w)
+				}
+			}
+		})
 	}
 }

@@ -77,3 +77,67 @@ func killedWhileBuilding(t *testing.T, bin, prefix string, n int) int {
 	}
 	return up.Process.Pid
 }
+
+// TestKilledTestbedDownIsHalfRemoved: a testbed down killed part-way (SIGKILL: no handler runs),
+// after it removed a host and before it removed the record, leaves a testbed that status calls
+// half-removed, with the command that removes the rest; the host that is gone is one whose QJump
+// cannot be read, not one without QJump; exec refuses it; and down removes the rest. Before, the
+// record was that of a testbed that was up: status showed it without a word, its gone host "off".
+func TestKilledTestbedDownIsHalfRemoved(t *testing.T) {
+	bin := tbtest.RequireTools(t)
+	prefix := tbtest.Prefix(t)
+	if _, errOut, code := testutil.Run(t, nil, bin, "testbed", "up", "--hosts", "6", "--prefix", prefix); code != 0 {
+		t.Fatalf("testbed up: exit %d, %s", code, errOut)
+	}
+	nss := tbtest.NetnsOf(t, prefix)
+	killedWhileRemoving(t, bin, prefix)
+	down := testbed.DownCommand(prefix)
+
+	out, errOut, code := testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix)
+	warning := fmt.Sprintf("warning: testbed %s is half-removed: the qjump that was removing it was killed part-way; "+
+		"remove the rest with: %s", prefix, down)
+	first, _, _ := strings.Cut(out, "\n")
+	if code != 0 || !strings.Contains(out, warning) || !strings.Contains(first, "cannot be read on") || strings.HasSuffix(first, "QJump off") ||
+		strings.Contains(out, "the others' traffic") {
+		t.Errorf("status: exit %d, stderr %q, stdout:\n%s\nwant %q, and the hosts that are gone as ones that cannot be read",
+			code, errOut, out, warning)
+	}
+	out, _, code = testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix, "--json")
+	var st testbedStatusJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 || !st.Removing || st.QJumpHosts != nil || st.Hosts[0].Error == "" {
+		t.Errorf("status --json: exit %d (%v): %s\nwant removing, qjump_hosts null, host 1's error", code, err, out)
+	}
+	out, errOut, code = testutil.Run(t, nil, bin, "testbed", "exec", "--prefix", prefix, "2", "--", "echo", "ran")
+	if code != exitRuntime || strings.Contains(out, "ran") || !strings.Contains(errOut, "half-removed") || !strings.Contains(errOut, down) {
+		t.Errorf("exec: exit %d, stdout %q, stderr %q; want a refusal (1) that it is half-removed, naming %q", code, out, errOut, down)
+	}
+	out, errOut, code = testutil.Run(t, nil, bin, "testbed", "down", "--prefix", prefix)
+	if code != 0 || out != fmt.Sprintf("testbed %s: removed\n", prefix) {
+		t.Errorf("down: exit %d, stdout %q, stderr %q; want removed", code, out, errOut)
+	}
+	tbtest.AssertNothingLeft(t, prefix, nss)
+}
+
+// killedWhileRemoving starts `qjump testbed down --prefix prefix` and kills it with SIGKILL once it
+// has removed the first host's namespace, long before it has removed the switch's.
+func killedWhileRemoving(t *testing.T, bin, prefix string) {
+	t.Helper()
+	down := exec.Command(bin, "testbed", "down", "--prefix", prefix)
+	if err := down.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(testbed.NetnsDir, testbed.Names{Prefix: prefix}.HostNS(1))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(first); err != nil || time.Now().After(deadline) {
+			break // killed below, and judged by whether it had finished
+		}
+	}
+	_ = down.Process.Kill()
+	var exit *exec.ExitError
+	if err := down.Wait(); !errors.As(err, &exit) || exit.ExitCode() != -1 {
+		t.Fatalf("testbed down: %v; want it killed while it removed the testbed", err)
+	}
+	if left, _ := testbed.Namespaces(prefix); len(left) == 0 {
+		t.Fatalf("testbed down removed every namespace before it was killed")
+	}
+}

@@ -38,8 +38,9 @@ type testbedStatusJSON struct {
 	testbed.State
 	Hosts []testbed.HostQJump `json:"hosts"`
 	// QJumpHosts is how many hosts run QJump now (testbed.Running): State's qjump says only
-	// whether up enabled it, and a host's own qjump up or down changes that since. Null when the
-	// hosts could not be read (without root).
+	// whether up enabled it, and a host's own qjump up or down changes that since. Null when a
+	// host could not be read (without root, or its namespace is gone): how many run it is not
+	// known.
 	QJumpHosts *int `json:"qjump_hosts"`
 }
 
@@ -57,6 +58,9 @@ func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
 		for i := range hosts {
 			hosts[i] = testbed.HostQJump{Host: i + 1, Error: unread.Error()}
 		}
+		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts})
+	}
+	if testbed.Unreadable(hosts) > 0 {
 		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts})
 	}
 	running := testbed.Running(hosts)
@@ -113,21 +117,44 @@ func printTestbedStatus(w io.Writer, prefix string) error {
 		fmt.Fprintf(w, "QJUMP not shown: reading it enters each host's network namespace, and %v\n", unread)
 		return nil
 	}
-	if on := testbed.Running(hosts); on > 0 && on < len(hosts) {
-		fmt.Fprintf(w, "warning: QJump runs on %d of %d hosts (see QJUMP): the others' traffic is neither marked nor limited, "+
-			"so the model's latency bound does not hold\n", on, len(hosts))
-	}
-	if testbed.ConfigsDiffer(hosts) {
-		fmt.Fprintln(w, "warning: the hosts run different QJump configurations (see QJUMP): the model's latency bound does not hold")
+	for _, warning := range hostsWarnings(hosts) {
+		fmt.Fprintln(w, "warning: "+warning)
 	}
 	return nil
+}
+
+// hostsWarnings are what status warns of in what the hosts run: hosts with QJump beside hosts
+// without, hosts that could not be read, and different configurations.
+func hostsWarnings(hosts []testbed.HostQJump) []string {
+	var out []string
+	on, unreadable := testbed.Running(hosts), testbed.Unreadable(hosts)
+	read := len(hosts) - unreadable
+	switch {
+	case on == 0 || on == read:
+	case unreadable == 0:
+		out = append(out, fmt.Sprintf("QJump runs on %d of %d hosts (see QJUMP): the others' traffic is neither marked nor limited, "+
+			"so the model's latency bound does not hold", on, len(hosts)))
+	default:
+		out = append(out, fmt.Sprintf("QJump runs on %d of the %d hosts that could be read (see QJUMP): the others' traffic is "+
+			"neither marked nor limited, so the model's latency bound does not hold", on, read))
+	}
+	if unreadable > 0 {
+		out = append(out, fmt.Sprintf("%d of %d hosts could not be read (see QJUMP): whether they run QJump is not known", unreadable, len(hosts)))
+	}
+	if testbed.ConfigsDiffer(hosts) {
+		out = append(out, "the hosts run different QJump configurations (see QJUMP): the model's latency bound does not hold")
+	}
+	return out
 }
 
 // conditionLine is what status says under its headline of a testbed in condition cond: who uses
 // it, or a warning that it is remains, or may be; "" for a finished testbed.
 func conditionLine(s testbed.State, cond testbed.Condition) string {
-	if cond == testbed.InUse {
+	switch cond {
+	case testbed.InUse:
 		return fmt.Sprintf("being built, or run by an experiment, by pid %d", s.PID)
+	case testbed.BeingRemoved:
+		return "being removed by the qjump that holds its lock"
 	}
 	if err := s.Unusable(cond); err != nil {
 		return "warning: " + err.Error()
@@ -137,12 +164,19 @@ func conditionLine(s testbed.State, cond testbed.Condition) string {
 
 // qjumpHeadline is what the hosts run, as status's first line says it: "QJump on", "QJump off" or
 // "QJump on 2 of 3 hosts". It said whether up had enabled QJump, which a host's own qjump up or
-// down changes since. Without the privilege to read the hosts, it is that, said as such.
+// down changes since. Without the privilege to read the hosts, it is that, said as such. Hosts
+// that could not be read are neither: counted as off, those a killed down had removed made it
+// "QJump on 1 of 3 hosts".
 func qjumpHeadline(s testbed.State, hosts []testbed.HostQJump, unread error) string {
 	if unread != nil {
 		return "QJump " + testbed.OnOff(s.QJump) + " when built"
 	}
-	switch on := testbed.Running(hosts); on {
+	on, unreadable := testbed.Running(hosts), testbed.Unreadable(hosts)
+	if unreadable > 0 {
+		return fmt.Sprintf("QJump on %d, off on %d, cannot be read on %d of %d hosts (see QJUMP)",
+			on, len(hosts)-on-unreadable, unreadable, len(hosts))
+	}
+	switch on {
 	case 0:
 		return "QJump off"
 	case len(hosts):

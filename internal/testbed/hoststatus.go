@@ -61,6 +61,19 @@ func Running(hosts []HostQJump) int {
 	return n
 }
 
+// Unreadable counts the hosts whose QJump could not be read (Error): neither on nor off. Counted
+// as off, a host whose namespace a killed down had removed made status say QJump ran on some hosts
+// and not on the others.
+func Unreadable(hosts []HostQJump) int {
+	n := 0
+	for _, h := range hosts {
+		if h.Error != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // ConfigsDiffer reports whether the hosts that run QJump run different configurations: then no
 // latency bound holds for the cluster.
 func ConfigsDiffer(hosts []HostQJump) bool {

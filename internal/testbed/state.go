@@ -23,6 +23,11 @@ type State struct {
 	// Release clears it. Found with the lock free, it says that process died first (Probe):
 	// what is there is remains, which the next Up removes.
 	Building bool `json:"building,omitempty"`
+	// Removing: Cleanup (testbed down, or an up replacing remains) is deleting the testbed. It is
+	// written before the first namespace goes: a down killed part-way left a record of a testbed
+	// that was up, and status showed it with hosts missing, their QJump "off". Found with the
+	// lock free, it says the remover died first (Probe).
+	Removing bool `json:"removing,omitempty"`
 }
 
 func statePath(prefix string) string { return filepath.Join(RunDir, prefix+".json") }
@@ -72,6 +77,10 @@ var ErrNotUp = errors.New("no testbed is up")
 // ErrIncomplete means what is there under the prefix is the remains of a testbed whose maker was
 // killed before it finished: one to remove (or to replace with up), not one to use.
 var ErrIncomplete = errors.New("incomplete")
+
+// ErrHalfRemoved means what is there under the prefix is what a removal killed part-way left:
+// one to remove (or to replace with up), not one to use.
+var ErrHalfRemoved = errors.New("half-removed")
 
 // ReadState returns the state of the testbed with prefix; ErrNotUp when nothing of one is there,
 // ErrIncomplete for namespaces without a state.
@@ -197,27 +206,34 @@ const (
 	// Killed: its record says Building and nobody holds the lock: its maker was killed before it
 	// finished (SIGKILL; a handled signal takes the testbed down), and what is there is remains.
 	Killed
-	// CannotTell: its record says Building and the lock cannot be probed. The lock file is root's
-	// alone, so without root a live maker and a killed one look the same.
+	// BeingRemoved: its record says Removing and the remover holds the lock.
+	BeingRemoved
+	// HalfRemoved: its record says Removing and nobody holds the lock: the remover was killed
+	// part-way, and what is there is remains.
+	HalfRemoved
+	// CannotTell: its record says Building or Removing and the lock cannot be probed. The lock file
+	// is root's alone, so without root a live maker (or remover) and a killed one look the same.
 	CannotTell
 )
 
 // Probe returns the testbed's state now and its condition, s being its record as read before.
-// A record that says Building is read again holding the prefix's lock: every maker writes its
-// record holding it, so a record that says Building under it was left by a maker that was killed.
-// Probed after the record was read, a free lock also followed a maker that finished in between,
-// and status, which read every host between the two, called that testbed incomplete. A lock that
-// cannot be probed (without root) is CannotTell: taken for a free one, it made status as anyone
-// but root call every testbed being built incomplete, its live maker killed.
+// A record that says Building or Removing is read again holding the prefix's lock: every maker
+// and remover writes its record holding it, so a record that says either under it was left by
+// one that was killed. Probed after the record was read, a free lock also followed a maker that
+// finished in between, and status, which read every host between the two, called that testbed
+// incomplete. A lock that cannot be probed (without root) is CannotTell: taken for a free one, it
+// made status as anyone but root call every testbed being built incomplete, its live maker killed.
 func (s State) Probe() (State, Condition, error) {
-	if !s.Building {
+	if !s.Building && !s.Removing {
 		return s, Finished, nil
 	}
 	lock, err := Acquire(s.Config.Prefix)
-	if errors.Is(err, ErrBusy) {
+	switch {
+	case errors.Is(err, ErrBusy) && s.Removing:
+		return s, BeingRemoved, nil
+	case errors.Is(err, ErrBusy):
 		return s, InUse, nil
-	}
-	if err != nil {
+	case err != nil:
 		return s, CannotTell, nil
 	}
 	defer releaseProbe(lock, s.Config.Prefix)
@@ -225,6 +241,8 @@ func (s State) Probe() (State, Condition, error) {
 	switch {
 	case err != nil: // removed since: not up, or namespaces without a record
 		return now, Finished, err
+	case now.Removing: // before Building: an up killed while it removed a killed maker's remains
+		return now, HalfRemoved, nil
 	case now.Building:
 		return now, Killed, nil
 	}
@@ -249,11 +267,39 @@ func (s State) Unusable(c Condition) error {
 	case Killed:
 		return fmt.Errorf("testbed %s is %w: the qjump that built it (pid %d) was killed before it finished; "+
 			"remove it with: %s (testbed up replaces it)", p, ErrIncomplete, s.PID, DownCommand(p))
+	case HalfRemoved:
+		return fmt.Errorf("testbed %s is %w: the qjump that was removing it was killed part-way; "+
+			"remove the rest with: %s (testbed up replaces it)", p, ErrHalfRemoved, DownCommand(p))
+	case BeingRemoved:
+		return fmt.Errorf("testbed %s is being removed by the qjump that holds its lock", p)
 	case CannotTell:
-		return fmt.Errorf("testbed %s is being built, or run by an experiment, by pid %d, or that qjump was killed "+
-			"before it finished: run status as root to tell", p, s.PID)
+		return s.cannotTell()
 	}
 	return nil
+}
+
+// cannotTell is what is known of a testbed whose record says it is being built or removed when
+// its lock cannot be probed: one or the other, or the remains of a qjump killed doing it.
+func (s State) cannotTell() error {
+	p := s.Config.Prefix
+	if s.Removing {
+		return fmt.Errorf("testbed %s is being removed, or the qjump that was removing it was killed part-way: "+
+			"run status as root to tell", p)
+	}
+	return fmt.Errorf("testbed %s is being built, or run by an experiment, by pid %d, or that qjump was killed "+
+		"before it finished: run status as root to tell", p, s.PID)
+}
+
+// markRemoving records that the testbed is being removed, before anything of it goes (Removing).
+// A record that cannot be read is left as it is: what status says of it (no record, or one it
+// cannot parse) is what it would say with the namespaces gone.
+func markRemoving(prefix string) error {
+	s, err := ReadState(prefix)
+	if err != nil || s.Removing {
+		return nil
+	}
+	s.Removing = true
+	return writeState(s)
 }
 
 // finish records that the testbed is what its maker asked for, with QJump enabled on the hosts or

@@ -196,3 +196,45 @@ func TestProbeOfATestbedRemovedSince(t *testing.T) {
 		t.Errorf("Probe left %s in the run directory", left[0].Name())
 	}
 }
+
+// A record that says Removing is a testbed being removed while its remover holds the lock, and
+// half-removed once the lock is free (a down killed part-way: SIGKILL runs no handler); without
+// the lock to probe, Probe cannot tell. Before, a down killed part-way left the record of a
+// testbed that was up, with hosts missing.
+func TestProbeTellsARemovalFromAKilledOne(t *testing.T) {
+	dir := tempRunDir(t)
+	c := DefaultConfig(3)
+	c.Prefix = "qjfx"
+	removing := State{Config: c, PID: 42, Removing: true}
+	if err := writeState(removing); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := Acquire("qjfx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cond, err := removing.Probe(); err != nil || cond != BeingRemoved {
+		t.Errorf("remover alive: condition %d, %v; want being removed", cond, err)
+	}
+	lock.Release()
+	_, cond, err := removing.Probe()
+	if err != nil || cond != HalfRemoved {
+		t.Errorf("remover killed: condition %d, %v; want half-removed", cond, err)
+	}
+	refusal := removing.Unusable(cond)
+	if !errors.Is(refusal, ErrHalfRemoved) || !strings.Contains(refusal.Error(), "testbed qjfx is half-removed") ||
+		!strings.Contains(refusal.Error(), "remove the rest with: qjump testbed down --prefix qjfx") {
+		t.Errorf("half-removed: %v; want it called so, with the command that removes the rest", refusal)
+	}
+
+	if err := os.Remove(filepath.Join(dir, "qjfx.lock")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "qjfx.lock"), 0o755); err != nil { // a lock that cannot be opened
+		t.Fatal(err)
+	}
+	_, cond, err = removing.Probe()
+	if err != nil || cond != CannotTell || !strings.Contains(removing.Unusable(cond).Error(), "being removed, or the qjump that was removing it was killed") {
+		t.Errorf("lock not probed: condition %d, %v, %v; want cannot tell between a removal and a killed one", cond, err, removing.Unusable(cond))
+	}
+}

@@ -27,7 +27,7 @@ type Testbed struct {
 // Up builds the cluster described by c and returns it holding the prefix's lock: release it with
 // Release (to leave the testbed up for others) or Down. A testbed already up with the prefix is
 // refused with ErrBusy; the remains of a crashed one (namespaces without a state, or a state its
-// dead maker left Building) are removed first.
+// dead maker left Building, or its dead remover Removing) are removed first.
 func Up(ctx context.Context, c Config) (*Testbed, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -40,8 +40,9 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 		return nil, err
 	}
 	tb := &Testbed{Config: c, Names: Names{Prefix: c.Prefix}, lock: lock}
-	// With the lock held here, a state still Building was left by a maker that died: remains.
-	if s, err := ReadState(c.Prefix); err == nil && !s.Building && nsExists(tb.Names.SwitchNS()) {
+	// With the lock held here, a state still Building (or Removing) was left by a maker (or a
+	// remover) that died: remains.
+	if s, err := ReadState(c.Prefix); err == nil && !s.Building && !s.Removing && nsExists(tb.Names.SwitchNS()) {
 		lock.Release()
 		return nil, fmt.Errorf("%w: a testbed with prefix %q is up since %s (pid %d); remove it with: %s",
 			ErrBusy, c.Prefix, s.Created.Format(time.RFC3339), s.PID, DownCommand(c.Prefix))
@@ -202,12 +203,17 @@ func Namespaces(prefix string) ([]string, error) {
 
 // Cleanup removes every namespace carrying prefix (with the veths, bridge and qdiscs inside), and
 // the state file. It is what `testbed down` runs and also what clears a crashed run's remains.
+// The state says Removing before the first namespace goes and is removed after the last, so that
+// a Cleanup killed part-way leaves a testbed that status and exec call half-removed.
 func Cleanup(ctx context.Context, prefix string) error {
 	if err := CheckPrefix(prefix); err != nil {
 		return err
 	}
 	nss, err := Namespaces(prefix)
 	if err != nil {
+		return err
+	}
+	if err := markRemoving(prefix); err != nil {
 		return err
 	}
 	var errs []error
