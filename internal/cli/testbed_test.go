@@ -484,9 +484,9 @@ func TestAdviseHelpListsBulkCC(t *testing.T) {
 }
 
 // A --qjump file's mode is the mode the hosts run, shape where it names none; its mark, where it
-// gives one, must be the field the switch classifies on. Both are refused before anything is
-// built (exit 2), as is autoclass without a mode, which the testbed's shape would refuse on a
-// host after building.
+// gives one, must be the field the switch classifies on, and its marks of that field ones the
+// switch reads the levels from. All are refused before anything is built (exit 2), as is
+// autoclass without a mode, which the testbed's shape would refuse on a host after building.
 func TestTestbedQJumpConfigModeAndMark(t *testing.T) {
 	dscp, pcp := testbed.DefaultConfig(2), testbed.DefaultConfig(2)
 	pcp.Classify = testbed.ClassifyPCP
@@ -506,6 +506,18 @@ func TestTestbedQJumpConfigModeAndMark(t *testing.T) {
 		{"mark both", "mark: both\n", pcp, "", "its mark is both, and the testbed's switch classifies on pcp (--classify): need mark: pcp, or no mark"},
 		{"autoclass without a mode", "autoclass: true\n", dscp, "", "autoclass demotes instead of dropping, so it needs mode police (the testbed runs shape mode where the file names no mode)"},
 		{"autoclass, police", "mode: police\nautoclass: true\n", dscp, config.Police, ""},
+		// The switch reads the level from DSCP's class selector, or from the PCP: a table it
+		// cannot read the levels from was taken, and put level 7's traffic in level 5's queue.
+		{"dscp: class selectors", "dscp: {7: 56, 0: 0}\n", dscp, config.Shape, ""},
+		{"dscp: an AF class inside the level's", "dscp: {4: 34}\n", dscp, config.Shape, ""},
+		{"dscp: EF for level 7", "dscp: {7: 46}\n", dscp, "", `its dscp[7] is 46, in CS5's class, and the testbed's switch takes a DSCP's ` +
+			`class selector as the level (--classify dscp): need 56 to 63 for level 7 (CS7 is 56)`},
+		{"dscp: level 0 in CS1", "dscp: {0: 8}\n", dscp, "", "its dscp[0] is 8, in CS1's class"},
+		{"dscp table, classify pcp", "dscp: {7: 46}\n", pcp, config.Shape, ""},
+		{"pcp: the levels", "pcp: {7: 7, 1: 1}\n", pcp, config.Shape, ""},
+		{"pcp: 5 for level 7", "pcp: {7: 5}\n", pcp, "", `its pcp[7] is 5, and the testbed's switch takes the PCP as the level ` +
+			`(--classify pcp): need 7 for level 7`},
+		{"pcp table, classify dscp", "pcp: {7: 5}\n", dscp, config.Shape, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "cluster.yaml")
@@ -540,6 +552,8 @@ func TestTestbedUpTakesTheFilesModeAndMark(t *testing.T) {
 		{"mode police", "mode: police\n", "police", "", "qjump: warning: police mode: TCP sends GSO packets"},
 		{"no mode", "factors: {7: 1, 0: unlimited}\n", "shape", "", ""},
 		{"mark pcp", "mark: pcp\n", "", `invalid --qjump "FILE": its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, or no mark`, ""},
+		{"dscp 46 for level 7", "dscp: {7: 46}\n", "", `invalid --qjump "FILE": its dscp[7] is 46, in CS5's class, and the testbed's switch ` +
+			`takes a DSCP's class selector as the level (--classify dscp): need 56 to 63 for level 7 (CS7 is 56)`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			prefix := tbtest.Prefix(t)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/config"
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
 
@@ -28,7 +29,8 @@ refused while one is up.
 --qjump CONFIG runs 'qjump up --dev eth0 --mode MODE --mark CLASSIFY --config CONFIG' on every
 host. MODE is the file's mode: (police or shape), shape where it names none. CLASSIFY is the field
 the switch classifies on (--classify): a file whose mark: is another is refused before anything
-is built, as is one whose hosts: or rate: are not the testbed's.`,
+is built, as is one whose table of that field (dscp: or pcp:) gives a level a mark the switch
+reads as another level, or whose hosts: or rate: are not the testbed's.`,
 		Example: `  qjump testbed up --hosts 4
   qjump testbed up --hosts 12 --rate 1G --buffer 200 --qjump cluster.yaml`,
 		Args: noArgs(""),
@@ -122,6 +124,9 @@ func checkQJumpConfig(path string, c testbed.Config) (config.Mode, error) {
 		return "", usageErrorf("invalid --qjump %q: its mark is %s, and the testbed's switch classifies on %s (--classify): "+
 			"need mark: %s, or no mark", path, d.Mark, c.Classify, c.Classify)
 	}
+	if err := checkLevelMarks(path, d, c.Classify); err != nil {
+		return "", err
+	}
 	if f.Mode == nil {
 		d.Mode = config.Shape
 	}
@@ -130,4 +135,25 @@ func checkQJumpConfig(path string, c testbed.Config) (config.Mode, error) {
 		return "", usageErrorf("invalid --qjump %q: %v (the testbed runs shape mode where the file names no mode)", path, err)
 	}
 	return d.Mode, nil
+}
+
+// checkLevelMarks refuses a --qjump file whose marks the switch cannot read the levels from: the
+// mark was checked, and its table was not. Under --classify dscp the switch's u32 filters take a
+// DSCP's class selector (its top three bits) as the level, so level l's code point must lie in
+// CSl's class, 8l to 8l+7 (CSl itself, or an AF class inside it): dscp: {7: 46} sent level 7's
+// traffic into level 5's queue. Under --classify pcp the switch takes the PCP as the level. The
+// table of the field the switch does not classify on is not marked (the mark is --classify's).
+func checkLevelMarks(path string, d config.Dataplane, cls testbed.Classify) error {
+	for l := 0; l < model.NumLevels; l++ {
+		if dscp := d.DSCP[l]; cls == testbed.ClassifyDSCP && dscp>>3 != l {
+			return usageErrorf("invalid --qjump %q: its dscp[%d] is %d, in CS%d's class, and the testbed's switch takes a DSCP's "+
+				"class selector as the level (--classify dscp): need %d to %d for level %d (CS%d is %d)",
+				path, l, dscp, dscp>>3, 8*l, 8*l+7, l, l, 8*l)
+		}
+		if pcp := d.PCP[l]; cls == testbed.ClassifyPCP && pcp != l {
+			return usageErrorf("invalid --qjump %q: its pcp[%d] is %d, and the testbed's switch takes the PCP as the level "+
+				"(--classify pcp): need %d for level %d", path, l, pcp, l, l)
+		}
+	}
+	return nil
 }
