@@ -13,7 +13,7 @@ import (
 // TestRemainsOfAKilledMakerAreReplaced: a testbed whose maker died before it finished (its state
 // still says it is being built, its lock free: as after SIGKILL, which runs no handler) is remains.
 // The next Up removes and rebuilds it instead of refusing it as a testbed that is up; a finished
-// one is refused, as before. (In package testbed: a killed maker is played by dropping the lock
+// one is refused, as before, and one whose remover died (its state says Removing) is replaced. (In package testbed: a killed maker is played by dropping the lock
 // without Release, which tbtest's helpers cannot reach.)
 func TestRemainsOfAKilledMakerAreReplaced(t *testing.T) {
 	testutil.RequirePriv(t, "the namespace testbed")
@@ -52,5 +52,21 @@ func TestRemainsOfAKilledMakerAreReplaced(t *testing.T) {
 	}
 	if _, err := Up(context.Background(), c); !errors.Is(err, ErrBusy) {
 		t.Fatalf("up over a finished testbed: %v, want ErrBusy", err)
+	}
+
+	// A remover killed part-way, before it removed any namespace: its record says Removing, and
+	// the lock is free. What is there is remains, which Up replaces too.
+	if err := markRemoving(prefix); err != nil {
+		t.Fatal(err)
+	}
+	tb, err = Up(context.Background(), c)
+	if err != nil {
+		t.Fatalf("up over the remains of a killed remover: %v, want them replaced", err)
+	}
+	if err := tb.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ReadState(prefix); err != nil || s.Building || s.Removing {
+		t.Fatalf("state of the testbed up built over a half-removed one: %+v, %v; want finished", s, err)
 	}
 }
