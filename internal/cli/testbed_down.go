@@ -35,7 +35,7 @@ func runTestbedDown(ctx context.Context, opts *testbedDownOptions, stdout io.Wri
 	if err := testbed.CheckPrivilege(); err != nil {
 		return err
 	}
-	lock, err := testbed.Acquire(opts.prefix)
+	lock, err := testbed.AcquireWaiting(opts.prefix)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -49,6 +50,24 @@ func Acquire(prefix string) (*Lock, error) {
 		return nil, err
 	}
 	return &Lock{f: f, path: path}, nil
+}
+
+// probeWait is how long AcquireWaiting tries a lock that is busy: a status probing remains
+// (State.Probe) holds it for microseconds, and an up or down that met it then was refused as busy
+// (review, helper-78); a testbed truly busy holds it for seconds at least.
+const probeWait = 200 * time.Millisecond
+
+// AcquireWaiting is Acquire, trying again for up to probeWait while the lock is busy: for up and
+// down, which a status's probe must not turn away.
+func AcquireWaiting(prefix string) (*Lock, error) {
+	end := time.Now().Add(probeWait)
+	for {
+		l, err := Acquire(prefix)
+		if !errors.Is(err, ErrBusy) || time.Now().After(end) {
+			return l, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // openLock opens (making it, and RunDir, where missing) the lock file at path. It is root's alone:

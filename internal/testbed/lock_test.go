@@ -1,9 +1,11 @@
 package testbed
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // The lock file is its maker's alone: flock needs only a descriptor, so a lock file anyone may
@@ -46,4 +48,25 @@ func TestAcquireRefusesABadPrefix(t *testing.T) {
 	if made, _ := os.ReadDir(dir); len(made) != 0 {
 		t.Errorf("refused prefixes made %v in the run directory", made)
 	}
+}
+
+// AcquireWaiting, up's and down's, waits out a lock held for a moment (a status probing remains
+// holds it for microseconds: an up that met it was refused as busy), and still refuses one held
+// for longer than that.
+func TestAcquireWaitingOutlastsAProbe(t *testing.T) {
+	tempRunDir(t)
+	held, err := Acquire("qjfx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(20 * time.Millisecond); held.Release() }()
+	l, err := AcquireWaiting("qjfx")
+	if err != nil {
+		t.Fatalf("a lock held for 20 ms: %v; want it taken once free", err)
+	}
+	start := time.Now()
+	if _, err := AcquireWaiting("qjfx"); !errors.Is(err, ErrBusy) || time.Since(start) < probeWait {
+		t.Errorf("a lock held throughout: %v after %v; want busy after %v", err, time.Since(start), probeWait)
+	}
+	l.Release()
 }

@@ -176,10 +176,10 @@ func OthersUp(prefix string) string {
 	case 0:
 		return ""
 	case 1:
-		return fmt.Sprintf("; there is one with prefix %s, up or incomplete (qjump testbed status --prefix %s says which; "+
+		return fmt.Sprintf("; there is one with prefix %s, up, incomplete or half-removed (qjump testbed status --prefix %s says which; "+
 			"remove it with qjump testbed down --prefix %s)", others[0], others[0], others[0])
 	}
-	return fmt.Sprintf("; with other prefixes, up or incomplete: %s (qjump testbed status --prefix P says which; "+
+	return fmt.Sprintf("; with other prefixes, up, incomplete or half-removed: %s (qjump testbed status --prefix P says which; "+
 		"remove one with qjump testbed down --prefix P)", strings.Join(others, ", "))
 }
 

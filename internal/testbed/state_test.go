@@ -84,7 +84,7 @@ func TestRemainsWithoutAStateAreIncomplete(t *testing.T) {
 	}
 	_, err = ReadState("qjtb")
 	for _, want := range []string{"start one with: qjump testbed up --hosts N)", "qjump testbed down --prefix qjfx",
-		"one with prefix qjfx, up or incomplete"} {
+		"one with prefix qjfx, up, incomplete or half-removed"} {
 		if !errors.Is(err, ErrNotUp) || !strings.Contains(err.Error(), want) {
 			t.Errorf("not up under qjtb beside qjfx's remains: %v; want it to say %q", err, want)
 		}

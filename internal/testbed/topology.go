@@ -35,7 +35,7 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	if err := CheckPrivilege(); err != nil {
 		return nil, err
 	}
-	lock, err := Acquire(c.Prefix)
+	lock, err := AcquireWaiting(c.Prefix)
 	if err != nil {
 		return nil, err
 	}
