@@ -29,19 +29,21 @@ func TestStatusWithoutRootCannotTellALiveTestbedFromRemains(t *testing.T) {
 	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", bin, "testbed", "status", "--prefix", prefix}
 	for _, c := range []struct {
 		record     string
-		cannotTell string // what status says without root, alive or killed
-		alive      string // what status says with root, its maker alive
-		killed     string // what status says with root, killed
+		cannotTell string    // what status says without root, alive or killed
+		alive      string    // what status says with root, its maker alive
+		killed     string    // what status says with root, killed
+		conditions [2]string // status --json's condition with root: alive, killed
 	}{
 		{"building", fmt.Sprintf("warning: testbed %s is being built, or run by an experiment, by pid %d, or that qjump was killed "+
 			"before it finished: run status as root to tell\n", prefix, pid),
 			fmt.Sprintf("\nbeing built, or run by an experiment, by pid %d\n", pid),
-			fmt.Sprintf("warning: testbed %s is incomplete: the qjump that built it (pid %d) was killed before it finished", prefix, pid)},
+			fmt.Sprintf("warning: testbed %s is incomplete: the qjump that built it (pid %d) was killed before it finished", prefix, pid),
+			[2]string{"in-use", "incomplete"}},
 		{"removing", fmt.Sprintf("warning: testbed %s is being removed, or the qjump that was removing it was killed part-way: "+
 			"run status as root to tell\n", prefix),
 			"\nbeing removed by the qjump that holds its lock\n",
 			fmt.Sprintf("warning: testbed %s is half-removed: the qjump that was removing it was killed part-way; "+
-				"remove the rest with: qjump testbed down --prefix %s", prefix, prefix)},
+				"remove the rest with: qjump testbed down --prefix %s", prefix, prefix), [2]string{"being-removed", "half-removed"}},
 	} {
 		lock, err := testbed.Acquire(prefix)
 		if err != nil {
@@ -50,7 +52,7 @@ func TestStatusWithoutRootCannotTellALiveTestbedFromRemains(t *testing.T) {
 		s := testbed.State{Config: testConfig(prefix, 2), PID: pid, Created: time.Now().UTC()}
 		s.Building, s.Removing = c.record == "building", c.record == "removing"
 		writeTestbedState(t, s)
-		for _, maker := range []struct{ state, root string }{{"alive", c.alive}, {"killed", c.killed}} {
+		for i, maker := range []struct{ state, root string }{{"alive", c.alive}, {"killed", c.killed}} {
 			if maker.state == "killed" {
 				lock.Release() // as the kernel does when its holder dies
 			}
@@ -62,6 +64,15 @@ func TestStatusWithoutRootCannotTellALiveTestbedFromRemains(t *testing.T) {
 			out, errOut, code = testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix)
 			if code != 0 || !strings.Contains(out, maker.root) {
 				t.Errorf("root, %s, its maker %s: status exit %d, stderr %q, stdout:\n%s\nwant %q", c.record, maker.state, code, errOut, out, maker.root)
+			}
+			out, _, _ = testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix, "--json")
+			var st testbedStatusJSON
+			if err := json.Unmarshal([]byte(out), &st); err != nil || st.Condition != c.conditions[i] {
+				t.Errorf("root, %s, its maker %s: status --json condition %q (%v); want %q", c.record, maker.state, st.Condition, err, c.conditions[i])
+			}
+			out, _, _ = testutil.Run(t, nil, "setpriv", append(nobody, "--json")...)
+			if err := json.Unmarshal([]byte(out), &st); err != nil || st.Condition != "cannot-tell" {
+				t.Errorf("nobody, %s, its maker %s: status --json condition %q (%v); want cannot-tell", c.record, maker.state, st.Condition, err)
 			}
 		}
 	}

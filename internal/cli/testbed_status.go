@@ -42,6 +42,9 @@ type testbedStatusJSON struct {
 	// host could not be read (without root, or its namespace is gone): how many run it is not
 	// known.
 	QJumpHosts *int `json:"qjump_hosts"`
+	// Condition is what the record and its lock say (testbed.Condition): the table's warning, for
+	// a script, which could not tell a live maker's testbed from a killed one's (helper-77).
+	Condition string `json:"condition"`
 }
 
 func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
@@ -52,19 +55,23 @@ func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	s, cond, err := s.Probe() // before the hosts, as the table does
+	if err != nil {
+		return err
+	}
 	hosts, unread := hostsQJump(testbed.Names{Prefix: opts.prefix}, s.Config.Hosts)
 	if unread != nil { // each host's error says why, in the field that says it of one host
 		hosts = make([]testbed.HostQJump, s.Config.Hosts)
 		for i := range hosts {
 			hosts[i] = testbed.HostQJump{Host: i + 1, Error: unread.Error()}
 		}
-		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts})
+		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, Condition: cond.String()})
 	}
 	if testbed.Unreadable(hosts) > 0 {
-		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts})
+		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, Condition: cond.String()})
 	}
 	running := testbed.Running(hosts)
-	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, QJumpHosts: &running})
+	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, QJumpHosts: &running, Condition: cond.String()})
 }
 
 // hostsQJump is what QJump runs on each host, or why it cannot be read: entering a host's

@@ -216,6 +216,24 @@ const (
 	CannotTell
 )
 
+// String is the condition's name in status --json: up, in-use, incomplete, being-removed,
+// half-removed, cannot-tell.
+func (c Condition) String() string {
+	switch c {
+	case Finished:
+		return "up"
+	case InUse:
+		return "in-use"
+	case Killed:
+		return "incomplete"
+	case BeingRemoved:
+		return "being-removed"
+	case HalfRemoved:
+		return "half-removed"
+	}
+	return "cannot-tell"
+}
+
 // Probe returns the testbed's state now and its condition, s being its record as read before.
 // A record that says Building or Removing is read again holding the prefix's lock: every maker
 // and remover writes its record holding it, so a record that says either under it was left by
