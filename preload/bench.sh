@@ -27,9 +27,9 @@ with=$(median "$tmp/with")
 sndbuf=$(median "$tmp/sndbuf")
 echo "socket()+close(), median of $rounds rounds of $n calls:"
 printf '  without the shim            %8.1f ns\n' "$without"
-printf '  with QJUMP_LEVEL            %8.1f ns  (+%.1f ns per socket)\n' "$with" "$(awk "BEGIN {print $with - $without}")"
-printf '  with QJUMP_LEVEL and SNDBUF %8.1f ns  (+%.1f ns per socket)\n' "$sndbuf" "$(awk "BEGIN {print $sndbuf - $without}")"
+printf '  with QJUMP_LEVEL            %8.1f ns  (%+.1f ns per socket)\n' "$with" "$(awk "BEGIN {print $with - $without}")"
+printf '  with QJUMP_LEVEL and SNDBUF %8.1f ns  (%+.1f ns per socket)\n' "$sndbuf" "$(awk "BEGIN {print $sndbuf - $without}")"
 if [ -s "$tmp/cgroup" ]; then
 	cgroup=$(median "$tmp/cgroup")
-	printf '  cgroup mode (eBPF)          %8.1f ns  (+%.1f ns per socket)\n' "$cgroup" "$(awk "BEGIN {print $cgroup - $without}")"
+	printf '  cgroup mode (eBPF)          %8.1f ns  (%+.1f ns per socket)\n' "$cgroup" "$(awk "BEGIN {print $cgroup - $without}")"
 fi
