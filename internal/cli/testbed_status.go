@@ -29,7 +29,7 @@ func newTestbedStatusCommand(runF func(*testbedStatusOptions) error) *cobra.Comm
 		},
 	}
 	prefixFlag(cmd.Flags(), &opts.prefix)
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print the testbed's state (config, pid, created, qjump), each host's QJump and qjump_hosts as JSON")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the testbed's state (config, pid, created, qjump, building, removing), its condition, each host's QJump and qjump_hosts as JSON (docs/cli.md)")
 	return cmd
 }
 

@@ -29,7 +29,16 @@ type Lock struct {
 
 // Acquire takes the lock for prefix without waiting. It refuses a prefix CheckPrefix refuses
 // before making anything: the raw prefix is part of the lock file's path.
-func Acquire(prefix string) (*Lock, error) {
+func Acquire(prefix string) (*Lock, error) { return acquire(prefix, unix.LOCK_EX) }
+
+// acquireShared takes the lock for prefix shared, without waiting: for a probe (State.Probe),
+// which needs to know only that no maker or remover holds it. Two probes share it: taking it
+// whole, a status's probe made another's, or an exec's, find the remains of a killed maker busy,
+// and call them in use (review, helper-81). A maker's or remover's whole lock still refuses it.
+func acquireShared(prefix string) (*Lock, error) { return acquire(prefix, unix.LOCK_SH) }
+
+// acquire takes the lock for prefix, how being LOCK_EX or LOCK_SH, without waiting.
+func acquire(prefix string, how int) (*Lock, error) {
 	if err := CheckPrefix(prefix); err != nil {
 		return nil, err
 	}
@@ -37,7 +46,7 @@ func Acquire(prefix string) (*Lock, error) {
 	// A holder that removed the file (Remove) between our open and our flock would leave us holding
 	// an unlinked inode that nobody else can see: only a lock on the file at path counts.
 	f, err := host.LockAt(path, true, func() (*os.File, error) { return openLock(path) }, func(f *os.File) error {
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
 			f.Close()
 			if errors.Is(err, unix.EWOULDBLOCK) {
 				return fmt.Errorf("%w: another qjump testbed holds %s", ErrBusy, path)

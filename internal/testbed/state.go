@@ -245,7 +245,7 @@ func (s State) Probe() (State, Condition, error) {
 	if !s.Building && !s.Removing {
 		return s, Finished, nil
 	}
-	lock, err := Acquire(s.Config.Prefix)
+	lock, err := acquireShared(s.Config.Prefix)
 	switch {
 	case errors.Is(err, ErrBusy) && s.Removing:
 		return s, BeingRemoved, nil

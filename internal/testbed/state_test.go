@@ -183,6 +183,36 @@ func TestProbeTellsABuildingTestbedFromRemains(t *testing.T) {
 
 // A testbed removed between the read of its record and the probe is not up: Probe says so, and
 // leaves no lock file behind for a prefix that has nothing.
+// A probe of a killed maker's remains finds them killed while another probe holds the lock for
+// its moment: probes share it. Taking it whole, one status's probe made another's, or an exec's,
+// call the remains in use, and exec went ahead in them (review, helper-81). A maker's whole lock
+// still makes the testbed in use.
+func TestProbesBesideEachOtherAgree(t *testing.T) {
+	tempRunDir(t)
+	c := DefaultConfig(2)
+	c.Prefix = "qjfx"
+	building := State{Config: c, PID: 42, Building: true}
+	if err := writeState(building); err != nil {
+		t.Fatal(err)
+	}
+	other, err := acquireShared("qjfx") // another status, probing
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cond, err := building.Probe(); err != nil || cond != Killed {
+		t.Errorf("remains probed beside another probe: condition %v, %v; want incomplete", cond, err)
+	}
+	other.Release()
+	maker, err := Acquire("qjfx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer maker.Release()
+	if _, cond, err := building.Probe(); err != nil || cond != InUse {
+		t.Errorf("a testbed whose maker holds the lock: condition %v, %v; want in use", cond, err)
+	}
+}
+
 func TestProbeOfATestbedRemovedSince(t *testing.T) {
 	dir := tempRunDir(t)
 	tempNetnsDir(t)
