@@ -129,12 +129,19 @@ func (d Dataplane) Solved() (Dataplane, error) {
 	return d, d.Validate()
 }
 
+// MinRate is the slowest R the dataplane runs at: HTB's rates are whole bytes a second.
+const MinRate model.Rate = 8
+
 // Validate checks every field and returns a *model.FieldError for the first one out of range.
 func (d Dataplane) Validate() error {
 	if err := d.Model.Validate(); err != nil {
 		return err
 	}
 	switch {
+	case d.Model.Rate < MinRate:
+		// The model takes any positive R; the egress tree cannot (review, helper-80: up planned the
+		// tree and failed with exit 1, naming no flag, and calc took the rate).
+		return fieldError("rate", d.Model.Rate.String(), fmt.Sprintf("need at least %s: the egress tree's HTB classes shape no slower", MinRate))
 	case len(d.Model.Factors) == 0:
 		return fieldError("factors", "", "need at least one level, e.g. 7=1,0=unlimited")
 	case d.Mode != Police && d.Mode != Shape:
