@@ -77,7 +77,7 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 	for _, st := range all {
 		bounds := st.Config.ModelOfMode()
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach,
-			EgressTree: st.TreeGone == "", EgressTreeGone: st.TreeGone, Generation: st.Generation,
+			EgressTree: st.TreeGone == "" && !st.DeviceGone, EgressTreeGone: treeGoneText(st), Generation: st.Generation,
 			ProgramIsThisBuild: st.ProgramIsThisBuild(),
 			EpochNs:            st.Config.Model.Epoch().Nanoseconds(), Config: config.ToGivenFile(st.Config),
 			PacketBytes: int64(st.Config.Model.Packet), PacketAuto: st.Config.AutoPacket,
@@ -117,4 +117,14 @@ func targetRate(d config.Dataplane, l model.Level) *float64 {
 		return nil
 	}
 	return ptr(float64(r))
+}
+
+// treeGoneText is egress_tree_gone: what is there instead of the tree, or that the interface is
+// gone, which took the tree with it (review, helper-80: egress_tree said true for an interface
+// deleted since up).
+func treeGoneText(st dataplane.Status) string {
+	if st.DeviceGone {
+		return "the interface is gone"
+	}
+	return st.TreeGone
 }

@@ -15,6 +15,12 @@ import (
 // since up takes the packets it matches past QJump, as a program put before QJump's on a TCX
 // egress does with those it passes or redirects. Nothing for a device that is gone.
 func statusWarnings(st dataplane.Status, mtu mtuOf) []string {
+	if st.DeviceGone {
+		// The state stays until a down: said here too, not only in NOT ATTACHED's advice (review,
+		// helper-80: status --json had no warning for a deleted interface).
+		return []string{fmt.Sprintf("%s is gone (deleted, or moved to another network namespace): QJump's state for it "+
+			"stays until qjump down --dev %s", st.Device, st.Device)}
+	}
 	if !st.Attached {
 		return nil
 	}

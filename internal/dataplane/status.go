@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/cilium/ebpf"
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/config"
 	"github.com/qjump-net/qjump/internal/host"
@@ -18,6 +20,10 @@ type Status struct {
 	Device   string
 	Attach   Attach
 	Attached bool // false when the device or its hook has gone since up, or up did not finish
+	// DeviceGone: the interface up ran on is no longer there (deleted, or moved to another network
+	// namespace); QJump's state for it stays until a down. Its tree is gone with it, though
+	// TreeGone, the tree's own check, says nothing of a device that is not there.
+	DeviceGone bool
 	// TreeGone says what became of the egress tree up built (strict priority by level under a root
 	// at R) when it is no longer on the device as built: deleted or replaced by hand, with the hook
 	// still attached. "" while it is there.
@@ -202,7 +208,7 @@ func statusAt(p paths) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Device: rec.Device, Attach: rec.Attach, Generation: rec.Generation, Program: rec.Program, Config: d,
-		Attached: attached(p, rec), TreeGone: treeGoneSettled(p, rec)}
+		Attached: attached(p, rec), TreeGone: treeGoneSettled(p, rec), DeviceGone: deviceGone(rec.Ifindex)}
 	if rec.Attach == AttachClsact {
 		st.FilterPref = rec.filterPriority()
 	}
@@ -234,4 +240,11 @@ func statusAt(p paths) (Status, error) {
 		}
 	}
 	return st, nil
+}
+
+// deviceGone says whether no interface has the index any longer.
+func deviceGone(ifindex int) bool {
+	_, err := netlink.LinkByIndex(ifindex)
+	var notFound netlink.LinkNotFoundError
+	return errors.As(err, &notFound) || errors.Is(err, unix.ENODEV)
 }

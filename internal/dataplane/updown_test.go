@@ -178,3 +178,28 @@ func TestEgressTreeGoneByHand(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusOfADeletedInterface: an interface deleted while up takes the egress tree with it;
+// status --json said egress_tree true and no warning (review, helper-80). It now says the
+// interface is gone and that the state stays until a down, which then removes it.
+func TestStatusOfADeletedInterface(t *testing.T) {
+	h := newHosts(t)
+	h.mustQjump(t, h.a, upArgs()...)
+	if _, errOut, code := testutil.Run(t, nil, "ip", "netns", "exec", h.a, "ip", "link", "del", "eth0"); code != 0 {
+		t.Fatalf("ip link del: %s", errOut)
+	}
+	s := h.status(t, h.a)
+	if len(s.Devices) != 1 {
+		t.Fatalf("status after eth0 was deleted: %+v; want its one device", s)
+	}
+	d := s.Devices[0]
+	if d.Attached || d.EgressTree || d.EgressTreeGone != "the interface is gone" ||
+		len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "eth0 is gone") || !strings.Contains(d.Warnings[0], "qjump down --dev eth0") {
+		t.Errorf("status of a deleted eth0: attached %v, egress_tree %v (%q), warnings %q; want neither, the interface gone, "+
+			"and a warning saying so with the down", d.Attached, d.EgressTree, d.EgressTreeGone, d.Warnings)
+	}
+	h.mustQjump(t, h.a, "down", "--dev", "eth0")
+	if s := h.status(t, h.a); len(s.Devices) != 0 {
+		t.Errorf("status after down: %+v; want nothing", s.Devices)
+	}
+}
