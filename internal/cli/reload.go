@@ -111,6 +111,17 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 		if ctx.Err() != nil {
 			return errors.Join(fmt.Errorf("%v while %s reloaded", context.Cause(ctx), opts.dev), dataplaneError(err))
 		}
+		var fe *model.FieldError
+		if errors.As(err, &fe) && fe.Field == "mode" {
+			// A mode the file gave, or left to the default, is the file's to name, not a --mode
+			// the user never gave (review, helper-80).
+			if opts.configFile != "" && !opts.changed("mode") && opts.file.Mode == nil {
+				runs := config.Shape // the one mode there is besides the default's, police
+				fe.Allowed += fmt.Sprintf(" (%s is the default: %s has no mode:; add mode: %s, or give --mode %s)",
+					d.Mode, opts.configFile, runs, runs)
+			}
+			return opts.blame(err)
+		}
 		return dataplaneError(err)
 	}
 	commit(stop)

@@ -181,3 +181,27 @@ func TestReloadVLANIDNeedsPCP(t *testing.T) {
 		t.Errorf("--vlan-id 9 --mark pcp: VLAN id %d, %v; want 9", d.VLANID, err)
 	}
 }
+
+// A reload that would change the mode names where the mode came from: a --config file without a
+// mode: key gives the default, police, and the refusal named a --mode the user never gave
+// (review, helper-80). A --mode given is named as the flag.
+func TestReloadNamesWhereTheModeCameFrom(t *testing.T) {
+	ns := newHost(t)
+	file := filepath.Join(t.TempDir(), "plain.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\nfactors:\n  7: 1\n  0: unlimited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := qjumpIn(t, ns, nil, "up", "--dev", "eth0", "--config", file, "--mode", "shape"); code != 0 {
+		t.Fatalf("qjump up: exit %d: %s", code, errOut)
+	}
+	_, errOut, code := qjumpIn(t, ns, nil, "reload", "--dev", "eth0", "--config", file)
+	want := file + `: invalid mode "police": eth0 runs shape mode; changing the mode needs qjump down, then up (police is the default: ` +
+		file + " has no mode:; add mode: shape, or give --mode shape)"
+	if code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("reload --config of a file without mode: exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+	_, errOut, code = qjumpIn(t, ns, nil, "reload", "--dev", "eth0", "--config", file, "--mode", "police")
+	if code != exitUsage || !strings.Contains(errOut, `invalid --mode "police": eth0 runs shape mode`) {
+		t.Errorf("reload --mode police: exit %d, stderr %q; want 2 naming --mode", code, errOut)
+	}
+}
