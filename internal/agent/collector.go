@@ -110,7 +110,7 @@ func collectDevice(ch chan<- prometheus.Metric, st dataplane.Status) {
 	}
 	gauge(attachedDesc, attached, dev)
 	tree := 1.0
-	if st.TreeGone != "" {
+	if !st.TreeOn() {
 		tree = 0
 	}
 	gauge(treeDesc, tree, dev)

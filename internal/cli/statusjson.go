@@ -77,7 +77,7 @@ func newStatusJSON(all []dataplane.Status, orphans []string, mtu mtuOf) statusJS
 	for _, st := range all {
 		bounds := st.Config.ModelOfMode()
 		d := deviceJSON{Device: st.Device, UpAs: st.UpAs, Attached: st.Attached, Attach: st.Attach,
-			EgressTree: st.TreeGone == "" && !st.DeviceGone, EgressTreeGone: treeGoneText(st), Generation: st.Generation,
+			EgressTree: st.TreeOn(), EgressTreeGone: treeGoneText(st), Generation: st.Generation,
 			ProgramIsThisBuild: st.ProgramIsThisBuild(),
 			EpochNs:            st.Config.Model.Epoch().Nanoseconds(), Config: config.ToGivenFile(st.Config),
 			PacketBytes: int64(st.Config.Model.Packet), PacketAuto: st.Config.AutoPacket,

@@ -132,7 +132,7 @@ func newWatchFrame(before, after []dataplane.Status, dt time.Duration, at time.T
 // watchOf is st's rates since its reading in prev, if it has one there.
 func watchOf(prev map[string]dataplane.Status, st dataplane.Status, dt time.Duration) watchDevice {
 	m := st.Config.Model
-	d := watchDevice{Device: st.Device, Attached: st.Attached, EgressTree: st.TreeGone == "", Mode: string(st.Config.Mode), Generation: st.Generation,
+	d := watchDevice{Device: st.Device, Attached: st.Attached, EgressTree: st.TreeOn(), Mode: string(st.Config.Mode), Generation: st.Generation,
 		EpochNs: m.Epoch().Nanoseconds(), Levels: []watchLevel{}}
 	old, seen := prev[st.Device]
 	var levels [model.NumLevels]LevelRates

@@ -242,6 +242,11 @@ func statusAt(p paths) (Status, error) {
 	return st, nil
 }
 
+// TreeOn says whether QJump's egress tree is on the device as up built it: not gone by hand, and
+// not gone with the device (status --json's and --watch's egress_tree, the agent's
+// qjump_egress_tree; review, helper-82: the two last said 1 for a deleted interface).
+func (s Status) TreeOn() bool { return s.TreeGone == "" && !s.DeviceGone }
+
 // deviceGone says whether no interface has the index any longer.
 func deviceGone(ifindex int) bool {
 	_, err := netlink.LinkByIndex(ifindex)

@@ -198,6 +198,11 @@ func TestStatusOfADeletedInterface(t *testing.T) {
 		t.Errorf("status of a deleted eth0: attached %v, egress_tree %v (%q), warnings %q; want neither, the interface gone, "+
 			"and a warning saying so with the down", d.Attached, d.EgressTree, d.EgressTreeGone, d.Warnings)
 	}
+	// The watch says so too (review, helper-82: its egress_tree stayed true).
+	watch := h.mustQjump(t, h.a, "status", "--watch", "--json", "--count", "1", "--interval", "10ms")
+	if !strings.Contains(watch, `"attached":false,"egress_tree":false`) {
+		t.Errorf("status --watch --json of a deleted eth0: %s; want attached and egress_tree false", watch)
+	}
 	h.mustQjump(t, h.a, "down", "--dev", "eth0")
 	if s := h.status(t, h.a); len(s.Devices) != 0 {
 		t.Errorf("status after down: %+v; want nothing", s.Devices)
