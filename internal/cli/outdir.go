@@ -4,11 +4,8 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/qjump-net/qjump/internal/results"
 )
@@ -52,38 +49,33 @@ func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 
 // runOutDir is the run's directory: --out (given) as makeOutDir takes it, or without one a new
 // directory base-TIME (results/NAME-TIME), with -N after it where another run of the same second
-// has that name. Named by the second alone, a loop of runs over seeds put two runs into one
-// directory, the second replacing the first (review, helper-71). removeIfEmpty is makeOutDir's.
+// has that name (results.MakeTimedDir). Named by the second alone, a loop of runs over seeds put
+// two runs into one directory, the second replacing the first (review, helper-71). removeIfEmpty
+// is makeOutDir's.
 func runOutDir(given, base, experiment string) (out string, removeIfEmpty func(), err error) {
 	if given != "" {
 		removeIfEmpty, err = makeOutDir(given, experiment)
 		return given, removeIfEmpty, err
 	}
-	return makeNewOutDir(base + "-" + time.Now().Format("20060102-150405"))
-}
-
-// makeNewOutDir makes the directory name, or name-N (N from 1) where name is taken, and its
-// parents where missing: made here, it is no other run's, whatever runs start in the same second.
-func makeNewOutDir(name string) (out string, removeIfEmpty func(), err error) {
-	made, err := results.MakeDirs(filepath.Dir(name))
+	made, err := results.MakeDirs(filepath.Dir(base))
 	removeIfEmpty = func() { results.RemoveMadeDirs(made) }
+	if err == nil {
+		out, err = results.MakeTimedDir(base + "-")
+	}
 	if err != nil {
 		removeIfEmpty()
-		return "", nil, usageErrorf("cannot make the default output directory %s (%v): give one with --out DIR; %s", name, errors.Unwrap(err), outAllowed)
+		return "", nil, usageErrorf("cannot make the default output directory %s-TIME (%v): give one with --out DIR; %s",
+			base, unwrapped(err), outAllowed)
 	}
-	for i := 0; i < 1000; i++ {
-		out = name
-		if i > 0 {
-			out = fmt.Sprintf("%s-%d", name, i)
-		}
-		if err = os.Mkdir(out, 0o755); err == nil {
-			made = append([]string{out}, made...)
-			return out, removeIfEmpty, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
+	made = append([]string{out}, made...)
+	return out, removeIfEmpty, nil
+}
+
+// unwrapped is err's cause without the operation and path an *fs.PathError adds ("not a
+// directory"), which the message says in its own words.
+func unwrapped(err error) error {
+	if cause := errors.Unwrap(err); cause != nil {
+		return cause
 	}
-	removeIfEmpty()
-	return "", nil, usageErrorf("cannot make the default output directory %s (%v): give one with --out DIR; %s", name, err, outAllowed)
+	return err
 }

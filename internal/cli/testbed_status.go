@@ -59,19 +59,20 @@ func runTestbedStatus(opts *testbedStatusOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	js := testbedStatusJSON{State: s, Condition: cond.String()}
 	hosts, unread := hostsQJump(testbed.Names{Prefix: opts.prefix}, s.Config.Hosts)
-	if unread != nil { // each host's error says why, in the field that says it of one host
+	switch {
+	case unread != nil: // each host's error says why, in the field that says it of one host
 		hosts = make([]testbed.HostQJump, s.Config.Hosts)
 		for i := range hosts {
 			hosts[i] = testbed.HostQJump{Host: i + 1, Error: unread.Error()}
 		}
-		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, Condition: cond.String()})
+	case testbed.Unreadable(hosts) == 0: // how many run QJump is known only when every host was read
+		running := testbed.Running(hosts)
+		js.QJumpHosts = &running
 	}
-	if testbed.Unreadable(hosts) > 0 {
-		return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, Condition: cond.String()})
-	}
-	running := testbed.Running(hosts)
-	return printJSON(stdout, testbedStatusJSON{State: s, Hosts: hosts, QJumpHosts: &running, Condition: cond.String()})
+	js.Hosts = hosts
+	return printJSON(stdout, js)
 }
 
 // hostsQJump is what QJump runs on each host, or why it cannot be read: entering a host's
