@@ -98,3 +98,26 @@ func shebang(path string) string {
 	}
 	return line
 }
+
+// bourneShell runs a script without a #! line, as a shell and execvp(3) do: exec refuses such a
+// file (ENOEXEC), and POSIX has the shell run it as a shell script instead.
+const bourneShell = "/bin/sh"
+
+// asShellScript is how CMD runs after exec refused path with ENOEXEC: /bin/sh with path and
+// CMD's arguments, as execvp(3) runs it, when path is a script without a #! line; ok is false
+// for a file that is not text, which bash refuses too ("cannot execute binary file", 126): an
+// ELF of another machine, or a NUL in the first line.
+func asShellScript(path string, argv []string) (shell string, shellArgv []string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, false
+	}
+	defer f.Close()
+	head := make([]byte, 80) // bash's sample of a file it is about to run as a script
+	n, _ := io.ReadFull(f, head)
+	line, _, _ := bytes.Cut(head[:n], []byte("\n"))
+	if bytes.HasPrefix(head[:n], []byte(elf.ELFMAG)) || bytes.IndexByte(line, 0) >= 0 {
+		return "", nil, false
+	}
+	return bourneShell, append([]string{bourneShell, path}, argv[1:]...), true
+}

@@ -108,7 +108,14 @@ func ExecPreload(r Run, environ []string) error {
 	if err != nil {
 		return err
 	}
-	err = syscall.Exec(path, r.Command, preloadEnv(environ, shim, r.Settings))
+	env := preloadEnv(environ, shim, r.Settings)
+	err = syscall.Exec(path, r.Command, env)
+	if errors.Is(err, syscall.ENOEXEC) {
+		if shell, argv, ok := asShellScript(path, r.Command); ok {
+			// The shim reaches the script's commands through the shell, which is dynamic.
+			err = syscall.Exec(shell, argv, env)
+		}
+	}
 	if cmdErr := execFailure(r.Command[0], path, err); cmdErr != nil {
 		return cmdErr
 	}

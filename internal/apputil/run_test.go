@@ -326,6 +326,32 @@ func TestCommandThatCannotRun(t *testing.T) {
 	}
 }
 
+// A script without a #! line runs with /bin/sh, as a shell and execvp(3) run it, and its
+// programs are on the level; a file that is not text stays 126, as in bash ("cannot execute
+// binary file"). Before, every such script was 126.
+func TestScriptWithoutInterpreterLine(t *testing.T) {
+	b := programs(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "probe-script")
+	if err := os.WriteFile(script, []byte("exec "+b.cprobe+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	binary := filepath.Join(dir, "binary")
+	if err := os.WriteFile(binary, []byte("\x00\x01not text\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{ModePreload, ModeCgroup} {
+		t.Run(string(mode), func(t *testing.T) {
+			requireMode(t, mode)
+			expectValues(t, runQjump(t, nil, runArgs(mode, "5", nil, script)...), onLevel("5"))
+			o := runQjump(t, nil, runArgs(mode, "5", nil, binary)...)
+			if o.code() != 126 || !strings.Contains(o.stderr, "exec format error") {
+				t.Errorf("a binary file without a format: exit %d, stderr %q; want 126 and exec format error", o.code(), o.stderr)
+			}
+		})
+	}
+}
+
 // A name that PATH finds only as a file without execute permission is 126 naming it, as bash
 // says; one PATH finds only through a relative directory, which qjump does not run, says where it
 // found it and what to give instead, not "command not found" (review, helper-75).

@@ -164,15 +164,21 @@ func noteLeftLimits(root string, stdio Stdio) {
 	}
 }
 
-// runIn starts CMD directly in the cgroup (clone3 with CLONE_INTO_CGROUP, so not one socket is
-// made outside it) and waits for it, passing on signals meanwhile.
-// A signal of ctx's that came before the start ends it with ErrInterrupted, CMD not started.
-func runIn(ctx context.Context, cg *transientCgroup, path string, argv []string, stdio Stdio) (Status, error) {
+// cgroupCmd is the command that runs path with argv directly in the cgroup.
+func cgroupCmd(cg *transientCgroup, path string, argv []string, stdio Stdio) *exec.Cmd {
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: cgroupEnv(os.Environ()), Stdin: stdio.In, Stdout: stdio.Out, Stderr: stdio.Err}
 	// If qjump itself is killed (SIGKILL, which it cannot forward), CMD goes too rather than run
 	// on without its level: the cgroup programs are detached when qjump's descriptors close.
 	// Pdeathsig follows the thread that forked, so that thread is kept until CMD ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(cg.dir.Fd()), Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// runIn starts CMD directly in the cgroup (clone3 with CLONE_INTO_CGROUP, so not one socket is
+// made outside it) and waits for it, passing on signals meanwhile.
+// A signal of ctx's that came before the start ends it with ErrInterrupted, CMD not started.
+func runIn(ctx context.Context, cg *transientCgroup, path string, argv []string, stdio Stdio) (Status, error) {
+	cmd := cgroupCmd(cg, path, argv, stdio)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	sigs := make(chan os.Signal, 16)
@@ -182,7 +188,14 @@ func runIn(ctx context.Context, cg *transientCgroup, path string, argv []string,
 	if ctx.Err() != nil {
 		return Status{}, ErrInterrupted
 	}
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	if errors.Is(err, syscall.ENOEXEC) {
+		if shell, shellArgv, ok := asShellScript(path, argv); ok {
+			cmd = cgroupCmd(cg, shell, shellArgv, stdio)
+			err = cmd.Start()
+		}
+	}
+	if err != nil {
 		if cmdErr := execFailure(argv[0], path, err); cmdErr != nil {
 			return Status{}, cmdErr
 		}
@@ -201,7 +214,7 @@ func runIn(ctx context.Context, cg *transientCgroup, path string, argv []string,
 			}
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	if st, ok := statusOf(cmd.ProcessState); ok {
 		return st, nil

@@ -57,7 +57,8 @@ Level 7 needs CAP_NET_ADMIN or CAP_NET_RAW in preload mode (the kernel refuses p
 otherwise); run refuses before starting CMD when that is missing.
 
 A CMD that does not exist exits 127, as does one whose interpreter (#! line) or ELF loader does
-not; one that cannot be executed (a directory, no execute permission) 126, as in a shell.`,
+not; one that cannot be executed (a directory, no execute permission, a binary of another kind)
+126, as in a shell. A script without a #! line runs with /bin/sh, as a shell runs it.`,
 		Example: `  # memcached on level 5
   qjump run --level 5 -- memcached -p 11211 -U 0
 
