@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -68,5 +71,52 @@ func TestRemainsOfAKilledMakerAreReplaced(t *testing.T) {
 	}
 	if s, err := ReadState(prefix); err != nil || s.Building || s.Removing {
 		t.Fatalf("state of the testbed up built over a half-removed one: %+v, %v; want finished", s, err)
+	}
+}
+
+// TestCleanupThatCannotDeleteKeepsTheRecord: a namespace that `ip netns del` cannot remove (its
+// file is still a mount point, here under a second bind mount) is reported, and the record stays,
+// marked removing, so that status calls what is left half-removed and the next down removes it.
+// Before, the record went regardless and the remains were a testbed nobody had.
+func TestCleanupThatCannotDeleteKeepsTheRecord(t *testing.T) {
+	testutil.RequirePriv(t, "the namespace testbed")
+	prefix := fmt.Sprintf("qjtt%04d", os.Getpid()%10000) // tbtest's stem: its sweep removes what a killed test leaves
+	c := DefaultConfig(2)
+	c.Prefix = prefix
+	held := filepath.Join(NetnsDir, Names{prefix}.HostNS(1))
+	t.Cleanup(func() {
+		_ = exec.Command("umount", held).Run()
+		_ = Cleanup(context.Background(), prefix)
+	})
+	tb, err := Up(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "--bind", held, held).CombinedOutput(); err != nil {
+		t.Fatalf("mount --bind %s: %v\n%s", held, err, out)
+	}
+
+	if err := Cleanup(context.Background(), prefix); err == nil || !strings.Contains(err.Error(), Names{prefix}.HostNS(1)) {
+		t.Fatalf("cleanup of a namespace that cannot be deleted: %v; want an error naming it", err)
+	}
+	s, err := ReadState(prefix)
+	if err != nil || !s.Removing {
+		t.Fatalf("record after a cleanup that left a namespace: %+v, %v; want it kept, marked removing", s, err)
+	}
+	if _, cond, err := s.Probe(); err != nil || cond != HalfRemoved {
+		t.Errorf("condition after a cleanup that left a namespace: %d, %v; want half-removed", cond, err)
+	}
+
+	if err := Cleanup(context.Background(), prefix); err != nil {
+		t.Fatalf("second cleanup: %v", err)
+	}
+	if _, err := ReadState(prefix); !errors.Is(err, ErrNotUp) {
+		t.Errorf("record after the second cleanup: %v; want it gone", err)
+	}
+	if nss, _ := Namespaces(prefix); len(nss) > 0 {
+		t.Errorf("namespaces after the second cleanup: %v; want none", nss)
 	}
 }

@@ -204,7 +204,8 @@ func Namespaces(prefix string) ([]string, error) {
 // Cleanup removes every namespace carrying prefix (with the veths, bridge and qdiscs inside), and
 // the state file. It is what `testbed down` runs and also what clears a crashed run's remains.
 // The state says Removing before the first namespace goes and is removed after the last, so that
-// a Cleanup killed part-way leaves a testbed that status and exec call half-removed.
+// a Cleanup killed part-way, or one that could not delete a namespace, leaves a testbed that
+// status and exec call half-removed.
 func Cleanup(ctx context.Context, prefix string) error {
 	if err := CheckPrefix(prefix); err != nil {
 		return err
@@ -226,6 +227,10 @@ func Cleanup(ctx context.Context, prefix string) error {
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, removeState(prefix))
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		// The record stays, marked removing, so that status calls what is left half-removed
+		// and the next down finds it, rather than a testbed that is gone by its record alone.
+		return errors.Join(errs...)
+	}
+	return removeState(prefix)
 }
