@@ -33,7 +33,9 @@ func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
 
   network epoch     E   = m·n·P·8/R + ε
   level budget      B_i = f_i·P bytes per epoch, rate T_i = f_i·P·8/E
-  fan-in delay      D_i = n·b·P·8·Σ_{j≥i} f_j/R + ε, a guarantee while Σ_{j≥i} f_j ≤ m
+  fan-in delay      D_7 = n·b·P·8·f_7/R + ε at the top level; below it, D_i also waits for the
+                    budgets the levels above send meanwhile (docs/model.md); a guarantee while
+                    Σ_{j≥i} f_j ≤ m (with ε: ≤ R·E/(8·n·P))
 
 b is how many budgets one host can send back to back. --mode police (up's default) gives every
 epoch a fresh budget, so a host can send one at the end of an epoch and the next at the start of

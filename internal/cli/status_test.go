@@ -169,15 +169,17 @@ func twoGuaranteed(t *testing.T) config.Dataplane {
 }
 
 // TestStatusSaysTheGuarantees: status names the levels with a bound under full fan-in and the
-// bound, as calc prints it for the mode that runs: 29.53µs and 59.06µs in police mode for the
-// configuration below, half of each in shape mode (b = m−1 = 1 budget a host), to four digits.
+// bound, as calc prints it for the mode that runs, to four digits: for the configuration below
+// 29.53µs (one epoch) for level 7 and 88.59µs (three: level 7's later budgets come first) for
+// level 6 in police mode; in shape mode (b = m−1 = 1 budget a host) 14.77µs and 59.06µs (the
+// burst of half an epoch per level drains at half of R beside level 7's bucket).
 func TestStatusSaysTheGuarantees(t *testing.T) {
 	c := twoGuaranteed(t)
-	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 29.53µs, level 6 within 59.06µs"; got != want {
+	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 29.53µs, level 6 within 88.59µs"; got != want {
 		t.Errorf("police mode: %q, want %q", got, want)
 	}
 	c.Mode = config.Shape
-	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 14.77µs, level 6 within 29.53µs"; got != want {
+	if got, want := guarantees(c), "guaranteed under full fan-in: level 7 within 14.77µs, level 6 within 59.06µs"; got != want {
 		t.Errorf("shape mode: %q, want %q", got, want)
 	}
 	c.Model.Factors = model.Factors{7: model.Unlimited()}
@@ -187,8 +189,8 @@ func TestStatusSaysTheGuarantees(t *testing.T) {
 }
 
 // status --json carries the same guarantees as the text, per level, under calc's field names:
-// the configuration of TestStatusSaysTheGuarantees, whose bounds are 29.53µs and 59.06µs in
-// police mode and half of each in shape mode; the unlimited level 0 and the levels not
+// the configuration of TestStatusSaysTheGuarantees, whose bounds are 29.53µs and 88.59µs in
+// police mode and 14.77µs and 59.06µs in shape mode; the unlimited level 0 and the levels not
 // configured have none (null).
 func TestStatusJSONSaysTheGuarantees(t *testing.T) {
 	c := twoGuaranteed(t)
@@ -196,8 +198,8 @@ func TestStatusJSONSaysTheGuarantees(t *testing.T) {
 		mode config.Mode
 		want map[int]int64 // level -> fan_in_delay_ns; every other level: not guaranteed
 	}{
-		{config.Police, map[int]int64{7: 29530, 6: 59060}},
-		{config.Shape, map[int]int64{7: 14765, 6: 29530}},
+		{config.Police, map[int]int64{7: 29530, 6: 88589}},
+		{config.Shape, map[int]int64{7: 14765, 6: 59059}},
 	} {
 		c.Mode = tc.mode
 		st := newStatusJSON([]dataplane.Status{{Device: "eth0", Config: c}}, nil, func(string) (int, error) { return 1500, nil })
@@ -228,7 +230,7 @@ func TestStatusJSONSaysTheGuarantees(t *testing.T) {
 			case *l.Guaranteed != guaranteed:
 				t.Errorf("%s mode, level %d: guaranteed %v, want %v", tc.mode, l.Level, *l.Guaranteed, guaranteed)
 			case guaranteed && (l.FanInDelayNs == nil || *l.FanInDelayNs != want):
-				t.Errorf("%s mode, level %d: fan_in_delay_ns %v, want %d", tc.mode, l.Level, l.FanInDelayNs, want)
+				t.Errorf("%s mode, level %d: fan_in_delay_ns %s, want %d", tc.mode, l.Level, nsText(l.FanInDelayNs), want)
 			case !guaranteed && l.FanInDelayNs != nil:
 				t.Errorf("%s mode, level %d: fan_in_delay_ns %d, want null", tc.mode, l.Level, *l.FanInDelayNs)
 			}
@@ -523,4 +525,12 @@ func statusJSONConfig(t *testing.T, d config.Dataplane) []byte {
 		t.Fatal(err)
 	}
 	return out.Devices[0].Config
+}
+
+// nsText is a fan_in_delay_ns as read, null or a number.
+func nsText(ns *int64) string {
+	if ns == nil {
+		return "null"
+	}
+	return fmt.Sprint(*ns)
 }

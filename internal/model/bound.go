@@ -9,22 +9,29 @@ import (
 const slack = 1e-9
 
 // FanIn describes level i under full fan-in: all n hosts send, to one destination at once, as
-// many budgets of every level j ≥ i as they can put on the wire back to back (BurstBudgets).
+// many budgets of every level j ≥ i as they can put on the wire back to back (BurstBudgets), and
+// the levels above i go on sending every budget they get while level i's part drains.
 type FanIn struct {
 	// Sum is Σ_{j≥i} f_j over the configured levels; +Inf if any of them is unlimited.
 	Sum float64
-	// Guaranteed is Sum ≤ m: the levels at or above i offer at most R in the long run, so the
-	// destination's queue drains and Delay is a bound.
+	// Guaranteed is Sum ≤ R·E/(8·n·P) (m, and more where ε lengthens the epoch): the levels at
+	// or above i offer at most R in the long run, so the destination's queue drains and Delay is
+	// a bound.
 	Guaranteed bool
-	// Delay is D_i = n·b·P·8·Sum/R + ε with b = BurstBudgets (in shape mode each level's b·f·P at
-	// least one frame, levelBurst): a bound only when Guaranteed (beyond,
-	// the formula's value, which plots continue; 0 when Sum is infinite or D_i beyond MaxEpoch).
+	// Delay is when level i's last byte of the fan-in leaves the destination's port, plus ε: the
+	// hosts' bursts, n·b·P·8·Σf/R with b = BurstBudgets (in shape mode each level's b·f·P at least
+	// one frame, levelBurst), and every budget the levels above i get meanwhile, which strict
+	// priority serves first (HigherLevelsDrain). At the top level that is the burst alone. A
+	// bound only when Guaranteed; beyond, the burst's drain time alone, which plots continue (0
+	// when Sum is infinite or D_i beyond MaxEpoch).
 	Delay time.Duration
-	// Oversubscription is Sum/m: how many epochs' worth of traffic arrive per epoch (×k).
+	// Oversubscription is Sum·n·P·8/(E·R): how many epochs' worth of traffic arrive per epoch
+	// (×k), Sum/m where ε is 0.
 	Oversubscription float64
 	// Buffer is n·b·P·Sum, the burst the destination's switch port must be able to queue for Delay
-	// to hold (at most that: some of it leaves while the rest arrives); 0 when Sum is infinite.
-	// A port with less drops the burst's tail instead of delaying it.
+	// to hold (at most that: some of it leaves while the rest arrives, and the levels' later
+	// budgets arrive no faster than the port sends); 0 when Sum is infinite. A port with less
+	// drops the burst's tail instead of delaying it.
 	Buffer Bytes
 }
 
@@ -58,7 +65,7 @@ func (c Config) levelBurst(f float64) float64 {
 
 // FanIn computes the worst-case fan-in of level l given the configured factors.
 func (c Config) FanIn(l Level) FanIn {
-	sum, perHost := 0.0, 0.0
+	sum, above, perHost := 0.0, 0.0, 0.0
 	for j, f := range c.Factors {
 		if j < l {
 			continue
@@ -68,18 +75,53 @@ func (c Config) FanIn(l Level) FanIn {
 			break
 		}
 		sum += f.Value
+		if j > l {
+			above += f.Value
+		}
 		perHost += c.levelBurst(f.Value)
 	}
-	fi := FanIn{Sum: sum, Oversubscription: sum / float64(c.Mesochronous)}
-	fi.Guaranteed = sum <= float64(c.Mesochronous)+slack
+	// R·E/(8·n·P) with E unrounded: m, and what ε adds (m itself where ε is 0).
+	lineSum := float64(c.Mesochronous) + c.Epsilon.Seconds()*float64(c.Rate)/(8*float64(c.Hosts)*float64(c.Packet))
+	fi := FanIn{Sum: sum, Oversubscription: sum / lineSum}
+	fi.Guaranteed = sum <= lineSum+slack
 	burst := float64(c.Hosts) * perHost
 	if burst < maxBuffer {
 		fi.Buffer = Bytes(math.Ceil(burst))
 	}
-	if ns := math.Ceil(math.Round(burst*8*1e12/float64(c.Rate)) / 1000); ns < float64(MaxEpoch) {
+	drain := burst * 8 * 1e12 / float64(c.Rate) // ps
+	if fi.Guaranteed {
+		drain = c.higherLevelsDrain(drain, above)
+	}
+	if ns := math.Ceil(math.Round(drain) / 1000); ns < float64(MaxEpoch) {
 		fi.Delay = time.Duration(ns) + c.Epsilon
 	}
 	return fi
+}
+
+// higherLevelsDrain is when the last byte of a fan-in burst that drains in burst picoseconds
+// leaves the port, when the levels above its own, of factors summing to above, go on sending:
+// strict priority serves each of their budgets first, however late it arrives (review,
+// helper-84: the burst alone gave 2E for levels 7 and 6 at factor 1, where level 6's last byte
+// can leave at 3E). above must be under R·E/(8·n·P), as it is for a guaranteed level.
+//
+// Police mode gives each host a fresh budget of every level at each of its epochs, so in a window
+// of length d the levels above send at most 1+⌈d/E⌉ budgets of each host: the two of the burst
+// and ⌈d/E⌉−1 more, each a = n·above·P·8/R of line time. d is the least time with
+// d = burst + (⌈d/E⌉−1)·a, which is burst + k·a for the least k ≥ 0 with burst + k·a ≤ (k+1)·E.
+// Shape mode fills each level's token bucket continuously, at f·P per epoch: the port has
+// R·(1 − a/E) left for the burst, which then drains in burst/(1 − a/E) (network calculus'
+// delay bound for a token-bucket flow under strict priority).
+func (c Config) higherLevelsDrain(burst, above float64) float64 {
+	if above == 0 {
+		return burst
+	}
+	e := float64(c.Epoch()) * 1000
+	a := float64(c.Hosts) * above * float64(c.Packet) * 8 * 1e12 / float64(c.Rate)
+	if c.Shaped {
+		return burst / (1 - a/e)
+	}
+	k := max(0, math.Ceil((burst-e)/(e-a)-slack))
+	return burst + k*a
 }
 
 // maxBuffer is the largest port burst FanIn counts in Bytes (an int64), with room to add.

@@ -23,14 +23,17 @@ func TestFanIn(t *testing.T) {
 		wantOver       float64
 	}{
 		{"top level at factor 1: one epoch", false, Factors{7: Limited(1)}, 7, 1, true, 28800 * time.Nanosecond, 0.5},
-		{"exactly at the boundary Σf = m", false, Factors{7: Limited(1), 6: Limited(1)}, 6, 2, true, 57600 * time.Nanosecond, 1},
+		// Level 6 waits for level 7's later budgets too: 2E of burst, and E more (the budgets of the
+		// second and third epochs, half an epoch each): 3E (review, helper-84).
+		{"exactly at the boundary Σf = m", false, Factors{7: Limited(1), 6: Limited(1)}, 6, 2, true, 86400 * time.Nanosecond, 1},
 		{"just past the boundary: the formula, no bound", false, Factors{7: Limited(1), 6: Limited(1.01)}, 6, 2.01, false, 57888 * time.Nanosecond, 1.005},
 		{"levels below do not count", false, Factors{7: Limited(1), 0: Limited(24)}, 7, 1, true, 28800 * time.Nanosecond, 0.5},
 		{"levels above do count", false, Factors{7: Limited(1), 5: Limited(6)}, 5, 7, false, 201600 * time.Nanosecond, 3.5},
-		{"unconfigured levels carry nothing", false, Factors{7: Limited(0.5), 3: Limited(1)}, 3, 1.5, true, 43200 * time.Nanosecond, 0.75},
+		{"unconfigured levels carry nothing", false, Factors{7: Limited(0.5), 3: Limited(1)}, 3, 1.5, true, 50400 * time.Nanosecond, 0.75},
 		{"unlimited level above removes every bound", false, Factors{7: Unlimited(), 0: Limited(1)}, 0, math.Inf(1), false, 0, math.Inf(1)},
 		{"shaped: top level at factor 1, half an epoch", true, Factors{7: Limited(1)}, 7, 1, true, 14400 * time.Nanosecond, 0.5},
-		{"shaped: at the boundary", true, Factors{7: Limited(1), 6: Limited(1)}, 6, 2, true, 28800 * time.Nanosecond, 1},
+		// The burst drains at R − T_7, half of R: twice the burst's 28.8 µs.
+		{"shaped: at the boundary", true, Factors{7: Limited(1), 6: Limited(1)}, 6, 2, true, 57600 * time.Nanosecond, 1},
 		{"shaped: past the boundary", true, Factors{7: Limited(1), 6: Limited(1.01)}, 6, 2.01, false, 28944 * time.Nanosecond, 1.005},
 	}
 	for _, tt := range tests {
@@ -441,7 +444,7 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 
 // The moves an epoch refusal gives clear every guaranteed level's fan-in delay too, not only
 // the epoch: with levels 7 and 6 at factor 1 (Σf = 2 = m, police mode's b = 2) level 6's delay is
-// twice the epoch, and the host count found from the epoch alone was refused again by it. Each
+// three epochs, and the host count found from the epoch alone was refused again by it. Each
 // figure is the edge: it passes Validate, and one step beyond it does not.
 func TestEpochMovesClearEveryFanInDelay(t *testing.T) {
 	two := Factors{7: Limited(1), 6: Limited(1), 0: Unlimited()}
@@ -455,14 +458,14 @@ func TestEpochMovesClearEveryFanInDelay(t *testing.T) {
 	}{
 		{"levels 7 and 6 at factor 1",
 			Config{Hosts: 100000, Rate: 100, Packet: DefaultPacket, Mesochronous: 2, Factors: two},
-			"need fewer hosts (at most 17555), a smaller P (at most 269B), or a faster R (at least 569.7b/s), each with",
+			"need fewer hosts (at most 11703), a smaller P (at most 179B), or a faster R (at least 854.5b/s), each with",
 			map[string]func(c *Config){
-				"hosts": func(c *Config) { c.Hosts = 17555 }, "P": func(c *Config) { c.Packet = 269 },
-				"rate": func(c *Config) { c.Rate = 569.7 },
+				"hosts": func(c *Config) { c.Hosts = 11703 }, "P": func(c *Config) { c.Packet = 179 },
+				"rate": func(c *Config) { c.Rate = 854.5 },
 			},
 			map[string]func(c *Config){
-				"hosts": func(c *Config) { c.Hosts = 17556 }, "P": func(c *Config) { c.Packet = 270 },
-				"rate": func(c *Config) { c.Rate = 569.6 }, "m": func(c *Config) { c.Mesochronous = 1 },
+				"hosts": func(c *Config) { c.Hosts = 11704 }, "P": func(c *Config) { c.Packet = 180 },
+				"rate": func(c *Config) { c.Rate = 854.4 }, "m": func(c *Config) { c.Mesochronous = 1 },
 			}},
 		{"ε, with four levels at factor 1 and m = 4",
 			Config{Hosts: 1000000, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 4, Epsilon: MaxEpoch - 2*time.Second, Factors: four},
@@ -644,5 +647,28 @@ func TestValidateRefusesABucketNoShaperHolds(t *testing.T) {
 		if err := ok.cfg(base).Validate(); err != nil {
 			t.Errorf("%s: refused: %v", ok.name, err)
 		}
+	}
+}
+
+// ε lengthens the epoch and not the budgets, so the levels offer less than R at a factor sum
+// above m: guaranteed up to R·E/(8·n·P), here 2 + 72.9, and oversubscribed by that measure. Before,
+// the test was Σf ≤ m whatever ε, and 7 = 1, 6 = 10 with ε = 1.05 ms printed oversubscribed ×5.5
+// where the levels offer 15% of R (review, helper-84).
+func TestFanInCountsWhatEpsilonAddsToTheEpoch(t *testing.T) {
+	c := Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 2, MaxFrame: MinWireFrame,
+		Epsilon: 1050 * time.Microsecond, Factors: Factors{7: Limited(1), 6: Limited(10)}}
+	fi := c.FanIn(6)
+	lineSum := 2 + 1050e-6*10e9/(8*12*1500)
+	if !fi.Guaranteed || math.Abs(fi.Oversubscription-11/lineSum) > 1e-9 {
+		t.Errorf("guaranteed %v, oversubscription %v; want guaranteed, %v", fi.Guaranteed, fi.Oversubscription, 11/lineSum)
+	}
+	// The burst, 2·12·11·1500 B, drains in 316.8 µs, within the epoch of 1078.8 µs: no budget of
+	// level 7 comes after it.
+	if want := 316800*time.Nanosecond + c.Epsilon; fi.Delay != want {
+		t.Errorf("Delay = %v, want %v", fi.Delay, want)
+	}
+	c.Factors[6] = Limited(lineSum) // 7 = 1 on top: past the line
+	if fi := c.FanIn(6); fi.Guaranteed {
+		t.Errorf("Σf = %v > R·E/(8·n·P) = %v: guaranteed", 1+lineSum, lineSum)
 	}
 }

@@ -98,9 +98,9 @@ func (c Config) epochFault() epochFault {
 
 // lengthsFit says whether the epoch and every guaranteed level's worst-case fan-in (its delay
 // and its port burst) fit what the model holds: what each move of an epoch refusal must clear.
-// The fan-in delay n·b·P·8·Σf/R + ε is longer than the epoch where b·Σf > m (police mode's b = 2
-// at m = 1, or levels summing past 1 at m = 2), so a move found from the epoch alone would be
-// refused again by the next check.
+// The fan-in delay is longer than the epoch where b·Σf > m (police mode's b = 2 at m = 1, or
+// levels summing past 1 at m = 2) or levels above go on sending, so a move found from the epoch
+// alone would be refused again by the next check.
 func (c Config) lengthsFit() bool {
 	if c.epochFault() != epochFits {
 		return false
@@ -381,7 +381,7 @@ func (c Config) validateFanIn(l Level) error {
 		// The factors and R together: the message asks for either to move, and a check that
 		// stands in for a rate not yet given (config.File.Apply) must see that R is part of it.
 		return fieldsError(fmt.Sprintf(
-			"level %d's worst-case fan-in delay n·b·P·8·Σf/R + ε would be longer than %s (100 days): "+
+			"level %d's worst-case fan-in delay would be longer than %s (100 days): "+
 				"need smaller factors at or above level %d, or a faster R than %s", l, DurationText(MaxEpoch), l, c.Rate),
 			Input{Field: "factors", Value: value}, Input{Field: "rate", Value: c.Rate.String()})
 	}
