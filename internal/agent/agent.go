@@ -109,7 +109,13 @@ func New(opts Options) (*Agent, error) {
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
 		a.log.Error("read dataplane for metrics", "err", err)
 	}})
-	spec, err := Load(opts.ConfigPath)
+	// Read once: the sum that onFile compares edits against must be of the content applied, or
+	// an edit between two reads would be taken for the file already running (review, helper-86).
+	data, err := os.ReadFile(opts.ConfigPath)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	spec, err := Parse(opts.ConfigPath, data)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +126,6 @@ func New(opts Options) (*Agent, error) {
 		a.releaseRoot()
 		return nil, fmt.Errorf("%s: %w", opts.ConfigPath, err)
 	}
-	data, _ := os.ReadFile(opts.ConfigPath)
 	a.seen, a.seenValid = contentSum(data), true
 	a.accept(spec)
 	a.m.lastLoadTime.SetToCurrentTime()
