@@ -143,6 +143,10 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 	if err != nil {
 		removeIfEmpty() // what the run made goes, where it is empty: a stopped run published nothing
 	}
+	var left *testbed.NotRemovedError
+	if _, kept := results.Kept(err); err != nil && ctx.Err() != nil && !kept && errors.As(err, &left) {
+		return interruptedError(ctx, "%s stopped; no results written; %v", name, left)
+	}
 	if _, kept := results.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
 		return interruptedRun(ctx, name, o.OutDir)
 	}

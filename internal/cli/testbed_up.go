@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -65,11 +66,17 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	tb, err := testbed.Up(ctx, c)
+	var left *testbed.NotRemovedError
+	if errors.As(err, &left) {
+		return fmt.Errorf("build testbed: %w", err)
+	}
 	if err != nil {
 		return builtOrInterrupted(ctx, fmt.Errorf("build testbed: %w", err))
 	}
 	if err := finishTestbed(ctx, tb, opts.qjump, mode); err != nil {
-		_ = tb.Down()
+		if downErr := tb.Down(); downErr != nil {
+			return errors.Join(err, downErr) // what is left is said, interrupted or not
+		}
 		return builtOrInterrupted(ctx, err)
 	}
 	// What qjump up said of the file's configuration on the hosts (review, helper-74: police

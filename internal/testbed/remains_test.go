@@ -75,7 +75,8 @@ func TestRemainsOfAKilledMakerAreReplaced(t *testing.T) {
 }
 
 // TestCleanupThatCannotDeleteKeepsTheRecord: a namespace that `ip netns del` cannot remove (its
-// file is still a mount point, here under a second bind mount) is reported, and the record stays,
+// file is still a mount point, here under a second bind mount) is reported, with the command that
+// removes the rest, and the record stays,
 // marked removing, so that status calls what is left half-removed and the next down removes it.
 // Before, the record went regardless and the remains were a testbed nobody had.
 func TestCleanupThatCannotDeleteKeepsTheRecord(t *testing.T) {
@@ -92,15 +93,15 @@ func TestCleanupThatCannotDeleteKeepsTheRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tb.Release(); err != nil {
-		t.Fatal(err)
-	}
 	if out, err := exec.Command("mount", "--bind", held, held).CombinedOutput(); err != nil {
 		t.Fatalf("mount --bind %s: %v\n%s", held, err, out)
 	}
 
-	if err := Cleanup(context.Background(), prefix); err == nil || !strings.Contains(err.Error(), Names{prefix}.HostNS(1)) {
-		t.Fatalf("cleanup of a namespace that cannot be deleted: %v; want an error naming it", err)
+	err = tb.Down()
+	var left *NotRemovedError
+	if !errors.As(err, &left) || !strings.Contains(err.Error(), Names{prefix}.HostNS(1)) ||
+		!strings.Contains(err.Error(), "remove the rest with: "+DownCommand(prefix)) {
+		t.Fatalf("down of a namespace that cannot be deleted: %v; want a NotRemovedError naming it and the command that removes the rest", err)
 	}
 	s, err := ReadState(prefix)
 	if err != nil || !s.Removing {

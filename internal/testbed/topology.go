@@ -61,7 +61,8 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 		return nil, err
 	}
 	if err := tb.build(ctx); err != nil {
-		_ = Cleanup(context.WithoutCancel(ctx), c.Prefix)
+		// What the build made is removed, or the error says what is left (review, helper-86).
+		err = errors.Join(err, notRemoved(c.Prefix, Cleanup(context.WithoutCancel(ctx), c.Prefix)))
 		lock.Remove()
 		return nil, err
 	}
@@ -78,11 +79,32 @@ func (tb *Testbed) Release() error {
 }
 
 // Down removes everything the testbed created and drops the lock. It does not take ctx's
-// cancellation: teardown after SIGINT must still finish.
+// cancellation: teardown after SIGINT must still finish. What it could not remove is a
+// *NotRemovedError, which callers pass on rather than saying the testbed is gone.
 func (tb *Testbed) Down() error {
-	err := Cleanup(context.Background(), tb.Config.Prefix)
+	err := notRemoved(tb.Config.Prefix, Cleanup(context.Background(), tb.Config.Prefix))
 	tb.lock.Remove()
 	return err
+}
+
+// NotRemovedError is a testbed that a removal left in part, with the command that removes the rest.
+type NotRemovedError struct {
+	Prefix string
+	Err    error
+}
+
+func (e *NotRemovedError) Error() string {
+	return fmt.Sprintf("testbed %s not removed: %v; remove the rest with: %s", e.Prefix, e.Err, DownCommand(e.Prefix))
+}
+
+func (e *NotRemovedError) Unwrap() error { return e.Err }
+
+// notRemoved is err, Cleanup's for prefix, as a *NotRemovedError; nil for nil.
+func notRemoved(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &NotRemovedError{Prefix: prefix, Err: err}
 }
 
 // Exec returns the argv that runs argv inside host i's namespace.

@@ -214,8 +214,7 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 	// (staging.go), which replaces the earlier run only once the run has written every file.
 	st, err := stage(o.OutDir)
 	if err != nil {
-		_ = tb.Down()
-		return nil, err
+		return nil, errors.Join(err, tb.Down())
 	}
 	published := false
 	defer func() {
@@ -230,15 +229,24 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 	env.procs.stopAll()
 	watch.stop(env)
 	downErr := tb.Down()
-	env.logf("testbed removed")
+	if downErr != nil {
+		env.logf("%v", downErr)
+	} else {
+		env.logf("testbed removed")
+	}
+	// A testbed that could not be removed is said in every case (review, helper-86: an
+	// interrupted or failed run said "testbed removed" regardless).
 	if ctx.Err() != nil {
+		if downErr != nil {
+			return nil, fmt.Errorf("run %s: interrupted; %w", name, downErr)
+		}
 		return nil, fmt.Errorf("run %s: interrupted; testbed removed", name)
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("run %s: %w", name, runErr)
+		return nil, errors.Join(fmt.Errorf("run %s: %w", name, runErr), downErr)
 	}
 	if downErr != nil {
-		return nil, fmt.Errorf("remove testbed: %w", downErr)
+		return nil, downErr
 	}
 	env.res.DurationS = time.Since(env.res.Started).Seconds()
 	// From here the run has measured: a file it cannot write keeps what it has (keep), for
