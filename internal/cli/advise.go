@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/publish"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
@@ -94,7 +94,7 @@ func runAdvise(ctx context.Context, opts *adviseOptions, stdout, stderr io.Write
 	if err != nil {
 		removeIfEmpty() // what advise made goes, where it is empty: a stopped advise published nothing
 	}
-	if _, kept := results.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
+	if _, kept := publish.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
 		return interruptedRun(ctx, "advise", o.OutDir)
 	}
 	if a == nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/qjump-net/qjump/internal/publish"
 	"github.com/qjump-net/qjump/internal/results"
 )
 
@@ -49,7 +50,7 @@ func makeOutDir(out, experiment string) (removeIfEmpty func(), err error) {
 
 // runOutDir is the run's directory: --out (given) as makeOutDir takes it, or without one a new
 // directory base-TIME (results/NAME-TIME), with -N after it where another run of the same second
-// has that name (results.MakeTimedDir). Named by the second alone, a loop of runs over seeds put
+// has that name (publish.MakeTimedDir). Named by the second alone, a loop of runs over seeds put
 // two runs into one directory, the second replacing the first (review, helper-71). removeIfEmpty
 // is makeOutDir's.
 func runOutDir(given, base, experiment string) (out string, removeIfEmpty func(), err error) {
@@ -60,7 +61,7 @@ func runOutDir(given, base, experiment string) (out string, removeIfEmpty func()
 	made, err := results.MakeDirs(filepath.Dir(base))
 	removeIfEmpty = func() { results.RemoveMadeDirs(made) }
 	if err == nil {
-		out, err = results.MakeTimedDir(base + "-")
+		out, err = publish.MakeTimedDir(base + "-")
 	}
 	if err != nil {
 		removeIfEmpty()

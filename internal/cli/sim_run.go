@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/publish"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/sim/experiment"
 	"github.com/qjump-net/qjump/internal/version"
@@ -202,7 +203,7 @@ func stoppedUnpublished(ctx context.Context, stopped bool, kept, planned int, er
 	if !stopped {
 		return err
 	}
-	if _, ok := results.Kept(err); !ok { // nothing written, or nothing left (review, helper-65)
+	if _, ok := publish.Kept(err); !ok { // nothing written, or nothing left (review, helper-65)
 		return interruptedError(ctx, "%d of %d points had finished, but none could be written: %v", kept, planned, err)
 	}
 	return interruptedError(ctx, "kept the %d of %d points that finished (results.json and summary.md say the run is partial), but %v",

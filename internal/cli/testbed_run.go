@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qjump-net/qjump/internal/model"
-	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/publish"
 	"github.com/qjump-net/qjump/internal/testbed"
 	"github.com/qjump-net/qjump/internal/testbed/experiment"
 )
@@ -144,10 +144,10 @@ func runTestbedRun(ctx context.Context, opts *testbedRunOptions, stdout, stderr 
 		removeIfEmpty() // what the run made goes, where it is empty: a stopped run published nothing
 	}
 	var left *testbed.NotRemovedError
-	if _, kept := results.Kept(err); err != nil && ctx.Err() != nil && !kept && errors.As(err, &left) {
+	if _, kept := publish.Kept(err); err != nil && ctx.Err() != nil && !kept && errors.As(err, &left) {
 		return interruptedError(ctx, "%s stopped; no results written; %v", name, left)
 	}
-	if _, kept := results.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
+	if _, kept := publish.Kept(err); err != nil && ctx.Err() != nil && !kept { // kept files were written: the error says where
 		return interruptedRun(ctx, name, o.OutDir)
 	}
 	if err != nil && !errors.Is(err, experiment.ErrFaults) {

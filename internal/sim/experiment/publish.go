@@ -1,7 +1,7 @@
 package experiment
 
 // A simulator run is written into a staging directory of its --out and published there only once
-// every file is written (results.Staging). Written into --out directly, a sweep stopped after a
+// every file is written (publish.Staging). Written into --out directly, a sweep stopped after a
 // minute replaced the complete run in it by the few points it had finished, and a write that
 // failed half-way left the two runs' files mixed.
 
@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/publish"
 )
 
 // flowsDir is a sweep's directory of per-point flows files (flowsFile). Its files are published
@@ -24,10 +24,10 @@ const flowsDir = "flows"
 // out/replaced-TIME, as say is told. A partial run (a stopped sweep, whose record says so) never
 // replaces an earlier run, complete or partial: it is kept beside it, in out/unpublished-TIME,
 // and Publish returns that directory; otherwise it returns out. A run that cannot write or publish every file keeps
-// what it wrote there too, with an error that says where (results.Kept); one that wrote no
+// what it wrote there too, with an error that says where (publish.Kept); one that wrote no
 // results.json leaves nothing.
 func Publish(out, experiment string, partial bool, write func(dir string) error, say io.Writer) (dir string, err error) {
-	st, err := results.Stage(out)
+	st, err := publish.Stage(out)
 	if err != nil {
 		return "", err
 	}
@@ -38,8 +38,8 @@ func Publish(out, experiment string, partial bool, write func(dir string) error,
 		}
 		return "", st.Keep(err)
 	}
-	err = st.Publish(experiment, results.Layout{Merge: []string{flowsDir}, Partial: partial})
-	if kept, ok := results.Kept(err); ok && errors.Is(err, results.ErrBesideEarlier) && !results.Unnamed(err) {
+	err = st.Publish(experiment, publish.Layout{Merge: []string{flowsDir}, Partial: partial})
+	if kept, ok := publish.Kept(err); ok && errors.Is(err, publish.ErrBesideEarlier) && !publish.Unnamed(err) {
 		return kept, nil
 	}
 	if err != nil {

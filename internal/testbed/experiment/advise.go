@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/model"
-	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/publish"
 )
 
 // The paper chooses memcached's factor by reading Fig. 10 ("no principled way" otherwise, §6.5).
@@ -138,18 +138,18 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 	if !r.checked {
 		return nil, errors.New("advise: the run was not checked (CheckAdvise makes it)")
 	}
-	st, err := results.Stage(r.o.OutDir)
+	st, err := publish.Stage(r.o.OutDir)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Discard() // nothing once published or kept
 	a, err := advise(ctx, r, progress, st.Dir())
-	if _, kept := results.Kept(err); kept { // before a stop: kept files are kept, stopped or not
+	if _, kept := publish.Kept(err); kept { // before a stop: kept files are kept, stopped or not
 		// The run kept its files inside the advise's staging, which would go with it: the advise
 		// is kept whole, and the run's files are where that puts them.
 		outer := st.Keep(errors.New("advise"))
-		results.KeptWithin(err, st.Dir(), outer)
-		outerDir, _ := results.Kept(outer)
+		publish.KeptWithin(err, st.Dir(), outer)
+		outerDir, _ := publish.Kept(outer)
 		a.relocate(r.o.OutDir, outerDir)
 		return a, err
 	}
@@ -157,7 +157,7 @@ func Advise(ctx context.Context, r AdviseRun, progress io.Writer) (*Advice, erro
 		return a, err
 	}
 	if perr := publishAdvice(st, progress); perr != nil {
-		if kept, ok := results.Kept(perr); ok {
+		if kept, ok := publish.Kept(perr); ok {
 			a.relocate(r.o.OutDir, kept)
 			movedTo(err, r.o.OutDir, kept) // a run with faults is there too, not in OutDir
 		}
@@ -172,9 +172,9 @@ func (a *Advice) relocate(out, dir string) {
 	if a == nil {
 		return
 	}
-	a.Sweep = results.Relocated(a.Sweep, out, dir)
+	a.Sweep = publish.Relocated(a.Sweep, out, dir)
 	for i := range a.Reruns {
-		a.Reruns[i] = results.Relocated(a.Reruns[i], out, dir)
+		a.Reruns[i] = publish.Relocated(a.Reruns[i], out, dir)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qjump-net/qjump/internal/apps/twopc"
+	"github.com/qjump-net/qjump/internal/publish"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
 
@@ -205,7 +206,7 @@ func TestAdviseQuick(t *testing.T) {
 			t.Errorf("the advice names %s, holding a run of %q; want a memcached-sweep run in %s", dir, got, out)
 		}
 	}
-	if staged := results.EntriesWithPrefix(out, results.StagingPrefix); len(staged) != 0 {
+	if staged := publish.EntriesWithPrefix(out, publish.StagingPrefix); len(staged) != 0 {
 		t.Errorf("left staged: %v", staged)
 	}
 }

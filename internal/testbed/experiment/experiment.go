@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/publish"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testbed"
 )
@@ -261,7 +262,7 @@ func run(ctx context.Context, name string, o Options) (*Results, error) {
 		keepRecord(env.res, st.Dir())
 		return nil, st.Keep(err)
 	}
-	if perr := publish(st, name, o.Progress); perr != nil {
+	if perr := publishRun(st, name, o.Progress); perr != nil {
 		return nil, perr
 	}
 	published = true
@@ -415,11 +416,11 @@ func (f *faultsErr) Error() string {
 func (f *faultsErr) Unwrap() error { return ErrFaults }
 
 // movedTo points err's run, if it is a faults error of a run under from, at the same place under
-// to, where it has been moved (results.Relocated).
+// to, where it has been moved (publish.Relocated).
 func movedTo(err error, from, to string) {
 	var f *faultsErr
 	if errors.As(err, &f) {
-		f.dir = results.Relocated(f.dir, from, to)
+		f.dir = publish.Relocated(f.dir, from, to)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/qjump-net/qjump/internal/publish"
 	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -25,7 +26,7 @@ func TestPublishAdviceReplacesTheEarlierAdvice(t *testing.T) {
 	} {
 		testutil.WriteFile(t, filepath.Join(out, name), text)
 	}
-	st, err := results.Stage(out)
+	st, err := publish.Stage(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestPublishAdviceInADirectoryNamedLikeAPattern(t *testing.T) {
 	sweepRun := `{"experiment": "memcached-sweep"}`
 	testutil.WriteFile(t, filepath.Join(out, "sweep", "results.json"), sweepRun)
 	testutil.WriteFile(t, filepath.Join(out, "confirm-f5=2", "results.json"), sweepRun)
-	st, err := results.Stage(out)
+	st, err := publish.Stage(out)
 	if err != nil {
 		t.Fatal(err)
 	}

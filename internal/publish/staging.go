@@ -1,12 +1,4 @@
-package results
-
-// A run writes into a staging directory inside its output directory and replaces the earlier run
-// there only once it has written every file. Written into the output directory directly, a rerun
-// stopped half-way mixed its files with the earlier, complete run's (the testbed's stalls.csv and
-// raw/ beside the other run's results.json), and a stopped simulator sweep replaced a complete
-// run by the few points it had finished. Publishing deletes nothing until every move is made
-// (replace), a run that cannot publish keeps its files under a visible name (Keep), and a partial
-// run never replaces an earlier one (Publish).
+package publish
 
 import (
 	"errors"
@@ -22,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qjump-net/qjump/internal/results"
 )
 
 // StagingPrefix names a staging directory: hidden, plainly qjump's run in progress, and with the
@@ -45,9 +39,9 @@ type Staging struct {
 // Stage makes out (and its parents) where missing, and an empty staging directory in it, locked
 // for this run.
 func Stage(out string) (*Staging, error) {
-	made, err := MakeDirs(out)
+	made, err := results.MakeDirs(out)
 	if err != nil {
-		RemoveMadeDirs(made)
+		results.RemoveMadeDirs(made)
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
 	sweepStale(out)
@@ -246,7 +240,7 @@ func (s *Staging) Discard() {
 		s.lock.Close()
 		s.lock = nil
 	}
-	RemoveMadeDirs(s.made)
+	results.RemoveMadeDirs(s.made)
 }
 
 // Keep gives the staged run a visible name in out, unpublished-TIME (-N after the first), where the
@@ -422,10 +416,10 @@ func flockWaiting(f *os.File, wait time.Duration) error {
 // one the run writes replaces it.
 func (s *Staging) earlierRun(experiment string, own []string) (names []string, held bool) {
 	var earlier struct {
-		Header
+		results.Header
 		Files []string `json:"files"`
 	}
-	if ReadJSON(filepath.Join(s.out, "results.json"), &earlier) != nil || earlier.Experiment != experiment {
+	if results.ReadJSON(filepath.Join(s.out, "results.json"), &earlier) != nil || earlier.Experiment != experiment {
 		return nil, false
 	}
 	names = slices.Clone(own)
@@ -488,7 +482,7 @@ func (s *Staging) replace(earlier, merge []string) error {
 	}
 	err = fmt.Errorf("publish the run into %s: %w", s.out, err)
 	_, _, backIn := moveEntries(s.out, s.dir, movedIn, os.Rename)
-	RemoveMadeDirs(madeIn)
+	results.RemoveMadeDirs(madeIn)
 	_, _, backAside := moveEntries(aside, s.out, movedAside, os.Rename)
 	if backIn != nil || backAside != nil {
 		return s.Keep(fmt.Errorf("%w; putting the runs back failed too (%v), so some of the earlier run's files are in %s and "+
@@ -698,7 +692,7 @@ func moveEntries(from, to string, names []string, rename func(from, to string) e
 			continue
 		}
 		if parent := filepath.Dir(name); parent != "." {
-			m, err := MakeDirs(filepath.Join(to, parent))
+			m, err := results.MakeDirs(filepath.Join(to, parent))
 			made = append(m, made...)
 			if err != nil {
 				return moved, made, fmt.Errorf("move %s from %s to %s: %w", name, from, to, err)

@@ -1,4 +1,4 @@
-package results
+package publish
 
 import (
 	"errors"
@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/qjump-net/qjump/internal/results"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -446,7 +447,7 @@ func TestEarlierRunLeftAsideIsRecovered(t *testing.T) {
 	}
 	defer st.Discard()
 	recovered := EntriesWithPrefix(out, recoveredPrefix)
-	if len(recovered) != 1 || ExperimentIn(filepath.Join(out, recovered[0])) != "fan-in" {
+	if len(recovered) != 1 || results.ExperimentIn(filepath.Join(out, recovered[0])) != "fan-in" {
 		t.Errorf("recovered %v; want the dead publish's fan-in run under %s*", recovered, recoveredPrefix)
 	}
 	if left := EntriesWithPrefix(out, asidePrefix); len(left) != 1 || left[0] != asidePrefix+"2" {
