@@ -7,7 +7,6 @@ package experiment
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/qjump-net/qjump/internal/results"
 )
@@ -189,35 +188,17 @@ func (d *FanInDocument) View() results.View {
 }
 
 // WriteFanIn writes results.json and summary.md into dir, then the plots, then the two again
-// naming the plots. The record comes first, so that a plot that cannot be drawn does not cost the
-// run its results.json; where dir held a fan-in run (heldRun), every fan-in panel in it is removed
-// before the plots are drawn, so that none is left from that run or a report of it (another host
-// count, a sweep not run this time).
+// naming the plots (writeRun). Where dir held a fan-in run (heldRun), every fan-in panel in it is
+// removed before the plots are drawn, so that none is left from that run or a report of it
+// (another host count, a sweep not run this time).
 func WriteFanIn(dir string, d *FanInDocument) error {
 	earlier := heldRun(dir, d.Experiment) // read before this run's record is written
-	if err := d.writeRecord(dir, nil); err != nil {
-		return err
-	}
-	if earlier {
-		if err := results.RemoveOwn(dir, isFanInPanel); err != nil {
-			return err
+	return writeRun(dir, d, &d.Outcome, nil, func() ([]string, error) {
+		if earlier {
+			if err := results.RemoveOwn(dir, isFanInPanel); err != nil {
+				return nil, err
+			}
 		}
-	}
-	plots, err := d.plots(dir)
-	if err != nil {
-		return err
-	}
-	if len(plots) == 0 {
-		return nil
-	}
-	return d.writeRecord(dir, plots)
-}
-
-// writeRecord writes results.json and summary.md naming themselves and the plots.
-func (d *FanInDocument) writeRecord(dir string, plots []string) error {
-	d.Files = append([]string{"results.json", "summary.md"}, plots...)
-	if err := results.WriteJSON(filepath.Join(dir, "results.json"), d); err != nil {
-		return err
-	}
-	return writeSummary(dir, d.View())
+		return d.plots(dir)
+	})
 }

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -382,44 +381,21 @@ func (d *FCTDocument) render(dir string, flows [][]FlowRow) error {
 	return d.redraw(dir)
 }
 
-// redraw writes results.json and summary.md of the outcome as it is, then the plots, then the two
-// again naming the plots. The record comes first: a plot that cannot be drawn must not cost the
-// run its results.json, from which sim report redraws (and without which it refuses the
-// directory).
+// redraw writes results.json, summary.md and the plots of the outcome as it is (writeRun), the
+// records naming the points' flows files too.
 func (d *FCTDocument) redraw(dir string) error {
-	if err := d.writeRecord(dir, nil); err != nil {
-		return err
-	}
-	plots, err := d.plots(dir)
-	if err != nil {
-		return err
-	}
-	if len(plots) == 0 {
-		return nil
-	}
-	return d.writeRecord(dir, plots)
+	return writeRun(dir, d, &d.Outcome, d.flowsFiles(), func() ([]string, error) { return d.plots(dir) })
 }
 
-// writeRecord writes results.json and summary.md naming the run's files: themselves, plots and the
-// points' flows files.
-func (d *FCTDocument) writeRecord(dir string, plots []string) error {
-	d.Files = append([]string{"results.json", "summary.md"}, plots...)
+// flowsFiles names the points' flows files, in the points' order.
+func (d *FCTDocument) flowsFiles() []string {
+	var files []string
 	for _, p := range d.Points {
 		if p.FlowsFile != "" {
-			d.Files = append(d.Files, string(p.FlowsFile))
+			files = append(files, string(p.FlowsFile))
 		}
 	}
-	if err := results.WriteJSON(filepath.Join(dir, "results.json"), d); err != nil {
-		return err
-	}
-	return writeSummary(dir, d.View())
-}
-
-func writeSummary(dir string, v results.View) error {
-	return results.WriteFileAtomic(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
-		_, err := io.WriteString(w, v.Markdown())
-		return err
-	})
+	return files
 }
 
 // ReportFCT rebuilds an fct or fig9 directory's series, faults, plots and summary.md from its
