@@ -115,10 +115,22 @@ func serveTCP(ctx context.Context, opts ServerOptions, p *participant) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", opts.Listen, err)
 	}
+	return acceptTCP(ctx, ln, opts.Ready, p)
+}
+
+// acceptTCP answers every coordinator that connects to ln until ctx ends or an accept fails. Either
+// way it closes every connection before it waits for their goroutines: a connection ends only
+// when its peer closes, so an accept that failed on its own (EMFILE) waited, its error unsaid,
+// until every coordinator went (review, helper-86).
+func acceptTCP(parent context.Context, ln net.Listener, ready func(), p *participant) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	conns := map[net.Conn]bool{}
+	closed := make(chan struct{})
 	go func() {
+		defer close(closed)
 		<-ctx.Done()
 		_ = ln.Close()
 		mu.Lock()
@@ -127,19 +139,24 @@ func serveTCP(ctx context.Context, opts ServerOptions, p *participant) error {
 		}
 		mu.Unlock()
 	}()
-	if opts.Ready != nil {
-		opts.Ready()
+	if ready != nil {
+		ready()
 	}
 	for {
 		c, err := ln.Accept()
 		if err != nil {
+			stopped := parent.Err() != nil
+			cancel()
+			<-closed
 			wg.Wait()
-			if ctx.Err() != nil {
+			if stopped {
 				return nil
 			}
 			return fmt.Errorf("accept: %w", err)
 		}
-		_ = c.(*net.TCPConn).SetNoDelay(true)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetNoDelay(true)
+		}
 		mu.Lock()
 		conns[c] = true
 		if ctx.Err() != nil { // the closer may have run already

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -342,5 +344,50 @@ func TestOptionsNameTheField(t *testing.T) {
 	var fe *model.FieldError
 	if err := (ServerOptions{Transport: TCP, Listen: ":1", For: time.Second, VoteNoEvery: -1}).Validate(); !errors.As(err, &fe) || fe.Field != "vote-no-every" {
 		t.Errorf("server vote-no-every: %v", err)
+	}
+}
+
+// failingListener hands out one real connection, then fails its next accept as a process out
+// of descriptors would (EMFILE).
+type failingListener struct {
+	net.Listener
+	accepted bool
+}
+
+func (l *failingListener) Accept() (net.Conn, error) {
+	if l.accepted {
+		return nil, syscall.EMFILE
+	}
+	l.accepted = true
+	return l.Listener.Accept()
+}
+
+// An accept that fails on its own ends the server at once with its error, its connections
+// closed, rather than waiting, its error unsaid, until every coordinator disconnects (review,
+// helper-86: the wait came before the close, which only a cancelled context ran).
+func TestServerEndsOnAFailedAccept(t *testing.T) {
+	ln, err := net.Listen("tcp4", freePort(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coordinator, err := net.Dial("tcp4", ln.Addr().String()) // connected, and never closed by us
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer coordinator.Close()
+	done := make(chan error, 1)
+	p := &participant{prepared: map[uint64]bool{}}
+	go func() { done <- acceptTCP(context.Background(), &failingListener{Listener: ln}, nil, p) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, syscall.EMFILE) {
+			t.Errorf("server ended with %v; want the accept's error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("server still waiting 5s after its accept failed, for a coordinator that stays connected")
+	}
+	_ = coordinator.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := coordinator.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("coordinator's connection after the server ended: read %v; want it closed by the server", err)
 	}
 }
