@@ -1,6 +1,8 @@
 module github.com/qjump-net/qjump
 
-go 1.25.0
+// 1.26: signal.NotifyContext's context.Cause names the signal, which every "interrupted"
+// message of the CLI prints ("interrupt: removed what was built"); 1.25 gives "context canceled".
+go 1.26.0
 
 require (
 	github.com/cilium/ebpf v0.22.0
