@@ -22,7 +22,8 @@ type fileChange struct {
 	err  error
 }
 
-// watchConfig sends the file's content whenever it differs from the last one sent. It watches the
+// watchConfig sends the file's content once its directory has been quiet for settleTime after a
+// change, identical or not: Agent.onFile tells a new content from the one running. It watches the
 // directory, not the file: editors replace the file by renaming, and a Kubernetes ConfigMap volume
 // swaps a symlink (..data) in that directory, both invisible to a watch on the old file. A change
 // it missed (an fsnotify overflow) is caught by the periodic re-read in Agent.Run.
@@ -50,9 +51,8 @@ func watchConfig(ctx context.Context, path string, out chan<- fileChange) error 
 				return
 			case <-w.Events:
 				settle.Reset(settleTime)
-			case err := <-w.Errors:
+			case <-w.Errors:
 				// Overflow: events were lost, so look at the file anyway.
-				_ = err
 				settle.Reset(settleTime)
 			case <-settle.C:
 				data, err := os.ReadFile(path)

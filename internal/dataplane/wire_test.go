@@ -69,7 +69,8 @@ func TestGSOPacketIsChargedEverySegment(t *testing.T) {
 }
 
 // tcp4 is a TCP/IPv4 frame of size bytes whose TCP header is hdr bytes (20..60: options padded
-// with NOPs), payload after it. Checksums are left zero: the program reads only the data offset.
+// with NOPs), payload after it. The IP header's checksum is set; TCP's is left zero: the program
+// reads only the data offset.
 func tcp4(size, hdr int) []byte {
 	if hdr < 20 || hdr > 60 || hdr%4 != 0 {
 		panic(fmt.Sprintf("tcp4: header of %d bytes", hdr))

@@ -1,6 +1,7 @@
 // Package stats holds the statistics every measurement shares: the testbed's results, the
-// simulator's and the benchmarks'. Quantiles are nearest-rank, so every figure is a value that was
-// actually measured.
+// simulator's and the benchmarks'. Quantiles and percentiles are nearest-rank, so each is a value
+// that was actually measured; Median, like the mean, is not (the mean of the two middle values of
+// an even count).
 package stats
 
 import (
