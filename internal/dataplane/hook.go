@@ -3,6 +3,7 @@ package dataplane
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -139,8 +140,12 @@ func detach(p paths, r record) error {
 	switch r.Attach {
 	case AttachTCX:
 		l, err := link.LoadPinnedLink(p.pin(pinLink), nil)
-		if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
 			return nil // never pinned, or already gone
+		}
+		if err != nil {
+			// Not gone: said, rather than taken for gone while the pins go (review, helper-86).
+			return fmt.Errorf("load pinned link: %w", err)
 		}
 		defer l.Close()
 		_ = l.Unpin()

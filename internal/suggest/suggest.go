@@ -8,13 +8,14 @@ import (
 )
 
 // DidYouMean is ": did you mean X?" for the candidates (X or Y, X, Y or Z), each with prefix;
-// empty without any.
-func DidYouMean(candidates []string, prefix string) string {
-	if len(candidates) == 0 {
+// empty without any. candidates is not changed.
+func DidYouMean(names []string, prefix string) string {
+	if len(names) == 0 {
 		return ""
 	}
-	for i := range candidates {
-		candidates[i] = prefix + candidates[i]
+	candidates := make([]string, len(names))
+	for i, name := range names {
+		candidates[i] = prefix + name
 	}
 	last := len(candidates) - 1
 	if last == 0 {

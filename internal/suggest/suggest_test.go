@@ -33,3 +33,17 @@ func TestClosest(t *testing.T) {
 		t.Errorf("Closest(calc) = %q, want %q, nearest first", got, want)
 	}
 }
+
+// DidYouMean reads its candidates and leaves them as they were: a caller that keeps its slice
+// would have found each name prefixed once per call (review, helper-86).
+func TestDidYouMeanLeavesItsCandidates(t *testing.T) {
+	names := []string{"status", "stats"}
+	for range 2 {
+		if got, want := DidYouMean(names, "--"), ": did you mean --status or --stats?"; got != want {
+			t.Errorf("DidYouMean = %q, want %q", got, want)
+		}
+	}
+	if names[0] != "status" || names[1] != "stats" {
+		t.Errorf("candidates after DidYouMean: %q, want them unchanged", names)
+	}
+}
