@@ -19,14 +19,6 @@ import (
 // ceiling, which the loader keeps in the ceiling_depths map, so while no ceiling is set a packet
 // pays one load and no lookup.
 
-// SetCgroupCeiling makes max the highest level any socket of the cgroup at path, or of any cgroup
-// below it, may send at, on every device QJump is up on, in every network namespace: all programs
-// share one pinned map. Nested ceilings combine: the lowest one on a socket's path wins. The path
-// gives the cgroup's id and its depth in the hierarchy, which the program needs.
-func SetCgroupCeiling(path string, max model.Level) error {
-	return WithStateLock(func(l Locked) error { return l.SetCgroupCeiling(path, max) })
-}
-
 // ClearCgroupCeiling removes the ceiling of a cgroup; clearing one that has none is not an error.
 // The last ceiling cleared on a host where QJump is up nowhere takes the shared maps, and QJump's
 // state directory, with it: what `qjump run --max-level` or `assign --max-level` made goes.
@@ -71,7 +63,11 @@ func holdState(ctx context.Context, create bool, f func(l Locked) error) error {
 	})
 }
 
-// SetCgroupCeiling is SetCgroupCeiling under a lock already held.
+// SetCgroupCeiling makes max the highest level any socket of the cgroup at path, or of any cgroup
+// below it, may send at, on every device QJump is up on, in every network namespace: all programs
+// share one pinned map. Nested ceilings combine: the lowest one on a socket's path wins. The path
+// gives the cgroup's id and its depth in the hierarchy, which the program needs. The state lock
+// is held (WithStateLock).
 func (l Locked) SetCgroupCeiling(path string, max model.Level) error {
 	if max < 0 || max >= model.NumLevels {
 		return &model.FieldError{Field: "level", Value: fmt.Sprint(int(max)), Allowed: "need a level from 0 to 7"}

@@ -72,26 +72,14 @@ type Presence struct {
 	TreeGone string // what became of the egress tree, as Status.TreeGone; "" while it is there
 }
 
-// Present says whether QJump's hook and egress tree are on device, as DeviceStatus's Attached
-// and TreeGone do, without reading its configuration and counters. No netlink event reports a TCX
-// link detached. ErrNotUp when QJump has no state for the device. A caller that asks it of many
-// devices again and again finds where their state is pinned once (PinsIn) and asks Pins.Present.
-func Present(device string) (Presence, error) {
-	p, err := pathsFor("")
-	if err != nil {
-		return Presence{}, err
-	}
-	return Pins{p}.Present(device)
-}
-
 // Pins is where the devices of one network namespace keep their pinned state, found once for
-// Present of each of them.
+// Pins.Present of each of them.
 type Pins struct{ p paths }
 
 // PinsIn finds the pins of the network namespace whose key (host.NetnsKey) is netns, on the bpffs
-// that outlives this process (mounting one as up would). Unlike Present it neither checks this
-// process's privilege nor reads its network namespace, which together cost about a fifth of a
-// device's Present: the agent, which asks every interface every second (docs/deployment.md),
+// that outlives this process (mounting one as up would). Unlike finding the pins for each call (as
+// the tests' Present does) it neither checks this process's privilege nor reads its network
+// namespace, which together cost about a fifth of a device's Present: the agent, which asks every interface every second (docs/deployment.md),
 // checks the one when it starts and reads the other once, since neither changes while it runs,
 // and looks for bpffs, which may be mounted anew, once a round.
 func PinsIn(netns string) (Pins, error) {
@@ -102,7 +90,9 @@ func PinsIn(netns string) (Pins, error) {
 	return Pins{pathsIn(bpffs, netns, "")}, nil
 }
 
-// Present is the package's Present of device, under pins.
+// Present says whether QJump's hook and egress tree are on device, as DeviceStatus's Attached
+// and TreeGone do, without reading its configuration and counters. No netlink event reports a TCX
+// link detached. ErrNotUp when QJump has no state for the device.
 func (pins Pins) Present(device string) (Presence, error) {
 	at := stateOf(pins.p, device)
 	rec, err := readRecord(at)

@@ -38,6 +38,8 @@ func WireBytes(frameLen Bytes) Bytes {
 // repeating the headerLen bytes of L2-L4 headers and carrying gsoSize bytes of payload, the last
 // one the rest (the kernel's gso_segs = ⌈payload/gso_size⌉). Every segment pays its own headers,
 // padding and FrameOverhead. A packet with segs ≤ 1 is one frame.
+// The dataplane's program charges the same in C (bpf/qjump.bpf.c); this is the oracle its tests
+// hold it to, and what docs/model.md's wire bytes mean.
 func WireBytesGSO(frameLen Bytes, segs int, headerLen, gsoSize Bytes) Bytes {
 	if segs <= 1 {
 		return WireBytes(frameLen)
