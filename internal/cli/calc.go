@@ -54,7 +54,7 @@ switch port under full fan-in: the bound holds where the switches can buffer tha
 (a port with less drops the burst's tail instead).
 
 Level 7 is the highest priority. At factor 1 it has a guaranteed latency bound; a level whose
-levels-at-or-above sum past m is oversubscribed under full fan-in, and calc says by how much
+levels-at-or-above sum past m (a little more with ε) is oversubscribed under full fan-in, and calc says by how much
 instead of printing a bound. A level may be "unlimited" (no budget), which is not factor 0.
 
 --config reads a configuration file as up and the agent do (docs/configuration.md): its model and

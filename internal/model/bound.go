@@ -18,11 +18,11 @@ type FanIn struct {
 	// or above i offer at most R in the long run, so the destination's queue drains and Delay is
 	// a bound.
 	Guaranteed bool
-	// Delay is when level i's last byte of the fan-in leaves the destination's port, plus ε: the
-	// hosts' bursts, n·b·P·8·Σf/R with b = BurstBudgets (in shape mode each level's b·f·P at least
-	// one frame, levelBurst), and every budget the levels above i get meanwhile, which strict
-	// priority serves first (HigherLevelsDrain). At the top level that is the burst alone. A
-	// bound only when Guaranteed; beyond, the burst's drain time alone, which plots continue (0
+	// Delay is when level i's last byte of the fan-in leaves the destination's port: the hosts'
+	// bursts, n·b·P·8·Σf/R with b = BurstBudgets (in shape mode each level's b·f·P at least one
+	// frame, levelBurst), ε, and every budget the levels above i get meanwhile, which strict
+	// priority serves first (higherLevelsDrain). At the top level that is the burst and ε. A
+	// bound only when Guaranteed; beyond, the burst's drain time and ε, which plots continue (0
 	// when Sum is infinite or D_i beyond MaxEpoch).
 	Delay time.Duration
 	// Oversubscription is Sum·n·P·8/(E·R): how many epochs' worth of traffic arrive per epoch
@@ -88,7 +88,13 @@ func (c Config) FanIn(l Level) FanIn {
 	if burst < maxBuffer {
 		fi.Buffer = Bytes(math.Ceil(burst))
 	}
-	drain := burst * 8 * 1e12 / float64(c.Rate) // ps
+	// ε is inside the drain, not added after it: below the top, whatever holds the burst back
+	// (a lower level's frame being sent, a switch's processing) lets more budgets of the levels
+	// above in first (review, helper-91: one frame of level 0 in service added a whole epoch's
+	// budgets of level 7 to level 6's delay, where ε added after it had room for one frame).
+	// The drain is in picoseconds beyond ε, which is added as it is: an ε of days in picoseconds
+	// would lose the drain's last digits in a float64.
+	drain := burst * 8 * 1e12 / float64(c.Rate)
 	if fi.Guaranteed {
 		drain = c.higherLevelsDrain(drain, above)
 	}
@@ -98,29 +104,33 @@ func (c Config) FanIn(l Level) FanIn {
 	return fi
 }
 
-// higherLevelsDrain is when the last byte of a fan-in burst that drains in burst picoseconds
-// leaves the port, when the levels above its own, of factors summing to above, go on sending:
-// strict priority serves each of their budgets first, however late it arrives (review,
-// helper-84: the burst alone gave 2E for levels 7 and 6 at factor 1, where level 6's last byte
-// can leave at 3E). above must be under R·E/(8·n·P), as it is for a guaranteed level.
+// higherLevelsDrain is when the last byte of a fan-in leaves the port, in picoseconds after ε, for
+// a level whose part would have left burst picoseconds after ε were nothing above it, when the
+// levels above, of factors summing to above, go on sending: strict priority serves each of
+// their budgets first, however late it arrives (review, helper-84: the burst alone gave 2E for
+// levels 7 and 6 at factor 1, where level 6's last byte can leave at 3E). above must be under
+// R·E/(8·n·P), as it is for a guaranteed level.
 //
 // Police mode gives each host a fresh budget of every level at each of its epochs, so in a window
 // of length d the levels above send at most 1+⌈d/E⌉ budgets of each host: the two of the burst
 // and ⌈d/E⌉−1 more, each a = n·above·P·8/R of line time. d is the least time with
-// d = burst + (⌈d/E⌉−1)·a, which is burst + k·a for the least k ≥ 0 with burst + k·a ≤ (k+1)·E.
-// Shape mode fills each level's token bucket continuously, at f·P per epoch: the port has
-// R·(1 − a/E) left for the burst, which then drains in burst/(1 − a/E) (network calculus'
-// delay bound for a token-bucket flow under strict priority).
+// d = ε + burst + (⌈d/E⌉−1)·a, which is ε + burst + k·a for the least k ≥ 0 with
+// ε + burst + k·a ≤ (k+1)·E. Shape mode fills each level's token bucket continuously, at f·P per
+// epoch: the port has R·(1 − a/E) left for the burst, which then leaves by (ε + burst)/(1 − a/E)
+// (network calculus' delay bound for a token-bucket flow under strict priority, with ε as the
+// latency of the port's service).
 func (c Config) higherLevelsDrain(burst, above float64) float64 {
 	if above == 0 {
 		return burst
 	}
+	eps := float64(c.Epsilon) * 1000
 	e := float64(c.Epoch()) * 1000
 	a := float64(c.Hosts) * above * float64(c.Packet) * 8 * 1e12 / float64(c.Rate)
 	if c.Shaped {
-		return burst / (1 - a/e)
+		r := a / e
+		return burst + (eps+burst)*r/(1-r)
 	}
-	k := max(0, math.Ceil((burst-e)/(e-a)-slack))
+	k := max(0, math.Ceil((eps+burst-e)/(e-a)-slack))
 	return burst + k*a
 }
 

@@ -469,15 +469,15 @@ func TestEpochMovesClearEveryFanInDelay(t *testing.T) {
 			}},
 		{"ε, with four levels at factor 1 and m = 4",
 			Config{Hosts: 1000000, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 4, Epsilon: MaxEpoch - 2*time.Second, Factors: four},
-			"need ε at most 2399h, or a shorter m·n·P·8/R (4.922s now): fewer hosts (at most 203185), a smaller P " +
-				"(at most 312B), or a faster R (at least 49.22Gb/s), each with the others as they are",
+			"need ε at most 2399h, or a shorter m·n·P·8/R (4.922s now): fewer hosts (at most 147771), a smaller P " +
+				"(at most 227B), or a faster R (at least 67.68Gb/s), each with the others as they are",
 			map[string]func(c *Config){
-				"ε": func(c *Config) { c.Epsilon = 2399 * time.Hour }, "hosts": func(c *Config) { c.Hosts = 203185 },
-				"P": func(c *Config) { c.Packet = 312 }, "rate": func(c *Config) { c.Rate = 49.22e9 },
+				"ε": func(c *Config) { c.Epsilon = 2399 * time.Hour }, "hosts": func(c *Config) { c.Hosts = 147771 },
+				"P": func(c *Config) { c.Packet = 227 }, "rate": func(c *Config) { c.Rate = 67.68e9 },
 			},
 			map[string]func(c *Config){
-				"hosts": func(c *Config) { c.Hosts = 203186 }, "P": func(c *Config) { c.Packet = 313 },
-				"rate": func(c *Config) { c.Rate = 49.21e9 }, "m": func(c *Config) { c.Mesochronous = 3 },
+				"hosts": func(c *Config) { c.Hosts = 147772 }, "P": func(c *Config) { c.Packet = 228 },
+				"rate": func(c *Config) { c.Rate = 67.67e9 }, "m": func(c *Config) { c.Mesochronous = 3 },
 				"ε": func(c *Config) { c.Epsilon = MaxEpoch - 9*time.Second },
 			}},
 		// P at most 540 B would fit the epoch, but level 7's budget 0.06·540 = 32 B would carry no
@@ -662,9 +662,9 @@ func TestFanInCountsWhatEpsilonAddsToTheEpoch(t *testing.T) {
 	if !fi.Guaranteed || math.Abs(fi.Oversubscription-11/lineSum) > 1e-9 {
 		t.Errorf("guaranteed %v, oversubscription %v; want guaranteed, %v", fi.Guaranteed, fi.Oversubscription, 11/lineSum)
 	}
-	// The burst, 2·12·11·1500 B, drains in 316.8 µs, within the epoch of 1078.8 µs: no budget of
-	// level 7 comes after it.
-	if want := 316800*time.Nanosecond + c.Epsilon; fi.Delay != want {
+	// The burst, 2·12·11·1500 B, drains in 316.8 µs; with ε that is 1366.8 µs, past the epoch of
+	// 1078.8 µs, so one more budget of level 7 from every host (14.4 µs) comes first.
+	if want := 316800*time.Nanosecond + c.Epsilon + 14400*time.Nanosecond; fi.Delay != want {
 		t.Errorf("Delay = %v, want %v", fi.Delay, want)
 	}
 	c.Factors[6] = Limited(lineSum) // 7 = 1 on top: past the line

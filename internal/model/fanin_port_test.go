@@ -46,7 +46,7 @@ func policedFanIn(c Config, l Level, epochs int) []frame {
 func strictPriority(frames []frame, l Level) float64 {
 	sort.SliceStable(frames, func(a, b int) bool { return frames[a].at < frames[b].at })
 	var waiting [NumLevels][]frame
-	now, worst, next := 0.0, 0.0, 0
+	now, worst, next := frames[0].at, 0.0, 0
 	for {
 		for ; next < len(frames) && frames[next].at <= now; next++ {
 			waiting[frames[next].level] = append(waiting[frames[next].level], frames[next])
@@ -74,13 +74,17 @@ func strictPriority(frames []frame, l Level) float64 {
 // a strict-priority port fed police mode's worst case (every host's two budgets of every level
 // j ≥ l at once, then one budget of each per epoch) lets level l's frames wait no longer than
 // FanIn's Delay, and the last one nearly as long. The burst alone, which FanIn counted before,
-// was 1.5 to 2.5 times short where levels above l go on sending (review, helper-84).
+// was 1.5 to 2.5 times short where levels above l go on sending (review, helper-84). With ε one
+// frame's time, a frame of level 0 already in service when the burst arrives (what ε must
+// cover, docs/model.md) holds the burst back while level 7's next budgets come in: the bound
+// counts them too, where ε added after the drain had room for one frame (review, helper-91).
 func TestFanInBoundHoldsAtAStrictPriorityPort(t *testing.T) {
 	base := Config{Hosts: 12, Rate: 10e9, Packet: 1500, Mesochronous: 2, MaxFrame: MinWireFrame}
+	frameTime := time.Duration(float64(base.Packet) * 8e9 / float64(base.Rate))
 	cases := []struct {
 		factors Factors
 		level   Level
-		epochs  float64 // the bound, in epochs
+		epochs  float64 // the bound without ε, in epochs
 	}{
 		{Factors{7: Limited(1)}, 7, 1},
 		{Factors{7: Limited(1), 6: Limited(1)}, 6, 3},
@@ -88,28 +92,34 @@ func TestFanInBoundHoldsAtAStrictPriorityPort(t *testing.T) {
 		{Factors{7: Limited(1), 6: Limited(0.5), 5: Limited(0.5)}, 5, 5},
 		{Factors{7: Limited(0.5), 3: Limited(1)}, 3, 1.75},
 		{Factors{7: Limited(0.25), 6: Limited(0.25), 5: Limited(0.5), 4: Limited(1)}, 4, 3},
+		{Factors{7: Limited(1.25), 6: Limited(0.25)}, 6, 2.75},
 	}
-	for _, tc := range cases {
-		t.Run(fmt.Sprint(tc.factors, " level ", tc.level), func(t *testing.T) {
-			c := base
-			c.Factors = tc.factors
-			fi := c.FanIn(tc.level)
-			if !fi.Guaranteed {
-				t.Fatalf("not guaranteed: %+v", fi)
-			}
-			e := c.Epoch()
-			if want := time.Duration(tc.epochs * float64(e)); fi.Delay != want {
-				t.Errorf("Delay = %v, want %v (%v epochs of %v)", fi.Delay, want, tc.epochs, e)
-			}
-			bound := float64(fi.Delay-c.Epsilon) * float64(c.Rate) / 8e9 // byte times
-			worst := strictPriority(policedFanIn(c, tc.level, int(tc.epochs)+2), tc.level)
-			if worst > bound+1e-6 {
-				t.Errorf("a frame of level %d waited %.0f byte times, over the bound's %.0f", tc.level, worst, bound)
-			}
-			if worst < bound-float64(c.Packet)-1e-6 {
-				t.Errorf("the longest wait of level %d is %.0f byte times, more than a frame under the bound's %.0f: the bound is loose",
-					tc.level, worst, bound)
-			}
-		})
+	for _, epsilon := range []time.Duration{0, frameTime, 2 * time.Microsecond} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprint(tc.factors, " level ", tc.level, " ε ", epsilon), func(t *testing.T) {
+				c := base
+				c.Factors, c.Epsilon = tc.factors, epsilon
+				fi := c.FanIn(tc.level)
+				if !fi.Guaranteed {
+					t.Fatalf("not guaranteed: %+v", fi)
+				}
+				if e := c.Epoch(); epsilon == 0 && fi.Delay != time.Duration(tc.epochs*float64(e)) {
+					t.Errorf("Delay = %v, want %v epochs of %v", fi.Delay, tc.epochs, e)
+				}
+				frames := policedFanIn(c, tc.level, int(fi.Delay/c.Epoch())+2)
+				if epsilon > 0 { // level 0 holds the port for ε just before the burst arrives
+					frames = append([]frame{{at: -1e-9, level: 0, bytes: epsilon.Seconds() * float64(c.Rate) / 8}}, frames...)
+				}
+				bound := float64(fi.Delay) * float64(c.Rate) / 8e9 // byte times
+				worst := strictPriority(frames, tc.level)
+				if worst > bound+1e-6 {
+					t.Errorf("a frame of level %d waited %.0f byte times, over the bound's %.0f", tc.level, worst, bound)
+				}
+				if worst < bound-float64(c.Packet)-1e-6 {
+					t.Errorf("the longest wait of level %d is %.0f byte times, more than a frame under the bound's %.0f: the bound is loose",
+						tc.level, worst, bound)
+				}
+			})
+		}
 	}
 }
