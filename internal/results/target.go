@@ -11,7 +11,13 @@ type Target struct {
 	Name      string
 	Criterion string
 	Value     float64
-	Limit     float64
+	// Limit is the bound the value is judged against; of a two-sided target (Range), the bound
+	// of the range nearest the value, the one its verdict turns on.
+	Limit float64
+	// Range, where Ranged, is the interval a two-sided target's value must lie in (throughput
+	// within 0.75..1.25 × a cap): a single limit would say only one side of it. JudgeIn sets it.
+	Range  [2]float64
+	Ranged bool
 	// LimitFromRun says the limit is computed from the run's own figures (1.5 × the idle arm's
 	// p99), so a target that was not evaluated has none: results.json writes it null, not 0.
 	LimitFromRun bool
@@ -77,7 +83,22 @@ func (t Target) Verdict() string {
 	if t.Note != "" {
 		note = "; " + t.Note
 	}
+	if t.Ranged {
+		return fmt.Sprintf("%s (%s %s, range %s..%s %s, nearest bound %s %s%s)", word, figure(t.Value), t.Unit,
+			figure(t.Range[0]), figure(t.Range[1]), t.Unit, figure(t.Limit), t.Unit, note)
+	}
 	return fmt.Sprintf("%s (%s %s, limit %s %s%s)", word, figure(t.Value), t.Unit, figure(t.Limit), t.Unit, note)
+}
+
+// JudgeIn evaluates a two-sided target: value v is met within lo..hi, and its limit is the bound
+// nearest v.
+func (t *Target) JudgeIn(v, lo, hi float64) {
+	t.Value, t.Evaluated, t.Range, t.Ranged = v, true, [2]float64{lo, hi}, true
+	t.Limit = lo
+	if math.Abs(hi-v) < math.Abs(v-lo) {
+		t.Limit = hi
+	}
+	t.Met = v >= lo && v <= hi
 }
 
 // figure prints a target's value or limit to three significant digits, as the table prints its

@@ -1,6 +1,10 @@
 package results
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 // A target missed by stalls alone is one whose every sample over the limit is listed and would be
 // within the limit with only what the queues explain; anything else is the network's miss.
@@ -57,5 +61,34 @@ func TestVerdictSaysTheNote(t *testing.T) {
 	got := Target{Value: 300, Limit: 676, Unit: "µs", Evaluated: true, Note: "3 probes in region A lost"}.Verdict()
 	if want := "MISSED (300 µs, limit 676 µs; 3 probes in region A lost)"; got != want {
 		t.Errorf("Verdict = %q, want %q", got, want)
+	}
+}
+
+// A two-sided target prints its range and the bound nearest its value, which its limit is:
+// memcached-sweep's throughput-capped read "MET (0.968 ×, limit 1.25 ×)", as if it had one bound,
+// and the wrong one (review, helper-83). results.json carries the range beside the limit.
+func TestTwoSidedTargetSaysItsRange(t *testing.T) {
+	for _, c := range []struct {
+		value float64
+		want  string
+	}{
+		{0.968, "MET (0.968 ×, range 0.75..1.25 ×, nearest bound 0.75 ×)"},
+		{1.1, "MET (1.1 ×, range 0.75..1.25 ×, nearest bound 1.25 ×)"},
+		{0.464, "MISSED (0.464 ×, range 0.75..1.25 ×, nearest bound 0.75 ×)"},
+		{1.3, "MISSED (1.3 ×, range 0.75..1.25 ×, nearest bound 1.25 ×)"},
+	} {
+		g := Target{Name: "throughput-capped", Unit: "×"}
+		g.JudgeIn(c.value, 0.75, 1.25)
+		if got := g.Verdict(); got != c.want {
+			t.Errorf("%g: %q, want %q", c.value, got, c.want)
+		}
+		b, err := json.Marshal(g)
+		if err != nil || !strings.Contains(string(b), `"range":[0.75,1.25]`) {
+			t.Errorf("%g: results.json %s, %v: want the range", c.value, b, err)
+		}
+		var back Target
+		if err := json.Unmarshal(b, &back); err != nil || !back.Ranged || back.Range != g.Range || back.Limit != g.Limit || back.Verdict() != c.want {
+			t.Errorf("%g: read back %+v, %v", c.value, back, err)
+		}
 	}
 }

@@ -4,18 +4,20 @@ import "encoding/json"
 
 // targetJSON is a Target in results.json: the value of a target that was not evaluated is null,
 // so that no reader takes it for a measured 0, and so is its limit where the run's own figures
-// would have given it (LimitFromRun).
+// would have given it (LimitFromRun). A two-sided target has its range, [low, high], beside the
+// limit, which is then the bound nearest the value.
 type targetJSON struct {
-	Name      string     `json:"name"`
-	Criterion string     `json:"criterion"`
-	Value     *float64   `json:"value"`
-	Limit     *float64   `json:"limit"`
-	Unit      string     `json:"unit"`
-	Evaluated bool       `json:"evaluated"`
-	Met       bool       `json:"met"`
-	Note      string     `json:"note,omitempty"`
-	Over      int        `json:"over,omitempty"`
-	Worst     []Evidence `json:"worst,omitempty"`
+	Name      string      `json:"name"`
+	Criterion string      `json:"criterion"`
+	Value     *float64    `json:"value"`
+	Limit     *float64    `json:"limit"`
+	Range     *[2]float64 `json:"range,omitempty"`
+	Unit      string      `json:"unit"`
+	Evaluated bool        `json:"evaluated"`
+	Met       bool        `json:"met"`
+	Note      string      `json:"note,omitempty"`
+	Over      int         `json:"over,omitempty"`
+	Worst     []Evidence  `json:"worst,omitempty"`
 }
 
 // MarshalJSON writes t as targetJSON.
@@ -27,6 +29,9 @@ func (t Target) MarshalJSON() ([]byte, error) {
 	}
 	if t.Evaluated || !t.LimitFromRun {
 		j.Limit = &t.Limit
+	}
+	if t.Ranged {
+		j.Range = &t.Range
 	}
 	return json.Marshal(j)
 }
@@ -44,6 +49,9 @@ func (t *Target) UnmarshalJSON(b []byte) error {
 	}
 	if j.Value != nil {
 		t.Value = *j.Value
+	}
+	if j.Range != nil {
+		t.Range, t.Ranged = *j.Range, true
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -218,33 +219,14 @@ func sweepPaper(_ *Results, s results.Series) string {
 	return ""
 }
 
-// sweepTargets check the paper's shape: where the model's cap is below what memcached reaches on
-// its own, throughput is capped by the factor (within 25 % of the cap, never far above it); the
-// p99 latency at the largest factor is within 1.5 × the idle arm's (flat once the factor no longer
-// binds).
+// sweepTargets check the paper's shape: where the model's cap binds, throughput is capped by the
+// factor (within 25 % of the cap, never far above it), judged apart without and with bulk (capped
+// and cappedWithBulk say why); the p99 latency at the largest factor is within 1.5 × the idle
+// arm's (flat once the factor no longer binds).
 func sweepTargets(r *Results) []results.Target {
-	t1 := results.Target{Name: "throughput-capped", Unit: "×",
-		Criterion: "where the model's cap T5/(8·B per request) is below memcached's own idle rate, measured throughput / cap is within 0.75..1.25 (worst point shown)"}
 	t2 := results.Target{Name: "latency-flat", Unit: "µs", LimitFromRun: true,
 		Criterion: "with the factor at line rate, p99 latency without bulk ≤ 1.5 × the idle arm's p99 (no QJump)"}
 	idle, okI := r.series("idle", toolMemcached, metricRequest)
-	worst := -1.0
-	for _, p := range sweepPoints(r, false) {
-		cap := sweepCap(r.Model, p.f5)
-		if !okI || cap >= idle.PerSec {
-			continue
-		}
-		ratio := p.PerSec / cap
-		if off := max(ratio-1, 1-ratio); off > worst {
-			worst, t1.Value, t1.Evaluated = off, results.Round3(ratio), true
-		}
-	}
-	t1.Limit = 1.25
-	if t1.Evaluated {
-		t1.Met = worst <= 0.25
-	} else {
-		t1.Note = "no factor binds below memcached's idle rate"
-	}
 	if pts := sweepPoints(r, false); okI && len(pts) > 0 {
 		top := pts[len(pts)-1]
 		t2.Value, t2.Limit, t2.Evaluated = top.P99US, results.Round3(1.5*idle.P99US), true
@@ -252,8 +234,73 @@ func sweepTargets(r *Results) []results.Target {
 	} else {
 		t2.Note = "no sweep points"
 	}
-	return []results.Target{t1, t2}
+	return []results.Target{capped(r), cappedWithBulk(r), t2}
 }
+
+// capRange is how far from the model's cap throughput may be where the cap binds.
+var capRange = [2]float64{0.75, 1.25}
+
+// capped judges the runs without bulk where the cap binds: below memcached's own rate on an idle
+// network without QJump (the idle arm).
+func capped(r *Results) results.Target {
+	t := results.Target{Name: "throughput-capped", Unit: "×", LimitFromRun: true, Ranged: true, Range: capRange,
+		Criterion: fmt.Sprintf("runs without bulk (those with bulk: throughput-capped-with-bulk): where the model's cap T5/(8·B per request) "+
+			"is below memcached's own rate (the idle arm, no QJump), measured throughput / cap is within %g..%g (the point furthest from 1 shown)", capRange[0], capRange[1])}
+	idle, ok := r.series("idle", toolMemcached, metricRequest)
+	if !ok {
+		t.Note = "no idle arm"
+		return t
+	}
+	judgeCap(r, &t, sweepPoints(r, false), idle.PerSec, "memcached's idle rate")
+	return t
+}
+
+// cappedWithBulk judges the runs with bulk where the cap binds: below memcached's rate beside bulk
+// at the largest factor swept, where the factor binds nothing. Beside bulk, memcached's own rate
+// is lower than on an idle network: the hosts' two cores also forward the bulk traffic, which no
+// factor gives back (docs/reproducing.md, Fig. 10: 4,750 requests/s from f5 = 4 to line rate, of
+// 12,000 without bulk). Judged against the cap wherever the cap is below the idle rate, those
+// points would miss for the machine, not for QJump; judged here, a factor that binds with bulk
+// must still deliver its cap, which is what QJump promises memcached beside bulk.
+func cappedWithBulk(r *Results) results.Target {
+	pts := sweepPoints(r, true)
+	t := results.Target{Name: "throughput-capped-with-bulk", Unit: "×", LimitFromRun: true, Ranged: true, Range: capRange,
+		Criterion: fmt.Sprintf("runs with bulk: where the model's cap is below memcached's rate beside bulk at the largest factor "+
+			"(what the machine's shared cores leave it where the factor binds nothing), measured throughput / cap is within %g..%g (the point furthest from 1 shown)",
+			capRange[0], capRange[1])}
+	if len(pts) < 2 {
+		t.Note = "fewer than two factors run with bulk"
+		return t
+	}
+	top := pts[len(pts)-1]
+	t.Criterion = strings.Replace(t.Criterion, "the largest factor", fmt.Sprintf("the largest factor (%s)", top.Arm), 1)
+	judgeCap(r, &t, pts[:len(pts)-1], top.PerSec, fmt.Sprintf("memcached's rate beside bulk at %s (%.0f/s)", top.Arm, top.PerSec))
+	return t
+}
+
+// judgeCap judges t on the points of pts whose cap is below own, memcached's rate where no cap
+// binds (named ownText), on the point furthest from its cap.
+func judgeCap(r *Results, t *results.Target, pts []sweepPoint, own float64, ownText string) {
+	worst, found := sweepPoint{}, false
+	for _, p := range pts {
+		if sweepCap(r.Model, p.f5) >= own {
+			continue
+		}
+		if !found || offCap(r, p) > offCap(r, worst) {
+			worst, found = p, true
+		}
+	}
+	if !found {
+		t.Note = "no factor's cap is below " + ownText
+		return
+	}
+	cap := sweepCap(r.Model, worst.f5)
+	t.JudgeIn(results.Round3(worst.PerSec/cap), t.Range[0], t.Range[1])
+	t.Note = fmt.Sprintf("furthest: %s, %.0f requests/s against a cap of %.0f", worst.Arm, worst.PerSec, cap)
+}
+
+// offCap is how far p's throughput is from its cap, as a fraction of the cap.
+func offCap(r *Results, p sweepPoint) float64 { return math.Abs(p.PerSec/sweepCap(r.Model, p.f5) - 1) }
 
 // sweepPlots are Fig. 10: throughput against f5 with the model's cap, and p50/p99 latency against
 // f5, without and with bulk.
