@@ -137,9 +137,13 @@ func runTwoPC(ctx context.Context, env *Env) error {
 }
 
 // throughputWait is how long a server may stay silent in the throughput arms before it is
-// declared dead, for every transport: long enough that a full queue's delays and TCP's 200 ms
-// retransmission timeout never cost a live server, so that the rate measures what delay and
-// retransmission do to the protocol, not a failure detector's verdicts (measured apart).
+// declared dead, for every transport: long enough for a full queue's delays and a TCP
+// retransmission timeout or three (200 ms, doubling), so that the rate measures what delay and
+// retransmission do to the protocol, not a failure detector's verdicts (measured apart). It does
+// not cover every wait: behind a full queue that tail-drops, tcp's timeouts back off past it (the
+// review's quick run declared 4 of 7 live servers dead at ratio 4, the committed full run 1-7 in
+// every tcp arm with interference), and then the arm's rate counts the wait. The target
+// no-false-failure and the progress say so wherever it happens.
 const throughputWait = 2 * time.Second
 
 func throughputTimeouts(t twopc.Transport, epoch time.Duration) []string {
@@ -264,7 +268,29 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 	s, ab := env.stats(name, toolTwoPC, metricTxn), env.stats(name, toolTwoPC, metricAbort)
 	env.logf("       %d transactions, %d aborted, %.0f committed/s; %d server(s) declared dead, %d retransmissions",
 		s.Samples, ab.Samples, committedPerSec(s, ab), len(sum.Failures), sum.Retransmissions)
+	if len(sum.Failures) > 0 {
+		env.logf("       FALSE FAILURES: %s; the committed/s above counts those waits and the servers left out after them (target no-false-failure)",
+			falseFailureText(sum.Failures))
+	}
 	return nil
+}
+
+// falseFailureText says which live servers a throughput arm declared dead, and why: "4 live
+// servers declared dead (no vote within 2s ×2, no done within 2s ×2)".
+func falseFailureText(fs []twopc.FailureJSON) string {
+	var causes []string
+	count := map[string]int{}
+	for _, f := range fs {
+		if count[f.Cause]++; count[f.Cause] == 1 {
+			causes = append(causes, f.Cause)
+		}
+	}
+	for i, c := range causes {
+		if count[c] > 1 {
+			causes[i] = fmt.Sprintf("%s ×%d", c, count[c])
+		}
+	}
+	return fmt.Sprintf("%d live server(s) declared dead (%s)", len(fs), strings.Join(causes, ", "))
 }
 
 // interfereSetup bounds the time to start both generators and let the queue build, on top of the

@@ -1,9 +1,13 @@
 package experiment
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/qjump-net/qjump/internal/apps/twopc"
+	"github.com/qjump-net/qjump/internal/results"
+	"github.com/qjump-net/qjump/internal/testbed"
 )
 
 // The failure arm measures again only when the victim itself was declared dead before its freeze.
@@ -25,5 +29,86 @@ func TestDeclaredBeforeFreeze(t *testing.T) {
 		if _, got := declaredBeforeFreeze(c.sum, victim, c.stop); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// twoPCFixture is the review's quick 2pc run without a testbed (helper-83): committed/s from the
+// transactions and aborts of each throughput arm, and tcp r=4's four live servers declared dead
+// after the 2 s wait.
+func twoPCFixture(falseAtTCP4 int) *Results {
+	r := &Results{Header: results.Header{Experiment: "2pc", Title: "2pc", Quick: true}, Testbed: testbed.DefaultConfig(10)}
+	r.Model = modelInfo(r.Testbed, 150*time.Microsecond)
+	txn := func(arm string, ratio float64, n int, perSec float64, aborted int) {
+		r.Series = append(r.Series, results.Series{Arm: arm, Tool: toolTwoPC, Metric: metricTxn, Param: ratio, HasParam: true,
+			Stats: results.Stats{Samples: n, P50US: 500, P99US: 1000, PerSec: perSec}})
+		if aborted > 0 {
+			r.Series = append(r.Series, results.Series{Arm: arm, Tool: toolTwoPC, Metric: metricAbort, Param: ratio, HasParam: true,
+				Stats: results.Stats{Samples: aborted, P50US: 2e6, P99US: 2e6}})
+		}
+	}
+	for _, c := range []struct {
+		t        twopc.Transport
+		ratio    float64
+		n        int
+		perSec   float64
+		aborted  int
+		declared int
+	}{
+		{twopc.TCP, 0, 2397, 1198, 0, 0}, {twopc.TCP, 4, 2, 0.53, 1, falseAtTCP4},
+		{twopc.UDP, 0, 1348, 674, 0, 0}, {twopc.UDP, 4, 13, 1.8, 0, 0},
+		{twopc.QJump, 0, 3433, 1716, 0, 0}, {twopc.QJump, 4, 4700, 809, 0, 0},
+	} {
+		arm := twoPCArm(c.t, c.ratio)
+		r.Arms = append(r.Arms, results.Arm{Name: arm, Param: c.ratio, HasParam: true, QJump: c.t == twopc.QJump, Bulk: "none"})
+		txn(arm, c.ratio, c.n, c.perSec, c.aborted)
+		if c.declared > 0 {
+			r.Series = append(r.Series, results.Series{Arm: arm, Tool: toolTwoPC, Metric: metricFalse, Param: c.ratio, HasParam: true,
+				Stats: results.Stats{Samples: c.declared, P50US: 2e6, P99US: 2e6}})
+		}
+	}
+	r.Arms = append(r.Arms, results.Arm{Name: "qjump machine-load", QJump: true, Bulk: "b"}, results.Arm{Name: "tcp failure", Bulk: "none"})
+	r.Series = append(r.Series, results.Series{Arm: "qjump machine-load", Tool: toolTwoPC, Metric: metricTxn,
+		Stats: results.Stats{Samples: 4412, P50US: 1000, P99US: 5000, PerSec: 765}})
+	return r
+}
+
+// A live server declared dead in a throughput arm misses a target of its own, named in the
+// summary with the arm, and the rate targets judged on that arm say that its rate counts the
+// waits: the review's quick run declared four dead at tcp r=4, listed a false-failure row with
+// no word of it anywhere, and exited 0 (helper-83).
+func TestFalseFailuresAreSaid(t *testing.T) {
+	r := twoPCFixture(4)
+	r.Targets = twoPCTargets(r)
+	var ff, vsTCP results.Target
+	for _, g := range r.Targets {
+		switch g.Name {
+		case "no-false-failure":
+			ff = g
+		case "qjump-vs-tcp":
+			vsTCP = g
+		}
+	}
+	if !ff.Evaluated || ff.Met || ff.Value != 4 || !strings.Contains(ff.Note, "tcp r=4 4") {
+		t.Errorf("no-false-failure: %s", ff.Verdict())
+	}
+	if !strings.Contains(vsTCP.Note, "tcp r=4 declared 4 live server(s) dead") {
+		t.Errorf("qjump-vs-tcp does not say tcp's rate counts the waits: %s", vsTCP.Verdict())
+	}
+	if md := Summary(r); !strings.Contains(md, "**no-false-failure**") || !strings.Contains(md, "MISSED (4 servers, limit 0 servers; declared dead while alive: tcp r=4 4") {
+		t.Errorf("summary.md does not say the false failures:\n%s", md)
+	}
+	r = twoPCFixture(0)
+	for _, g := range twoPCTargets(r) {
+		if g.Name == "no-false-failure" && (!g.Evaluated || !g.Met) || strings.Contains(g.Note, "declared") {
+			t.Errorf("a run without false failures: %s %s", g.Name, g.Verdict())
+		}
+	}
+}
+
+// The progress says a throughput arm's false failures, and why each was declared.
+func TestFalseFailureText(t *testing.T) {
+	fs := []twopc.FailureJSON{{Cause: "no vote within 2s"}, {Cause: "no done within 2s"}, {Cause: "no vote within 2s"}}
+	if got, want := falseFailureText(fs), "3 live server(s) declared dead (no vote within 2s ×2, no done within 2s)"; got != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }

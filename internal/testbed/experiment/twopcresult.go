@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/qjump-net/qjump/internal/apps/twopc"
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/results"
 )
 
@@ -79,7 +80,76 @@ func twoPCTargets(r *Results) []results.Target {
 	} else {
 		t3.Note = "no machine-load arm"
 	}
-	return []results.Target{t1, t2, t3}
+	t1.Note = joinNotes(t1.Note, falseFailureNote(r, twoPCArm(twopc.QJump, 0), twoPCArm(twopc.QJump, top)))
+	t2.Note = joinNotes(t2.Note, falseFailureNote(r, twoPCArm(twopc.QJump, top), twoPCArm(twopc.TCP, top)))
+	t3.Note = joinNotes(t3.Note, falseFailureNote(r, twoPCArm(twopc.QJump, top), string(twopc.QJump)+" machine-load"))
+	return []results.Target{t1, t2, t3, noFalseFailures(r)}
+}
+
+// noFalseFailures is the target that no live server was declared dead in a throughput arm. Those
+// arms wait throughputWait for a silent server so that committed/s measures what delay and
+// retransmission do to the protocol, not a failure detector; but a tcp transaction behind a full
+// queue can wait longer (retransmission timeouts that double from 200 ms), and then the server is
+// declared dead while alive: its transaction aborts after the wait, and it is left out of every
+// later one, so the arm's rate counts the waits and a smaller cluster (the rate targets say so in
+// their notes). A run with any is not a failed measurement, but its rates are not the protocol's
+// alone, and the verdict says where.
+func noFalseFailures(r *Results) results.Target {
+	t := results.Target{Name: "no-false-failure", Unit: "servers", Limit: 0,
+		Criterion: fmt.Sprintf("no live server declared dead in a throughput arm (each waits %s for a silent server, so that committed/s measures the protocol, not a failure detector)",
+			model.DurationText(throughputWait))}
+	var arms []string
+	for _, a := range r.Arms {
+		if !a.HasParam && !strings.HasSuffix(a.Name, " machine-load") || a.Skipped != "" {
+			continue // a failure arm, or one that did not run
+		}
+		t.Evaluated = true
+		if n := falseFailures(r, a.Name); n > 0 {
+			t.Value += float64(n)
+			arms = append(arms, fmt.Sprintf("%s %d", a.Name, n))
+		}
+	}
+	if !t.Evaluated {
+		t.Note = "no throughput arms"
+		return t
+	}
+	t.Met = t.Value == 0
+	if !t.Met {
+		t.Note = fmt.Sprintf("declared dead while alive: %s; those arms' committed/s counts the %s waits and the servers left out after them",
+			strings.Join(arms, ", "), model.DurationText(throughputWait))
+	}
+	return t
+}
+
+// falseFailures is how many live servers arm declared dead.
+func falseFailures(r *Results, arm string) int {
+	s, _ := r.series(arm, toolTwoPC, metricFalse)
+	return s.Samples
+}
+
+// falseFailureNote names the arms among arms that declared live servers dead, for the notes of the
+// targets judged on their rates; "" where none did.
+func falseFailureNote(r *Results, arms ...string) string {
+	var named []string
+	for _, a := range arms {
+		if n := falseFailures(r, a); n > 0 {
+			named = append(named, fmt.Sprintf("%s declared %d live server(s) dead", a, n))
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	return strings.Join(named, ", ") + ": its rate counts the waits (no-false-failure)"
+}
+
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 func twoPCPaper(r *Results, s results.Series) string {
