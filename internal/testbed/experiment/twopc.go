@@ -303,20 +303,46 @@ func coordProc(env *Env) *proc { return env.procs[len(env.procs)-1] }
 // interfere starts the two generators into the coordinator's port and lets the queue build.
 func (c *twoPCCoord) interfere(ctx context.Context, env *Env, ratio float64, to, toB int) error {
 	limit := c.plan.per + 30*time.Second
-	rate := strconv.FormatFloat(constantRate(env.tb.Config.Rate), 'f', 0, 64)
-	if err := env.udpGen(ctx, c.lay.constant, to, rate, limit); err != nil {
+	constant := udpFlow{from: c.lay.constant, to: to, rate: model.Rate(constantRate(env.tb.Config.Rate))}
+	if err := env.udpGen(ctx, constant, limit); err != nil {
 		return err
 	}
 	n, avg := burstGen(ratio, env.tb.Config.Buffer, env.tb.Config.Rate)
-	if err := env.udpGen(ctx, c.lay.bursting, toB, strconv.FormatFloat(avg, 'f', 0, 64)+"/"+strconv.Itoa(n), limit); err != nil {
+	if err := env.udpGen(ctx, udpFlow{from: c.lay.bursting, to: toB, rate: model.Rate(avg), burst: n}, limit); err != nil {
 		return err
 	}
 	return sleep(ctx, time.Second)
 }
 
-// udpGen starts iperf3 sending UDP from `from` to `to` at rate (iperf3's -b: bits/s of payload,
-// "/N" for bursts of N datagrams) at the bulk level, for d at most.
-func (env *Env) udpGen(ctx context.Context, from, to int, rate string, d time.Duration) error {
+// udpFlow is one generator's UDP: from host to host at rate (bits/s of payload, on average where
+// it is sent in bursts of burst datagrams back to back; 0: evenly).
+type udpFlow struct {
+	from, to, burst int
+	rate            model.Rate
+}
+
+// iperfRate is the flow's rate as iperf3's -b takes it: bits/s, "/N" for bursts of N.
+func (f udpFlow) iperfRate() string {
+	b := strconv.FormatFloat(float64(f.rate), 'f', 0, 64)
+	if f.burst > 0 {
+		b += "/" + strconv.Itoa(f.burst)
+	}
+	return b
+}
+
+// String is the flow as the progress says it: "UDP h10→h1 at 64.13Mb/s of payload on average, in
+// bursts of 400 packets".
+func (f udpFlow) String() string {
+	s := fmt.Sprintf("UDP h%d→h%d at %s of payload", f.from, f.to, f.rate)
+	if f.burst > 0 {
+		s += fmt.Sprintf(" on average, in bursts of %d packets", f.burst)
+	}
+	return s
+}
+
+// udpGen starts iperf3 sending flow at the bulk level, for d at most.
+func (env *Env) udpGen(ctx context.Context, flow udpFlow, d time.Duration) error {
+	from, to := flow.from, flow.to
 	port := env.nextPort()
 	srv, err := env.procs.start(fmt.Sprintf("iperf3 server on h%d", to), env.tb.Exec(to, env.atLevel(bulkLevel, false,
 		"iperf3", "-s", "-1", "-p", strconv.Itoa(port))...))
@@ -327,7 +353,7 @@ func (env *Env) udpGen(ctx context.Context, from, to int, rate string, d time.Du
 		return err
 	}
 	cli, err := env.procs.start(fmt.Sprintf("iperf3 UDP h%d→h%d", from, to), env.tb.Exec(from, env.atLevel(bulkLevel, false,
-		"iperf3", "-c", env.addr(to), "-p", strconv.Itoa(port), "-u", "-b", rate, "-l", strconv.Itoa(genPayload),
+		"iperf3", "-c", env.addr(to), "-p", strconv.Itoa(port), "-u", "-b", flow.iperfRate(), "-l", strconv.Itoa(genPayload),
 		"-t", strconv.Itoa(int(d.Seconds())+1), "-i", "0")...))
 	if err != nil {
 		return err
@@ -336,7 +362,7 @@ func (env *Env) udpGen(ctx context.Context, from, to int, rate string, d time.Du
 	if err := env.awaitTCP(ctx, cli, tcpState{host: from, state: netlink.TCP_ESTABLISHED, port: port, remote: true, n: 1}); err != nil {
 		return err
 	}
-	env.logf("       UDP h%d→h%d at %s flowing", from, to, rate)
+	env.logf("       %s flowing", flow)
 	return nil
 }
 

@@ -112,3 +112,24 @@ func TestFalseFailureText(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// The generators' progress gives their rates with units and their bursts in packets, not
+// iperf3's -b ("UDP h10→h1 at 64132447/400 flowing"), which is still what iperf3 is given.
+func TestUDPFlowSaysItsRate(t *testing.T) {
+	constant := udpFlow{from: 9, to: 1, rate: 97225892}
+	bursting := udpFlow{from: 10, to: 1, rate: 64132447, burst: 400}
+	for _, c := range []struct {
+		f           udpFlow
+		text, iperf string
+	}{
+		{constant, "UDP h9→h1 at 97.23Mb/s of payload", "97225892"},
+		{bursting, "UDP h10→h1 at 64.13Mb/s of payload on average, in bursts of 400 packets", "64132447/400"},
+	} {
+		if got := c.f.String(); got != c.text {
+			t.Errorf("progress %q, want %q", got, c.text)
+		}
+		if got := c.f.iperfRate(); got != c.iperf {
+			t.Errorf("iperf3 -b %q, want %q", got, c.iperf)
+		}
+	}
+}
