@@ -39,11 +39,15 @@ type Header struct {
 // in its own document, with its setup between them. Faults are what makes the run's figures
 // untrustworthy (LossFaults): a run with any is a failed measurement, whatever its targets say.
 type Outcome struct {
-	Arms    []Arm    `json:"arms"`
-	Series  []Series `json:"series"`
-	Targets []Target `json:"targets"`
-	Faults  []string `json:"faults,omitempty"`
-	Files   []string `json:"files"`
+	Arms   []Arm    `json:"arms"`
+	Series []Series `json:"series"`
+	// Plotted are the numbers the plots draw that the series do not show as they are (a rate, a
+	// ratio of RMS values), one table a plot; absent where every plotted figure is a column of
+	// the series.
+	Plotted []PlotTable `json:"plotted,omitempty"`
+	Targets []Target    `json:"targets"`
+	Faults  []string    `json:"faults,omitempty"`
+	Files   []string    `json:"files"`
 }
 
 // Arm is one condition of a run: what traffic shared the network, and whether QJump was on. Its

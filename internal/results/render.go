@@ -14,9 +14,12 @@ import (
 type View struct {
 	Header   Header
 	Outcome  Outcome
-	Headline string              // the setup in one line (hosts, rate, model), after the title
-	Method   string              // how QJump ran, one sentence after the start time
-	Paper    func(Series) string // the paper's figure beside a series, "" where none compares; may be nil
+	Headline string // the setup in one line (hosts, rate, model), after the title
+	Method   string // how QJump ran, one sentence after the start time
+	// Paper is the paper's figure beside a series, "" where none compares with it: a figure of
+	// the same quantity, named by its statistic (p50, p90), or the paper's word on its shape; a
+	// rate beside a latency series compares with nothing (PlotTable.Paper holds it). May be nil.
+	Paper func(Series) string
 	// Figures are the columns of statistics, nil for latency's p50, p90, p99, p99.9 and max.
 	Figures []Figure
 	// Unit heads the figures' columns ("" for µs), Digits is how many decimals they show.
@@ -71,7 +74,7 @@ func (v View) columns() []column {
 	if v.NoPaper {
 		return cols
 	}
-	return append(cols, column{name: "paper", unit: "(p50 / p99)"})
+	return append(cols, column{name: "paper"})
 }
 
 func (c column) title(upper bool) string {
@@ -139,8 +142,8 @@ const interruptedTitle = "INTERRUPTED, PARTIAL RESULTS"
 // faultsTitle opens the list of faults, in both renderings.
 const faultsTitle = "MEASUREMENT FAULTS: these results are not a measurement of the network"
 
-// Table prints the summary table: faults first, one line per series, then skipped arms and the
-// targets.
+// Table prints the summary table: faults first, one line per series, then the plotted figures,
+// skipped arms and the targets.
 func (v View) Table(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\n", v.Header.Experiment, v.Headline)
 	if v.Header.Interrupted != "" {
@@ -159,6 +162,11 @@ func (v View) Table(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, p := range v.Outcome.Plotted {
+		if err := p.table(w); err != nil {
+			return err
+		}
 	}
 	for _, a := range v.Outcome.Arms {
 		if a.Skipped != "" {
@@ -183,7 +191,8 @@ func buildText(b version.Info) string {
 	return ", qjump " + b.Commit()
 }
 
-// Markdown is summary.md: the table in Markdown, the arms, the targets, and the plots.
+// Markdown is summary.md: the table in Markdown, the arms, the plotted figures, the targets, and
+// the plots.
 func (v View) Markdown() string {
 	var b strings.Builder
 	h := v.Header
@@ -216,6 +225,12 @@ func (v View) Markdown() string {
 			desc += " — **skipped: " + a.Skipped + "**"
 		}
 		fmt.Fprintf(&b, "| %s | %s (bulk: %s) | %s |\n", a.Name, desc, a.Bulk, onOff(a.QJump))
+	}
+	if len(v.Outcome.Plotted) > 0 {
+		b.WriteString("\n## Figures\n")
+	}
+	for _, p := range v.Outcome.Plotted {
+		p.markdown(&b)
 	}
 	// A run judged against no target (the simulator's Fig. 9) gets no empty Targets section.
 	if len(v.Outcome.Targets) > 0 {

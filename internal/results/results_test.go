@@ -299,9 +299,9 @@ func TestTable(t *testing.T) {
 	want := `fan-in: 3 hosts
 MEASUREMENT FAULTS: these results are not a measurement of the network:
   arm f7=1: probe oneway lost all 3 samples
-   ARM   TOOL  METRIC  SAMPLES  LOST    P50 µs    P90 µs    P99 µs  P99.9 µs    MAX µs  PAPER (p50 / p99)
-  idle  probe  oneway        2     0        10        20        20        20        20               85µs
-  f7=1  probe  oneway        3     3  all lost  all lost  all lost  all lost  all lost                   
+   ARM   TOOL  METRIC  SAMPLES  LOST    P50 µs    P90 µs    P99 µs  P99.9 µs    MAX µs  PAPER
+  idle  probe  oneway        2     0        10        20        20        20        20   85µs
+  f7=1  probe  oneway        3     3  all lost  all lost  all lost  all lost  all lost       
 arm both skipped: needs 4 hosts
 target t1                   MET (1.5 µs, limit 2 µs): small
 target t2                   NOT EVALUATED (no samples): big
@@ -316,7 +316,7 @@ target t3                   MISSED (30 µs, limit 25 µs): strict
 func TestMarkdown(t *testing.T) {
 	want := "# Fan-in\n\n3 hosts.\n\nStarted 2026-01-02 03:04 UTC, took 12 s (--quick). QJump: on.\n\n" +
 		"**MEASUREMENT FAULTS: these results are not a measurement of the network:**\n\n- arm f7=1: probe oneway lost all 3 samples\n\n" +
-		"| arm | tool | metric | samples | lost | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs | paper (p50 / p99) |\n" +
+		"| arm | tool | metric | samples | lost | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs | paper |\n" +
 		"|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n" +
 		"| idle | probe | oneway | 2 | 0 | 10 | 20 | 20 | 20 | 20 | 85µs |\n" +
 		"| f7=1 | probe | oneway | 3 | 3 | all lost | all lost | all lost | all lost | all lost |  |\n" +
@@ -627,5 +627,42 @@ func TestSeriesOfOrdersEveryArmAlike(t *testing.T) {
 	want := []string{"idle/ping/rtt", "idle/probe/oneway", "idle/probe/rtt", "shared/ping/rtt", "shared/probe/oneway", "shared/probe/rtt"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("series in the order %q, want %q", got, want)
+	}
+}
+
+// A plot's figures that the series show nowhere (2pc's committed rate, Fig. 10's requests/s,
+// Fig. 7's RMS ratios) are a table in the printed table, in summary.md under Figures, and in
+// results.json, with the paper's reading of the figure beside them rather than beside a latency
+// series (review, helper-83).
+func TestPlottedTables(t *testing.T) {
+	v := testView()
+	v.Outcome.Faults, v.Outcome.Targets = nil, nil
+	v.Outcome.Plotted = []PlotTable{{Title: "Fig. 6: committed / s", Files: []string{"fig6.png"}, Key: "ratio",
+		Columns: []PlotColumn{{Name: "tcp", Unit: "committed/s"}, {Name: "qjump / tcp", Unit: "×"}},
+		Rows:    []PlotRow{{Key: "0", Values: []*float64{Value(1198.4), Value(1.432)}}, {Key: "4", Values: []*float64{Value(0), nil}}},
+		Paper:   "10,000/s idle"}}
+	var b bytes.Buffer
+	if err := v.Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	wantText := "Fig. 6: committed / s (fig6.png)\n" +
+		"  RATIO  TCP committed/s  QJUMP / TCP ×\n" +
+		"      0             1198           1.43\n" +
+		"      4                0              –\n" +
+		"  paper: 10,000/s idle\n"
+	if !strings.Contains(b.String(), wantText) {
+		t.Errorf("table:\n%s\nwant in it:\n%s", b.String(), wantText)
+	}
+	wantMD := "\n## Figures\n\n**Fig. 6: committed / s** (fig6.png)\n\n" +
+		"| ratio | tcp committed/s | qjump / tcp × |\n|---|--:|--:|\n| 0 | 1198 | 1.43 |\n| 4 | 0 | – |\n\nThe paper: 10,000/s idle.\n\n## Plots"
+	if md := v.Markdown(); !strings.Contains(md, wantMD) {
+		t.Errorf("summary.md:\n%s\nwant in it:\n%s", md, wantMD)
+	}
+	j, err := json.Marshal(v.Outcome)
+	if want := `"plotted":[{"title":"Fig. 6: committed / s","files":["fig6.png"],"key":"ratio","columns":[{"name":"tcp","unit":"committed/s"},{"name":"qjump / tcp","unit":"×"}],"rows":[{"key":"0","values":[1198.4,1.432]},{"key":"4","values":[0,null]}],"paper":"10,000/s idle"}]`; err != nil || !strings.Contains(string(j), want) {
+		t.Errorf("results.json %s, %v\nwant in it %s", j, err, want)
+	}
+	if j, _ := json.Marshal(Outcome{}); strings.Contains(string(j), "plotted") {
+		t.Errorf("an outcome without plotted figures writes them: %s", j)
 	}
 }

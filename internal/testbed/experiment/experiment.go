@@ -36,6 +36,9 @@ type experiment struct {
 	targets     func(r *Results) []results.Target         // the criteria on the figures
 	plots       func(r *Results, rows []results.Row, dir string) ([]string, error)
 	paper       func(r *Results, s results.Series) string // the paper's figure beside a series, "" where none compares
+	// plotted are the tables of what the plots draw that the series do not show as they are (a
+	// rate, a ratio of RMS values): results.json's plotted, summary.md's Figures (may be nil).
+	plotted func(r *Results) []results.PlotTable
 	// lossAllowed is the fraction of a series' samples the network may lose, where the experiment
 	// knows it must lose (almost) none: a level QJump protects. nil or false: any loss short of all.
 	lossAllowed func(r *Results, s results.Series) (float64, bool)
@@ -348,7 +351,7 @@ func redraw(r *Results, dir string) error {
 	return write(r, nil, false, dir)
 }
 
-// judge finds r's faults and judges its targets, from its series.
+// judge finds r's faults, tabulates its plotted figures and judges its targets, from its series.
 func (r *Results) judge() {
 	e := experiments[r.Experiment]
 	var allowed func(results.Series) (float64, bool)
@@ -356,6 +359,10 @@ func (r *Results) judge() {
 		allowed = func(s results.Series) (float64, bool) { return e.lossAllowed(r, s) }
 	}
 	r.Faults = results.LossFaults(r.Series, allowed)
+	r.Plotted = nil
+	if e.plotted != nil {
+		r.Plotted = e.plotted(r)
+	}
 	r.Targets = e.targets(r)
 }
 

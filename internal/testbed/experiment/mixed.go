@@ -19,7 +19,7 @@ import (
 // QJump, all with QJump.
 func init() {
 	register(experiment{name: "mixed", title: "PTP, memcached and bulk together (Fig. 5, Fig. 1)", hosts: 6, minHosts: 6,
-		run: runMixed, targets: mixedTargets, plots: mixedPlots, paper: mixedPaper})
+		run: runMixed, targets: mixedTargets, plots: mixedPlots, paper: mixedPaper, plotted: mixedPlotted})
 }
 
 var mixedPhases = []string{"alone", "contended", "qjump"}
@@ -104,6 +104,14 @@ func mixedPaper(_ *Results, s results.Series) string {
 		return "Fig. 5 middle: spikes"
 	}
 	return ""
+}
+
+// mixedPlotted is Fig. 7's bars of both applications as one table: each one's RMS per phase and
+// over alone's.
+func mixedPlotted(r *Results) []results.PlotTable {
+	return rmsTable(r, "Fig. 7: RMS of each application, normalised to alone", mixedPhases,
+		rmsColumn{"fig7-mixed-ptp-rms.png", "PTP RMS offset", toolPTP, metricOffset},
+		rmsColumn{"fig7-mixed-memcached-rms.png", "memcached RMS latency", toolMemcached, metricRequest})
 }
 
 // mixedTargets judge both applications as Fig. 7 does, on RMS normalised to the ideal (alone):

@@ -33,17 +33,17 @@ type pingIperfArm struct {
 	name, description string
 	bulk              [][2]int
 	qjump             bool
-	paper             string // the paper's Table 1 row (median / p99 RTT, ping, 10G)
+	paper             string // the paper's Table 1 row (median and p99 RTT, ping, 10G), as the paper column shows it
 }
 
 func pingIperfArms(hosts int) []pingIperfArm {
 	arms := []pingIperfArm{
-		{name: "idle", description: "one probe, idle network", paper: "85 / 126µs"},
-		{name: "shared-switch", description: "bulk h3→h4 through the same switch, other ports", bulk: [][2]int{{3, 4}}, paper: "110 / 130µs"},
-		{name: "shared-src", description: "bulk h1→h3 shares the source host's egress", bulk: [][2]int{{1, 3}}, paper: "228 / 268µs"},
-		{name: "shared-dst", description: "bulk h2→h3 shares the destination host's egress (the replies)", bulk: [][2]int{{2, 3}}, paper: "125 / 278µs"},
-		{name: "shared-both", description: "bulk h1→h3 and h3→h1 share the source host's egress and its ingress port", bulk: [][2]int{{1, 3}, {3, 1}}, paper: "221 / 229µs"},
-		{name: "switch-queue", description: "bulk h3→h2 shares the switch queue in front of h2", bulk: [][2]int{{3, 2}}, paper: "1,920 / 2,100µs"},
+		{name: "idle", description: "one probe, idle network", paper: "p50 85, p99 126µs"},
+		{name: "shared-switch", description: "bulk h3→h4 through the same switch, other ports", bulk: [][2]int{{3, 4}}, paper: "p50 110, p99 130µs"},
+		{name: "shared-src", description: "bulk h1→h3 shares the source host's egress", bulk: [][2]int{{1, 3}}, paper: "p50 228, p99 268µs"},
+		{name: "shared-dst", description: "bulk h2→h3 shares the destination host's egress (the replies)", bulk: [][2]int{{2, 3}}, paper: "p50 125, p99 278µs"},
+		{name: "shared-both", description: "bulk h1→h3 and h3→h1 share the source host's egress and its ingress port", bulk: [][2]int{{1, 3}, {3, 1}}, paper: "p50 221, p99 229µs"},
+		{name: "switch-queue", description: "bulk h3→h2 shares the switch queue in front of h2", bulk: [][2]int{{3, 2}}, paper: "p50 1,920, p99 2,100µs"},
 		{name: "qjump", description: "as switch-queue, QJump on: probe at level 7, bulk at level 0", bulk: [][2]int{{3, 2}}, qjump: true, paper: "Fig. 3a: 2-4µs at the switch"},
 	}
 	if hosts < 4 {

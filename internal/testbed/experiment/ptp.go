@@ -19,7 +19,7 @@ import (
 // do to it (internal/apps/ptp says why it runs the ntpshm servo).
 func init() {
 	register(experiment{name: "ptp", title: "PTP clock sync vs bulk (Fig. 5, Fig. 7)", hosts: 4, minHosts: 4,
-		run: runPTP, targets: ptpTargets, plots: ptpPlots, paper: ptpPaper})
+		run: runPTP, targets: ptpTargets, plots: ptpPlots, paper: ptpPaper, plotted: ptpPlotted})
 }
 
 const (
@@ -258,6 +258,42 @@ func normalisedBars(r *Results, file, title string, arms []string, tool, metric 
 		}
 	}
 	return b
+}
+
+// ptpPlotted is Fig. 7's PTP bars as a table: the RMS offset per arm and over idle's.
+func ptpPlotted(r *Results) []results.PlotTable {
+	return rmsTable(r, "Fig. 7: PTP RMS offset, normalised to idle", []string{"idle", "contended", "qjump"},
+		rmsColumn{"fig7-ptp-rms.png", "PTP RMS offset", toolPTP, metricOffset})
+}
+
+// rmsColumn is one application's RMS in an rmsTable, as its bars draw it.
+type rmsColumn struct{ file, name, tool, metric string }
+
+// rmsTable is Fig. 7's bars as a table, one row per arm: each application's RMS and its ratio to
+// the first arm's (the ideal), as normalisedBars draws it.
+func rmsTable(r *Results, title string, arms []string, apps ...rmsColumn) []results.PlotTable {
+	t := results.PlotTable{Title: title, Key: "arm"}
+	for _, a := range apps {
+		t.Files = append(t.Files, a.file)
+		t.Columns = append(t.Columns, results.PlotColumn{Name: a.name, Unit: "µs"}, results.PlotColumn{Name: "/ " + arms[0], Unit: "×"})
+	}
+	for _, arm := range arms {
+		row := results.PlotRow{Key: arm}
+		for _, a := range apps {
+			s, ok := r.series(arm, a.tool, a.metric)
+			ideal, okI := r.series(arms[0], a.tool, a.metric)
+			switch {
+			case !ok:
+				row.Values = append(row.Values, nil, nil)
+			case !okI || ideal.RMSUS <= 0:
+				row.Values = append(row.Values, results.Value(s.RMSUS), nil)
+			default:
+				row.Values = append(row.Values, results.Value(s.RMSUS), results.Value(results.Round3(s.RMSUS/ideal.RMSUS)))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return []results.PlotTable{t}
 }
 
 // drawAll turns one Draw's (file, error) into the list of files written.

@@ -40,7 +40,7 @@ func TestSweepJudgesEachRunWhereItsCapBinds(t *testing.T) {
 	}
 	c, b := ts[0], ts[1]
 	if !strings.Contains(c.Criterion, "runs without bulk") || !strings.Contains(b.Criterion, "runs with bulk") ||
-		!strings.Contains(b.Criterion, "largest factor (f5=8.97 bulk)") {
+		!strings.Contains(b.Criterion, "largest factor, f5=8.97 bulk, which binds nothing") {
 		t.Errorf("criteria do not say which runs they judge:\n%s\n%s", c.Criterion, b.Criterion)
 	}
 	if !c.Met || !strings.Contains(c.Verdict(), "range 0.75..1.25 ×, nearest bound 0.75 ×") || !strings.Contains(c.Note, "f5=2,") {
