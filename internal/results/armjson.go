@@ -14,6 +14,7 @@ type armJSON struct {
 	Bulk            string   `json:"bulk"`
 	Param           *float64 `json:"param"`
 	Skipped         string   `json:"skipped"`
+	Truncated       string   `json:"truncated"`
 	BoundUS         *float64 `json:"bound_us"`
 	FormulaUS       *float64 `json:"formula_us"`
 	BoundGuaranteed bool     `json:"bound_guaranteed"`
@@ -27,6 +28,9 @@ func (a Arm) MarshalJSON() ([]byte, error) {
 	}
 	if a.Skipped != "" {
 		fields = append(fields, field{"skipped", a.Skipped})
+	}
+	if a.Truncated != "" {
+		fields = append(fields, field{"truncated", a.Truncated})
 	}
 	if a.BoundUS != 0 {
 		var bound any // null: the model guarantees no bound here
@@ -45,7 +49,7 @@ func (a *Arm) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*a = Arm{Name: j.Name, Description: j.Description, QJump: j.QJump, Bulk: j.Bulk, Skipped: j.Skipped,
-		BoundGuaranteed: j.BoundGuaranteed}
+		Truncated: j.Truncated, BoundGuaranteed: j.BoundGuaranteed}
 	if j.Param != nil {
 		a.Param, a.HasParam = *j.Param, true
 	}

@@ -62,6 +62,11 @@ type Arm struct {
 	Param    float64
 	HasParam bool
 	Skipped  string
+	// Truncated says how an arm that ran stopped short of its plan, and where: "stopped by its 6s
+	// time limit after 471-473 of 1500 rounds per participant". Its figures are of what it
+	// measured, fewer samples than the others' and, where the limit cut the slowest part, not the
+	// arm's whole tail.
+	Truncated string
 	// Bound is the model's latency bound for the arm's probes (fan-in: D7 at f7), and whether the
 	// model guarantees it (f7 ≤ m) or it is the same formula continued past where it holds;
 	// results.json writes the two apart (armJSON). 0: the arm has no bound.

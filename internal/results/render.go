@@ -172,6 +172,9 @@ func (v View) Table(w io.Writer) error {
 		if a.Skipped != "" {
 			fmt.Fprintf(w, "arm %s skipped: %s\n", a.Name, a.Skipped)
 		}
+		if a.Truncated != "" {
+			fmt.Fprintf(w, "arm %s TRUNCATED: %s\n", a.Name, a.Truncated)
+		}
 	}
 	for _, t := range v.Outcome.Targets {
 		fmt.Fprintf(w, "target %-20s %s: %s\n", t.Name, t.Verdict(), t.Criterion)
@@ -223,6 +226,9 @@ func (v View) Markdown() string {
 		desc := a.Description
 		if a.Skipped != "" {
 			desc += " — **skipped: " + a.Skipped + "**"
+		}
+		if a.Truncated != "" {
+			desc += " — **truncated: " + a.Truncated + "**"
 		}
 		fmt.Fprintf(&b, "| %s | %s (bulk: %s) | %s |\n", a.Name, desc, a.Bulk, onOff(a.QJump))
 	}

@@ -666,3 +666,25 @@ func TestPlottedTables(t *testing.T) {
 		t.Errorf("an outcome without plotted figures writes them: %s", j)
 	}
 }
+
+// An arm stopped short of its plan says so in results.json, the printed table and summary.md's
+// arms: barrier's arms stopped at their time limit with nothing said (review, helper-83).
+func TestTruncatedArmSaysSo(t *testing.T) {
+	v := testView()
+	v.Outcome.Arms[1].Truncated = "stopped by its 6s time limit after 471-473 of 1500 rounds per participant"
+	var b bytes.Buffer
+	if err := v.Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "arm f7=1 TRUNCATED: stopped by its 6s time limit after 471-473 of 1500 rounds per participant\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant in it %q", b.String(), want)
+	}
+	if want := "| f7=1 | on — **truncated: stopped by its 6s time limit after 471-473 of 1500 rounds per participant** (bulk: h2→h1) | on |"; !strings.Contains(v.Markdown(), want) {
+		t.Errorf("summary.md:\n%s\nwant in it %q", v.Markdown(), want)
+	}
+	j, err := json.Marshal(v.Outcome.Arms[1])
+	var back Arm
+	if err != nil || !strings.Contains(string(j), `"truncated":"stopped by its 6s`) || json.Unmarshal(j, &back) != nil || back != v.Outcome.Arms[1] {
+		t.Errorf("results.json arm %s, %v; read back %+v", j, err, back)
+	}
+}

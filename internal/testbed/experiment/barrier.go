@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,7 +41,8 @@ const (
 	barrierMsgLen = 64
 )
 
-// barrierPlan is how many rounds an arm runs, and how long it may take at most.
+// barrierPlan is how many rounds an arm runs, and how long any arm may take at most (each
+// participant's --for): an arm that reaches the limit first is truncated, and says so.
 type barrierPlan struct {
 	rounds   int
 	limit    time.Duration
@@ -86,27 +88,51 @@ func runBarrier(ctx context.Context, env *Env) error {
 			}
 		}
 		env.logf("[%d/%d] %s: %s", i+1, len(arms), a.arm.Name, a.arm.Description)
-		if err := runBarrierArm(ctx, env, a.arm.Name, a.bulk, plan); err != nil {
+		rounds, err := runBarrierArm(ctx, env, a.arm.Name, a.bulk, plan)
+		if err != nil {
 			return err
 		}
+		a.arm.Truncated = plan.truncation(rounds)
 		env.res.Arms = append(env.res.Arms, a.arm)
 		s := env.stats(a.arm.Name, toolBarrier, metricRound)
 		env.logf("       %d rounds (all participants), p50 %.0fµs p90 %.0fµs p99 %.0fµs", s.Samples, s.P50US, s.P90US, s.P99US)
+		if a.arm.Truncated != "" {
+			env.logf("       TRUNCATED: %s", a.arm.Truncated)
+		}
 	}
 	return env.qjumpDown(ctx)
 }
 
-func runBarrierArm(ctx context.Context, env *Env, arm string, bulk [][2]int, plan barrierPlan) error {
+// truncation says how an arm whose participants completed rounds (one count each) stopped short
+// of the plan, "" where every participant completed it: the time limit stops every arm, and a
+// contended arm's rounds, behind full switch queues, often reach it first.
+func (p barrierPlan) truncation(rounds []int) string {
+	if len(rounds) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(rounds), slices.Max(rounds)
+	if lo >= p.rounds {
+		return ""
+	}
+	done := strconv.Itoa(lo)
+	if hi != lo {
+		done += "-" + strconv.Itoa(hi)
+	}
+	return fmt.Sprintf("stopped by its %s time limit after %s of %d rounds per participant", model.DurationText(p.limit), done, p.rounds)
+}
+
+// runBarrierArm runs one arm and returns how many rounds each participant completed.
+func runBarrierArm(ctx context.Context, env *Env, arm string, bulk [][2]int, plan barrierPlan) ([]int, error) {
 	defer env.procs.stopAll()
 	warm := time.Second
 	for _, f := range bulk {
 		if err := env.bulk(ctx, f[0], f[1], warm+plan.limit+30*time.Second); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if len(bulk) > 0 {
 		if err := sleep(ctx, warm); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	port := env.nextPort()
@@ -121,23 +147,25 @@ func runBarrierArm(ctx context.Context, env *Env, arm string, bulk [][2]int, pla
 			"--size", strconv.Itoa(barrierMsgLen), "--interval", plan.interval.String(), "--timeout", "5s",
 			"--out", env.rawPath(fmt.Sprintf("%s-barrier-h%d.csv", arm, h)))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ps = append(ps, p)
 	}
 	for _, p := range ps {
 		if err := p.wait(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	var rounds []int
 	for h := 1; h <= barrierHosts; h++ {
 		rows, err := readBarrierCSV(env.rawPath(fmt.Sprintf("%s-barrier-h%d.csv", arm, h)), arm, h)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		env.record(rows)
+		rounds = append(rounds, len(rows))
 	}
-	return nil
+	return rounds, nil
 }
 
 func readBarrierCSV(path, arm string, host int) ([]results.Row, error) {
