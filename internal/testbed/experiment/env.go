@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -80,9 +81,20 @@ func (env *Env) measureEpsilon(idleArm string) {
 		return
 	}
 	s := env.stats(idleArm, toolProbe, metricOneWay)
-	eps := max(time.Duration(s.P99US*1e3).Round(10*time.Microsecond), 10*time.Microsecond)
+	eps := epsilonOf(s.P99US)
 	env.setEpsilon(eps)
-	env.logf("ε = %s (idle one-way p99 of the probe, at least 10µs)", model.DurationText(eps))
+	env.logf("ε = %s (idle one-way p99 of the probe, %.0fµs, rounded up to 10µs)", model.DurationText(eps), s.P99US)
+}
+
+// epsilonStep is what a measured ε is rounded up to, at least one of it.
+const epsilonStep = 10 * time.Microsecond
+
+// epsilonOf is ε from the idle one-way p99 (µs): rounded up to epsilonStep, never down, since ε
+// is an input of the bounds (an ε below the p99 it stands for makes every bound short by the
+// difference: 150 µs for a p99 of 153 µs).
+func epsilonOf(p99US float64) time.Duration {
+	d := time.Duration(math.Ceil(p99US * 1e3))
+	return max((d+epsilonStep-1)/epsilonStep*epsilonStep, epsilonStep)
 }
 
 // qjumpUp enables QJump on every host with factors, through the real `qjump up`.

@@ -21,3 +21,19 @@ func TestGivenEpsilonIsKept(t *testing.T) {
 		}
 	}
 }
+
+// ε is the idle one-way p99 rounded up to 10 µs, never down: a bound's input below what it stands
+// for makes the bound short (p99 153 µs gave ε = 150 µs; review, helper-83).
+func TestEpsilonRoundsUp(t *testing.T) {
+	for _, c := range []struct {
+		p99US float64
+		want  time.Duration
+	}{
+		{153, 160 * time.Microsecond}, {150, 150 * time.Microsecond}, {150.0001, 160 * time.Microsecond},
+		{117.3, 120 * time.Microsecond}, {3, 10 * time.Microsecond}, {0, 10 * time.Microsecond},
+	} {
+		if got := epsilonOf(c.p99US); got != c.want {
+			t.Errorf("p99 %gµs: ε = %v, want %v", c.p99US, got, c.want)
+		}
+	}
+}
