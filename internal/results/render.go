@@ -186,10 +186,14 @@ func (v View) Table(w io.Writer) error {
 }
 
 // buildText names the qjump that made a run, after its duration; nothing for a run made before
-// that was recorded.
+// that was recorded. A build that stamped neither a commit nor a version (-buildvcs=false, a tree
+// outside git) says so, rather than "qjump unknown", which read as a version called unknown.
 func buildText(b version.Info) string {
-	if b == (version.Info{}) {
+	switch {
+	case b == (version.Info{}):
 		return ""
+	case b.Commit() == "unknown":
+		return ", qjump (unstamped build: no version or commit recorded, as with -buildvcs=false or outside git)"
 	}
 	return ", qjump " + b.Commit()
 }

@@ -348,6 +348,12 @@ func TestBuildIsNamed(t *testing.T) {
 	if want := `"build":{"version":"(devel)","revision":"a39ba439d93762acb81cd21cc493eecdacc15eab","modified":true,"go":"go1.26.8"}`; !bytes.Contains(with, []byte(want)) {
 		t.Errorf("results.json header %s does not have %s", with, want)
 	}
+	// An unstamped build says why it names no commit: "qjump unknown" read as a version (review,
+	// helper-83).
+	v.Header.Build = version.Info{Version: "(devel)", Go: "go1.26.8"}
+	if got, want := v.Markdown(), "took 12 s (--quick), qjump (unstamped build: no version or commit recorded, as with -buildvcs=false or outside git). QJump: on."; !strings.Contains(got, want) {
+		t.Errorf("summary.md of an unstamped build does not say %q:\n%s", want, got)
+	}
 	if without, _ := json.Marshal(testView().Header); bytes.Contains(without, []byte(`"build"`)) {
 		t.Errorf("results.json header of a run without a build has one: %s", without)
 	}
