@@ -20,20 +20,41 @@ var legendCorners = []struct{ top, left bool }{{true, true}, {true, false}, {fal
 // corner is clear (the corner crossed least is taken if none is). Call it once every plotter and
 // legend entry is in, so that the axes' ranges and the legend's size are final.
 func placeLegend(pl *plot.Plot, c draw.Canvas, curves []plotter.XYs, grow func(*plot.Plot)) {
+	placeLegendAvoiding(pl, c, curves, nil, grow)
+}
+
+// placeLegendAvoiding is placeLegend that also keeps the legend off the boxes avoid (on c's
+// canvas): text such as the marks' labels along the top, which a legend over them makes
+// unreadable, so that no number of curve samples elsewhere outweighs them. A top corner may also
+// take the legend down below them (legendPlace.drop).
+func placeLegendAvoiding(pl *plot.Plot, c draw.Canvas, curves []plotter.XYs, avoid []vg.Rectangle, grow func(*plot.Plot)) {
 	fitLogAxes(pl) // the first measure of the plot: its ranges must be drawable
-	best, fewest := clearestCorner(pl, c, curves)
+	best, fewest := clearestPlace(pl, c, curves, avoid)
 	for grown := 0; grow != nil && fewest > 0 && grown < 6; grown++ {
 		grow(pl)
-		best, fewest = clearestCorner(pl, c, curves)
+		best, fewest = clearestPlace(pl, c, curves, avoid)
 	}
-	pl.Legend.Top, pl.Legend.Left = legendCorners[best].top, legendCorners[best].left
+	corner := legendCorners[best.corner]
+	pl.Legend.Top, pl.Legend.Left = corner.top, corner.left
 	// gonum aligns a right-hand legend's thumbnails with the canvas's edge, where half of each
 	// marker is cut off; a small inset keeps them whole.
 	pl.Legend.XOffs = 0
 	if !pl.Legend.Left {
 		pl.Legend.XOffs = -legendInset
 	}
+	pl.Legend.YOffs = -best.drop
 }
+
+// legendPlace is a place for a legend: a corner of legendCorners, and how far below the corner
+// (a top one) it is drawn.
+type legendPlace struct {
+	corner int
+	drop   vg.Length
+}
+
+// overAvoided is what a place over a box to avoid counts, in covered curve samples: more than any
+// plot has, so that such a place is taken only where every place is over one.
+const overAvoided = 1 << 30
 
 // legendInset is how far a right-hand legend stays in from the canvas's edge: half a marker and
 // a little air.
@@ -45,21 +66,66 @@ func canvasOf(w, h vg.Length) draw.Canvas { return draw.New(vgimg.New(w, h)) }
 // clearestCorner is the corner (an index of legendCorners) where the legend would cover the
 // fewest samples of the curves, and that number.
 func clearestCorner(pl *plot.Plot, full draw.Canvas, curves []plotter.XYs) (best, fewest int) {
+	p, n := clearestPlace(pl, full, curves, nil)
+	return p.corner, n
+}
+
+// clearestPlace is the place where the legend would cover the fewest samples of the curves and no
+// box of avoid, and what it covers (overAvoided for each box it is over). The corners come first,
+// in legendCorners' order; then, where there is something to avoid, each top corner dropped below
+// it; a later place is taken only where it covers less.
+func clearestPlace(pl *plot.Plot, full draw.Canvas, curves []plotter.XYs, avoid []vg.Rectangle) (best legendPlace, fewest int) {
 	dc := pl.DataCanvas(full)
 	lc := legendCanvas(pl, full, dc)
 	box := pl.Legend.Rectangle(lc).Size()
+	places := make([]legendPlace, 0, 6)
+	for i := range legendCorners {
+		places = append(places, legendPlace{corner: i})
+	}
+	if drop := belowAll(lc, avoid); drop > 0 {
+		for i, c := range legendCorners {
+			if c.top {
+				places = append(places, legendPlace{corner: i, drop: drop})
+			}
+		}
+	}
 	fewest = -1
-	for i, c := range legendCorners {
+	for _, p := range places {
+		c := legendCorners[p.corner]
 		r := cornerBox(lc, box, c.top, c.left)
+		r.Min.Y, r.Max.Y = r.Min.Y-p.drop, r.Max.Y-p.drop
 		n := 0
 		for _, xy := range curves {
 			n += samplesIn(pl, dc, r, xy)
 		}
+		for _, a := range avoid {
+			if overlaps(r, a) {
+				n += overAvoided
+			}
+		}
 		if fewest < 0 || n < fewest {
-			best, fewest = i, n
+			best, fewest = p, n
 		}
 	}
 	return best, fewest
+}
+
+// belowAll is how far below the top of c a top legend must start to be below every box of avoid
+// (a little more, for air); 0 where there is none.
+func belowAll(c draw.Canvas, avoid []vg.Rectangle) vg.Length {
+	if len(avoid) == 0 {
+		return 0
+	}
+	low := c.Max.Y
+	for _, a := range avoid {
+		low = min(low, a.Min.Y)
+	}
+	return max(c.Max.Y-low+vg.Points(2), 0)
+}
+
+// overlaps says whether rectangles a and b share any area.
+func overlaps(a, b vg.Rectangle) bool {
+	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
 }
 
 // legendCanvas is where plot.Draw draws the legend: the area right of the y axis and above the

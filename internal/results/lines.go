@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -24,6 +25,10 @@ type Line struct {
 	Points []XY
 	Model  bool
 	Dots   bool // points only, no line: a timeline of samples
+	// Unjoined draws the points with the line's markers and no line between them: points that
+	// are not neighbours in the sweep they come from (a quick run's ratios 0 and 4 of a sweep
+	// 0, 0.5, 1, 2, 3, 4), between which a line would draw values that were never measured.
+	Unjoined bool
 }
 
 // LinePlot is curves against one x axis: throughput against a factor (Fig. 10), a rate against
@@ -74,6 +79,7 @@ func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 	pl := plot.New()
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
 	pl.X.Tick.Marker = linTicks{}
+	pl.Y.Tick.Marker = linTicks{}
 	if p.LogY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
@@ -92,6 +98,12 @@ func (p LinePlot) plot() (*plot.Plot, []plotter.XYs, error) {
 	}
 	fitLogAxes(pl) // before a stack's marks and plot.Align measure it
 	fitSingleX(pl)
+	if !p.LogY && pl.Y.Min > 0 {
+		// A linear axis of what cannot be negative (a rate) is read from 0: from its lowest
+		// point, a rate that fell to a fifth looks like one that fell to nothing, and gonum's
+		// ticks left 0 without a label (Fig. 6 read 400, 1200, 2000).
+		pl.Y.Min = 0
+	}
 	return pl, curves, nil
 }
 
@@ -128,12 +140,15 @@ func (p LinePlot) addLine(pl *plot.Plot, i int, l Line) (plotter.XYs, error) {
 	if l.Model {
 		c = boundColor
 	}
-	if l.Dots {
+	if l.Dots || l.Unjoined {
 		s, err := plotter.NewScatter(xy)
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", l.Label, err)
 		}
 		s.Color, s.Radius, s.Shape = c, vg.Points(1), draw.CircleGlyph{}
+		if l.Unjoined {
+			s.Radius, s.Shape = vg.Points(4), plotutil.Shape(i)
+		}
 		pl.Add(s)
 		pl.Legend.Add(l.Label, s)
 		return xy, nil
@@ -203,11 +218,12 @@ func (s Stack) Draw(dir string) (string, error) {
 }
 
 // placePanelLegend puts the legend of a stack's panel p, drawn as pl on c, in a corner. The axes
-// are aligned already: the legend takes a corner but does not move an axis. It keeps clear of the
-// marks' labels along the top as of the curves: it sat on "alone".
+// are aligned already: the legend takes a corner but does not move an axis. It never covers the
+// marks' labels along the top, whatever the curves (it sat on "alone", and then, when the labels
+// were only curves to cross as few of as it could, on "qjump": the samples of a timeline outweighed
+// them), and goes below them where the curves fill the bottom corners.
 func placePanelLegend(p LinePlot, pl *plot.Plot, c draw.Canvas, curves []plotter.XYs) {
-	obstacles := append(curves, markLabels(p, pl, c)...)
-	placeLegend(pl, c, obstacles, nil)
+	placeLegendAvoiding(pl, c, curves, markLabelBoxes(p, pl, c), nil)
 }
 
 // plots is the stack's panels that have data, each as a plot (a row of one, as plot.Align takes
@@ -260,19 +276,34 @@ func (b Bars) Draw(dir string) (string, error) {
 	bars.Color = plotutil.Color(0)
 	pl.Add(plotter.NewGrid(), bars)
 	pl.NominalX(b.Labels...)
-	// Each bar's value above it: the ratios span orders of magnitude on a linear axis.
+	// Each bar's value above it, centred: the ratios span orders of magnitude on a linear axis.
 	xy := make(plotter.XYs, len(b.Values))
 	text := make([]string, len(b.Values))
 	for i, v := range b.Values {
 		xy[i], text[i] = plotter.XY{X: float64(i), Y: v}, fmt.Sprintf("%.3g", v)
 	}
 	if l, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: text}); err == nil {
+		for i := range l.TextStyle {
+			l.TextStyle[i].XAlign = draw.XCenter
+		}
+		l.Offset = vg.Point{Y: vg.Points(2)}
 		pl.Add(l)
 	}
+	b.frame(pl)
 	if err := savePlot(pl, 6*vg.Inch, 4*vg.Inch, filepath.Join(dir, b.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", b.File, err)
 	}
 	return b.File, nil
+}
+
+// frame gives the bars room inside the axes: half a bar's slot beyond the outermost bars, whose
+// halves the frame cut off at the axis's ends (gonum's range ends at their centres), and a sixth
+// of the tallest bar above it for its value's label, which ran into the frame; from 0, where a
+// bar starts.
+func (b Bars) frame(pl *plot.Plot) {
+	pl.X.Min, pl.X.Max = -0.5, float64(len(b.Values))-0.5
+	pl.Y.Min = min(pl.Y.Min, 0)
+	pl.Y.Max = max(pl.Y.Max, slices.Max(b.Values)*7/6)
 }
 
 // sameX gives every panel of a stack the x range of all of them: they share one axis (a time
@@ -288,34 +319,21 @@ func sameX(plots [][]*plot.Plot) {
 	}
 }
 
-// markLabels are the places the marks' labels take along the top of pl drawn on c, as segments
-// for placeLegend to keep clear of: from the mark to the end of its label's text, along the
-// bottom, middle and top of the text (a label stands on the top of the axis).
-func markLabels(p LinePlot, pl *plot.Plot, c draw.Canvas) []plotter.XYs {
+// markLabelBoxes are the boxes the marks' labels take along the top of pl drawn on c, on c's
+// canvas: each from its mark, standing on the top of the data area (as addMarks draws it at the
+// axis's maximum, aligned left and bottom), as wide and tall as its text.
+func markLabelBoxes(p LinePlot, pl *plot.Plot, c draw.Canvas) []vg.Rectangle {
 	dc := pl.DataCanvas(c)
-	width, height := float64(dc.Max.X-dc.Min.X), float64(dc.Max.Y-dc.Min.Y)
-	var out []plotter.XYs
+	var out []vg.Rectangle
 	for _, m := range p.Marks {
-		if m.Label == "" || width <= 0 || height <= 0 {
+		if m.Label == "" || pl.X.Max <= pl.X.Min {
 			continue
 		}
 		size := pl.Legend.TextStyle.Rectangle(" " + m.Label).Size()
-		end := m.X + float64(size.X)/width*(pl.X.Max-pl.X.Min)
-		for _, f := range []float64{0, 0.5, 1} {
-			y := yAtNorm(pl, 1+f*float64(size.Y)/height)
-			out = append(out, plotter.XYs{{X: m.X, Y: y}, {X: end, Y: y}})
-		}
+		x := dc.X(pl.X.Norm(m.X))
+		out = append(out, vg.Rectangle{Min: vg.Point{X: x, Y: dc.Max.Y}, Max: vg.Point{X: x + size.X, Y: dc.Max.Y + size.Y}})
 	}
 	return out
-}
-
-// yAtNorm is the y value at n of pl's y axis (0 its bottom, 1 its top; above 1, over it).
-func yAtNorm(pl *plot.Plot, n float64) float64 {
-	lo, hi := pl.Y.Min, pl.Y.Max
-	if _, log := pl.Y.Scale.(plot.LogScale); log && lo > 0 && hi > 0 {
-		return math.Exp(math.Log(lo) + n*(math.Log(hi)-math.Log(lo)))
-	}
-	return lo + n*(hi-lo)
 }
 
 func sameY(plots [][]*plot.Plot) {

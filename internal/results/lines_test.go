@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -44,31 +45,64 @@ func TestLinePlots(t *testing.T) {
 	}
 }
 
-// A stack's panels share one x axis, and a panel's legend keeps clear of its marks' labels: the
-// mixed timeline's legend sat on the "alone" phase's label in the top-left corner.
+// A stack's panels share one x axis, and a panel's legend never covers its marks' labels: the
+// mixed timeline's legend sat on the "alone" phase's label in the top-left corner, and then, with
+// the labels only curves to cross as little as it could, on "qjump" in the top-right one, where
+// the memcached panel's samples filled both bottom corners (review, helper-83).
 func TestStackSharesXAndKeepsLegendOffMarks(t *testing.T) {
-	var low []XY
+	var low, high, busy []XY
 	for i := 0; i <= 30; i++ {
 		low = append(low, XY{X: float64(i), Y: 10})
 	}
-	marks := []Mark{{X: 0, Label: "alone"}, {X: 9, Label: "contended"}, {X: 22.5, Label: "qjump"}}
+	// The memcached panel: requests every 10 ms of 60-300 µs alone and with QJump, ~10 ms
+	// contended, from 0 to 30 s.
+	for i := 0; i <= 3000; i++ {
+		x := float64(i) / 100
+		switch {
+		case x > 7 && x < 9, x > 20 && x < 22.7:
+		case x >= 9 && x <= 20:
+			busy = append(busy, XY{X: x, Y: 9000 + float64(i%7)*300})
+		default:
+			busy = append(busy, XY{X: x, Y: 60 + float64(i%5)*60})
+			high = append(high, XY{X: x, Y: 900 + float64(i%3)*100})
+		}
+	}
+	marks := []Mark{{X: 0, Label: "alone"}, {X: 9, Label: "contended"}, {X: 22.7, Label: "qjump"}}
 	a := LinePlot{Title: "a", LogY: true, Lines: []Line{{Label: "PTP |offset|", Dots: true, Points: low}}, Marks: marks}
-	b := LinePlot{Title: "b", LogY: true, Lines: []Line{{Label: "memcached", Dots: true, Points: low[:20]}}, Marks: marks}
-	_, plots, curves, err := Stack{Panels: []LinePlot{a, b}}.plots()
+	short := LinePlot{Title: "short", LogY: true, Lines: []Line{{Label: "x", Dots: true, Points: low[:20]}}, Marks: marks}
+	_, plots, _, err := Stack{Panels: []LinePlot{a, short}}.plots()
 	if err != nil || len(plots) != 2 {
 		t.Fatalf("plots: %d panels, %v", len(plots), err)
 	}
 	pa, pb := plots[0][0], plots[1][0]
-	// b's points end at 19 and its marks at 22.5: only the shared axis takes it to a's 30.
+	// short's points end at 19 and its marks at 22.7: only the shared axis takes it to a's 30.
 	if pa.X.Min != pb.X.Min || pa.X.Max != pb.X.Max || pb.X.Min > 0 || pb.X.Max < 30 {
 		t.Errorf("x ranges [%g, %g] and [%g, %g], want one covering both panels' [0, 30]", pa.X.Min, pa.X.Max, pb.X.Min, pb.X.Max)
 	}
-	pa.Y.Max = 3000 // room above the points, as the measured PTP offsets leave
-	c := canvasOf(8*vg.Inch, 3*vg.Inch)
-	placePanelLegend(a, pa, c, curves[0]) // as Stack.Draw places each panel's legend
-	if pa.Legend.Top && pa.Legend.Left {
-		t.Error("the legend took the top-left corner, over the first mark's label")
+	kv := LinePlot{Title: "Fig. 5: memcached request latency (level 5)", LogY: true, Marks: marks,
+		Lines: []Line{{Label: "memcached request", Dots: true, Points: append(busy, high...)}}}
+	for _, p := range []LinePlot{a, kv} {
+		_, plots, curves, err := Stack{Panels: []LinePlot{p}}.plots()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, c := plots[0][0], canvasOf(8*vg.Inch, 3*vg.Inch)
+		placePanelLegend(p, pl, c, curves[0]) // as Stack.Draw places each panel's legend
+		legend := placedLegend(pl, c)
+		for i, box := range markLabelBoxes(p, pl, c) {
+			if overlaps(legend, box) {
+				t.Errorf("panel %q: the legend (top %v, left %v, down %v) covers the label %q", p.Title, pl.Legend.Top, pl.Legend.Left, -pl.Legend.YOffs, marks[i].Label)
+			}
+		}
 	}
+}
+
+// placedLegend is the box pl's legend takes where placeLegend put it, drawn on c.
+func placedLegend(pl *plot.Plot, c draw.Canvas) vg.Rectangle {
+	lc := legendCanvas(pl, c, pl.DataCanvas(c))
+	r := cornerBox(lc, pl.Legend.Rectangle(lc).Size(), pl.Legend.Top, pl.Legend.Left)
+	r.Min.Y, r.Max.Y = r.Min.Y+pl.Legend.YOffs, r.Max.Y+pl.Legend.YOffs
+	return r
 }
 
 // A plot whose points all have one x (a sweep stopped after its first load) spans a range around
@@ -102,5 +136,44 @@ func TestSingleXKeepsTheAxisAroundIt(t *testing.T) {
 				t.Errorf("%s, points at x = %g: x axis %g to %g, want %g to %g", name, c.x, saved.X.Min, saved.X.Max, c.lo, c.hi)
 			}
 		}
+	}
+}
+
+// A bar chart keeps its outermost bars inside the frame and room above the tallest for its
+// value's label: Fig. 7's first and last bars were cut in half by the axes and the top label ran
+// into the frame (review, helper-83).
+func TestBarsStayInsideTheFrame(t *testing.T) {
+	var saved *plot.Plot
+	testutil.Set(t, &savePlot, func(pl *plot.Plot, _, _ vg.Length, _ string) error { saved = pl; return nil })
+	b := Bars{File: "b.png", Title: "t", YLabel: "RMS / alone's RMS", Labels: []string{"alone", "contended", "qjump"}, Values: []float64{1, 333, 1.7}}
+	if f, err := b.Draw(t.TempDir()); err != nil || f == "" || saved == nil {
+		t.Fatalf("drew %q, %v", f, err)
+	}
+	if saved.X.Min > -0.5 || saved.X.Max < 2.5 {
+		t.Errorf("x axis %g to %g: the bars at 0 and 2 are half outside it; want at least -0.5 to 2.5", saved.X.Min, saved.X.Max)
+	}
+	if saved.Y.Min != 0 || saved.Y.Max < 333*1.15 {
+		t.Errorf("y axis %g to %g: want from 0, with room above 333 for its label", saved.Y.Min, saved.Y.Max)
+	}
+}
+
+// A rate's linear axis is read from 0, and 0 is labelled: Fig. 6 began at tcp's lowest rate and
+// labelled 400, 1200, 2000 (review, helper-83).
+func TestLinearAxisFromZero(t *testing.T) {
+	var saved *plot.Plot
+	testutil.Set(t, &savePlot, func(pl *plot.Plot, _, _ vg.Length, _ string) error { saved = pl; return nil })
+	lp := LinePlot{Lines: []Line{{Label: "tcp", Unjoined: true, Points: []XY{{0, 1198}, {4, 0.137}}}, {Label: "qjump", Unjoined: true, Points: []XY{{0, 1716}, {4, 809}}}}}
+	if f, err := lp.Draw(t.TempDir(), "l.png"); err != nil || f == "" || saved == nil {
+		t.Fatalf("drew %q, %v", f, err)
+	}
+	if saved.Y.Min != 0 {
+		t.Errorf("y axis from %g, want 0", saved.Y.Min)
+	}
+	zero := false
+	for _, tick := range saved.Y.Tick.Marker.Ticks(saved.Y.Min, saved.Y.Max) {
+		zero = zero || tick.Value == 0 && tick.Label == "0"
+	}
+	if !zero {
+		t.Errorf("no tick labelled 0 on %g to %g: %v", saved.Y.Min, saved.Y.Max, saved.Y.Tick.Marker.Ticks(saved.Y.Min, saved.Y.Max))
 	}
 }

@@ -245,9 +245,10 @@ func timeline(rows []results.Row, arm, tool, metric, label string) results.Line 
 	return l
 }
 
-// normalisedBars is each arm's RMS over the first arm's, as Fig. 7 normalises to the ideal case.
+// normalisedBars is each arm's RMS over the first arm's, as Fig. 7 normalises to the ideal case;
+// its y axis names that arm, as the title does ("normalised to idle").
 func normalisedBars(r *Results, file, title string, arms []string, tool, metric string) results.Bars {
-	b := results.Bars{File: file, Title: title, YLabel: "RMS / ideal RMS"}
+	b := results.Bars{File: file, Title: title, YLabel: fmt.Sprintf("RMS / %s's RMS", arms[0])}
 	ideal, ok := r.series(arms[0], tool, metric)
 	if !ok || ideal.RMSUS <= 0 {
 		return b

@@ -133,3 +133,27 @@ func TestUDPFlowSaysItsRate(t *testing.T) {
 		}
 	}
 }
+
+// Fig. 6 joins its points only where they are neighbours in the full sweep: a quick run measures
+// ratios 0 and 4 only, and a line between them drew values at 0.5 to 3 that were never measured
+// (review, helper-83).
+func TestTwoPCRateJoinsOnlyNeighbours(t *testing.T) {
+	full := append([]float64{0}, twoPCRatios(false)...)
+	xs := func(v ...float64) []results.XY {
+		var pts []results.XY
+		for _, x := range v {
+			pts = append(pts, results.XY{X: x, Y: 1})
+		}
+		return pts
+	}
+	for _, c := range []struct {
+		pts  []results.XY
+		want bool
+	}{
+		{xs(0, 0.5, 1, 2, 3, 4), true}, {xs(0, 4), false}, {xs(0, 0.5, 2), false}, {xs(4), true}, {xs(0, 5), false}, {nil, true},
+	} {
+		if got := sweepNeighbours(c.pts, full); got != c.want {
+			t.Errorf("%v: %v, want %v", c.pts, got, c.want)
+		}
+	}
+}

@@ -229,6 +229,7 @@ func twoPCPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
 			}
 		}
 		slices.SortFunc(l.Points, func(a, b results.XY) int { return int(a.X*1000 - b.X*1000) })
+		l.Unjoined = !sweepNeighbours(l.Points, append([]float64{0}, twoPCRatios(false)...))
 		p.Lines = append(p.Lines, l)
 	}
 	if ml, ok := twoPCRateOf(r, string(twopc.QJump)+" machine-load"); ok {
@@ -250,3 +251,19 @@ func twoPCPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
 }
 
 func (h twoPCHosts) count() int { return len(h.servers) }
+
+// sweepNeighbours says whether every two consecutive points (sorted by x) are neighbours in sweep,
+// the full sweep they come from, so that a line between them draws nothing that was not measured:
+// a quick run's ratios 0 and 4 are not, and a line between them drew tcp falling evenly through
+// ratios 0.5 to 3.
+func sweepNeighbours(pts []results.XY, sweep []float64) bool {
+	prev := -1
+	for _, p := range pts {
+		i := slices.Index(sweep, p.X)
+		if i < 0 || prev >= 0 && i != prev+1 {
+			return false
+		}
+		prev = i
+	}
+	return true
+}
