@@ -70,3 +70,16 @@ func TestPlottedFiguresAreWrittenDown(t *testing.T) {
 		}
 	}
 }
+
+// Fig. 7's bars name on their y axis the arm they are normalised to, as their title does: the
+// axis read "RMS / ideal RMS" under "normalised to alone" (review, helper-83).
+func TestNormalisedBarsNameTheirArm(t *testing.T) {
+	r := &Results{}
+	for arm, rms := range map[string]float64{"alone": 12.3, "contended": 4103, "qjump": 20.9} {
+		r.Series = append(r.Series, results.Series{Arm: arm, Tool: toolPTP, Metric: metricOffset, Stats: results.Stats{Samples: 192, RMSUS: rms}})
+	}
+	b := normalisedBars(r, "f.png", "Fig. 7: PTP RMS offset, normalised to alone", mixedPhases, toolPTP, metricOffset)
+	if b.YLabel != "RMS / alone's RMS" || len(b.Values) != 3 || b.Values[1] != 333.577 {
+		t.Errorf("bars %+v", b)
+	}
+}
