@@ -201,3 +201,54 @@ func TestReportWithoutSamplesSaysWhatItCannotDraw(t *testing.T) {
 		t.Errorf("report of ping-iperf without samples.csv: %v", err)
 	}
 }
+
+// 2pc and memcached-sweep are redrawn by report from results.json alone, as docs/results commits
+// them: their plots, figures and targets are of each arm's rate. A 2pc run from before param 0
+// was written (docs/results/2pc) keeps its idle arms as the sweep's point 0 (review, helper-83).
+func TestRateExperimentsReportWithoutSamples(t *testing.T) {
+	old := twoPCFixture(4)
+	for i := range old.Arms {
+		if old.Arms[i].Param == 0 {
+			old.Arms[i].HasParam = false
+		}
+	}
+	for i := range old.Series {
+		if old.Series[i].Param == 0 {
+			old.Series[i].HasParam = false
+		}
+	}
+	quiet := map[float64]float64{1: 1344.6, 2: 2588.5, 4: 5250.3, 8.975: 10819.2}
+	bulk := map[float64]float64{1: 1224.4, 2: 2169.8, 4: 2482.9, 8.975: 2588.8}
+	sweep := sweepFixture(10393.7, quiet, bulk)
+	for _, f5 := range []float64{1, 2, 4, 8.975} {
+		sweep.Arms = append(sweep.Arms, results.Arm{Name: sweepArm(f5, false), Param: f5, HasParam: true}, results.Arm{Name: sweepArm(f5, true), Param: f5, HasParam: true})
+	}
+	for _, c := range []struct {
+		r     *Results
+		plot  string
+		wants []string
+	}{
+		{old, "fig6-2pc-rate.png", []string{"| 0 | 1198 | 674 | 1716 | 1.43 |", "**no-false-failure**"}},
+		{sweep, "fig10-memcached-sweep.png", []string{"| 4 | 5250 | 2483 | 5350 |", "**throughput-capped-with-bulk**"}},
+	} {
+		dir := t.TempDir()
+		if err := results.WriteJSON(filepath.Join(dir, "results.json"), c.r); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Report(dir); err != nil {
+			t.Fatalf("%s: report without samples.csv: %v", c.r.Experiment, err)
+		}
+		md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.wants {
+			if !strings.Contains(string(md), want) {
+				t.Errorf("%s: summary.md lacks %q:\n%s", c.r.Experiment, want, md)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, c.plot)); err != nil {
+			t.Errorf("%s: no plot: %v", c.r.Experiment, err)
+		}
+	}
+}

@@ -26,7 +26,7 @@ import (
 // factor that meets a target from this sweep.
 func init() {
 	register(experiment{name: "memcached-sweep", title: "memcached throughput and latency against level 5's factor (Fig. 10)",
-		hosts: 4, minHosts: 4, run: runSweep, targets: sweepTargets, plots: sweepPlots, plotted: sweepPlotted})
+		hosts: 4, minHosts: 4, run: runSweep, targets: sweepTargets, plots: sweepPlots, plotted: sweepPlotted, fromSeries: true})
 }
 
 // kvRequestWire is what one request of the client's mix costs the server's level, in the bytes

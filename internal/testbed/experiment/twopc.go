@@ -31,7 +31,7 @@ import (
 // dies without closing its connections) mid-run and the coordinator's time to notice is measured.
 func init() {
 	register(experiment{name: "2pc", title: "two-phase commit vs interference (Fig. 6)", hosts: 10, minHosts: 5,
-		run: runTwoPC, targets: twoPCTargets, plots: twoPCPlots, paper: twoPCPaper, plotted: twoPCPlotted})
+		run: runTwoPC, targets: twoPCTargets, plots: twoPCPlots, paper: twoPCPaper, plotted: twoPCPlotted, fromSeries: true})
 }
 
 const (

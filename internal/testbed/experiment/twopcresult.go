@@ -37,11 +37,17 @@ func committedPerSec(txn, aborted results.Stats) float64 {
 func twoPCMaxRatio(r *Results) float64 {
 	top := 0.0
 	for _, a := range r.Arms {
-		if a.Name == twoPCArm(twopc.Transport(strings.Fields(a.Name)[0]), a.Param) {
+		if onRatioAxis(a) {
 			top = max(top, a.Param)
 		}
 	}
 	return top
+}
+
+// onRatioAxis says whether a is a point of the ratio sweep (T idle, T r=X), by its name: runs
+// before param 0 was written have no param for the idle arms, which are its point 0 all the same.
+func onRatioAxis(a results.Arm) bool {
+	return a.Name == twoPCArm(twopc.Transport(strings.Fields(a.Name)[0]), a.Param)
 }
 
 func twoPCTargets(r *Results) []results.Target {
@@ -101,7 +107,7 @@ func noFalseFailures(r *Results) results.Target {
 			model.DurationText(throughputWait))}
 	var arms []string
 	for _, a := range r.Arms {
-		if !a.HasParam && !strings.HasSuffix(a.Name, " machine-load") || a.Skipped != "" {
+		if !onRatioAxis(a) && !strings.HasSuffix(a.Name, " machine-load") || a.Skipped != "" {
 			continue // a failure arm, or one that did not run
 		}
 		t.Evaluated = true
@@ -178,7 +184,7 @@ func twoPCPlotted(r *Results) []results.PlotTable {
 	t.Columns = append(t.Columns, results.PlotColumn{Name: "qjump / tcp", Unit: "×"})
 	var ratios []float64
 	for _, a := range r.Arms {
-		if a.HasParam && a.Skipped == "" && !slices.Contains(ratios, a.Param) {
+		if onRatioAxis(a) && a.Skipped == "" && !slices.Contains(ratios, a.Param) {
 			ratios = append(ratios, a.Param)
 		}
 	}
