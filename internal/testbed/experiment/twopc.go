@@ -266,13 +266,22 @@ func (c *twoPCCoord) throughputArm(ctx context.Context, env *Env, t twopc.Transp
 	env.record(rows)
 	env.res.Arms = append(env.res.Arms, arm)
 	s, ab := env.stats(name, toolTwoPC, metricTxn), env.stats(name, toolTwoPC, metricAbort)
-	env.logf("       %d transactions, %d aborted, %.0f committed/s; %d server(s) declared dead, %d retransmissions",
-		s.Samples, ab.Samples, committedPerSec(s, ab), len(sum.Failures), sum.Retransmissions)
+	env.logf("       %d transactions, %d aborted, %s committed/s; %d server(s) declared dead, %d retransmissions",
+		s.Samples, ab.Samples, rateText(committedPerSec(s, ab)), len(sum.Failures), sum.Retransmissions)
 	if len(sum.Failures) > 0 {
 		env.logf("       FALSE FAILURES: %s; the committed/s above counts those waits and the servers left out after them (target no-false-failure)",
 			falseFailureText(sum.Failures))
 	}
 	return nil
+}
+
+// rateText is a rate as the progress prints it: whole from 10 up, and two digits below, where the
+// collapsed arms are (0.2 committed/s printed as 0, the same as nothing committed).
+func rateText(v float64) string {
+	if v >= 10 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
 }
 
 // falseFailureText says which live servers a throughput arm declared dead, and why: "4 live

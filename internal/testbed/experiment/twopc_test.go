@@ -113,6 +113,15 @@ func TestFalseFailureText(t *testing.T) {
 	}
 }
 
+// The progress prints a collapsed arm's rate, not 0: 0.197 committed/s read as nothing committed.
+func TestRateText(t *testing.T) {
+	for v, want := range map[float64]string{0.197: "0.2", 0: "0", 2.7: "2.7", 1757.4: "1757", 12.6: "13"} {
+		if got := rateText(v); got != want {
+			t.Errorf("%g: %q, want %q", v, got, want)
+		}
+	}
+}
+
 // The generators' progress gives their rates with units and their bursts in packets, not
 // iperf3's -b ("UDP h10→h1 at 64132447/400 flowing"), which is still what iperf3 is given.
 func TestUDPFlowSaysItsRate(t *testing.T) {
