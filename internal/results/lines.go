@@ -296,10 +296,10 @@ func (b Bars) Draw(dir string) (string, error) {
 	return b.File, nil
 }
 
-// frame gives the bars room inside the axes: half a bar's slot beyond the outermost bars, whose
-// halves the frame cut off at the axis's ends (gonum's range ends at their centres), and a sixth
-// of the tallest bar above it for its value's label, which ran into the frame; from 0, where a
-// bar starts.
+// frame gives the bars room inside the axes: half a slot beyond the outermost bars, which sat
+// against the frame (gonum's range ends at their centres, padded by half a bar's width only), and
+// a sixth of the tallest bar above it for its value's label, which ran into the frame; from 0,
+// where a bar starts.
 func (b Bars) frame(pl *plot.Plot) {
 	pl.X.Min, pl.X.Max = -0.5, float64(len(b.Values))-0.5
 	pl.Y.Min = min(pl.Y.Min, 0)

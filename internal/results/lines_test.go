@@ -139,9 +139,9 @@ func TestSingleXKeepsTheAxisAroundIt(t *testing.T) {
 	}
 }
 
-// A bar chart keeps its outermost bars inside the frame and room above the tallest for its
-// value's label: Fig. 7's first and last bars were cut in half by the axes and the top label ran
-// into the frame (review, helper-83).
+// A bar chart keeps its outermost bars off the frame and room above the tallest for its value's
+// label: Fig. 7's first and last bars sat against the frame and the top label ran into it
+// (review, helper-83).
 func TestBarsStayInsideTheFrame(t *testing.T) {
 	var saved *plot.Plot
 	testutil.Set(t, &savePlot, func(pl *plot.Plot, _, _ vg.Length, _ string) error { saved = pl; return nil })
@@ -150,7 +150,7 @@ func TestBarsStayInsideTheFrame(t *testing.T) {
 		t.Fatalf("drew %q, %v", f, err)
 	}
 	if saved.X.Min > -0.5 || saved.X.Max < 2.5 {
-		t.Errorf("x axis %g to %g: the bars at 0 and 2 are half outside it; want at least -0.5 to 2.5", saved.X.Min, saved.X.Max)
+		t.Errorf("x axis %g to %g: the bars at 0 and 2 sit against the frame; want at least -0.5 to 2.5", saved.X.Min, saved.X.Max)
 	}
 	if saved.Y.Min != 0 || saved.Y.Max < 333*1.15 {
 		t.Errorf("y axis %g to %g: want from 0, with room above 333 for its label", saved.Y.Min, saved.Y.Max)
