@@ -189,3 +189,35 @@ func TestRenameToAnUnmatchedNameTakesQJumpOff(t *testing.T) {
 		t.Errorf("after the rename: status %v\n%s\nwant QJump on no interface", err, out)
 	}
 }
+
+// TestNewInterfaceTakesARenamedOnesName: an interface the agent runs QJump on is renamed to
+// another name the file matches (eth0 to eth5 under ["eth*"]), and a new interface takes its old
+// name. The new eth0 gets QJump of its own, and eth5 keeps its own. Before, the agent found the
+// state still under the name eth0, the renamed eth5's, attached, and took it for the new eth0's:
+// the new eth0 stayed bare with /readyz ok (review, helper-85).
+func TestNewInterfaceTakesARenamedOnesName(t *testing.T) {
+	e := newAgentNS(t, "qjagrt", 94)
+	bin, pair := e.bin, e.pair
+	t.Cleanup(func() { // before the pair's own cleanup, which takes eth0 down only
+		argv := testbed.InNS(pair.A, bin, "down", "--dev", "eth5")
+		_ = exec.Command(argv[0], argv[1:]...).Run()
+	})
+	file := strings.Replace(cgroupConfig, "interfaces: [eth0]", `interfaces: ["eth*"]`, 1)
+	a := e.start(clusterFile(t, file), t.TempDir())
+	defer a.stop()
+	for _, args := range [][]string{{"link", "set", "eth0", "down"}, {"link", "set", "eth0", "name", "eth5"},
+		{"link", "set", "eth5", "up"}, {"link", "add", "eth0", "type", "veth", "peer", "name", "qjrtpeer"},
+		{"link", "set", "eth0", "up"}} {
+		must(t, testbed.InNS(pair.A, append([]string{"ip"}, args...)...)...)
+	}
+	waitFor(t, "QJump up on the new eth0", func() bool {
+		v, _ := a.metric(`qjump_attached{interface="eth0"}`)
+		return v == 1
+	})
+	for _, dev := range []string{"eth0", "eth5"} {
+		if st := status(t, bin, pair.A, dev); st.Device != dev || !st.Attached || !st.EgressTree {
+			t.Errorf("%s: status %+v, want QJump of its own attached, its egress tree on", dev, st)
+		}
+	}
+	a.waitReady(2 * time.Second)
+}

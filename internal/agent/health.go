@@ -67,6 +67,8 @@ func (a *Agent) readiness() error {
 			return fmt.Errorf("interface %s: %w", dev, err)
 		case wantErr != nil:
 			return fmt.Errorf("interface %s: %w", dev, wantErr)
+		case st.Device != dev:
+			return fmt.Errorf("interface %s: qjump is not up on it: the state under its name is %s's, renamed since", dev, st.Device)
 		case !st.Attached:
 			return fmt.Errorf("interface %s: qjump's hook is not attached", dev)
 		case st.TreeGone != "":

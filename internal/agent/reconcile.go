@@ -32,6 +32,11 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 		return Brought, upReplacing(dev, want)
 	case err != nil:
 		return "", err
+	case st.Device != dev:
+		// The state under dev's name is of the interface called dev at up, renamed since (to
+		// st.Device): dev is another interface that took the name, with nothing of QJump's on it.
+		// Up moves the renamed one's state to its new name first, so that one keeps QJump.
+		return Brought, upReplacing(dev, want)
 	case !st.Attached:
 		// Pins of an interface that was deleted (and perhaps re-created under the same name):
 		// nothing on the wire to keep, start over.
