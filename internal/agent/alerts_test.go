@@ -17,10 +17,15 @@ import (
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
-const (
-	alertRules = "../../deploy/prometheus/qjump-alerts.yaml"
-	alertTests = "../../deploy/prometheus/qjump-alerts.test.yaml"
-)
+const alertRules = "../../deploy/prometheus/qjump-alerts.yaml"
+
+// alertTests are the rules' tests: the series as the agent exports them, and as a PodMonitor
+// scrapes them, with the pod's labels, which a rollout changes (review, helper-85).
+var alertTests = []string{"../../deploy/prometheus/qjump-alerts.test.yaml", "../../deploy/prometheus/qjump-alerts.pods.test.yaml"}
+
+// targetLabels are the labels a scrape adds to every series: instance always, the others a
+// PodMonitor's.
+var targetLabels = []string{"instance", "job", "namespace", "pod", "container", "endpoint"}
 
 // TestAlertRules runs Debian's promtool on the shipped alerting rules: they parse, and their
 // own tests (which alert fires for which series, with what text) pass.
@@ -29,7 +34,7 @@ func TestAlertRules(t *testing.T) {
 	if err != nil {
 		testutil.Unavailable(t, "promtool is not installed (scripts/deps installs prometheus, which has it)")
 	}
-	for _, args := range [][]string{{"check", "rules", alertRules}, {"test", "rules", alertTests}} {
+	for _, args := range [][]string{{"check", "rules", alertRules}, append([]string{"test", "rules"}, alertTests...)} {
 		if out, err := exec.Command(promtool, args...).CombinedOutput(); err != nil {
 			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -37,9 +42,8 @@ func TestAlertRules(t *testing.T) {
 }
 
 // TestAlertRulesUseExportedMetrics: every qjump metric the rules name is one the agent serves,
-// and every series their tests feed has the labels the agent gives it (and the instance label
-// that Prometheus adds): a renamed metric or label would otherwise leave an alert that passes its
-// tests and never fires.
+// and every series their tests feed has the labels the agent gives it (and those a scrape adds):
+// a renamed metric or label would otherwise leave an alert that passes its tests and never fires.
 func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	exported := exportedLabels(t)
 	var rules struct {
@@ -77,6 +81,15 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	if checked == 0 {
 		t.Errorf("%s: no rule read, so none checked", alertRules)
 	}
+	for _, path := range alertTests {
+		checkTestSeries(t, path, exported)
+	}
+}
+
+// checkTestSeries checks that every series the rules' tests at path feed is of a metric the agent
+// exports, with its labels and those a scrape adds (targetLabels).
+func checkTestSeries(t *testing.T, path string, exported map[string][]string) {
+	t.Helper()
 	var tests struct {
 		Tests []struct {
 			Name        string `yaml:"name"`
@@ -85,7 +98,8 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 			} `yaml:"input_series"`
 		} `yaml:"tests"`
 	}
-	if data, err = os.ReadFile(alertTests); err != nil {
+	data, err := os.ReadFile(path)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := yaml.Unmarshal(data, &tests); err != nil {
@@ -93,7 +107,7 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	}
 	series := regexp.MustCompile(`^([a-z0-9_]+)\{(.*)\}$`)
 	label := regexp.MustCompile(`([a-z_]+)="[^"]*"`)
-	checked = 0
+	checked := 0
 	for _, tc := range tests.Tests {
 		for _, in := range tc.InputSeries {
 			checked++
@@ -109,18 +123,18 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 			}
 			var got []string
 			for _, l := range label.FindAllStringSubmatch(m[2], -1) {
-				if l[1] != "instance" {
+				if !slices.Contains(targetLabels, l[1]) {
 					got = append(got, l[1])
 				}
 			}
 			slices.Sort(got)
 			if !slices.Equal(got, want) {
-				t.Errorf("%s: series %s has labels %v (instance aside), the agent exports %v", tc.Name, in.Series, got, want)
+				t.Errorf("%s: series %s has labels %v (a scrape's aside), the agent exports %v", tc.Name, in.Series, got, want)
 			}
 		}
 	}
 	if checked == 0 {
-		t.Errorf("%s: no input series read, so none checked", alertTests)
+		t.Errorf("%s: no input series read, so none checked", path)
 	}
 }
 
