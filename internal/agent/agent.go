@@ -89,6 +89,9 @@ type Agent struct {
 	// stateDirAbs is the state directory as announced: absolute, made so once (a relative
 	// --state-dir is the agent's directory's, which does not change).
 	stateDirAbs string
+	// policeTold is, by interface, the generation of the file whose police-mode warnings
+	// (notePoliceWarnings) were logged for it: once per interface and edit, not at every resync.
+	policeTold map[string]uint64
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
@@ -103,7 +106,8 @@ func New(opts Options) (*Agent, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}, hookFailed: map[string]bool{}}
+	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}, hookFailed: map[string]bool{},
+		policeTold: map[string]uint64{}}
 	a.stateDirAbs = absDir(opts.StateDir)
 	a.announce()
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
@@ -146,6 +150,19 @@ func New(opts Options) (*Agent, error) {
 func (a *Agent) logWarnings(spec Spec) {
 	for _, w := range spec.Warnings {
 		a.log.Warn("config warning", "config", a.opts.ConfigPath, "warning", w)
+	}
+}
+
+// notePoliceWarnings logs what `qjump up` warns of dev running want in police mode (TCP's GSO
+// packets larger than a limited level's budget, dropped), once per interface and edit of the
+// file: it depends on the interface, so logWarnings, of the file alone, cannot say it.
+func (a *Agent) notePoliceWarnings(dev string, want config.Dataplane) {
+	if a.policeTold[dev] == a.generation {
+		return
+	}
+	a.policeTold[dev] = a.generation
+	for _, w := range dataplane.PoliceWarnings(dev, want) {
+		a.log.Warn("config warning", "config", a.opts.ConfigPath, "interface", dev, "warning", w)
 	}
 }
 
@@ -488,6 +505,7 @@ func (a *Agent) reconcile(dev string) bool {
 	if !ours {
 		a.saveState()
 	}
+	a.notePoliceWarnings(dev, want)
 	a.m.applied.WithLabelValues(string(action)).Inc()
 	if action != Adopted {
 		// The hash of what the interface runs, as qjump_config_info exports it: the file's own
@@ -504,6 +522,7 @@ func (a *Agent) down(dev string) {
 		a.saveState()
 	}
 	delete(a.hookFailed, dev)
+	delete(a.policeTold, dev)
 	st, err := dataplane.DeviceStatus(dev)
 	if errors.Is(err, dataplane.ErrNotUp) {
 		return // never up (or already down): nothing to clean
