@@ -32,3 +32,37 @@ func TestAbsentCgroupIsNotAnError(t *testing.T) {
 			n, strings.Contains(log.String(), "level=ERROR"), log.String())
 	}
 }
+
+// TestAbsentNamedInterfaceIsLogged: the file names an interface (not a pattern) this host lacks.
+// /readyz said so and nothing else did, which under systemd nothing watches: the log says so at
+// start and at each edit of the file, not at every resync (review, helper-85).
+func TestAbsentNamedInterfaceIsLogged(t *testing.T) {
+	// Nothing on the test's host matches: looking at every interface touches none of its own.
+	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [qjtest-nic9, \"qjtest-none*\"]\n"
+	a, _, log, err := loggedAgent(t, "", file, Options{CgroupRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.cg = cgroups{applied: map[string]*assignment{}}
+	told := func() int {
+		return strings.Count(log.String(), "interface named in agent.interfaces is not on this host")
+	}
+	steps := []struct {
+		what string
+		do   func()
+		want int
+	}{
+		{"at start", a.reconcileAll, 1},
+		{"at a resync", a.reconcileAll, 1},
+		{"at an edit", func() { a.onFile(fileChange{data: []byte(file + "# an edit\n")}) }, 2},
+	}
+	for _, s := range steps {
+		s.do()
+		if n := told(); n != s.want {
+			t.Errorf("%s: qjtest-nic9 logged absent %d times in all, want %d:\n%s", s.what, n, s.want, log)
+		}
+	}
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "interface=qjtest-nic9") {
+		t.Errorf("not a warning naming qjtest-nic9:\n%s", log)
+	}
+}

@@ -92,6 +92,9 @@ type Agent struct {
 	// policeTold is, by interface, the generation of the file whose police-mode warnings
 	// (notePoliceWarnings) were logged for it: once per interface and edit, not at every resync.
 	policeTold map[string]uint64
+	// namedAbsentTold is, by interface that agent.interfaces names and this host lacks, the
+	// generation of the file in which noteNamedAbsent logged so.
+	namedAbsentTold map[string]uint64
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
@@ -447,6 +450,7 @@ func (a *Agent) reconcileAll() {
 		return
 	}
 	a.noteNoMatch(spec.Agent, names)
+	a.noteNamedAbsent(spec.Agent, names)
 	for _, dev := range names {
 		a.reconcile(dev)
 	}
@@ -476,6 +480,24 @@ func (a *Agent) noteNoMatch(sec Section, names []string) {
 			"interfaces", sec.Interfaces)
 	}
 	a.noMatchTold = none
+}
+
+// noteNamedAbsent logs each interface that agent.interfaces names (not a pattern) and this host
+// lacks (names are those it has that match), at start, when it goes, and again at each edit of the
+// file. Only /readyz said so, which nothing watches under systemd (review, helper-85).
+func (a *Agent) noteNamedAbsent(sec Section, names []string) {
+	told := map[string]uint64{}
+	for _, name := range sec.named() {
+		if slices.Contains(names, name) {
+			continue
+		}
+		if a.namedAbsentTold[name] != a.generation {
+			a.log.Warn("interface named in agent.interfaces is not on this host: QJump goes up on it when it appears, "+
+				"and /readyz answers 503 until then", "interface", name)
+		}
+		told[name] = a.generation
+	}
+	a.namedAbsentTold = told
 }
 
 // reconcile brings dev to the running configuration, and says whether it runs it now.
