@@ -98,8 +98,13 @@ type Agent struct {
 }
 
 // New checks opts and reads the cluster file: an invalid file at start is an error (exit 2), since
-// there is no running configuration to keep.
+// there is no running configuration to keep. Without the dataplane's capabilities it returns
+// dataplane.ErrNoPrivilege at once, before the file: reading the file's cgroups may need a
+// private mount of the cgroup v2 hierarchy, which fails without them, and the file was blamed.
 func New(opts Options) (*Agent, error) {
+	if err := checkPrivilege(); err != nil {
+		return nil, err
+	}
 	if opts.StateDir == "" {
 		opts.StateDir = DefaultStateDir
 	}
@@ -183,13 +188,9 @@ func (a *Agent) warnListenOverridden(fileListen string) {
 func (a *Agent) Listen() string { return a.opts.Listen }
 
 // Run applies the configuration, then follows the file, the interfaces, the cgroups and the pods
-// until ctx ends. It leaves QJump attached when it returns unless DownOnExit. Without the
-// dataplane's capabilities it returns dataplane.ErrNoPrivilege at once.
+// until ctx ends. It leaves QJump attached when it returns unless DownOnExit.
 func (a *Agent) Run(ctx context.Context) error {
 	defer a.releaseRoot()
-	if err := checkPrivilege(); err != nil {
-		return err
-	}
 	nsLock, err := lockNetns(func() []byte { return *a.announced.Load() })
 	if err != nil {
 		return err

@@ -191,6 +191,7 @@ func TestLastLoadRecoversAfterAReadError(t *testing.T) {
 	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	requireAgentPrivilege(t)
 	a, err := New(Options{ConfigPath: path, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestSecondAgentRefused: a second agent whose state directory an agent holds refuses to start,
@@ -19,9 +17,7 @@ import (
 // refuses it first (TestOneAgentPerNetns); this one holds for agents of different namespaces
 // given one directory, which would overwrite each other's record of the cgroups they assigned.
 func TestSecondAgentRefused(t *testing.T) {
-	if len(dataplane.MissingPrivilege()) > 0 {
-		testutil.Unavailable(t, "needs root: Run checks privilege before the state directory")
-	}
+	requireAgentPrivilege(t) // New checks privilege before the state directory
 	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n"
 	path := filepath.Join(t.TempDir(), "cluster.yaml")
 	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {

@@ -55,14 +55,21 @@ func TestAgentBadInput(t *testing.T) {
 
 // TestAgentRefusesWithoutPrivilege: an agent that cannot touch the dataplane says what it lacks
 // and exits 1 at once, as nobody and as root without CAP_NET_ADMIN and CAP_SYS_ADMIN. It used
-// to run on, failing every interface at every reconcile.
+// to run on, failing every interface at every reconcile. A file with cgroups, whose root the agent
+// must mount privately under ip netns exec, is not blamed for the mount that fails for want of
+// privilege: it was, exit 2 (review, helper-85).
 func TestAgentRefusesWithoutPrivilege(t *testing.T) {
 	ns := newHost(t)
-	dir := testutil.SharedTempDir(t) // nobody must read the file
-	file := filepath.Join(dir, "cluster.yaml")
+	dir := testutil.SharedTempDir(t) // nobody must read the files
 	body := "hosts: 4\nrate: 1G\nagent: {interfaces: [eth0], listen: \"127.0.0.1:9781\"}\n"
-	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
+	withCgroups := "hosts: 4\nrate: 1G\nagent: {interfaces: [eth0], listen: \"127.0.0.1:9781\", " +
+		"cgroups: [{path: system.slice/qjtest.service, level: 5}]}\n"
+	var files []string
+	for name, content := range map[string]string{"cluster.yaml": body, "cgroups.yaml": withCgroups} {
+		files = append(files, filepath.Join(dir, name))
+		if err := os.WriteFile(files[len(files)-1], []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cases := []struct {
 		name    string
@@ -76,16 +83,18 @@ func TestAgentRefusesWithoutPrivilege(t *testing.T) {
 	before := snapshot(t, ns)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// Bounded: an agent that does not refuse runs until it is killed.
-			prefix := append([]string{"timeout", "--signal=KILL", "10"}, tc.prefix...)
-			_, errOut, code := qjumpInAfter(t, ns, nil, prefix, "agent", "--config", file, "--state-dir", filepath.Join(dir, "state"))
-			if code != exitRuntime || !strings.Contains(errOut, tc.missing) || !strings.Contains(errOut, "run it as root") ||
-				strings.Count(errOut, "\n") != 1 {
-				t.Errorf("exit %d (-1: still running, killed after 10s), stderr %q; want 1 and one line saying %q and how to run it",
-					code, errOut, tc.missing)
-			}
-			if after := snapshot(t, ns); after != before {
-				t.Errorf("eth0 changed.\nbefore:\n%s\nafter:\n%s", before, after)
+			for _, file := range files {
+				// Bounded: an agent that does not refuse runs until it is killed.
+				prefix := append([]string{"timeout", "--signal=KILL", "10"}, tc.prefix...)
+				_, errOut, code := qjumpInAfter(t, ns, nil, prefix, "agent", "--config", file, "--state-dir", filepath.Join(dir, "state"))
+				if code != exitRuntime || !strings.Contains(errOut, tc.missing) || !strings.Contains(errOut, "run it as root") ||
+					strings.Count(errOut, "\n") != 1 {
+					t.Errorf("%s: exit %d (-1: still running, killed after 10s), stderr %q; want 1 and one line saying %q and how to run it",
+						filepath.Base(file), code, errOut, tc.missing)
+				}
+				if after := snapshot(t, ns); after != before {
+					t.Errorf("%s: eth0 changed.\nbefore:\n%s\nafter:\n%s", filepath.Base(file), before, after)
+				}
 			}
 		})
 	}
