@@ -353,11 +353,7 @@ func (a *Agent) onFile(fc fileChange) {
 		return
 	}
 	if spec.Agent.Listen != a.current.Load().Agent.Listen {
-		if a.listenGiven {
-			a.warnListenOverridden(spec.Agent.Listen)
-		} else {
-			a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", spec.Agent.Listen)
-		}
+		a.noteListenEdit(spec.Agent.Listen)
 	}
 	a.seenValid = true
 	a.accept(spec)
@@ -365,6 +361,31 @@ func (a *Agent) onFile(fc fileChange) {
 	a.log.Info("config changed", "hash", spec.Hash, "generation", a.generation)
 	a.reconcileAll()
 	a.syncCgroups()
+}
+
+// noteListenEdit says what an edit that changed agent.listen to listen does: nothing until the
+// agent restarts, unless it is the address the agent serves on (an edit undone), or --listen
+// overrides it. It is compared with the address served, not the last file's: after an edit and
+// its undoing, the agent said it would move to where it already was (review, helper-85).
+func (a *Agent) noteListenEdit(listen string) {
+	switch {
+	case a.listenGiven:
+		a.warnListenOverridden(listen)
+	case a.servesOn(listen):
+		a.log.Info("agent.listen is the address the agent serves on again", "listen", a.opts.Listen)
+	default:
+		a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", listen, "serving", a.opts.Listen)
+	}
+}
+
+// servesOn says whether the file's agent.listen is the address the agent serves on ("" is
+// DefaultListen), as given to net.Listen: with port 0 the port bound differs, and a restart takes
+// another anyway.
+func (a *Agent) servesOn(listen string) bool {
+	if listen == "" {
+		listen = DefaultListen
+	}
+	return listen == a.opts.Listen
 }
 
 // parse reads an edit of the file as this agent takes it on this host: Parse, then the file's

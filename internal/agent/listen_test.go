@@ -41,6 +41,38 @@ func TestListenOverrideIsLogged(t *testing.T) {
 	}
 }
 
+// TestListenEditUndone: agent.listen edited to another address and back. The first edit takes
+// effect at the next restart, and says so; the second leaves the agent where it serves, and must
+// not say it will move there: it was compared with the last file, not with the address served
+// (review, helper-85). A file without agent.listen is the default's.
+func TestListenEditUndone(t *testing.T) {
+	const file = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n  listen: \"127.0.0.1:9790\"\n"
+	a, _, log, err := loggedAgent(t, "", file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const later = "takes effect when the agent restarts"
+	a.onFile(fileChange{data: []byte(strings.Replace(file, "127.0.0.1:9790", "127.0.0.2:9790", 1))})
+	if !strings.Contains(log.String(), later) {
+		t.Errorf("an edit to another address: no word that it takes effect at the next restart:\n%s", log)
+	}
+	log.Reset()
+	a.onFile(fileChange{data: []byte(file)})
+	if strings.Contains(log.String(), later) {
+		t.Errorf("the edit undone: said to take effect later, where the agent serves already:\n%s", log)
+	}
+
+	const none = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n"
+	d, _, log, err := loggedAgent(t, "", none, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.onFile(fileChange{data: []byte(none + "  listen: \"" + DefaultListen + "\"\n")})
+	if strings.Contains(log.String(), later) {
+		t.Errorf("agent.listen %s added, where the agent serves by default: said to take effect later:\n%s", DefaultListen, log)
+	}
+}
+
 // TestCheckListen: port 0 (a free port, chosen by the kernel and logged) is an address to listen
 // on, for tests and agents side by side; what is no port at all is refused with what is allowed.
 func TestCheckListen(t *testing.T) {
