@@ -34,7 +34,8 @@ func newMetrics(dp prometheus.Collector) *metrics {
 			Help: "Failures to apply a valid configuration, by operation: up, reload, down, assign, and pods (a list or watch of this node's pods that failed: their annotations wait)."},
 			[]string{"operation"}),
 		applied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "qjump_agent_interface_actions_total",
-			Help: "What reconciling an interface did: adopted (nothing to do), up, reloaded, replaced (down and up), down (interface gone)."},
+			Help: "What reconciling an interface did: adopted (nothing to do), up, reloaded, replaced (down and up), " +
+				"down (QJump taken off: the interface gone, or no longer matched by agent.interfaces, after an edit or a rename)."},
 			[]string{"action"}),
 		generation: prometheus.NewGauge(prometheus.GaugeOpts{Name: "qjump_agent_config_generation",
 			Help: "Valid config files this agent has loaded since it started: +1 per change of content."}),

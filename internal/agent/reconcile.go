@@ -19,7 +19,7 @@ const (
 	Brought  Action = "up"       // was not up: dataplane.Up
 	Reloaded Action = "reloaded" // up with another configuration, its egress tree gone, or another build's program: dataplane.Reload, atomic
 	Replaced Action = "replaced" // stale (interface re-created), another mode, or another build's maps: down, then up
-	Removed  Action = "down"     // the interface went away: its pins are removed
+	Removed  Action = "down"     // the interface went away, or the file no longer matches it: its pins are removed
 )
 
 // reconcileDevice makes dev run want. It never detaches what already runs want, so a restarted
