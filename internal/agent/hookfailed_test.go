@@ -6,7 +6,6 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestGoneInterfaceLeavesNoHookFailure: the check finds the hook of an interface gone because the
@@ -14,14 +13,9 @@ import (
 // the agent's (down); the check then marked it as a hook it failed to put back, an entry about an
 // interface the agent no longer runs, left until the next resync.
 func TestGoneInterfaceLeavesNoHookFailure(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	pair := qjumpPair(t, "qjaghf", "198.19.90.1", "198.19.90.2")
-	a, _, log, err := loggedAgent(t, "", "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [eth0]\n",
-		Options{CgroupRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, pair, log := agentInNS(t, "qjaghf", 90, "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [eth0]\n")
 	if nsErr := host.InNetns(pair.A, func() {
+		var err error
 		if a.netns, err = host.NetnsKey(); err != nil {
 			t.Error(err)
 			return

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
 
@@ -37,4 +39,18 @@ func requireAgentPrivilege(t *testing.T) {
 	if missing := dataplane.MissingPrivilege(); len(missing) > 0 {
 		testutil.Unavailable(t, "an agent needs "+strings.Join(missing, " and "))
 	}
+}
+
+// agentInNS is an agent of file (loggedAgent), its cgroup root a temporary directory, for a test
+// that drives it in the first namespace of a pair named name on 198.19.subnet.0/24 (qjumpPair),
+// with host.InNetns. Skipped without root.
+func agentInNS(t *testing.T, name string, subnet int, file string) (*Agent, *nspair.Pair, *bytes.Buffer) {
+	t.Helper()
+	testutil.RequirePriv(t, "the agent's dataplane")
+	pair := qjumpPair(t, name, fmt.Sprintf("198.19.%d.1", subnet), fmt.Sprintf("198.19.%d.2", subnet))
+	a, _, log, err := loggedAgent(t, "", file, Options{CgroupRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, pair, log
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestPoliceWarningIsLogged: in police mode TCP's GSO packets (up to 64 kB on a veth) are larger
@@ -13,13 +12,8 @@ import (
 // logs the warning of each interface at start and at each edit of the file, not at every resync
 // (review, helper-85).
 func TestPoliceWarningIsLogged(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	pair := qjumpPair(t, "qjagpw", "198.19.96.1", "198.19.96.2")
 	const file = "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [eth0]\n"
-	a, _, log, err := loggedAgent(t, "", file, Options{CgroupRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, pair, log := agentInNS(t, "qjagpw", 96, file)
 	told := func() int { return strings.Count(log.String(), "TCP sends GSO packets") }
 	if nsErr := host.InNetns(pair.A, func() {
 		a.reconcileAll() // the start

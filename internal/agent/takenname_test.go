@@ -7,7 +7,6 @@ import (
 
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/host"
-	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 // TestReadinessOfANameARenamedOneLeft: eth0, which the agent runs QJump on, is renamed eth5 and a
@@ -15,13 +14,7 @@ import (
 // state under its name is eth5's. It said ok, finding that state attached (review, helper-85).
 // The next look brings QJump up on the new eth0, and eth5 keeps its own.
 func TestReadinessOfANameARenamedOneLeft(t *testing.T) {
-	testutil.RequirePriv(t, "the agent's dataplane")
-	pair := qjumpPair(t, "qjagrr", "198.19.95.1", "198.19.95.2")
-	a, _, log, err := loggedAgent(t, "", "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [\"eth*\"]\n",
-		Options{CgroupRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, pair, log := agentInNS(t, "qjagrr", 95, "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [\"eth*\"]\n")
 	t.Cleanup(func() { _ = host.InNetns(pair.A, func() { _ = dataplane.Down("eth5") }) })
 	if nsErr := host.InNetns(pair.A, func() {
 		if !a.reconcile("eth0") {
