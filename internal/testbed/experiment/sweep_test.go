@@ -56,4 +56,12 @@ func TestSweepJudgesEachRunWhereItsCapBinds(t *testing.T) {
 	if b := sweepTargets(sweepFixture(10393.7, quiet, bulk))[1]; !b.Evaluated || b.Met || b.Limit != 0.75 {
 		t.Errorf("f5 = 1 with bulk at half its cap: %s", b.Verdict())
 	}
+	// Starved at every factor, as if QJump kept nothing from bulk: the largest factor's rate,
+	// the yardstick, is starved too, and was taken as what the machine leaves, so that no factor
+	// was judged (NOT EVALUATED). It is judged against the smallest factor's cap instead: 300/s
+	// of 1,338/s misses (review, helper-92).
+	starved := map[float64]float64{1: 300, 2: 310, 4: 305, 8.975: 300}
+	if b := sweepTargets(sweepFixture(10393.7, quiet, starved))[1]; !b.Evaluated || b.Met || !strings.Contains(b.Note, "under the cap of the smallest factor") {
+		t.Errorf("starved beside bulk at every factor: %s (%s)", b.Verdict(), b.Note)
+	}
 }
