@@ -42,7 +42,7 @@ func TestStatusWithoutRootCannotTellALiveTestbedFromRemains(t *testing.T) {
 		{"removing", fmt.Sprintf("warning: testbed %s is being removed, or the qjump that was removing it was killed part-way: "+
 			"run status as root to tell\n", prefix),
 			"\nbeing removed by the qjump that holds its lock\n",
-			fmt.Sprintf("warning: testbed %s is half-removed: the qjump that was removing it was killed part-way; "+
+			fmt.Sprintf("warning: testbed %s is half-removed: the qjump that was removing it was killed part-way, or could not delete a namespace; "+
 				"remove the rest with: qjump testbed down --prefix %s", prefix, prefix), [2]string{"being-removed", "half-removed"}},
 	} {
 		lock, err := testbed.Acquire(prefix)

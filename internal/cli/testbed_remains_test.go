@@ -94,7 +94,7 @@ func TestKilledTestbedDownIsHalfRemoved(t *testing.T) {
 	down := testbed.DownCommand(prefix)
 
 	out, errOut, code := testutil.Run(t, nil, bin, "testbed", "status", "--prefix", prefix)
-	warning := fmt.Sprintf("warning: testbed %s is half-removed: the qjump that was removing it was killed part-way; "+
+	warning := fmt.Sprintf("warning: testbed %s is half-removed: the qjump that was removing it was killed part-way, or could not delete a namespace; "+
 		"remove the rest with: %s", prefix, down)
 	first, _, _ := strings.Cut(out, "\n")
 	if code != 0 || !strings.Contains(out, warning) || !strings.Contains(first, "cannot be read on") || strings.HasSuffix(first, "QJump off") ||

@@ -66,18 +66,11 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	tb, err := testbed.Up(ctx, c)
-	var left *testbed.NotRemovedError
-	if errors.As(err, &left) {
-		return fmt.Errorf("build testbed: %w", err)
-	}
 	if err != nil {
 		return builtOrInterrupted(ctx, fmt.Errorf("build testbed: %w", err))
 	}
 	if err := finishTestbed(ctx, tb, opts.qjump, mode); err != nil {
-		if downErr := tb.Down(); downErr != nil {
-			return errors.Join(err, downErr) // what is left is said, interrupted or not
-		}
-		return builtOrInterrupted(ctx, err)
+		return builtOrInterrupted(ctx, errors.Join(err, tb.Down()))
 	}
 	// What qjump up said of the file's configuration on the hosts (review, helper-74: police
 	// mode's warning on TCP and GSO was lost).
@@ -102,10 +95,15 @@ func finishTestbed(ctx context.Context, tb *testbed.Testbed, qjumpConfig string,
 	return nil
 }
 
-// builtOrInterrupted is how testbed up fails with err once what it built is removed: as
-// interrupted (exit 130) if a signal stopped it, else with err.
+// builtOrInterrupted is how testbed up fails with err once what it built is removed, or what
+// could not be is said in err (a *testbed.NotRemovedError): as interrupted (exit 130) if a signal
+// stopped it, else with err.
 func builtOrInterrupted(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	var left *testbed.NotRemovedError
+	switch {
+	case ctx.Err() != nil && errors.As(err, &left):
+		return interruptedError(ctx, "%v", left)
+	case ctx.Err() != nil:
 		return interruptedError(ctx, "removed what was built")
 	}
 	return err

@@ -286,7 +286,7 @@ func (s State) Unusable(c Condition) error {
 		return fmt.Errorf("testbed %s is %w: the qjump that built it (pid %d) was killed before it finished; "+
 			"remove it with: %s (testbed up replaces it)", p, ErrIncomplete, s.PID, DownCommand(p))
 	case HalfRemoved:
-		return fmt.Errorf("testbed %s is %w: the qjump that was removing it was killed part-way; "+
+		return fmt.Errorf("testbed %s is %w: the qjump that was removing it was killed part-way, or could not delete a namespace; "+
 			"remove the rest with: %s (testbed up replaces it)", p, ErrHalfRemoved, DownCommand(p))
 	case BeingRemoved:
 		return fmt.Errorf("testbed %s is being removed by the qjump that holds its lock", p)

@@ -49,7 +49,7 @@ func Up(ctx context.Context, c Config) (*Testbed, error) {
 	}
 	if err := Cleanup(context.WithoutCancel(ctx), c.Prefix); err != nil {
 		lock.Release()
-		return nil, err
+		return nil, notRemoved(c.Prefix, err) // the remains it found are still there, in part
 	}
 	// The state is written before the first namespace, saying Building until Release: whatever a
 	// maker killed at any point leaves is then known by the one mechanism that already tells a

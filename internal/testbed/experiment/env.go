@@ -83,7 +83,7 @@ func (env *Env) measureEpsilon(idleArm string) {
 	s := env.stats(idleArm, toolProbe, metricOneWay)
 	eps := epsilonOf(s.P99US)
 	env.setEpsilon(eps)
-	env.logf("ε = %s (idle one-way p99 of the probe, %.0fµs, rounded up to 10µs)", model.DurationText(eps), s.P99US)
+	env.logf("ε = %s (idle one-way p99 of the probe, %.1fµs, rounded up to 10µs)", model.DurationText(eps), s.P99US)
 }
 
 // epsilonStep is what a measured ε is rounded up to, at least one of it.
