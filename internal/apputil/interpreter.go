@@ -115,8 +115,13 @@ func asShellScript(path string, argv []string) (shell string, shellArgv []string
 	defer f.Close()
 	head := make([]byte, 80) // bash's sample of a file it is about to run as a script
 	n, _ := io.ReadFull(f, head)
-	line, _, _ := bytes.Cut(head[:n], []byte("\n"))
-	if bytes.HasPrefix(head[:n], []byte(elf.ELFMAG)) || bytes.IndexByte(line, 0) >= 0 {
+	// As bash's check_binary_file: NUL in the first line, or anywhere in the sample of a file
+	// that starts with #! (one the kernel refused: its interpreter's name is empty).
+	sample := head[:n]
+	if !bytes.HasPrefix(sample, []byte("#!")) {
+		sample, _, _ = bytes.Cut(sample, []byte("\n"))
+	}
+	if bytes.HasPrefix(head[:n], []byte(elf.ELFMAG)) || bytes.IndexByte(sample, 0) >= 0 {
 		return "", nil, false
 	}
 	return bourneShell, append([]string{bourneShell, path}, argv[1:]...), true

@@ -340,13 +340,21 @@ func TestScriptWithoutInterpreterLine(t *testing.T) {
 	if err := os.WriteFile(binary, []byte("\x00\x01not text\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// #! naming no interpreter, a NUL on the next line: bash looks past the first line of such a
+	// file (review, helper-92).
+	emptyShebang := filepath.Join(dir, "empty-shebang")
+	if err := os.WriteFile(emptyShebang, []byte("#!\n\x00\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []Mode{ModePreload, ModeCgroup} {
 		t.Run(string(mode), func(t *testing.T) {
 			requireMode(t, mode)
 			expectValues(t, runQjump(t, nil, runArgs(mode, "5", nil, script)...), onLevel("5"))
-			o := runQjump(t, nil, runArgs(mode, "5", nil, binary)...)
-			if o.code() != 126 || !strings.Contains(o.stderr, "exec format error") {
-				t.Errorf("a binary file without a format: exit %d, stderr %q; want 126 and exec format error", o.code(), o.stderr)
+			for _, file := range []string{binary, emptyShebang} {
+				o := runQjump(t, nil, runArgs(mode, "5", nil, file)...)
+				if o.code() != 126 || !strings.Contains(o.stderr, "exec format error") {
+					t.Errorf("%s, not text: exit %d, stderr %q; want 126 and exec format error", filepath.Base(file), o.code(), o.stderr)
+				}
 			}
 		})
 	}
