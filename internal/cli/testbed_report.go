@@ -25,9 +25,10 @@ func newTestbedReportCommand(runF func(*testbedReportOptions) error) *cobra.Comm
 		Long: `report rebuilds the statistics, targets, plots and summary.md of DIR, the directory qjump
 testbed run wrote (its --out), from its samples.csv and results.json, and prints the table the run
 printed. fan-in, 2pc and memcached-sweep need only results.json: a run of theirs without its
-samples.csv (docs/results commits none) is redrawn from it; the others need every sample. DIR may be named by its results.json. A DIR that holds no testbed run is bad input (exit
-2); a run's file that cannot be read or parsed is a failure (exit 1) naming it, and so is a run
-with faults, after its table.`,
+samples.csv (docs/results commits none) is redrawn from it; the others need every sample. DIR may
+be named by its results.json. A DIR that holds no testbed run is bad input (exit 2); a run's file
+that cannot be read or parsed is a failure (exit 1) naming it, and so is a run with faults, after
+its table.`,
 		Args: testbedReport.args,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]

@@ -69,6 +69,12 @@ func TestPlottedFiguresAreWrittenDown(t *testing.T) {
 			t.Errorf("ptp summary.md lacks %q:\n%s", want, md)
 		}
 	}
+	// A ptp run without a series draws no bars, and has no figure table naming them (review,
+	// helper-92).
+	r.Series = nil
+	if md, _ = rendered(t, r); strings.Contains(md, "PTP RMS offset") {
+		t.Errorf("ptp without series has a figure table:\n%s", md)
+	}
 }
 
 // Fig. 7's bars name on their y axis the arm they are normalised to, as their title does: the

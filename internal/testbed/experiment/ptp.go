@@ -271,8 +271,12 @@ func ptpPlotted(r *Results) []results.PlotTable {
 type rmsColumn struct{ file, name, tool, metric string }
 
 // rmsTable is Fig. 7's bars as a table, one row per arm: each application's RMS and its ratio to
-// the first arm's (the ideal), as normalisedBars draws it.
+// the first arm's (the ideal), as normalisedBars draws it; none where no arm has a series, as no
+// bars are drawn then (review, helper-92: the table named plots that were not there).
 func rmsTable(r *Results, title string, arms []string, apps ...rmsColumn) []results.PlotTable {
+	if !anySeries(r, arms, apps) {
+		return nil
+	}
 	t := results.PlotTable{Title: title, Key: "arm"}
 	for _, a := range apps {
 		t.Files = append(t.Files, a.file)
@@ -295,6 +299,18 @@ func rmsTable(r *Results, title string, arms []string, apps ...rmsColumn) []resu
 		t.Rows = append(t.Rows, row)
 	}
 	return []results.PlotTable{t}
+}
+
+// anySeries says whether any of arms has a series of any of apps.
+func anySeries(r *Results, arms []string, apps []rmsColumn) bool {
+	for _, arm := range arms {
+		for _, a := range apps {
+			if _, ok := r.series(arm, a.tool, a.metric); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // drawAll turns one Draw's (file, error) into the list of files written.
