@@ -166,3 +166,30 @@ func TestTwoPCRateJoinsOnlyNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// Fig. 6 itself joins a transport's points only where they are neighbours in the full sweep: a
+// quick run's ratios 0 and 4 are markers, and the same line of neighbours, 0 and 0.5, is joined.
+// (sweepNeighbours alone was tested; forcing Unjoined off in the plot passed, review, helper-92.)
+func TestTwoPCRatePlotJoinsOnlyNeighbours(t *testing.T) {
+	r := twoPCFixture(0)
+	for _, l := range twoPCRatePlot(r).Lines {
+		if !l.Model && !l.Unjoined {
+			t.Errorf("quick run's %s line (ratios 0 and 4) is joined", l.Label)
+		}
+	}
+	for i := range r.Arms {
+		if r.Arms[i].Name == twoPCArm(twopc.TCP, 4) {
+			r.Arms[i].Name, r.Arms[i].Param = twoPCArm(twopc.TCP, 0.5), 0.5
+		}
+	}
+	for i := range r.Series {
+		if r.Series[i].Arm == twoPCArm(twopc.TCP, 4) {
+			r.Series[i].Arm, r.Series[i].Param = twoPCArm(twopc.TCP, 0.5), 0.5
+		}
+	}
+	for _, l := range twoPCRatePlot(r).Lines {
+		if l.Label == string(twopc.TCP) && (l.Unjoined || len(l.Points) != 2) {
+			t.Errorf("tcp at ratios 0 and 0.5, neighbours: unjoined %v, %d points", l.Unjoined, len(l.Points))
+		}
+	}
+}

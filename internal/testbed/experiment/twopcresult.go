@@ -224,6 +224,24 @@ func twoPCRateCell(r *Results, name string) *float64 {
 // twoPCPlots are Fig. 6 (committed/s against the interference ratio, one line per transport) and
 // the failure detection time per transport.
 func twoPCPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
+	p := twoPCRatePlot(r)
+	files, err := drawAll(p.Draw(dir, "fig6-2pc-rate.png"))
+	if err != nil {
+		return nil, err
+	}
+	b := results.Bars{File: "fig6-2pc-detect.png", Title: "failure detection: freeze of a server to the coordinator's verdict", YLabel: "ms"}
+	for _, t := range twoPCTransports {
+		if s, ok := r.series(string(t)+" failure", toolTwoPC, metricDetect); ok {
+			b.Labels, b.Values = append(b.Labels, string(t)), append(b.Values, results.Round3(s.MaxUS/1e3))
+		}
+	}
+	more, err := drawAll(b.Draw(dir))
+	return append(files, more...), err
+}
+
+// twoPCRatePlot is Fig. 6's committed rate per transport against the interference ratio, each
+// line joined only where its points are neighbours in the full sweep, and the machine-load line.
+func twoPCRatePlot(r *Results) results.LinePlot {
 	p := results.LinePlot{Title: fmt.Sprintf("Fig. 6: two-phase commit, 1 coordinator and %d servers", twoPCLayout(r.Testbed.Hosts).count()),
 		XLabel: "interference ratio (burst / switch queue); 0: no interference", YLabel: "committed transactions / s"}
 	for _, t := range twoPCTransports {
@@ -242,18 +260,7 @@ func twoPCPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
 		p.Lines = append(p.Lines, results.Line{Label: "qjump, generators between their own hosts (machine load)", Model: true,
 			Points: []results.XY{{X: 0, Y: ml}, {X: twoPCMaxRatio(r), Y: ml}}})
 	}
-	files, err := drawAll(p.Draw(dir, "fig6-2pc-rate.png"))
-	if err != nil {
-		return nil, err
-	}
-	b := results.Bars{File: "fig6-2pc-detect.png", Title: "failure detection: freeze of a server to the coordinator's verdict", YLabel: "ms"}
-	for _, t := range twoPCTransports {
-		if s, ok := r.series(string(t)+" failure", toolTwoPC, metricDetect); ok {
-			b.Labels, b.Values = append(b.Labels, string(t)), append(b.Values, results.Round3(s.MaxUS/1e3))
-		}
-	}
-	more, err := drawAll(b.Draw(dir))
-	return append(files, more...), err
+	return p
 }
 
 func (h twoPCHosts) count() int { return len(h.servers) }
