@@ -175,9 +175,9 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 		{"a target rate above R", append(base, "--target-rate", "5=20G"),
 			[]string{`invalid --target-rate "5=20G": need at most R = 10Gb/s`}},
 		{"a target below one frame per epoch", append(base, "--target-rate", "5=1b"),
-			[]string{`invalid --target-rate "5=1b":`, "budget would be 0B per epoch", "84B", "need at least 22.76Mb/s"}},
+			[]string{`invalid --target-rate "5=1b":`, "budget would be 1B per epoch", "84B", "need at least 22.49Mb/s"}},
 		{"a target rate as typed, not as it reads", append(base, "--target-rate", "7=1G, 5=10"),
-			[]string{`invalid --target-rate "5=10": its budget would be 0B per epoch E = 29.53µs`}},
+			[]string{`invalid --target-rate "5=10": its budget would be 1B per epoch E = 29.53µs`}},
 		{"a factor as typed", append(base, "--factors", "7=1,5=1e20"),
 			[]string{`invalid --factors "5=1e20": need a factor of at most`}},
 		{"a factor whose budget rounds to 0", append(base, "--factors", "7=0.0001"),
@@ -202,7 +202,7 @@ func TestCalcRefusesWhatCannotWork(t *testing.T) {
 		{"calc", "--hosts", "1", "--rate", "1344T", "--packet", "84", "--mesochronous", "1"},
 		{"calc", "--hosts", "1", "--rate", "2000T", "--packet", "84", "--mesochronous", "1", "--epsilon", "1ns"},
 		append(base, "--target-rate", "5=10G"),
-		append(base, "--target-rate", "5=22.76M"),
+		append(base, "--target-rate", "5=22.49M"),
 		append(base, "--factors", "7=0.05462"),
 	} {
 		if _, errOut, status := run(t, args...); status != 0 {
@@ -649,5 +649,30 @@ func TestCalcConfigThatIsNoFile(t *testing.T) {
 		if status != exitUsage || errOut != "qjump: "+want+"\n" {
 			t.Errorf("--config %s: status %d, stderr %q; want 2 and %q", c.path, status, errOut, want)
 		}
+	}
+}
+
+// A level's RATE is what its budget sends: at P = 84B and a 1.613µs epoch, factor 1.99 is a budget
+// of 167B, 828.3 Mb/s, where f·P·8/E printed 829.1 Mb/s; and a factor solved for a target rate
+// still reaches it once its budget is whole bytes (review, helper-84).
+func TestCalcRateIsTheBudgets(t *testing.T) {
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--packet", "84", "--factors", "7=1.99,0=unlimited", "--json")
+	var got calcJSON
+	if err := json.Unmarshal([]byte(out), &got); status != 0 || err != nil {
+		t.Fatalf("status %d, %v, stderr %q", status, err, errOut)
+	}
+	want := 167 * 8 / 1613e-9
+	if l := findLevel(t, got, 7); l.BudgetBytes == nil || *l.BudgetBytes != 167 || math.Abs(l.RateBps-want) > 1 || l.RateText != "828.3Mb/s" {
+		t.Errorf("level 7: budget %v, rate %v (%s); want 167B at %.0fb/s, 828.3Mb/s", l.BudgetBytes, l.RateBps, l.RateText, want)
+	}
+	out, errOut, status = run(t, "calc", "--hosts", "12", "--rate", "10G", "--target-rate", "5=5G,3=10G", "--json")
+	if err := json.Unmarshal([]byte(out), &got); status != 0 || err != nil {
+		t.Fatalf("status %d, %v, stderr %q", status, err, errOut)
+	}
+	if l := findLevel(t, got, 5); l.RateBps < 5e9 || l.RateText != "5Gb/s" || *l.BudgetBytes != 18457 {
+		t.Errorf("--target-rate 5=5G: rate %v (%s), budget %v; want at least 5Gb/s, 18457B", l.RateBps, l.RateText, *l.BudgetBytes)
+	}
+	if l := findLevel(t, got, 3); l.RateBps != 10e9 || l.RateCapped || len(got.Warnings) != 0 {
+		t.Errorf("--target-rate 3=10G: rate %v, capped %v, warnings %q; want R, not capped, no warning", l.RateBps, l.RateCapped, got.Warnings)
 	}
 }

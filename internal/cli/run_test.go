@@ -72,9 +72,9 @@ func TestSndBufAutoFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := budgetSource{config: path}
-	// Level 5 at 5G: budget 18456B per epoch (docs: README's calc example), two of them.
-	if n, err := sndBufFlag("auto", src, 5); err != nil || n != 2*18456 {
-		t.Errorf("--sndbuf auto at level 5 = %d, %v; want %d", n, err, 2*18456)
+	// Level 5 at 5G: budget 18457B per epoch (docs: README's calc example), two of them.
+	if n, err := sndBufFlag("auto", src, 5); err != nil || n != 2*18457 {
+		t.Errorf("--sndbuf auto at level 5 = %d, %v; want %d", n, err, 2*18457)
 	}
 	_, err := sndBufFlag("auto", src, 4)
 	if err == nil || !strings.Contains(err.Error(), "carried by level 0, which is unlimited") {

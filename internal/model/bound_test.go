@@ -226,7 +226,7 @@ func TestWarnings(t *testing.T) {
 		// n=12, m=2: line rate at factor 24. A larger factor is valid (tests make budgets large
 		// with it) but its rate is the link's.
 		{"a factor above line rate", DefaultPacket, 0, Factors{7: Limited(30), 0: Unlimited()},
-			[]string{"level 7: factor 30 gives 1.25Gb/s (f·P·8/E), above the link rate R=1Gb/s: the link caps the level at 1Gb/s"}},
+			[]string{"level 7: factor 30 gives 1.25Gb/s (its budget·8/E), above the link rate R=1Gb/s: the link caps the level at 1Gb/s"}},
 		{"factor at exactly line rate", DefaultPacket, 0, Factors{7: Limited(24), 0: Unlimited()}, nil},
 	}
 	for _, tt := range tests {
@@ -553,10 +553,11 @@ func TestCheckTargetRates(t *testing.T) {
 	if fe := err.(*FieldError); fe.Field != "target-rate" || fe.Value != "5=20Gb/s" {
 		t.Errorf("error names %s %q, want target-rate 5=20Gb/s", fe.Field, fe.Value)
 	}
-	// The case: 1 b/s gave a 0-byte budget. E = 29.53µs, so one 84-byte frame per epoch is
-	// 22.76 Mb/s.
+	// The case: 1 b/s gave a 0-byte budget. E = 29.53µs, and a target's budget is rounded
+	// up to a whole byte, so any rate above 83 bytes an epoch, 22.49 Mb/s, solves to one 84-byte
+	// frame per epoch (22.76 Mb/s); 1 b/s is a budget of 1B.
 	wantAllowed(t, cfg.CheckTargetRates(map[Level]Rate{5: 1}),
-		"its budget would be 0B per epoch E = 29.53µs, less than one minimum frame on the wire (84B): need at least 22.76Mb/s")
+		"its budget would be 1B per epoch E = 29.53µs, less than one minimum frame on the wire (84B): need at least 22.49Mb/s")
 	min := cfg.MinTargetRate()
 	if err := cfg.CheckTargetRates(map[Level]Rate{5: min}); err != nil {
 		t.Errorf("MinTargetRate %v refused: %v", min, err)

@@ -100,7 +100,7 @@ func (c Config) Warnings() []string {
 			w = append(w, sw)
 		}
 		if c.AboveLineRate(f) {
-			w = append(w, fmt.Sprintf("level %d: factor %s gives %s (f·P·8/E), above the link rate R=%s: "+
+			w = append(w, fmt.Sprintf("level %d: factor %s gives %s (its budget·8/E), above the link rate R=%s: "+
 				"the link caps the level at %s (line rate is factor %.6g)",
 				l, f, c.BudgetRate(f), c.Rate, c.Rate, c.LineRateFactor()))
 		}

@@ -35,9 +35,10 @@ func (c Config) Budget(f Factor) (b Bytes, ok bool) {
 // bytes moves by 10⁻⁶ of a byte).
 const budgetSlack = 1e-12
 
-// LevelRate is T = f·P·8/E capped at R: an unlimited level sends at line rate, and so does a level
-// whose factor is above LineRateFactor, because its budget allows more than the link can carry
-// (tests use such factors to make a budget large; the link, not the budget, then limits).
+// LevelRate is the rate level f's budget delivers, BudgetRate, capped at R: an unlimited level
+// sends at line rate, and so does a level whose budget is above LineBudget, since it allows more
+// than the link can carry (tests use such factors to make a budget large; the link, not the
+// budget, then limits).
 func (c Config) LevelRate(f Factor) Rate {
 	if f.Unlimited {
 		return c.Rate
@@ -45,25 +46,57 @@ func (c Config) LevelRate(f Factor) Rate {
 	return min(c.BudgetRate(f), c.Rate)
 }
 
-// BudgetRate is T = f·P·8/E for a limited factor, uncapped: what the budget alone would allow.
+// BudgetRate is T = B·8/E for a limited factor, uncapped, with B its budget as Budget rounds it
+// down to a whole byte: what the level can send. f·P·8/E before rounding read faster than the
+// level is held to (7=1.99 at P = 84B: 829.1 Mb/s printed, 167B a 1.613µs epoch is 828.3 Mb/s).
 func (c Config) BudgetRate(f Factor) Rate {
-	return Rate(f.Value * float64(c.Packet) * 8 / c.Epoch().Seconds())
+	b, _ := c.Budget(f)
+	return c.rateOf(float64(b))
 }
 
-// AboveLineRate says that f's budget allows more than R. The margin keeps a factor solved for
-// exactly R (--target-rate L=R) from counting as above it through rounding.
+// rateOf is the rate of b bytes per epoch.
+func (c Config) rateOf(b float64) Rate {
+	return Rate(b * 8 / c.Epoch().Seconds())
+}
+
+// LineBudget is what the link carries in one epoch, R·E/8, rounded up to a whole byte: the
+// smallest budget that sends at R.
+func (c Config) LineBudget() Bytes {
+	return budgetAtLeast(float64(c.Rate) * c.Epoch().Seconds() / 8)
+}
+
+// budgetAtLeast is the smallest whole budget of at least b bytes; float error just above a whole
+// byte (3076.0000000000005 for 2·1538) is that byte, as in Budget.
+func budgetAtLeast(b float64) Bytes {
+	return Bytes(math.Ceil(b * (1 - budgetSlack)))
+}
+
+// AboveLineRate says that f's budget allows more than R: more than LineBudget, the whole bytes the
+// link carries in an epoch. Counted in whole bytes, a factor solved for exactly R (--target-rate
+// L=R) is at LineBudget, not above it.
 func (c Config) AboveLineRate(f Factor) bool {
-	return !f.Unlimited && float64(c.BudgetRate(f)) > float64(c.Rate)*(1+1e-9)
+	b, limited := c.Budget(f)
+	return limited && b > c.LineBudget()
 }
 
-// FactorForRate solves T = f·P·8/E for f: f = T·E/(8·P), to 12 significant digits, so that a rate
-// that is a whole number of budgets solves to that number (2, not 1.9999999999999998, which a
-// configuration then shows and writes back).
+// FactorForRate solves T = B·8/E for the factor whose budget B reaches T: B = T·E/8 rounded up to
+// a whole byte, since a budget is whole bytes and one rounded down would fall short of T
+// (--target-rate 5=5G printed 4.99993 Gb/s with 18456B), and f = B/P to 12 significant digits, so
+// that a rate that is a whole number of budgets solves to that number (2, not 1.9999999999999998,
+// which a configuration then shows and writes back), rounded so that Budget gives B again.
 func (c Config) FactorForRate(t Rate) float64 {
-	f := float64(t) * c.Epoch().Seconds() / (8 * float64(c.Packet))
+	b := budgetAtLeast(float64(t) * c.Epoch().Seconds() / 8)
+	f := float64(b) / float64(c.Packet)
 	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 12, 64), 64)
-	if err != nil {
+	if err != nil || !(r > 0) {
 		return f
+	}
+	if got, _ := c.Budget(Limited(r)); got < b {
+		// Rounded down past what the budget's slack forgives: the next 12-digit figure up.
+		r += math.Pow(10, math.Floor(math.Log10(r))-11)
+	}
+	if got, _ := c.Budget(Limited(r)); got != b {
+		return f // a budget beyond 12 digits' reach (over 10^11 bytes): B/P as it is
 	}
 	return r
 }
@@ -82,7 +115,8 @@ func (c Config) WithTargetRates(rates map[Level]Rate) Config {
 	return c
 }
 
-// LineRateFactor is the factor at which a level may send at R: m·n plus what ε adds.
+// LineRateFactor is the factor at which a level may send at R, LineBudget/P: m·n plus what ε and
+// the epoch's and budget's rounding add.
 func (c Config) LineRateFactor() float64 {
 	return c.FactorForRate(c.Rate)
 }

@@ -77,10 +77,70 @@ func TestFactorForRate(t *testing.T) {
 	if f := cfg.LineRateFactor(); math.Abs(f-24) > 1e-9 {
 		t.Errorf("LineRateFactor() with m=2 = %v, want m·n = 24", f)
 	}
-	// Solving and evaluating must round-trip.
+	// Solving and evaluating round-trip to within the byte a budget is rounded up by: 1.234 Gb/s
+	// is 4442.4 bytes a 28.8µs epoch, so 4443B, 1.23417 Gb/s.
 	f := cfg.FactorForRate(1.234e9)
-	if r := cfg.LevelRate(Limited(f)); math.Abs(float64(r)-1.234e9) > 1 {
-		t.Errorf("LevelRate(FactorForRate(1.234G)) = %v", r)
+	if r, byteRate := cfg.LevelRate(Limited(f)), 8/cfg.Epoch().Seconds(); r < 1.234e9 || float64(r) >= 1.234e9+byteRate {
+		t.Errorf("LevelRate(FactorForRate(1.234G)) = %.0f, want 1.234e9 to one byte an epoch (%.0fb/s) more", r, byteRate)
+	}
+}
+
+// A level's rate is what its budget delivers, the budget rounded down to a whole byte, not f·P:
+// at P = 84B and a 1.613µs epoch, factor 1.99 is 167.16B, so 167B, 828.3 Mb/s, where f·P·8/E read
+// 829.1 Mb/s (review, helper-84).
+func TestLevelRateIsItsBudgets(t *testing.T) {
+	cfg := Config{Hosts: 12, Rate: 10e9, Packet: 84, Mesochronous: 2}
+	if e := cfg.Epoch(); e != 1613*time.Nanosecond {
+		t.Fatalf("epoch %v, want 1.613µs", e)
+	}
+	f := Limited(1.99)
+	if b, _ := cfg.Budget(f); b != 167 {
+		t.Fatalf("budget %v, want 167B", b)
+	}
+	want := Rate(167 * 8 / 1613e-9)
+	if r := cfg.LevelRate(f); math.Abs(float64(r-want)) > 1 {
+		t.Errorf("LevelRate(1.99) = %.0f, want 167B·8/1.613µs = %.0f", r, want)
+	}
+	if r := cfg.BudgetRate(f); math.Abs(float64(r-want)) > 1 {
+		t.Errorf("BudgetRate(1.99) = %.0f, want %.0f", r, want)
+	}
+}
+
+// A factor solved for a target rate reaches it (to float error): its budget is the target's bytes per epoch rounded
+// up to a whole byte, never down (5 Gb/s at 12 hosts, 10 Gb/s and P = 1538B is 18456.25B an
+// epoch: 18456B read 4.99993 Gb/s), and no more than a byte over. A target of exactly R is at the
+// line budget, not above it (no "capped" level, no warning).
+func TestFactorForRateReachesTheTarget(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 12, 60, 144} {
+		for _, r := range []Rate{1e6, 100e6, 1e9, 10e9, 40e9, 100e9} {
+			for _, p := range []Bytes{84, 1000, 1538, 9038} {
+				cfg := Config{Hosts: n, Rate: r, Packet: p, Mesochronous: 2, Epsilon: 3 * time.Microsecond}
+				for _, t0 := range []Rate{r / 7, r / 3, r / 2, r * 0.9, r} {
+					f := Limited(cfg.FactorForRate(t0))
+					got, byteRate := cfg.LevelRate(f), Rate(8/cfg.Epoch().Seconds())
+					if b, _ := cfg.Budget(f); b < MinWireFrame {
+						continue // refused by CheckTargetRates
+					}
+					// float error in B·8/E aside (10⁻¹²)
+					if got < t0*(1-1e-12) || got > t0+byteRate {
+						t.Errorf("n=%d R=%v P=%v: target %v solves to factor %v, rate %.0f; want %.0f to %.0f",
+							n, r, p, t0, f, got, t0, t0+byteRate)
+					}
+					if t0 == r && (cfg.AboveLineRate(f) || math.Abs(float64(got-r)) > float64(r)*1e-12) {
+						t.Errorf("n=%d R=%v P=%v: target R solves to factor %v, above line rate %v, rate %v; want R, not above",
+							n, r, p, f, cfg.AboveLineRate(f), got)
+					}
+				}
+			}
+		}
+	}
+	cfg := Config{Hosts: 12, Rate: 10e9, Packet: DefaultPacket, Mesochronous: 2}
+	f := cfg.FactorForRate(5e9)
+	if b, _ := cfg.Budget(Limited(f)); b != 18457 || f != 12.0006501951 {
+		t.Errorf("5G: factor %v, budget %v; want 12.0006501951 (18457B/1538B) and 18457B", f, b)
+	}
+	if r := cfg.LevelRate(Limited(f)); r < 5e9 || r.String() != "5Gb/s" {
+		t.Errorf("5G solved to %.0f (%v), want at least 5Gb/s", r, r)
 	}
 }
 

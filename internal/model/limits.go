@@ -442,9 +442,11 @@ func (c Config) checkShapedTarget(t Rate, value string) error {
 }
 
 // MinTargetRate is the smallest rate, to four significant digits, whose budget carries one
-// minimum frame per epoch: MinWireFrame·8/E, rounded up until solving it gives that budget.
+// minimum frame per epoch. FactorForRate rounds a target's budget up to a whole byte, so that is
+// the least rate above 83 bytes an epoch, (MinWireFrame−1)·8/E, rounded up until solving it gives
+// MinWireFrame.
 func (c Config) MinTargetRate() Rate {
-	r := ceilRate(float64(MinWireFrame) * 8 / c.Epoch().Seconds())
+	r := ceilRate(float64(MinWireFrame-1) * 8 / c.Epoch().Seconds())
 	for i := 0; i < 3; i++ {
 		if b, _ := c.Budget(Limited(c.FactorForRate(r))); b >= MinWireFrame {
 			break

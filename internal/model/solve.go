@@ -8,8 +8,8 @@ type LevelResult struct {
 	Factor    Factor
 	Budget    Bytes // f·P per epoch; 0 when the factor is unlimited
 	HasBudget bool  // false for an unlimited level
-	Rate      Rate  // f·P·8/E capped at R; R when unlimited
-	Capped    bool  // f·P·8/E is above R, so Rate is the link's, not the budget's
+	Rate      Rate  // Budget·8/E capped at R (BudgetRate); R when unlimited
+	Capped    bool  // the budget is above what R carries in an epoch, so Rate is the link's, not the budget's
 	FanIn     FanIn
 }
 
