@@ -284,9 +284,9 @@ func TestTogetherNamesEveryKey(t *testing.T) {
 	for yaml, want := range map[string]string{
 		"factors: {7: 1.50, 5: 0.0010}\n":      `invalid factors[5] "0.0010": level 5's budget`,
 		"hosts: 4\nrate: 1k\nepsilon: 2400h\n": `invalid epsilon "2400h": the epoch m·n·P·8/R + ε would be longer than 2400h: need ε at most 2399h`,
-		// An epoch that rounds to nothing, or ε too long with the rest, is every input together.
-		"hosts: 1\nrate: 2000T\npacket: 84\nmesochronous: 1\n": `invalid hosts "1", mesochronous "1", packet "84", rate "2000T" ` +
-			`and epsilon "0s" (the default) together: they make the epoch m·n·P·8/R + ε round to 0`,
+		// A rate beyond any link is refused alone, as written; ε too long with the rest is every
+		// input together.
+		"hosts: 1\nrate: 2000T\npacket: 84\nmesochronous: 1\n": `invalid rate "2000T": need at most 1000Tb/s (10^15 b/s)`,
 		"hosts: 1000000\nmesochronous: 4\nrate: 10G\nepsilon: 2399h59m58s\n": `invalid hosts "1000000", mesochronous "4", rate "10G", ` +
 			`epsilon "2399h59m58s" and packet "1538B" (the default) together: they make the epoch m·n·P·8/R + ε 2401h, longer than 2400h`,
 	} {

@@ -115,7 +115,7 @@ func TestValidate(t *testing.T) {
 		{"packet one byte short of a minimum frame on the wire", func(c *Config) { c.Packet = 83 }, "packet"},
 		{"infinite rate", func(c *Config) { c.Rate = Rate(math.Inf(1)) }, "rate"},
 		{"an epoch longer than the clocks hold", func(c *Config) { c.Hosts, c.Rate = 100000000, 1 }, "hosts"},
-		{"an epoch that rounds to nothing", func(c *Config) { c.Hosts, c.Rate = 1, 1e30 }, "hosts"},
+		{"a rate beyond MaxRate", func(c *Config) { c.Hosts, c.Rate = 1, 1e30 }, "rate"},
 		{"epsilon that overflows the epoch", func(c *Config) { c.Epsilon = math.MaxInt64 }, "epsilon"},
 		{"epsilon that overflows the epoch with the transmission part", func(c *Config) { c.Epsilon = MaxEpoch - 1 }, "hosts"},
 		{"infinite factor", func(c *Config) { c.Factors = Factors{7: Limited(math.Inf(1))} }, "factors"},
@@ -380,23 +380,21 @@ func TestValidateSaysWhatWorks(t *testing.T) {
 		}
 	}
 
-	// An epoch that rounds to nothing is n, m, P, R and ε together (it blamed R alone), each with
-	// how far it must move.
-	tiny := Config{Hosts: 1, Rate: 2000e12, Packet: MinPacket, Mesochronous: 1}
-	wantAllowed(t, tiny.Validate(), "they make the epoch m·n·P·8/R + ε round to 0",
-		"need a slower R (at most 1344Tb/s), more hosts (at least 2), a larger m (at least 2) or P (at least 125B), "+
-			"or ε of at least 1ns, each with the others as they are")
-	wantTogether(t, tiny.Validate(), "hosts", "mesochronous", "packet", "rate", "epsilon")
-	for name, edit := range map[string]func(c *Config){
-		"rate": func(c *Config) { c.Rate = 1344e12 }, "hosts": func(c *Config) { c.Hosts = 2 },
-		"m": func(c *Config) { c.Mesochronous = 2 }, "P": func(c *Config) { c.Packet = 125 },
-		"epsilon": func(c *Config) { c.Epsilon = time.Nanosecond },
-	} {
-		c := tiny
-		edit(&c)
-		if err := c.Validate(); err != nil {
-			t.Errorf("the %s the message gives is refused: %v", name, err)
+	// A rate beyond any link is refused as R alone, with the limit: 10^41 b/s was refused as an
+	// epoch that rounds to nothing, naming a P of -9223372036854775808B (an int64 wrapped) and
+	// 2·10^24 hosts (review, helper-84). At MaxRate the smallest configuration is valid, its epoch
+	// one nanosecond.
+	for _, r := range []Rate{1e41, 2000e12, MaxRate * (1 + 1e-9)} {
+		absurd := Config{Hosts: 12, Rate: r, Packet: DefaultPacket, Mesochronous: 2}
+		err := absurd.Validate()
+		wantAllowed(t, err, "need at most 1000Tb/s (10^15 b/s)")
+		if fe := err.(*FieldError); fe.Field != "rate" || len(fe.Together) > 0 || strings.Contains(fe.Error(), "-") {
+			t.Errorf("R=%v: %v; want rate alone refused", r, err)
 		}
+	}
+	tiny := Config{Hosts: 1, Rate: MaxRate, Packet: MinPacket, Mesochronous: 1, Factors: DefaultFactors()}
+	if err := tiny.Validate(); err != nil || tiny.Epoch() != time.Nanosecond {
+		t.Errorf("n = m = 1, P = 84B at MaxRate: %v, epoch %v; want valid, 1ns", err, tiny.Epoch())
 	}
 	// ε that leaves too little room for m·n·P·8/R is all five together too; ε of MaxEpoch or more
 	// is ε alone, too long whatever the others are.

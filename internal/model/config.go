@@ -11,6 +11,17 @@ import (
 // epoch-long window (the slides' 2nP/R).
 const DefaultMesochronous = 2
 
+// MaxRate is the fastest R the model takes, 10^15 b/s: some 600 times Ethernet's fastest link
+// (1.6 Tb/s), and a rate at which a minimum frame (84B) still takes over half a picosecond, so that
+// the epoch of the smallest configuration (n = m = 1, P = 84B, ε = 0) rounds to at least the
+// picosecond that the simulator's clock counts, and never to nothing.
+// Faster, a rate is a typo: 99999999999999999999999999999T was refused naming a P of
+// -9223372036854775808B (an int64 wrapped) and more hosts than atoms.
+const MaxRate Rate = 1e15
+
+const maxRateAllowed = "need at most 1000Tb/s (10^15 b/s), some 600 times Ethernet's fastest link: there a " +
+	"minimum frame already takes under a picosecond, the finest time the model counts"
+
 // MinPacket is the smallest P that makes sense: one minimum Ethernet frame on the wire.
 const MinPacket = MinWireFrame
 
@@ -49,6 +60,8 @@ func (c Config) Validate() error {
 		return fieldError("hosts", strconv.Itoa(c.Hosts), "need a whole number of hosts, at least 1")
 	case !(c.Rate > 0) || math.IsInf(float64(c.Rate), 0):
 		return fieldError("rate", c.Rate.String(), rateAllowed)
+	case c.Rate > MaxRate:
+		return fieldError("rate", c.Rate.String(), maxRateAllowed)
 	case c.Packet < MinPacket:
 		return fieldError("packet", c.Packet.String(), MinPacketAllowed)
 	case c.Epsilon < 0:

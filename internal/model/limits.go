@@ -44,17 +44,15 @@ func (c Config) transmissionTime() time.Duration {
 	return time.Duration(math.Ceil(c.epochBits() * 1e9 / float64(c.Rate)))
 }
 
-// validateEpoch refuses an epoch the clocks cannot hold, or one so short it rounds to nothing
-// (every rate would divide by zero). Each refusal names every input that makes the epoch what it
-// is: n, m, P and R for a transmission part too long on its own (ε cannot shorten it); those and
-// ε for an epoch too long with ε, or one that rounds to nothing. ε alone is named when it is
-// MaxEpoch or more, too long whatever the others are.
+// validateEpoch refuses an epoch the clocks cannot hold. Each refusal names every input that makes
+// the epoch what it is: n, m, P and R for a transmission part too long on its own (ε cannot shorten
+// it); those and ε for an epoch too long with ε. ε alone is named when it is MaxEpoch or more, too
+// long whatever the others are. (An epoch too short to count, under half a picosecond, cannot
+// be: R is at most MaxRate, at which one minimum frame takes 0.672ps.)
 func (c Config) validateEpoch() error {
 	switch c.epochFault() {
 	case transmissionTooLong:
 		return c.epochTooLong(c.epochBits()/float64(c.Rate), false)
-	case epochRoundsToZero:
-		return c.epochRoundsToZero()
 	case epsilonTooLong:
 		if move := c.epsilonMove(); move != "" {
 			return fieldError("epsilon", FormatDuration(c.Epsilon), fmt.Sprintf(
@@ -75,7 +73,6 @@ type epochFault int
 const (
 	epochFits               epochFault = iota
 	transmissionTooLong                // m·n·P·8/R alone is longer than MaxEpoch
-	epochRoundsToZero                  // ε is 0 and m·n·P·8/R under half a picosecond
 	epsilonTooLong                     // ε alone is MaxEpoch or more
 	epochTooLongWithEpsilon            // m·n·P·8/R fits, with ε it does not
 )
@@ -86,8 +83,6 @@ func (c Config) epochFault() epochFault {
 	switch {
 	case !(ns <= float64(MaxEpoch)) || math.IsInf(bits, 0):
 		return transmissionTooLong
-	case c.EpochPicoseconds() < 1 && c.Epsilon == 0:
-		return epochRoundsToZero
 	case c.Epsilon >= MaxEpoch:
 		return epsilonTooLong
 	case c.Epsilon > MaxEpoch-c.transmissionTime():
@@ -142,8 +137,8 @@ func (c Config) epochTooLong(s float64, withEpsilon bool) error {
 // (lengthsFit) with the others as they are, with how far: "fewer hosts (at most 351), a smaller m
 // (at most 2) or P (at most 900B), or a faster R (at least 17.09Gb/s)". A move that is not
 // enough on its own is left out (m is at least 1; P at least one minimum frame, and large
-// enough that every level's budget carries one), and where none
-// is, which only a rate beyond 10^30 b/s needs, the four are named without a figure.
+// enough that every level's budget carries one; R at most MaxRate), and where none is the four
+// are named without a figure.
 func (c Config) transmissionMoves() string {
 	var moves, smaller []string
 	if most := c.largestFitting(1, int64(c.Hosts)-1, func(d *Config, v int64) { d.Hosts = int(v) }); most >= 1 {
@@ -211,14 +206,15 @@ func (c Config) largestFitting(lo, hi int64, set func(d *Config, v int64)) int64
 }
 
 // leastFittingRate is the least R, as Rate prints it, with which the lengths fit (lengthsFit)
-// with the others as they are; 0 if no rate up to 10^30 b/s does.
+// with the others as they are; 0 if no rate up to MaxRate does.
 func (c Config) leastFittingRate() Rate {
 	fits := func(r float64) bool { d := c; d.Rate = Rate(r); return d.lengthsFit() }
-	lo, hi := float64(c.Rate), float64(c.Rate)*2
+	if !fits(float64(MaxRate)) {
+		return 0
+	}
+	lo, hi := float64(c.Rate), min(float64(c.Rate)*2, float64(MaxRate))
 	for !fits(hi) {
-		if lo, hi = hi, hi*2; hi > 1e30 {
-			return 0
-		}
+		lo, hi = hi, min(hi*2, float64(MaxRate))
 	}
 	for i := 0; i < 200 && hi > lo*(1+1e-12); i++ {
 		if mid := lo + (hi-lo)/2; fits(mid) {
@@ -231,7 +227,7 @@ func (c Config) leastFittingRate() Rate {
 	for i := 0; i < 3 && !fits(float64(r)); i++ {
 		r = ceilRate(float64(r) * (1 + 1e-4))
 	}
-	if !fits(float64(r)) {
+	if !fits(float64(r)) || r > MaxRate {
 		return 0
 	}
 	return r
@@ -254,21 +250,6 @@ func (c Config) epsilonMove() string {
 	return "ε at most " + DurationText(MaxEpoch) + " − " + durationAbove((MaxEpoch - most).Seconds())
 }
 
-// epochRoundsToZero refuses an epoch m·n·P·8/R + ε that rounds to nothing: ε is 0 and the
-// transmission part is under half a picosecond, the simulator's tick. R is what is most likely
-// wrong (only a rate beyond any link's gets there), but any of the five moves it, so each is
-// named with how far it must go with the others as they are.
-func (c Config) epochRoundsToZero() error {
-	need := 0.5e-12 * float64(c.Rate) / 8 // the bytes m·n·P must come to for half a picosecond
-	m, n, p := float64(c.Mesochronous), float64(c.Hosts), float64(c.Packet)
-	return fieldsError(fmt.Sprintf(
-		"they make the epoch m·n·P·8/R + ε round to 0 (ε is 0, m·n·P·8/R under half a picosecond): need a slower R "+
-			"(at most %s), more hosts (at least %.0f), a larger m (at least %.0f) or P (at least %s), or ε of at "+
-			"least 1ns, each with the others as they are",
-		Rate(floorSig(c.epochBits()*2e12)), math.Ceil(need/(m*p)), math.Ceil(need/(n*p)), ceilBytes(need/(m*n))),
-		append(c.transmissionInputs(), Input{Field: "epsilon", Value: FormatDuration(c.Epsilon)})...)
-}
-
 // transmissionInputs are the inputs of the epoch's transmission part m·n·P·8/R, as the refusals
 // of an epoch name them together.
 func (c Config) transmissionInputs() []Input {
@@ -287,15 +268,6 @@ func floorBytes(b float64) Bytes {
 		return Bytes(b)
 	}
 	return Bytes(floorSig(b))
-}
-
-// ceilBytes is b rounded up to what Bytes prints, so that a smallest size a message gives is
-// enough.
-func ceilBytes(b float64) Bytes {
-	if b < 100_000 {
-		return Bytes(math.Ceil(b))
-	}
-	return Bytes(ceilSig(b))
 }
 
 // validateFactor refuses a level out of range, a factor that is not a positive number, and a
