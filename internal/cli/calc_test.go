@@ -678,3 +678,29 @@ func TestCalcRateIsTheBudgets(t *testing.T) {
 		t.Errorf("--target-rate 3=10G: rate %v, capped %v, warnings %q; want R, not capped, no warning", l.RateBps, l.RateCapped, got.Warnings)
 	}
 }
+
+// Like flags are taken and refused alike (review, helper-84): spaces around a whole number as
+// around a rate (--hosts " 12" was refused, --rate " 10G " taken); a rate that is none told the
+// range the dataplane takes, 8b/s up, as --rate 1 is (it said "at least 1"); an exponent in a
+// duration named as what is wrong (--epsilon 1e3ns was told it needs a unit); an empty factors
+// table refused whether written "factors:" or "factors: {}" (the first read as the default).
+func TestCalcTakesAndRefusesAlike(t *testing.T) {
+	want, _, _ := run(t, "calc", "--hosts", "12", "--rate", "10G", "--mesochronous", "2")
+	if out, errOut, status := run(t, "calc", "--hosts", " 12", "--rate", " 10G ", "--mesochronous", "2 "); status != 0 || out != want {
+		t.Errorf(`--hosts " 12" --mesochronous "2 ": status %d, %s; want the table of 12 hosts`, status, errOut)
+	}
+	base := []string{"calc", "--hosts", "12"}
+	wantUsageError(t, append(base, "--rate", "0"), `invalid --rate "0": need a number of bits per second from 8b/s to 1000Tb/s`)
+	wantUsageError(t, append(base, "--rate", "1"), `invalid --rate "1": need at least 8b/s`)
+	wantUsageError(t, append(base, "--rate", "5."), `invalid --rate "5.": need at least 8b/s`)
+	wantUsageError(t, append(base, "--rate", "10G", "--epsilon", "1e3ns"),
+		`invalid --epsilon "1e3ns": need a number without an exponent and a unit, e.g. 1000ns or 1us for 1e3ns`)
+	dir := t.TempDir()
+	for _, body := range []string{"hosts: 12\nrate: 10G\nfactors:\n", "hosts: 12\nrate: 10G\nfactors: {}\n"} {
+		file := filepath.Join(dir, "f.yaml")
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantUsageError(t, []string{"calc", "--config", file}, file+`: invalid factors "`, "need at least one level")
+	}
+}

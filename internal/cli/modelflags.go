@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -41,7 +42,7 @@ func newModelFlags() *modelFlags {
 func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&unitValue[int]{&m.cfg.Hosts, parseWhole(1, "need a whole number of hosts, at least 1")}, "hosts",
 		"n: hosts that may send to one destination at once, e.g. 12")
-	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, model.ParseRate}, "rate",
+	fs.Var(&unitValue[model.Rate]{&m.cfg.Rate, config.ParseRate}, "rate",
 		"R: edge link rate in bits/s (the slowest host link), e.g. 10G, 10Gb/s, 100M")
 	fs.Var(&packetValue{&m.cfg.Packet, &m.packetAuto}, "packet",
 		"P: wire bytes a host may send per epoch at factor 1, e.g. 1538B, 9k; auto is one full frame of the\n"+
@@ -150,9 +151,11 @@ func (v *packetValue) Type() string { return "value" }
 
 // parseWhole reads a whole number of at least min for unitValue, answering allowed otherwise:
 // pflag's IntVar would pass on strconv's `parsing "12.5": invalid syntax`, which names neither.
+// Spaces around it are taken, as every unit flag takes them (--rate " 10G "): --hosts " 12" was
+// refused.
 func parseWhole(min int, allowed string) func(string) (int, error) {
 	return func(s string) (int, error) {
-		n, err := strconv.Atoi(s)
+		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < min {
 			return 0, errors.New(allowed)
 		}

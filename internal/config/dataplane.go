@@ -4,6 +4,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -131,6 +132,23 @@ func (d Dataplane) Solved() (Dataplane, error) {
 
 // MinRate is the slowest R the dataplane runs at: HTB's rates are whole bytes a second.
 const MinRate model.Rate = 8
+
+// rateAllowed is what R that is no rate is told: the range the dataplane takes (MinRate to
+// model.MaxRate), not model.ParseRate's "at least 1", which --rate 1 then failed with "need at
+// least 8b/s".
+var rateAllowed = fmt.Sprintf("need a number of bits per second from %s to %s, e.g. 10G, 10Gbit, 10gbit, 10Gb/s, "+
+	"100M, 100mbit, 2.5Gbps (bits, never B for bytes)", MinRate, model.MaxRate)
+
+// ParseRate reads R, the link rate, as --rate and a file's rate: give it (model.ParseRate), refused
+// with the range the dataplane takes. A rate in range of the parser but not of the dataplane (1,
+// 5., 2000T) is Validate's to refuse, naming the limit it is beyond.
+func ParseRate(s string) (model.Rate, error) {
+	r, err := model.ParseRate(s)
+	if err != nil {
+		return 0, errors.New(rateAllowed)
+	}
+	return r, nil
+}
 
 // Validate checks every field and returns a *model.FieldError for the first one out of range.
 func (d Dataplane) Validate() error {

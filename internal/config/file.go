@@ -272,7 +272,7 @@ func (f File) Written(in model.Input) model.Input {
 func (f File) applyModel(m *model.Config) error {
 	setInt(f.Hosts, &m.Hosts)
 	setInt(f.Mesochronous, &m.Mesochronous)
-	if err := parseInto(f.Rate, "rate", &m.Rate, model.ParseRate); err != nil {
+	if err := parseInto(f.Rate, "rate", &m.Rate, ParseRate); err != nil {
 		return err
 	}
 	if err := parseInto(f.Epsilon, "epsilon", &m.Epsilon, model.ParseDuration); err != nil {

@@ -85,6 +85,9 @@ func TestBadValues(t *testing.T) {
 	cases := []struct{ yaml, field string }{
 		{"hosts: 0\nrate: 1G\n", "hosts"},
 		{"rate: fast\n", "rate"},
+		{"rate: 0\n", "rate"},
+		{"hosts: 12\nrate: 1\n", "rate"},
+		{"hosts: 12\nrate: 2000T\n", "rate"},
 		{"packet: 10B\n", "packet"},
 		{"packet: 83B\n", "packet"},
 		{"packet: lots\n", "packet"},
@@ -137,6 +140,11 @@ func TestWrongKindOfValueNamesTheKey(t *testing.T) {
 		{"dscp:\n  7: '4'\n", `invalid dscp[7] "4": need a whole number, written without quotes`},
 		{"hosts: -9223372036854775809\n", `invalid hosts "-9223372036854775809": need a whole number of at least -9223372036854775808`},
 		{"dscp:\n  <<: [{7: 56}, {6: x}]\n", `invalid dscp[6] "x": need a whole number`},
+		// A factors table of no levels, whether "factors:" with nothing or "factors: {}": the first
+		// read as the default 7: 1, 0: unlimited, the second was refused (review, helper-84).
+		{"hosts: 12\nfactors:\n", `invalid factors "": need at least one level, such as {7: 1, 0: unlimited}; leave factors out for that default`},
+		{"hosts: 12\nfactors: {}\n", `invalid factors "{}": need at least one level, such as {7: 1, 0: unlimited}; leave factors out for that default`},
+		{"factors: ~\n", `invalid factors "~": need at least one level`},
 	}
 	for _, tc := range cases {
 		_, err := Parse("c.yaml", []byte(tc.yaml))
@@ -145,7 +153,7 @@ func TestWrongKindOfValueNamesTheKey(t *testing.T) {
 		}
 	}
 	// What decoding takes is still taken: YAML 1.1's booleans, hex, and a key left empty.
-	for _, ok := range []string{"autoclass: yes\n", "autoclass: off\n", "hosts: 0x10\n", "hosts:\nrate: 10G\n", "factors:\n",
+	for _, ok := range []string{"autoclass: yes\n", "autoclass: off\n", "hosts: 0x10\n", "hosts:\nrate: 10G\n", "target_rate:\n",
 		"hosts: &n 12\nmesochronous: *n\n", "hosts: !!int \"12\"\n",
 		// A merge key brings a table's entries in, overridden by the table's own (review, helper-55).
 		"dscp:\n  <<: {7: 56, 6: 48}\n  5: 40\n", "factors: {<<: {7: 1, 0: unlimited}, 7: 2}\n"} {
@@ -421,5 +429,29 @@ func TestEveryKeyIsGivenAndWritten(t *testing.T) {
 		if got := f.Written(in).Value; !f.Gives(field) || got != want {
 			t.Errorf("a file with %s: Gives(%q) %v, Written %q; want true and %q", key, field, f.Gives(field), got, want)
 		}
+	}
+}
+
+// R that is no rate is told the range the dataplane takes, 8b/s to 1000Tb/s, not the parser's "at
+// least 1": rate 1 was then refused with "need at least 8b/s" (review, helper-84).
+func TestRateSaysTheRangeItTakes(t *testing.T) {
+	for yaml, want := range map[string]string{
+		"hosts: 12\nrate: 0\n":     `invalid rate "0": need a number of bits per second from 8b/s to 1000Tb/s, e.g. 10G`,
+		"hosts: 12\nrate: fast\n":  `invalid rate "fast": need a number of bits per second from 8b/s to 1000Tb/s`,
+		"hosts: 12\nrate: 1\n":     `invalid rate "1": need at least 8b/s`,
+		"hosts: 12\nrate: 5.\n":    `invalid rate "5.": need at least 8b/s`,
+		"hosts: 12\nrate: 2000T\n": `invalid rate "2000T": need at most 1000Tb/s`,
+	} {
+		f, err := Parse("t", []byte(yaml))
+		if err == nil {
+			d := Default()
+			err = f.Apply(&d)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", yaml, err, want)
+		}
+	}
+	if r, err := ParseRate(" 10G "); err != nil || r != 10e9 {
+		t.Errorf("ParseRate(\" 10G \") = %v, %v; want 10Gb/s", r, err)
 	}
 }

@@ -46,6 +46,14 @@ func checkNodes(doc *yaml.Node) error {
 func checkValue(key string, value *yaml.Node) error {
 	value = resolved(value)
 	switch {
+	case key == "factors" && (value.ShortTag() == "!!null" || value.Kind == yaml.MappingNode && len(value.Content) == 0):
+		// "factors:" with nothing read as no key, the default 7: 1, 0: unlimited, while "factors: {}"
+		// was refused: both are a table of no levels, which no configuration has.
+		empty := "{}"
+		if value.Kind == yaml.ScalarNode {
+			empty = value.Value
+		}
+		return fieldError(key, empty, "need at least one level, such as {7: 1, 0: unlimited}; leave factors out for that default")
 	case value.ShortTag() == "!!null": // "key:" with nothing: decoding leaves the key unset
 		return nil
 	case wholeKeys[key]:

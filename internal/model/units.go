@@ -178,12 +178,19 @@ func (b Bytes) String() string {
 // wellFormedDuration is what time.ParseDuration reads when the value fits.
 var wellFormedDuration = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
 
+// exponent is a number in exponent notation at the start of a duration ("1e3ns"), which Go's
+// syntax does not read: told so, rather than that it needs the unit it has.
+var exponent = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]`)
+
 // ParseDuration reads a duration; Go's syntax already accepts "us", "µs" and "μs".
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	d, err := time.ParseDuration(s)
 	if err != nil && wellFormedDuration.MatchString(s) { // beyond time.Duration's 292 years
 		return 0, errors.New("need a duration of at most 292 years, e.g. 0, 500ns, 4us")
+	}
+	if err != nil && exponent.MatchString(s) {
+		return 0, errors.New("need a number without an exponent and a unit, e.g. 1000ns or 1us for 1e3ns, 4us, 1.05ms")
 	}
 	if err != nil {
 		return 0, errors.New(durationAllowed)

@@ -63,6 +63,16 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q) = %v, want an error", in, got)
 		}
 	}
+	// Exponent notation is not read, and said so: "need a duration with a unit" told 1e3ns it
+	// lacked the unit it has (review, helper-84).
+	for _, in := range []string{"1e3ns", "1.5E-3s", "+2e1us"} {
+		if _, err := ParseDuration(in); err == nil || !strings.Contains(err.Error(), "without an exponent") {
+			t.Errorf("ParseDuration(%q) = %v; want an error saying exponents are not read", in, err)
+		}
+	}
+	if _, err := ParseDuration("4"); err == nil || strings.Contains(err.Error(), "exponent") {
+		t.Errorf("ParseDuration(\"4\") = %v; want the unit asked for, no exponent named", err)
+	}
 	// Finer than a nanosecond: Go's parser drops it, and --epsilon 0.5ns was 0 without a word.
 	for _, in := range []string{"0.5ns", "1.0005us", "2.0000000001s"} {
 		if got, err := ParseDuration(in); err == nil || !strings.Contains(err.Error(), "whole number of nanoseconds") {
