@@ -163,8 +163,10 @@ func printCalc(w io.Writer, res model.Result, packetAuto bool) error {
 		budgets = "budget"
 	}
 	fmt.Fprintf(w, "%s mode: a host can send b=%s %s of a level back to back\n", modeName(c), formatFactor(c.BurstBudgets()), budgets)
+	// Rounded up, as the bounds are: an epoch of 176,947ns read 176.9µs above a bound of 177µs
+	// that equals it.
 	fmt.Fprintf(w, "network epoch E = m·n·P·8/R + ε = %s; line rate at factor %s\n\n",
-		model.DurationText(res.Epoch), formatFactor(res.LineRateFactor))
+		model.BoundText(res.Epoch), formatFactor(res.LineRateFactor))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tFACTOR\tBUDGET/EPOCH\tRATE\tPORT BURST\tWORST-CASE FAN-IN DELAY")
 	for _, l := range res.Levels {

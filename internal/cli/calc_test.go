@@ -704,3 +704,17 @@ func TestCalcTakesAndRefusesAlike(t *testing.T) {
 		wantUsageError(t, []string{"calc", "--config", file}, file+`: invalid factors "`, "need at least one level")
 	}
 }
+
+// The epoch in the header is rounded up, as the bounds are: 176,947ns read 176.9µs above a level-7
+// bound of 177µs equal to it (review, helper-84).
+func TestCalcEpochReadsAsItsBound(t *testing.T) {
+	out, errOut, status := run(t, "calc", "--hosts", "12", "--rate", "10G", "--epsilon", "147417ns", "--factors", "7=1")
+	if status != 0 || !strings.Contains(out, "E = m·n·P·8/R + ε = 177µs;") || !strings.Contains(out, "  177µs (guaranteed)") {
+		t.Errorf("status %d, %s; want E = 177µs and a bound of 177µs:\n%s", status, errOut, out)
+	}
+	out, _, _ = run(t, "calc", "--json", "--hosts", "12", "--rate", "10G", "--epsilon", "147417ns")
+	var got calcJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.EpochNs != 176947 || got.EpochText != "177µs" {
+		t.Errorf("epoch_ns %d, epoch_text %q (%v); want 176947 and 177µs", got.EpochNs, got.EpochText, err)
+	}
+}

@@ -47,7 +47,7 @@ func newCalcJSON(res model.Result, packetAuto bool) calcJSON {
 		Hosts: c.Hosts, RateBps: float64(c.Rate), PacketBytes: int64(c.Packet), PacketAuto: packetAuto,
 		EpsilonNs: c.Epsilon.Nanoseconds(), Mesochronous: c.Mesochronous,
 		Mode: string(modeName(c)), BurstBudgets: c.BurstBudgets(),
-		EpochNs: res.Epoch.Nanoseconds(), EpochText: model.DurationText(res.Epoch),
+		EpochNs: res.Epoch.Nanoseconds(), EpochText: model.BoundText(res.Epoch),
 		LineRateFactor: res.LineRateFactor, Levels: []calcLevelOut{}, Warnings: res.Warnings,
 	}
 	if out.Warnings == nil {
