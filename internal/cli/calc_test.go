@@ -718,3 +718,49 @@ func TestCalcEpochReadsAsItsBound(t *testing.T) {
 		t.Errorf("epoch_ns %d, epoch_text %q (%v); want 176947 and 177µs", got.EpochNs, got.EpochText, err)
 	}
 }
+
+// The --config file and the flags are merged first and the result validated once, as
+// docs/configuration.md says flags override the file: a flag may fix or replace a file's value
+// (review, helper-84: each of these was refused with the file's value). A refusal still names the
+// value where it came from.
+func TestCalcFlagsFixTheFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body+"agent: {interfaces: [eth0]}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	shape := write("sh2.yaml", "hosts: 12\nrate: 10G\nmode: shape\nautoclass: true\n")
+	small := write("f001.yaml", "hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\n")
+	both := write("both.yaml", "hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\ntarget_rate: {5: 5G}\n")
+	huge := write("huge.yaml", "hosts: 10000000000000\nrate: 1G\n")
+	none := write("h0.yaml", "hosts: 0\nrate: 10G\n")
+	for _, c := range []struct {
+		args    []string
+		solved5 bool // level 5 is solved for 5Gb/s
+	}{
+		{[]string{"--config", shape, "--mode", "police"}, false},
+		{[]string{"--config", small, "--target-rate", "5=5G"}, true},
+		{[]string{"--config", small, "--factors", "7=1,0=unlimited"}, false},
+		{[]string{"--config", both}, true},
+		{[]string{"--config", huge, "--hosts", "12", "--rate", "10G"}, false},
+		{[]string{"--config", none, "--hosts", "12"}, false},
+	} {
+		out, errOut, status := run(t, append([]string{"calc"}, c.args...)...)
+		if status != 0 || !strings.Contains(out, "network epoch") {
+			t.Errorf("calc %v: status %d, %s", c.args, status, errOut)
+		}
+		if c.solved5 && !strings.Contains(out, "5      12.0007    18457B        5Gb/s") {
+			t.Errorf("calc %v: level 5 not solved for 5Gb/s:\n%s", c.args, out)
+		}
+	}
+	// What no flag fixes is refused, named where it came from.
+	wantUsageError(t, []string{"calc", "--config", shape}, shape+`: invalid autoclass "true": autoclass demotes instead of dropping`)
+	wantUsageError(t, []string{"calc", "--config", small}, small+`: invalid factors[5] "0.01": level 5's budget`)
+	wantUsageError(t, []string{"calc", "--config", none}, none+`: invalid hosts "0": need a whole number of hosts, at least 1`)
+	wantUsageError(t, []string{"calc", "--config", huge, "--rate", "10G"}, huge+`: invalid --rate "10G", hosts "10000000000000"`)
+	wantUsageError(t, []string{"calc", "--config", shape, "--mode", "police", "--hosts", "0"}, `invalid --hosts "0"`)
+}

@@ -62,9 +62,10 @@ func (c *configFlags) fileOrDefault() (config.Dataplane, error) {
 	return c.load()
 }
 
-// load reads the --config file, keeping it and its warnings.
+// load reads the --config file, keeping it and its warnings. Its values are checked once the
+// flags are laid over them (over): a flag replaces a file's value before anything judges it.
 func (c *configFlags) load() (config.Dataplane, error) {
-	f, d, w, err := config.LoadFile(c.configFile)
+	f, d, w, err := config.LoadValues(c.configFile)
 	if err != nil {
 		return d, configFileError(c.configFile, err)
 	}
@@ -79,27 +80,38 @@ func noModel(flags, keys string) string {
 }
 
 // modelMissing names what d lacks of the model, as flags (--hosts, --rate or both) and as the
-// file's keys: the one missing, not both when one was given.
-func modelMissing(d config.Dataplane) (flags, keys string) {
+// file's keys: the one missing, not both when one was given; ok when neither is. A value given
+// is not missing, even 0 (a file's hosts: 0): validation refuses it as given.
+func (c *configFlags) modelMissing(d config.Dataplane) (flags, keys string, ok bool) {
+	noHosts := d.Model.Hosts == 0 && !c.gave("hosts")
+	noRate := d.Model.Rate == 0 && !c.gave("rate")
 	switch {
-	case d.Model.Hosts == 0 && d.Model.Rate == 0:
-		return "--hosts and --rate", "hosts: and rate:"
-	case d.Model.Hosts == 0:
-		return "--hosts", "hosts:"
+	case noHosts && noRate:
+		return "--hosts and --rate", "hosts: and rate:", false
+	case noHosts:
+		return "--hosts", "hosts:", false
+	case noRate:
+		return "--rate", "rate:", false
 	}
-	return "--rate", "rate:"
+	return "", "", true
+}
+
+// gave says whether a flag or the --config file gave the field.
+func (c *configFlags) gave(field string) bool {
+	return c.changed(field) || c.configFile != "" && c.file.Gives(field)
 }
 
 // over is the configuration for dev: base with the flags the user gave over it, P resolved for
-// dev's MTU (mtu) and solved. missing is the usage error when neither gave hosts or rate, given
-// what is missing (modelMissing).
+// dev's MTU (mtu) and solved, validated once with every source laid over the others, and a
+// refusal named where its value came from (blame). missing is the usage error when neither gave
+// hosts or rate, given what is missing (modelMissing).
 func (c *configFlags) over(base config.Dataplane, dev string, mtu mtuOf, missing func(flags, keys string) string) (config.Dataplane, error) {
 	d := base
 	if err := c.apply(&d); err != nil {
 		return d, err
 	}
-	if d.Model.Hosts == 0 || d.Model.Rate == 0 {
-		return d, usageErrorf("%s", missing(modelMissing(d)))
+	if flags, keys, ok := c.modelMissing(d); !ok {
+		return d, usageErrorf("%s", missing(flags, keys))
 	}
 	d, err := forDevice(d, dev, mtu)
 	if err != nil {

@@ -205,3 +205,18 @@ func TestReloadNamesWhereTheModeCameFrom(t *testing.T) {
 		t.Errorf("reload --mode police: exit %d, stderr %q; want 2 naming --mode", code, errOut)
 	}
 }
+
+// reload --config merges the file and the flags before it validates, as up and calc do.
+func TestReloadFlagsFixTheFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := reloadFrom(t, nil, "--config", file, "--target-rate", "5=5G")
+	if err != nil || d.Model.LevelRate(d.Model.Factors[5]) < 5e9 {
+		t.Errorf("reload --config with --target-rate 5=5G over factors[5] 0.01: %v, factors %v", err, d.Model.Factors)
+	}
+	if _, err := reloadFrom(t, nil, "--config", file); err == nil || !strings.Contains(err.Error(), file+`: invalid factors[5] "0.01"`) {
+		t.Errorf("reload --config of factors[5] 0.01: %v; want it refused naming the file", err)
+	}
+}

@@ -213,3 +213,20 @@ func TestUpVLANIDNeedsPCP(t *testing.T) {
 		}
 	}
 }
+
+// up merges its --config file and flags before it validates, as calc and reload do (one path):
+// a flag fixes what the file alone gets wrong (review, helper-84).
+func TestUpFlagsFixTheFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 0\nrate: 10G\nmode: shape\nautoclass: true\nfactors: {7: 1, 5: 0.01}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := upOptionsFrom(t, []string{"--dev", "eth0", "--config", file, "--hosts", "12", "--mode", "police", "--target-rate", "5=5G"})
+	if err != nil || d.Model.Hosts != 12 || d.Mode != config.Police || !d.Autoclass || d.Model.LevelRate(d.Model.Factors[5]) < 5e9 {
+		t.Errorf("flags over the file: %v, %+v", err, d)
+	}
+	if _, err := upOptionsFrom(t, []string{"--dev", "eth0", "--config", file, "--hosts", "12", "--target-rate", "5=5G"}); err == nil ||
+		!strings.Contains(err.Error(), file+`: invalid autoclass "true"`) {
+		t.Errorf("autoclass under the file's mode shape: %v; want it refused naming the file", err)
+	}
+}

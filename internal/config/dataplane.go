@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/qjump-net/qjump/internal/model"
@@ -119,6 +120,8 @@ func (d Dataplane) ModelOfMode() model.Config {
 func (d Dataplane) Solved() (Dataplane, error) {
 	// Told first: shape mode's bucket has a limit that a target rate is checked against too.
 	d.Model = d.ModelOfMode()
+	// Validate leaves out the factors the target rates replace, which CheckTargetRates then
+	// judges as rates in the valid epoch.
 	if err := d.Validate(); err != nil {
 		return d, err
 	}
@@ -151,8 +154,11 @@ func ParseRate(s string) (model.Rate, error) {
 }
 
 // Validate checks every field and returns a *model.FieldError for the first one out of range.
+// A level that a target rate will be solved for (TargetRates, before Solved) is checked by
+// CheckTargetRates, not by the factor it has now, which the target rate replaces: a file's
+// factors[5] 0.01 beside target_rate[5] 5G, or one a --target-rate 5=5G replaces, was refused.
 func (d Dataplane) Validate() error {
-	if err := d.Model.Validate(); err != nil {
+	if err := d.unsolvedModel().Validate(); err != nil {
 		return err
 	}
 	switch {
@@ -160,7 +166,7 @@ func (d Dataplane) Validate() error {
 		// The model takes any positive R; the egress tree cannot (review, helper-80: up planned the
 		// tree and failed with exit 1, naming no flag, and calc took the rate).
 		return fieldError("rate", d.Model.Rate.String(), fmt.Sprintf("need at least %s: the egress tree's HTB classes shape no slower", MinRate))
-	case len(d.Model.Factors) == 0:
+	case len(d.unsolvedModel().Factors) == 0:
 		return fieldError("factors", "", "need at least one level, e.g. 7=1,0=unlimited")
 	case d.Mode != Police && d.Mode != Shape:
 		return fieldError("mode", string(d.Mode), "need police or shape")
@@ -187,6 +193,26 @@ func (d Dataplane) Validate() error {
 		}
 	}
 	return nil
+}
+
+// unsolvedModel is d's model with each level that a target rate will be solved for standing as
+// unlimited: a level there, as it will be, whose factor is not yet known. Its factor is only
+// checked once solved (the lower levels' bounds with it too: Solved validates again).
+func (d Dataplane) unsolvedModel() model.Config {
+	m := d.Model
+	if len(d.TargetRates) == 0 {
+		return m
+	}
+	m.Factors = maps.Clone(m.Factors)
+	if m.Factors == nil {
+		m.Factors = model.Factors{}
+	}
+	for l := range d.TargetRates {
+		if l >= 0 && l < model.NumLevels { // a level out of range is CheckTargetRates' to refuse
+			m.Factors[l] = model.Unlimited()
+		}
+	}
+	return m
 }
 
 // LevelOf is the level the dataplane sends a packet of socket priority p at, before any cgroup

@@ -52,12 +52,26 @@ func Load(path string) (Dataplane, error) {
 // LoadFile is Load with the file as read, which says which keys it gives (Gives), and its
 // warnings (Warnings), each naming the file.
 func LoadFile(path string) (File, Dataplane, []string, error) {
+	return load(path, File.Apply)
+}
+
+// LoadValues is LoadFile without its validation: the file's values over Default(), each refused
+// only where it cannot be read (a rate that is no rate, a level that is none; File.Set). It is
+// for what lays flags over the file and validates the result once (up, reload and calc): a value
+// the file gives that a flag replaces, or that only the whole configuration can judge (autoclass
+// in a shape-mode file under --mode police), is judged there, and named where it came from. The
+// file validated on its own first refused what the flags fixed.
+func LoadValues(path string) (File, Dataplane, []string, error) {
+	return load(path, File.Set)
+}
+
+func load(path string, apply func(File, *Dataplane) error) (File, Dataplane, []string, error) {
 	f, err := Read(path)
 	if err != nil {
 		return f, Dataplane{}, nil, err
 	}
 	d := Default()
-	if err := f.Apply(&d); err != nil {
+	if err := apply(f, &d); err != nil {
 		return f, d, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, d, f.Warnings(path), nil
@@ -177,8 +191,20 @@ func Parse(name string, data []byte) (File, error) {
 	return f, nil
 }
 
-// Apply sets every field the file gives on d; the error names the key.
+// Apply sets every field the file gives on d and checks what it gives, as the whole configuration
+// of a reader that lays nothing over it (the agent, a pinned record); the error names the key.
+// Hosts and rate may be left to a later source.
 func (f File) Apply(d *Dataplane) error {
+	if err := f.Set(d); err != nil {
+		return err
+	}
+	return f.check(*d)
+}
+
+// Set sets every field the file gives on d, refusing only a value that cannot be read (naming the
+// key): what the value means together with the others is Validate's, once every source is laid
+// over the file (LoadValues).
+func (f File) Set(d *Dataplane) error {
 	if err := f.applyModel(&d.Model); err != nil {
 		return err
 	}
@@ -206,12 +232,13 @@ func (f File) Apply(d *Dataplane) error {
 	if f.DefaultLevel != nil {
 		d.DefaultLevel = model.Level(*f.DefaultLevel)
 	}
-	if err := f.applyTables(d); err != nil {
-		return err
-	}
-	// Hosts and rate may come from flags later; everything the file does give must be valid now,
-	// so that the error names the file.
-	v := *d
+	return f.applyTables(d)
+}
+
+// check validates v, the file applied, for what the file gives. Hosts and rate may come from
+// flags later: where the file leaves them out they are stood in for, and a refusal that names a
+// stand-in waits for the value given.
+func (f File) check(v Dataplane) error {
 	standIn := map[string]bool{} // the fields given a value here that neither the file nor a default gave
 	if f.Hosts == nil && v.Model.Hosts == 0 {
 		v.Model.Hosts, standIn["hosts"] = 1, true
@@ -221,7 +248,7 @@ func (f File) Apply(d *Dataplane) error {
 		// whatever else the file gives. With 1b/s a file of hosts: 1000 whose rate a flag gives
 		// was refused as `invalid rate "1b/s"`, a rate the user never gave. What R does to the
 		// epoch is checked once a flag has given it.
-		v.Model.Rate, standIn["rate"] = model.Rate(max(1, float64(v.Model.Hosts)*float64(v.Model.Packet)*8*1e6)), true
+		v.Model.Rate, standIn["rate"] = min(model.Rate(max(1, float64(v.Model.Hosts)*float64(v.Model.Packet)*8*1e6)), model.MaxRate), true
 	}
 	err := v.Validate()
 	// A refusal that names a stand-in together with what the file gives (ε that leaves the m µs

@@ -455,3 +455,54 @@ func TestRateSaysTheRangeItTakes(t *testing.T) {
 		t.Errorf("ParseRate(\" 10G \") = %v, %v; want 10Gb/s", r, err)
 	}
 }
+
+// In a file, a level's target rate replaces its factor, as docs/configuration.md says, whatever
+// that factor is: factors[5] 0.01 (a budget under one frame) beside target_rate[5] 5G was refused
+// as the 0.01 (review, helper-84). A factor of a level without a target rate is still judged.
+func TestFilesTargetRateReplacesItsFactor(t *testing.T) {
+	f, err := Parse("t", []byte("hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\ntarget_rate: {5: 5G}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Default()
+	if err := f.Apply(&d); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	solved, err := d.ResolvePacket(1500)
+	if err == nil {
+		solved, err = solved.Solved()
+	}
+	if r := solved.Model.LevelRate(solved.Model.Factors[5]); err != nil || r < 5e9 || r > 5.001e9 {
+		t.Errorf("solved: %v, level 5 at %v; want 5Gb/s", err, r)
+	}
+	f, _ = Parse("t", []byte("hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\ntarget_rate: {3: 5G}\n"))
+	d = Default()
+	if err := f.Apply(&d); err == nil || !strings.Contains(err.Error(), `invalid factors[5] "0.01"`) {
+		t.Errorf("factors[5] 0.01 with a target rate for level 3: %v; want it refused", err)
+	}
+}
+
+// LoadValues reads the file's values without judging them, for the flags to be laid over them
+// before one validation (up, reload, calc); what it cannot read is still refused, naming the key.
+// LoadFile judges the file as it is.
+func TestLoadValuesLeavesTheJudgingToTheWhole(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		path := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	path := write("hosts: 0\nrate: 10G\nmode: shape\nautoclass: true\nfactors: {5: 0.01}\n")
+	if _, _, _, err := LoadFile(path); err == nil {
+		t.Errorf("LoadFile took a file of hosts: 0")
+	}
+	f, d, _, err := LoadValues(path)
+	if err != nil || d.Model.Hosts != 0 || !d.Autoclass || d.Mode != Shape || !f.Gives("hosts") {
+		t.Errorf("LoadValues: %v, %+v; want the file's values as given", err, d)
+	}
+	if _, _, _, err := LoadValues(write("rate: fast\n")); err == nil || !strings.Contains(err.Error(), `c.yaml: invalid rate "fast"`) {
+		t.Errorf("LoadValues of rate: fast: %v; want it refused naming the key", err)
+	}
+}
