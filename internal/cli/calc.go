@@ -18,14 +18,18 @@ type calcOptions struct {
 	changed    func(flag string) bool // whether the user gave the flag
 	configFile string
 	mode       string
-	json       bool
+	// mtu and mark stand for up's device and --mark: P auto and the largest frame are resolved
+	// from them as up resolves them from its --dev (forDevice).
+	mtu  int
+	mark string
+	json bool
 	// noAgentSection: the --config file has no agent: section (dataplane found), a plain file
 	// for up and reload, which calc takes but notes, since qjump agent would refuse it.
 	noAgentSection bool
 }
 
 func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
-	opts := &calcOptions{model: newModelFlags()}
+	opts := &calcOptions{model: newModelFlags(), mtu: model.DefaultMTU}
 	cmd := &cobra.Command{
 		Use:   "calc (--hosts N --rate R | --config FILE) [flags]",
 		Short: "Compute the network epoch, per-level budgets, rates and latency bounds",
@@ -46,8 +50,11 @@ shape mode each level's bucket holds at least one whole frame, and D_i and PORT 
 max(b·f_j·P, frame) a host for each level j instead of b·f_j·P (docs/model.md).
 
 P and every budget count wire bytes: a frame of len bytes takes max(len, 60) + 24 on the wire
-(FCS, preamble, inter-frame gap). --packet auto, the default, is one full frame: calc has no
-device and assumes an MTU of 1500, P = 1538B (up takes the MTU of its device).
+(FCS, preamble, inter-frame gap). --packet auto, the default, is one full frame of the device, as
+up resolves it from its --dev: calc has no device, and --mtu gives its MTU (1500 by default, P =
+1538B; 9000 for jumbo frames, 9038B) and --mark, as up's, whether up pushes an 802.1Q tag (pcp or
+both: 4 bytes more, 1542B). The largest frame, which shape mode's bucket holds and the warnings
+compare budgets with, is the same frame whatever --packet is.
 
 PORT BURST is n·b·P·Σ_{j≥i} f_j, the most a guaranteed level and those above it can queue at one
 switch port under full fan-in: the bound holds where the switches can buffer that much per port
@@ -70,6 +77,9 @@ is taken, with a note on stderr that qjump agent would refuse it.`,
   qjump calc --hosts 144 --rate 10G --packet 9k --mesochronous 1 \
              --factors 7=1,6=2,5=3,4=5,3=10,2=20,1=100,0=144
 
+  # a cluster of 9000-byte jumbo frames marked with PCP: P auto is 9042B, as up makes it there
+  qjump calc --hosts 12 --rate 10G --mtu 9000 --mark pcp
+
   # the bounds of a configuration file, and of the same with level 5 at 2Gb/s
   qjump calc --config qjump.yaml
   qjump calc --config qjump.yaml --target-rate 5=2G
@@ -89,6 +99,12 @@ is taken, with a note on stderr that qjump agent would refuse it.`,
 	cmd.Flags().StringVar(&opts.configFile, "config", "", "read the model and mode from this configuration file, as up does; flags given override its keys (docs/configuration.md)")
 	cmd.Flags().StringVar(&opts.mode, "mode", string(config.Police),
 		"how the hosts hold levels to their budgets, as up's --mode: police or shape (sets b in D_i)")
+	cmd.Flags().Var(&unitValue[int]{&opts.mtu, parseMTU}, "mtu",
+		fmt.Sprintf("MTU of the hosts' devices, which up reads from its --dev: sets P auto and the largest frame, MTU + 14\n"+
+			"(+ 4 with --mark pcp or both) + 24 on the wire (%d to %d)", minMTU, maxMTU))
+	cmd.Flags().StringVar(&opts.mark, "mark", string(config.Default().Mark),
+		"how packets carry their level, as up's --mark: dscp, pcp, both or none; pcp and both push an 802.1Q tag,\n"+
+			"4 bytes more in P auto and the largest frame")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object instead of a table")
 	return cmd
 }
@@ -109,21 +125,60 @@ func runCalc(opts *calcOptions, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "qjump: note: %s has no agent: section: up and reload take it as it is; qjump agent "+
 			"would refuse it until one names the interfaces, e.g. %s\n", opts.configFile, agent.SectionExample)
 	}
+	f := calcFrame{auto: d.AutoPacket, mtu: opts.mtu, mark: d.Mark}
 	if opts.json {
-		return printJSON(stdout, newCalcJSON(res, d.AutoPacket))
+		return printJSON(stdout, newCalcJSON(res, f))
 	}
 	warn(stderr, res.Warnings)
-	return printCalc(stdout, res, d.AutoPacket)
+	return printCalc(stdout, res, f)
+}
+
+// minMTU and maxMTU are the MTUs --mtu takes: Linux's range for an Ethernet device (ETH_MIN_MTU,
+// the least IPv4 takes, and ETH_MAX_MTU).
+const (
+	minMTU = 68
+	maxMTU = 65535
+)
+
+// parseMTU reads --mtu.
+func parseMTU(s string) (int, error) {
+	return parseWholeIn(minMTU, maxMTU, fmt.Sprintf("need an MTU in bytes from %d to %d (Linux's range for an Ethernet device), "+
+		"e.g. 1500, 9000", minMTU, maxMTU))(s)
+}
+
+// calcFrame is where P auto and the largest frame came from: the MTU and the mark that pushes a
+// tag or not, which the header and the JSON name.
+type calcFrame struct {
+	auto bool // P is auto: one full frame
+	mtu  int
+	mark config.Mark
+}
+
+// note is what the header says after P: the frame P auto is ("one 1500-MTU frame on the wire"),
+// or for a P given, the largest frame where it is not the default 1538B.
+func (f calcFrame) note(c model.Config) string {
+	tag := ""
+	if f.mark.MarksPCP() {
+		tag = fmt.Sprintf(", tagged for mark %s", f.mark)
+	}
+	switch {
+	case f.auto:
+		return fmt.Sprintf(" (one %d-MTU frame on the wire%s)", f.mtu, tag)
+	case c.MaxFrame != model.DefaultPacket:
+		return fmt.Sprintf(" (largest frame %s: MTU %d%s)", c.MaxFrame, f.mtu, tag)
+	}
+	return ""
 }
 
 // dataplane merges defaults, --config and the flags the user gave, in that order, as up does,
-// with P auto one full frame of a 1500-byte MTU (calc has no device), and solves it: the model
+// with P auto and the largest frame resolved for --mtu as up resolves them for its device's MTU
+// (forDevice, the same path), and solves it: the model
 // comes out told its mode (Shaped) and with the target rates solved into factors. The warnings
 // are the rates the file and the flags gave without a unit, and a file's vlan_id that its mark
 // does not use, which up and reload also say: calc is where a cluster file is checked before it
 // ships.
 func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
-	flags := configFlags{changed: o.changed, model: o.model, configFile: o.configFile, mode: o.mode}
+	flags := configFlags{changed: o.changed, model: o.model, configFile: o.configFile, mode: o.mode, mark: o.mark}
 	d, err := flags.fileOrDefault()
 	if err != nil {
 		return d, nil, err
@@ -136,7 +191,7 @@ func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 		}
 		o.noAgentSection = !present
 	}
-	d, err = flags.over(d, "", func(string) (int, error) { return model.DefaultMTU, nil }, noModel)
+	d, err = flags.over(d, "", func(string) (int, error) { return o.mtu, nil }, noModel)
 	if err != nil {
 		return d, nil, err
 	}
@@ -147,17 +202,10 @@ func (o *calcOptions) dataplane() (config.Dataplane, []string, error) {
 	return d, w, nil
 }
 
-// autoPacketNote says what P auto stands for in calc, which has no device.
-var autoPacketNote = fmt.Sprintf(" (one %d-MTU frame on the wire)", model.DefaultMTU)
-
-func printCalc(w io.Writer, res model.Result, packetAuto bool) error {
+func printCalc(w io.Writer, res model.Result, f calcFrame) error {
 	c := res.Config
-	note := ""
-	if packetAuto {
-		note = autoPacketNote
-	}
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s%s, ε=%s, m=%d (mesochronous compensation)\n",
-		c.Hosts, c.Rate, c.Packet, note, model.DurationText(c.Epsilon), c.Mesochronous)
+		c.Hosts, c.Rate, c.Packet, f.note(c), model.DurationText(c.Epsilon), c.Mesochronous)
 	budgets := "budgets"
 	if c.BurstBudgets() == 1 {
 		budgets = "budget"

@@ -764,3 +764,79 @@ func TestCalcFlagsFixTheFile(t *testing.T) {
 	wantUsageError(t, []string{"calc", "--config", huge, "--rate", "10G"}, huge+`: invalid --rate "10G", hosts "10000000000000"`)
 	wantUsageError(t, []string{"calc", "--config", shape, "--mode", "police", "--hosts", "0"}, `invalid --hosts "0"`)
 }
+
+// calc models the cluster's MTU and marking as up resolves them from its device (the same path,
+// forDevice): it assumed MTU 1500 untagged, so packet auto on a jumbo-frame cluster gave bounds
+// 5.9 times too small, up --mark pcp's P of 1542B needed a file, and shape mode's frame term
+// counted 1538B under --packet 9038B (review, helper-84). The header says which frame P is.
+func TestCalcMTUAndMark(t *testing.T) {
+	calc := func(args ...string) calcJSON {
+		t.Helper()
+		out, errOut, status := run(t, append([]string{"calc", "--json", "--hosts", "12", "--rate", "10G"}, args...)...)
+		var got calcJSON
+		if err := json.Unmarshal([]byte(out), &got); status != 0 || err != nil {
+			t.Fatalf("%v: status %d, %v, %s", args, status, err, errOut)
+		}
+		return got
+	}
+	for _, c := range []struct {
+		args          []string
+		mtu           int
+		mark          string
+		packet, frame int64
+		header        string
+	}{
+		{nil, 1500, "dscp", 1538, 1538, "P=1538B (one 1500-MTU frame on the wire), ε"},
+		{[]string{"--mtu", "9000"}, 9000, "dscp", 9038, 9038, "P=9038B (one 9000-MTU frame on the wire), ε"},
+		{[]string{"--mark", "pcp"}, 1500, "pcp", 1542, 1542, "P=1542B (one 1500-MTU frame on the wire, tagged for mark pcp), ε"},
+		{[]string{"--mtu", " 9000", "--mark", "both"}, 9000, "both", 9042, 9042, "P=9042B (one 9000-MTU frame on the wire, tagged for mark both)"},
+		{[]string{"--mtu", "9000", "--packet", "1538B"}, 9000, "dscp", 1538, 9038, "P=1538B (largest frame 9038B: MTU 9000), ε"},
+		{[]string{"--packet", "9038B"}, 1500, "dscp", 9038, 1538, "P=9038B, ε"},
+	} {
+		got := calc(c.args...)
+		if got.MTU != c.mtu || got.Mark != c.mark || got.PacketBytes != c.packet || got.MaxFrameBytes != c.frame {
+			t.Errorf("%v: mtu %d, mark %s, packet %d, largest frame %d; want %d, %s, %d, %d", c.args, got.MTU, got.Mark,
+				got.PacketBytes, got.MaxFrameBytes, c.mtu, c.mark, c.packet, c.frame)
+		}
+		out, _, _ := run(t, append([]string{"calc", "--hosts", "12", "--rate", "10G"}, c.args...)...)
+		if !strings.Contains(out, c.header) {
+			t.Errorf("%v: header lacks %q:\n%s", c.args, c.header, out)
+		}
+	}
+	// The same P, epoch, largest frame and solved budget as up on a device of that MTU, that mark.
+	for _, mtu := range []int{1500, 9000} {
+		args := []string{"--hosts", "12", "--rate", "10G", "--mark", "pcp", "--target-rate", "5=5G"}
+		d, err := upOnMTU(t, mtu, append([]string{"--dev", "eth0"}, args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := calc(append(args, "--mtu", fmt.Sprint(mtu))...)
+		b5, _ := d.Model.Budget(d.Model.Factors[5])
+		if got.PacketBytes != int64(d.Model.Packet) || got.EpochNs != d.Model.Epoch().Nanoseconds() ||
+			got.MaxFrameBytes != int64(d.Model.MaxFrame) || *findLevel(t, got, 5).BudgetBytes != int64(b5) {
+			t.Errorf("MTU %d: calc P %d, epoch %dns, frame %d; up %v, %v, %v", mtu, got.PacketBytes, got.EpochNs,
+				got.MaxFrameBytes, d.Model.Packet, d.Model.Epoch(), d.Model.MaxFrame)
+		}
+	}
+	// Shape mode's bucket holds a whole frame of the device: 9038B a host at MTU 9000, whatever P.
+	shaped := []string{"--packet", "9038B", "--mode", "shape", "--factors", "7=0.5,0=unlimited"}
+	if l := findLevel(t, calc(append(shaped, "--mtu", "9000")...), 7); l.PortBurstBytes == nil || *l.PortBurstBytes != 12*9038 {
+		t.Errorf("shape mode at MTU 9000, f7 = 0.5 of 9038B: port burst %v, want 12·9038B", l.PortBurstBytes)
+	}
+	// A file's mark is the file's, unless --mark says otherwise.
+	file := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(file, []byte("hosts: 12\nrate: 10G\nmark: pcp\nagent: {interfaces: [eth0]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := calc("--config", file); got.PacketBytes != 1542 || got.Mark != "pcp" {
+		t.Errorf("a file of mark: pcp: P %d, mark %s; want 1542, pcp", got.PacketBytes, got.Mark)
+	}
+	if got := calc("--config", file, "--mark", "dscp"); got.PacketBytes != 1538 || got.Mark != "dscp" {
+		t.Errorf("--mark dscp over a file of mark: pcp: P %d, mark %s; want 1538, dscp", got.PacketBytes, got.Mark)
+	}
+	for _, mtu := range []string{"67", "65536", "jumbo", "1500.5"} {
+		wantUsageError(t, []string{"calc", "--hosts", "12", "--rate", "10G", "--mtu", mtu},
+			fmt.Sprintf(`invalid --mtu %q: need an MTU in bytes from 68 to 65535`, mtu))
+	}
+	wantUsageError(t, []string{"calc", "--hosts", "12", "--rate", "10G", "--mark", "red"}, `invalid --mark "red": need dscp, pcp, both or none`)
+}

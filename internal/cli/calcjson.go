@@ -15,6 +15,9 @@ type calcJSON struct {
 	RateBps        float64        `json:"rate_bps"`
 	PacketBytes    int64          `json:"packet_bytes"`
 	PacketAuto     bool           `json:"packet_auto"`
+	MTU            int            `json:"mtu"`
+	Mark           string         `json:"mark"`
+	MaxFrameBytes  int64          `json:"max_frame_bytes"`
 	EpsilonNs      int64          `json:"epsilon_ns"`
 	Mesochronous   int            `json:"mesochronous"`
 	Mode           string         `json:"mode"`
@@ -41,10 +44,11 @@ type calcLevelOut struct {
 	Oversubscription *float64 `json:"oversubscription"`
 }
 
-func newCalcJSON(res model.Result, packetAuto bool) calcJSON {
+func newCalcJSON(res model.Result, f calcFrame) calcJSON {
 	c := res.Config
 	out := calcJSON{
-		Hosts: c.Hosts, RateBps: float64(c.Rate), PacketBytes: int64(c.Packet), PacketAuto: packetAuto,
+		Hosts: c.Hosts, RateBps: float64(c.Rate), PacketBytes: int64(c.Packet), PacketAuto: f.auto,
+		MTU: f.mtu, Mark: string(f.mark), MaxFrameBytes: int64(c.MaxFrame),
 		EpsilonNs: c.Epsilon.Nanoseconds(), Mesochronous: c.Mesochronous,
 		Mode: string(modeName(c)), BurstBudgets: c.BurstBudgets(),
 		EpochNs: res.Epoch.Nanoseconds(), EpochText: model.BoundText(res.Epoch),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,9 +155,14 @@ func (v *packetValue) Type() string { return "value" }
 // Spaces around it are taken, as every unit flag takes them (--rate " 10G "): --hosts " 12" was
 // refused.
 func parseWhole(min int, allowed string) func(string) (int, error) {
+	return parseWholeIn(min, math.MaxInt, allowed)
+}
+
+// parseWholeIn is parseWhole for a number from min to max.
+func parseWholeIn(min, max int, allowed string) func(string) (int, error) {
 	return func(s string) (int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < min {
+		if err != nil || n < min || n > max {
 			return 0, errors.New(allowed)
 		}
 		return n, nil

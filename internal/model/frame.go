@@ -19,7 +19,7 @@ const (
 	EthernetHeader Bytes = 14
 	// VLANTag is an 802.1Q tag, which PCP marking pushes on an untagged frame.
 	VLANTag Bytes = 4
-	// DefaultMTU is the MTU calc assumes, having no device: Ethernet's 1500 bytes.
+	// DefaultMTU is the MTU calc takes without --mtu, having no device: Ethernet's 1500 bytes.
 	DefaultMTU = 1500
 )
 
