@@ -840,3 +840,22 @@ func TestCalcMTUAndMark(t *testing.T) {
 	}
 	wantUsageError(t, []string{"calc", "--hosts", "12", "--rate", "10G", "--mark", "red"}, `invalid --mark "red": need dscp, pcp, both or none`)
 }
+
+// --epsilon says what ε must hold as docs/model.md's "What D counts" does: per switch hop the
+// processing delay and one largest frame (strict priority does not preempt a frame begun), and the
+// host link's frame time; it said "cumulative switch processing delay" alone (review, helper-84).
+func TestEpsilonHelpSaysWhatDLeavesOut(t *testing.T) {
+	usage := newCalcCommand(nil).Flags().Lookup("epsilon").Usage
+	for _, want := range []string{"processing delay", "largest frame", "does not preempt", "host link", `"What D counts"`} {
+		if !strings.Contains(usage, want) {
+			t.Errorf("--epsilon's help %q lacks %q", usage, want)
+		}
+	}
+	doc, err := os.ReadFile("../../docs/model.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "\n## What D counts\n") {
+		t.Error(`docs/model.md has no section "What D counts", which --epsilon's help names`)
+	}
+}

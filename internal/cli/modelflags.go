@@ -49,7 +49,9 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 		"P: wire bytes a host may send per epoch at factor 1, e.g. 1538B, 9k; auto is one full frame of the\n"+
 			"device on the wire, MTU + 14 (+ 4 when PCP marking pushes a tag) + 24: 1538B for MTU 1500")
 	fs.Var(&unitValue[time.Duration]{&m.cfg.Epsilon, model.ParseDuration}, "epsilon",
-		"ε: cumulative switch processing delay on the longest path, e.g. 4us, 1.05ms")
+		"ε: what the fan-in delay leaves out, on the longest path: at each switch hop its processing delay plus one\n"+
+			"largest frame's time (a lower level's frame already being sent: strict priority does not preempt it), and\n"+
+			"the host link's time for one frame (docs/model.md, \"What D counts\"), e.g. 4us, 1.05ms")
 	fs.Var(&unitValue[int]{&m.cfg.Mesochronous, parseWhole(1, "need a whole number, at least 1")}, "mesochronous",
 		"m: epoch misalignment compensation; 2 is safe for unsynchronised hosts, 1 is the paper's nP/R")
 	fs.Var(&unitValue[model.Factors]{&m.cfg.Factors, model.ParseFactors}, "factors",

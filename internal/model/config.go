@@ -33,7 +33,7 @@ type Config struct {
 	Hosts        int           // n: hosts that can send to one destination at once
 	Rate         Rate          // R: edge rate in bit/s, the slowest host link
 	Packet       Bytes         // P: wire bytes one host may send per epoch at factor 1 (WireBytes)
-	Epsilon      time.Duration // ε: cumulative switch processing delay on the longest path
+	Epsilon      time.Duration // ε: what D leaves out on the longest path (docs/model.md, "What D counts")
 	Mesochronous int           // m: epoch misalignment compensation, at least 1
 	Factors      Factors       // configured levels
 	// MaxFrame is the wire size of the largest frame the device sends (FullFrameWire of its MTU),

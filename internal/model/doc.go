@@ -2,15 +2,16 @@
 // throughput factor for a target rate and the worst-case fan-in delay of each level.
 //
 // Inputs are n hosts, the edge rate R (bit/s of the slowest host link), P bytes (what one host may
-// send per epoch at throughput factor 1, counted on the wire: WireBytes), ε (cumulative switch processing delay on the longest
-// path), m (mesochronous compensation: host epochs are not aligned, so one host can emit m budgets
+// send per epoch at throughput factor 1, counted on the wire: WireBytes), ε (what the fan-in delay
+// leaves out on the longest path: each switch's processing delay and one largest frame's time a
+// hop, and the host link's time for one frame; docs/model.md, "What D counts"), m (mesochronous compensation: host epochs are not aligned, so one host can emit m budgets
 // inside one epoch-long window) and a throughput factor f_i for each level i in 0..7 (7 highest).
 //
 //	network epoch            E   = m·n·P·8/R + ε
-//	level i budget           B_i = f_i·P bytes per epoch
-//	level i rate             T_i = f_i·P·8/E            (line rate at f ≈ m·n)
-//	factor for a target rate f_i = T_i·E/(8·P)          (the paper's f_i = n·T_i/R is m = 1, ε = 0)
-//	fan-in delay of level i  D_i = n·P·8·Σ_{j≥i} f_j/R + ε
+//	level i budget           B_i = ⌊f_i·P⌋ bytes per epoch
+//	level i rate             T_i = B_i·8/E              (line rate at B = ⌈R·E/8⌉, f ≈ m·n)
+//	factor for a target rate f_i = ⌈T_i·E/8⌉/P          (≈ T_i·E/(8·P); the paper's f_i = n·T_i/R is m = 1, ε = 0)
+//	fan-in delay of level 7  D_7 = n·b·P·8·f_7/R + ε    (b budgets a host back to back; below the top, FanIn)
 //
 // D_i is a guarantee only while Σ_{j≥i} f_j ≤ m; beyond that, level i is oversubscribed under full
 // fan-in by Σ_{j≥i} f_j / m and the model reports that instead of a number. A level with no factor
