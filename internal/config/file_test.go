@@ -110,11 +110,7 @@ func TestBadValues(t *testing.T) {
 		{"colour: blue\n", "key"},
 	}
 	for _, tc := range cases {
-		f, err := Parse("t", []byte(tc.yaml))
-		if err == nil {
-			d := Default()
-			err = f.Apply(&d)
-		}
+		err := applyError(tc.yaml)
 		var fe *model.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.field || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error %v, want a one-line field error on %q", tc.yaml, err, tc.field)
@@ -298,12 +294,7 @@ func TestTogetherNamesEveryKey(t *testing.T) {
 		"hosts: 1000000\nmesochronous: 4\nrate: 10G\nepsilon: 2399h59m58s\n": `invalid hosts "1000000", mesochronous "4", rate "10G", ` +
 			`epsilon "2399h59m58s" and packet "1538B" (the default) together: they make the epoch m·n·P·8/R + ε 2401h, longer than 2400h`,
 	} {
-		f, err := Parse("t", []byte(yaml))
-		if err == nil {
-			d := Default()
-			err = f.Apply(&d)
-		}
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err := applyError(yaml); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %s", yaml, err, want)
 		}
 	}
@@ -442,12 +433,7 @@ func TestRateSaysTheRangeItTakes(t *testing.T) {
 		"hosts: 12\nrate: 5.\n":    `invalid rate "5.": need at least 8b/s`,
 		"hosts: 12\nrate: 2000T\n": `invalid rate "2000T": need at most 1000Tb/s`,
 	} {
-		f, err := Parse("t", []byte(yaml))
-		if err == nil {
-			d := Default()
-			err = f.Apply(&d)
-		}
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err := applyError(yaml); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %s", yaml, err, want)
 		}
 	}
@@ -460,12 +446,8 @@ func TestRateSaysTheRangeItTakes(t *testing.T) {
 // that factor is: factors[5] 0.01 (a budget under one frame) beside target_rate[5] 5G was refused
 // as the 0.01 (review, helper-84). A factor of a level without a target rate is still judged.
 func TestFilesTargetRateReplacesItsFactor(t *testing.T) {
-	f, err := Parse("t", []byte("hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\ntarget_rate: {5: 5G}\n"))
+	d, err := applied("hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\ntarget_rate: {5: 5G}\n")
 	if err != nil {
-		t.Fatal(err)
-	}
-	d := Default()
-	if err := f.Apply(&d); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
 	solved, err := d.ResolvePacket(1500)
@@ -475,9 +457,8 @@ func TestFilesTargetRateReplacesItsFactor(t *testing.T) {
 	if r := solved.Model.LevelRate(solved.Model.Factors[5]); err != nil || r < 5e9 || r > 5.001e9 {
 		t.Errorf("solved: %v, level 5 at %v; want 5Gb/s", err, r)
 	}
-	f, _ = Parse("t", []byte("hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\ntarget_rate: {3: 5G}\n"))
-	d = Default()
-	if err := f.Apply(&d); err == nil || !strings.Contains(err.Error(), `invalid factors[5] "0.01"`) {
+	if err := applyError("hosts: 12\nrate: 10G\nfactors: {7: 1, 5: 0.01, 0: unlimited}\ntarget_rate: {3: 5G}\n"); err == nil ||
+		!strings.Contains(err.Error(), `invalid factors[5] "0.01"`) {
 		t.Errorf("factors[5] 0.01 with a target rate for level 3: %v; want it refused", err)
 	}
 }
@@ -505,4 +486,20 @@ func TestLoadValuesLeavesTheJudgingToTheWhole(t *testing.T) {
 	if _, _, _, err := LoadValues(write("rate: fast\n")); err == nil || !strings.Contains(err.Error(), `c.yaml: invalid rate "fast"`) {
 		t.Errorf("LoadValues of rate: fast: %v; want it refused naming the key", err)
 	}
+}
+
+// applyError is what reading yaml and applying it over Default() refuses, if anything.
+func applyError(yaml string) error {
+	_, err := applied(yaml)
+	return err
+}
+
+// applied is yaml read and applied over Default().
+func applied(yaml string) (Dataplane, error) {
+	d := Default()
+	f, err := Parse("t", []byte(yaml))
+	if err != nil {
+		return d, err
+	}
+	return d, f.Apply(&d)
 }
