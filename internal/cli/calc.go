@@ -36,7 +36,7 @@ func newCalcCommand(runF func(*calcOptions) error) *cobra.Command {
 		Long: `calc evaluates QJump's model for a cluster:
 
   network epoch     E   = m·n·P·8/R + ε
-  level budget      B_i = f_i·P bytes per epoch, rate T_i = f_i·P·8/E
+  level budget      B_i = f_i·P bytes per epoch (down to a whole byte), rate T_i = B_i·8/E
   fan-in delay      D_7 = n·b·P·8·f_7/R + ε at the top level; below it, D_i also waits for the
                     budgets the levels above send meanwhile (docs/model.md); a guarantee while
                     Σ_{j≥i} f_j ≤ m (with ε: ≤ R·E/(8·n·P))
@@ -64,8 +64,9 @@ Level 7 is the highest priority. At factor 1 it has a guaranteed latency bound; 
 levels-at-or-above sum past m (a little more with ε) is oversubscribed under full fan-in, and calc says by how much
 instead of printing a bound. A level may be "unlimited" (no budget), which is not factor 0.
 
---config reads a configuration file as up and the agent do (docs/configuration.md): its model and
-mode, with any flag given on the command line over the same key. So the bounds of the file a
+--config reads a configuration file as up and the agent do (docs/configuration.md): its model,
+mode and mark (which sets P auto's frame), with any flag given on the command line over the same
+key. So the bounds of the file a
 cluster runs are one command away, and calc refuses what up would refuse of it, and what qjump
 agent would refuse of its agent: section. A file without an agent: section (a plain file for up)
 is taken, with a note on stderr that qjump agent would refuse it.`,
@@ -96,7 +97,7 @@ is taken, with a note on stderr that qjump agent would refuse it.`,
 		},
 	}
 	opts.model.register(cmd.Flags())
-	cmd.Flags().StringVar(&opts.configFile, "config", "", "read the model and mode from this configuration file, as up does; flags given override its keys (docs/configuration.md)")
+	cmd.Flags().StringVar(&opts.configFile, "config", "", "read the model, mode and mark from this configuration file, as up does; flags given override its keys (docs/configuration.md)")
 	cmd.Flags().StringVar(&opts.mode, "mode", string(config.Police),
 		"how the hosts hold levels to their budgets, as up's --mode: police or shape (sets b in D_i)")
 	cmd.Flags().Var(&unitValue[int]{&opts.mtu, parseMTU}, "mtu",

@@ -136,7 +136,7 @@ func runReload(ctx context.Context, opts *reloadOptions, stderr io.Writer) error
 		warn(stderr, beforeQJumpWarnings(st))
 	}
 	opts.noteKeptRates(stderr, was, d)
-	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.DurationText(d.Model.Epoch()))
+	fmt.Fprintf(stderr, "qjump: reloaded %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.BoundText(d.Model.Epoch()))
 	return nil
 }
 

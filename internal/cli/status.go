@@ -165,7 +165,7 @@ func printStatus(w io.Writer, st dataplane.Status, seen agentSight) error {
 		fmt.Fprintf(w, "managed by the %s\n", r.Name())
 	}
 	fmt.Fprintf(w, "n=%d hosts, R=%s, P=%s, ε=%s, m=%d: epoch E=%s\n", m.Hosts, m.Rate, m.Packet,
-		model.DurationText(m.Epsilon), m.Mesochronous, model.DurationText(m.Epoch()))
+		model.DurationText(m.Epsilon), m.Mesochronous, model.BoundText(m.Epoch()))
 	fmt.Fprintln(w, guarantees(d))
 	for _, warning := range deviceWarnings(st, deviceMTU, seen) {
 		fmt.Fprintf(w, "warning: %s\n", warning)

@@ -109,7 +109,7 @@ func runUp(ctx context.Context, opts *upOptions, stderr io.Writer) error {
 	}
 	commit(stop)
 	warn(stderr, dataplane.PoliceWarnings(opts.dev, d))
-	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.DurationText(d.Model.Epoch()))
+	fmt.Fprintf(stderr, "qjump: up on %s (%s mode, epoch %s)\n", opts.dev, d.Mode, model.BoundText(d.Model.Epoch()))
 	if was, err := dataplane.Replaced(opts.dev); err == nil {
 		fmt.Fprintf(stderr, "qjump: replaced %s on %s's egress; qjump down puts it back\n", was, opts.dev)
 	}

@@ -25,7 +25,21 @@ func (c Config) Budget(f Factor) (b Bytes, ok bool) {
 	if f.Unlimited {
 		return 0, false
 	}
-	return Bytes(math.Floor(f.Value * float64(c.Packet) * (1 + budgetSlack))), true
+	return wholeBytes(math.Floor(f.Value * float64(c.Packet) * (1 + budgetSlack))), true
+}
+
+// maxWholeBudget is the largest budget counted in whole bytes (Bytes, an int64, with room to
+// add): beyond it a budget is a float's figure, never a whole byte a frame could miss. A 1000Tb/s
+// link carries 10^21 bytes in an epoch of 100 days, more than an int64 holds (review, helper-93:
+// the line budget wrapped negative and every level read as above the link).
+const maxWholeBudget = 1 << 62
+
+// wholeBytes is b, whole, as Bytes, at most maxWholeBudget.
+func wholeBytes(b float64) Bytes {
+	if b >= maxWholeBudget {
+		return maxWholeBudget
+	}
+	return Bytes(b)
 }
 
 // budgetSlack is how far below a whole byte f·P may fall from float error and still be that
@@ -68,7 +82,7 @@ func (c Config) LineBudget() Bytes {
 // budgetAtLeast is the smallest whole budget of at least b bytes; float error just above a whole
 // byte (3076.0000000000005 for 2·1538) is that byte, as in Budget.
 func budgetAtLeast(b float64) Bytes {
-	return Bytes(math.Ceil(b * (1 - budgetSlack)))
+	return wholeBytes(math.Ceil(b * (1 - budgetSlack)))
 }
 
 // AboveLineRate says that f's budget allows more than R: more than LineBudget, the whole bytes the
@@ -76,7 +90,11 @@ func budgetAtLeast(b float64) Bytes {
 // L=R) is at LineBudget, not above it.
 func (c Config) AboveLineRate(f Factor) bool {
 	b, limited := c.Budget(f)
-	return limited && b > c.LineBudget()
+	if line := c.LineBudget(); b < maxWholeBudget && line < maxWholeBudget {
+		return limited && b > line
+	}
+	// Beyond whole bytes: the figures themselves, with a float's margin.
+	return limited && f.Value*float64(c.Packet) > float64(c.Rate)*c.Epoch().Seconds()/8*(1+1e-9)
 }
 
 // FactorForRate solves T = B·8/E for the factor whose budget B reaches T: B = T·E/8 rounded up to
@@ -85,7 +103,11 @@ func (c Config) AboveLineRate(f Factor) bool {
 // that a rate that is a whole number of budgets solves to that number (2, not 1.9999999999999998,
 // which a configuration then shows and writes back), rounded so that Budget gives B again.
 func (c Config) FactorForRate(t Rate) float64 {
-	b := budgetAtLeast(float64(t) * c.Epoch().Seconds() / 8)
+	raw := float64(t) * c.Epoch().Seconds() / 8
+	if raw >= maxWholeBudget {
+		return raw / float64(c.Packet) // beyond whole bytes: nothing to round
+	}
+	b := budgetAtLeast(raw)
 	f := float64(b) / float64(c.Packet)
 	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 12, 64), 64)
 	if err != nil || !(r > 0) {

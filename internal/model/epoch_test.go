@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -173,5 +174,30 @@ func TestWithTargetRates(t *testing.T) {
 	}
 	if cfg.Factors[5].Value != 2 || len(cfg.Factors) != 2 {
 		t.Errorf("the receiver changed: %v", cfg.Factors)
+	}
+}
+
+// A link of 100Tb/s carries more in an epoch of 210h than an int64 counts in bytes: the line
+// budget wrapped negative, the line-rate factor read -6·10^15 and level 7 at factor 1 was
+// "above the link rate" with a warning saying so. Beyond whole bytes the figures are a float's;
+// and a target rate whose budget no budget holds is refused as the rate given, not as a factor
+// the user never wrote (review, helper-93).
+func TestBudgetsBeyondAnInt64(t *testing.T) {
+	c := Config{Hosts: 1, Rate: 100e12, Packet: 1538, Mesochronous: 2, Epsilon: 210 * time.Hour,
+		Factors: Factors{7: Limited(1), 0: Unlimited()}, MaxFrame: 1538}
+	if f := c.LineRateFactor(); !(f > 6e15) {
+		t.Errorf("line-rate factor %v, want about 6.14e15", f)
+	}
+	if c.AboveLineRate(Limited(1)) || !c.AboveLineRate(Limited(1e16)) {
+		t.Errorf("above line rate: factor 1 %v, factor 1e16 %v; want false, true", c.AboveLineRate(Limited(1)), c.AboveLineRate(Limited(1e16)))
+	}
+	for _, w := range c.Warnings() {
+		if strings.Contains(w, "above the link rate") {
+			t.Errorf("warning %q", w)
+		}
+	}
+	err := c.CheckTargetRates(map[Level]Rate{5: 100e12})
+	if err == nil || !strings.Contains(err.Error(), `target-rate "5=`) || !strings.Contains(err.Error(), "beyond what a budget holds") {
+		t.Errorf("target of R with a budget beyond any: %v; want it refused as --target-rate", err)
 	}
 }

@@ -382,6 +382,12 @@ func (c Config) CheckTargetRates(rates map[Level]Rate) error {
 			return fieldError("target-rate", value, fmt.Sprintf(
 				"need at most R = %s: a level cannot send faster than its link", c.Rate))
 		}
+		if f := c.FactorForRate(t); f*float64(c.Packet) > maxBudget {
+			// Said of the rate the user gave, not of a factor they never wrote (review, helper-93).
+			return fieldError("target-rate", value, fmt.Sprintf(
+				"its budget per epoch E = %s would be more than %s, beyond what a budget holds: need at most %s, or a shorter epoch",
+				DurationText(c.Epoch()), Bytes(maxBudget), c.rateOf(maxBudget)))
+		}
 		if b, _ := c.Budget(Limited(c.FactorForRate(t))); b < MinWireFrame {
 			return fieldError("target-rate", value, fmt.Sprintf(
 				"its budget would be %s per epoch E = %s, less than one minimum frame on the wire (%s): "+
