@@ -26,7 +26,9 @@ type renamed struct {
 	now string
 }
 
-// renames lists the devices of p's network namespace renamed since up.
+// renames lists the devices of p's network namespace renamed since up: those whose state is under
+// another name than theirs now. A device gone keeps the name its record gives it, so state left
+// under a name of followRenames' own (a move it did not finish) is moved on too.
 func renames(p paths) []renamed {
 	var out []renamed
 	names, _ := deviceNames(p)
@@ -36,29 +38,87 @@ func renames(p paths) []renamed {
 		if err != nil {
 			continue
 		}
-		if now := rec.nameNow(); now != rec.Device {
+		if now := rec.nameNow(); now != name {
 			out = append(out, renamed{at, rec, now})
 		}
 	}
 	return out
 }
 
+// movingSuffix makes the name a state moves through on its way to another (followRenames): a ':'
+// is in no interface's name, so it is never one.
+const movingSuffix = ":moving"
+
 // followRenames moves the state of every renamed device of p's network namespace to its new
 // name, so that up and reload given that name find it, and the old name is free for another
-// interface. A new name that already has state of its own is left alone (down of either name
-// sorts it out). Under the state lock.
+// interface. A new name that has state of its own staying there is left alone (down of either
+// name sorts it out); one whose state moves on too is taken, so that interfaces that swapped
+// names (ip link set eth0 name tmp; eth1 name eth0; tmp name eth1) swap their states, each
+// keeping QJump. Every move goes through a name of its own first, so none waits for another.
+// Under the state lock.
 func followRenames(p paths) {
-	for _, r := range renames(p) {
-		to := p.forDevice(r.now)
-		if _, err := os.Stat(to.device); err == nil {
-			continue
+	moving := movable(p, renames(p))
+	var moved []renamed
+	for _, r := range moving {
+		via := p.forDevice(r.now + movingSuffix)
+		if os.Rename(r.at.device, via.device) == nil {
+			r.at = via
+			moved = append(moved, r)
 		}
+	}
+	for _, r := range moved {
+		to := p.forDevice(r.now)
 		if os.Rename(r.at.device, to.device) != nil {
-			continue
+			continue // the name is not free after all: renames finds the state where it is next time
 		}
 		r.rec.Device = r.now
 		_ = writeRecord(to, r.rec)
 	}
+}
+
+// movable is the renames whose state can move to the new name: one free, or whose state moves on
+// too. Two states for one interface (its index reused) go nowhere.
+func movable(p paths, rs []renamed) []renamed {
+	targets := map[string]int{}
+	for _, r := range rs {
+		targets[r.now]++
+	}
+	var moving []renamed
+	for _, r := range rs {
+		if targets[r.now] == 1 {
+			moving = append(moving, r)
+		}
+	}
+	for {
+		leaving := map[string]bool{}
+		for _, r := range moving {
+			leaving[r.at.deviceName()] = true
+		}
+		var kept []renamed
+		for _, r := range moving {
+			if _, err := os.Stat(p.forDevice(r.now).device); err != nil || leaving[r.now] {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == len(moving) {
+			return kept
+		}
+		moving = kept
+	}
+}
+
+// FollowRenames moves the state of every device of this network namespace renamed since up to
+// its new name, as up and reload do first (followRenames): the agent does it before it looks at
+// an interface whose name's state is another's.
+func FollowRenames() error {
+	p, err := pathsFor("")
+	if err != nil {
+		return err
+	}
+	return withState(p.root, false, func() error {
+		followRenames(p)
+		return nil
+	})
 }
 
 // stateOf is where the state of the device called name is: under that name (the device's name at

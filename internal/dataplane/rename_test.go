@@ -1,7 +1,10 @@
 package dataplane
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,5 +96,51 @@ func TestDownAfterARename(t *testing.T) {
 				t.Errorf("eth9 after down.\nbefore (as eth0):\n%s\nafter:\n%s", before, after)
 			}
 		})
+	}
+}
+
+// TestSwappedDevicesAreFollowed: two interfaces QJump is up on swap names (ip -batch: eth0 to
+// ar-tmp, ar-eth1 to eth0, ar-tmp to ar-eth1). Each state must move to its interface's new name,
+// so that down of one name takes QJump off that interface only. The moves were skipped, each new
+// name having state already, and a later up or down of either name met the other's state: the
+// agent tore down the swapped one's and failed to build its own (review, helper-94).
+func TestSwappedDevicesAreFollowed(t *testing.T) {
+	h := newHosts(t)
+	ip := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", append([]string{"-n", h.a}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v: %s", args, err, out)
+		}
+	}
+	ip("link", "add", "ar-eth1", "type", "veth", "peer", "name", "ar-peer1")
+	ip("link", "set", "ar-eth1", "up")
+	h.mustQjump(t, h.a, upArgs()...)
+	h.mustQjump(t, h.a, append([]string{"up", "--dev", "ar-eth1"}, testModel...)...)
+	t.Cleanup(func() { _, _, _ = h.qjump(t, h.a, "down", "--dev", "ar-eth1") })
+	batch := filepath.Join(t.TempDir(), "swap")
+	if err := os.WriteFile(batch, []byte("link set eth0 down\nlink set ar-eth1 down\nlink set eth0 name ar-tmp\n"+
+		"link set ar-eth1 name eth0\nlink set ar-tmp name ar-eth1\nlink set eth0 up\nlink set ar-eth1 up\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ip("-batch", batch)
+
+	// Any verb follows renames first; this up finds eth0 up.
+	if _, errOut, code := h.qjump(t, h.a, upArgs()...); code != 1 || !strings.Contains(errOut, "already up on eth0") {
+		t.Errorf("up --dev eth0 after the swap: exit %d, %q; want 1, already up", code, errOut)
+	}
+	names := func(s testutil.Status) (out []string) {
+		for _, d := range s.Devices {
+			out = append(out, fmt.Sprintf("%s (up as %q, attached %v)", d.Device, d.UpAs, d.Attached))
+		}
+		return out
+	}
+	s := h.status(t, h.a)
+	if len(s.Devices) != 2 || s.Devices[0].Device != "ar-eth1" || s.Devices[1].Device != "eth0" ||
+		s.Devices[0].UpAs != "" || s.Devices[1].UpAs != "" || !s.Devices[0].Attached || !s.Devices[1].Attached {
+		t.Fatalf("status after the swap was followed: %+v; want ar-eth1 and eth0, each under its own name, attached", names(s))
+	}
+	h.mustQjump(t, h.a, "down", "--dev", "eth0")
+	if s := h.status(t, h.a); len(s.Devices) != 1 || s.Devices[0].Device != "ar-eth1" || !s.Devices[0].Attached {
+		t.Errorf("status after down --dev eth0: %+v; want ar-eth1 alone, attached", names(s))
 	}
 }
