@@ -527,7 +527,7 @@ func (a *Agent) reconcile(dev string) bool {
 	var action Action
 	want, index, err := wantFor(*a.current.Load(), dev)
 	if err == nil {
-		action, err = reconcileDevice(dev, want)
+		action, _, err = reconcileDevice(dev, want)
 	}
 	if errors.Is(err, dataplane.ErrNoDevice) {
 		// Gone between its event and now (a veth whose peer was deleted reports a change first).

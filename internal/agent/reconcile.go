@@ -23,9 +23,27 @@ const (
 )
 
 // reconcileDevice makes dev run want. It never detaches what already runs want, so a restarted
-// agent changes nothing on the wire.
-func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
+// agent changes nothing on the wire. renamed is the name now of the interface whose state was
+// under dev's name, renamed since up (the state is under its new name now): the agent takes
+// QJump off it if the file does not match that name.
+func reconcileDevice(dev string, want config.Dataplane) (action Action, renamed string, err error) {
 	st, err := dataplane.DeviceStatus(dev)
+	if err == nil && st.Device != dev {
+		// The state under dev's name is of the interface called dev at up, renamed since (to
+		// st.Device): its state moves to its new name, so that it keeps QJump, and dev's own, if
+		// it has any (the two swapped names), comes to dev's. Then dev is looked at afresh.
+		renamed = st.Device
+		if err := dataplane.FollowRenames(); err != nil {
+			return "", renamed, err
+		}
+		st, err = dataplane.DeviceStatus(dev)
+	}
+	action, err = reconcileStatus(dev, want, st, err)
+	return action, renamed, err
+}
+
+// reconcileStatus is reconcileDevice once dev's status is st (or err).
+func reconcileStatus(dev string, want config.Dataplane, st dataplane.Status, err error) (Action, error) {
 	switch {
 	case errors.Is(err, dataplane.ErrNotUp):
 		// Replace: what QJump left on the interface with its state lost is the agent's to replace.
@@ -33,9 +51,8 @@ func reconcileDevice(dev string, want config.Dataplane) (Action, error) {
 	case err != nil:
 		return "", err
 	case st.Device != dev:
-		// The state under dev's name is of the interface called dev at up, renamed since (to
-		// st.Device): dev is another interface that took the name, with nothing of QJump's on it.
-		// Up moves the renamed one's state to its new name first, so that one keeps QJump.
+		// Still another interface's state, one whose move followRenames left alone: dev is an
+		// interface that took its name, with nothing of QJump's on it.
 		return Brought, upReplacing(dev, want)
 	case !st.Attached:
 		// Pins of an interface that was deleted (and perhaps re-created under the same name):

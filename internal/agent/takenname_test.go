@@ -1,7 +1,11 @@
 package agent
 
 import (
+	"errors"
+	"strings"
 	"testing"
+
+	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/vishvananda/netlink"
 
@@ -60,4 +64,54 @@ func renameAndReplace(old, renamed string) error {
 		return err
 	}
 	return netlink.LinkSetUp(n)
+}
+
+// TestSwappedNamesAreFollowed: two interfaces the agent runs QJump on swap names (eth0 to a
+// temporary name, ar-eth1 to eth0, the temporary one to ar-eth1). Each keeps its QJump, adopted
+// as it runs: no apply error, no moment unlimited. The agent tore down the state under eth0's name,
+// the swapped interface's, and failed to build the new eth0's: "add htb qdisc: invalid argument",
+// an apply error counted (review, helper-94).
+func TestSwappedNamesAreFollowed(t *testing.T) {
+	a, pair, log := agentInNS(t, "qjagsw", 98, "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [eth0, ar-eth1]\n")
+	t.Cleanup(func() { _ = host.InNetns(pair.A, func() { _ = dataplane.Down("ar-eth1") }) })
+	if nsErr := host.InNetns(pair.A, func() {
+		if err := netlink.LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "ar-eth1"}, PeerName: "ar-peer1"}); err != nil {
+			t.Error(err)
+			return
+		}
+		for _, dev := range []string{"ar-eth1", "ar-peer1"} {
+			if l, err := netlink.LinkByName(dev); err != nil || netlink.LinkSetUp(l) != nil {
+				t.Errorf("%s: %v", dev, err)
+				return
+			}
+		}
+		a.reconcileAll()
+		e0, err0 := netlink.LinkByName("eth0")
+		e1, err1 := netlink.LinkByName("ar-eth1")
+		if err := errors.Join(err0, err1); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := errors.Join(netlink.LinkSetDown(e0), netlink.LinkSetDown(e1), netlink.LinkSetName(e0, "ar-tmp"),
+			netlink.LinkSetName(e1, "eth0"), netlink.LinkSetName(e0, "ar-eth1"), netlink.LinkSetUp(e0), netlink.LinkSetUp(e1)); err != nil {
+			t.Error(err)
+			return
+		}
+		ups := promtestutil.ToFloat64(a.m.applied.WithLabelValues(string(Brought)))
+		a.reconcileAll()
+		if n := promtestutil.ToFloat64(a.m.applyErrors.WithLabelValues("up")); n != 0 || strings.Contains(log.String(), "level=ERROR") {
+			t.Errorf("%v up errors after the swap:\n%s", n, log)
+		}
+		if n := promtestutil.ToFloat64(a.m.applied.WithLabelValues(string(Brought))); n != ups {
+			t.Errorf("QJump brought up again %v times after the swap, want none (each adopted as it runs):\n%s", n-ups, log)
+		}
+		for dev, index := range map[string]int{"eth0": e1.Attrs().Index, "ar-eth1": e0.Attrs().Index} {
+			st, err := dataplane.DeviceStatus(dev)
+			if err != nil || st.Device != dev || st.UpAs != "" || !st.Attached {
+				t.Errorf("%s (index %d): status %+v, %v; want its own QJump attached under its name", dev, index, st, err)
+			}
+		}
+	}); nsErr != nil {
+		t.Fatal(nsErr)
+	}
 }
