@@ -525,9 +525,16 @@ func (a *Agent) noteNamedAbsent(sec Section, names []string) {
 // reconcile brings dev to the running configuration, and says whether it runs it now.
 func (a *Agent) reconcile(dev string) bool {
 	var action Action
+	var renamed string
 	want, index, err := wantFor(*a.current.Load(), dev)
 	if err == nil {
-		action, _, err = reconcileDevice(dev, want)
+		action, renamed, err = reconcileDevice(dev, want)
+	}
+	if renamed != "" && !a.current.Load().Agent.Matches(renamed) {
+		// The interface that had dev's name is renamed to a name the file does not match, and dev
+		// is another interface that took its name: QJump comes off the renamed one, as when no
+		// interface takes its name (down). It kept QJump for good, unmanaged (review, helper-94).
+		a.down(renamed)
 	}
 	if errors.Is(err, dataplane.ErrNoDevice) {
 		// Gone between its event and now (a veth whose peer was deleted reports a change first).

@@ -66,6 +66,37 @@ func renameAndReplace(old, renamed string) error {
 	return netlink.LinkSetUp(n)
 }
 
+// TestRenamedAwayAndNameTaken: eth0, which the agent runs QJump on, is renamed to a name the file
+// does not match (ar-foo) and a new eth0 comes before the agent looks (ip -batch, or the agent
+// stopped meanwhile). QJump must come off ar-foo, as it does when no interface takes the name,
+// and the new eth0 get its own. ar-foo kept QJump for good, managed by nothing (review, helper-94).
+func TestRenamedAwayAndNameTaken(t *testing.T) {
+	a, pair, log := agentInNS(t, "qjagra", 97, "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [\"eth*\"]\n")
+	t.Cleanup(func() { _ = host.InNetns(pair.A, func() { _ = dataplane.Down("ar-foo") }) })
+	if nsErr := host.InNetns(pair.A, func() {
+		if !a.reconcile("eth0") {
+			t.Errorf("bringing eth0 up failed:\n%s", log)
+			return
+		}
+		if err := renameAndReplace("eth0", "ar-foo"); err != nil {
+			t.Error(err)
+			return
+		}
+		a.reconcileAll()
+		if st, err := dataplane.DeviceStatus("ar-foo"); !errors.Is(err, dataplane.ErrNotUp) {
+			t.Errorf("ar-foo, renamed to a name the file does not match: status %+v, %v; want QJump taken off\n%s", st, err, log)
+		}
+		if st, err := dataplane.DeviceStatus("eth0"); err != nil || st.Device != "eth0" || !st.Attached {
+			t.Errorf("the new eth0: status %+v, %v; want QJump of its own attached\n%s", st, err, log)
+		}
+		if err := a.readiness(); err != nil {
+			t.Errorf("not ready: %v", err)
+		}
+	}); nsErr != nil {
+		t.Fatal(nsErr)
+	}
+}
+
 // TestSwappedNamesAreFollowed: two interfaces the agent runs QJump on swap names (eth0 to a
 // temporary name, ar-eth1 to eth0, the temporary one to ar-eth1). Each keeps its QJump, adopted
 // as it runs: no apply error, no moment unlimited. The agent tore down the state under eth0's name,
