@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/vishvananda/netlink"
+
+	"github.com/qjump-net/qjump/internal/dataplane"
+	"github.com/qjump-net/qjump/internal/host"
 )
 
 // TestAbsentCgroupIsNotAnError: the cluster file names a service that does not run on this host
@@ -64,5 +68,52 @@ func TestAbsentNamedInterfaceIsLogged(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "interface=qjtest-nic9") {
 		t.Errorf("not a warning naming qjtest-nic9:\n%s", log)
+	}
+}
+
+// TestNamedInterfaceGoneIsLoggedAtOnce: an interface the file names is deleted. The log says it is
+// not on this host when it goes, as docs/deployment.md says, not only at the next resync, 30 s
+// later: the delete went to down alone (review, helper-94). Once, not again at the resync; again
+// if it comes back and goes again.
+func TestNamedInterfaceGoneIsLoggedAtOnce(t *testing.T) {
+	a, pair, log := agentInNS(t, "qjagng", 99, "hosts: 2\nrate: 100M\nagent:\n  interfaces: [eth0, ar-nic1]\n")
+	told := func() int {
+		return strings.Count(log.String(), "interface named in agent.interfaces is not on this host")
+	}
+	t.Cleanup(func() { _ = host.InNetns(pair.A, func() { _ = dataplane.Down("ar-nic1") }) })
+	veth := func() *netlink.Veth {
+		return &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "ar-nic1"}, PeerName: "ar-peer1"}
+	}
+	if nsErr := host.InNetns(pair.A, func() {
+		if err := netlink.LinkAdd(veth()); err != nil {
+			t.Error(err)
+			return
+		}
+		a.reconcileAll()
+		for i, want := range []int{1, 2} {
+			l, err := netlink.LinkByName("ar-nic1")
+			if err == nil {
+				err = netlink.LinkDel(l)
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			a.onLink(linkEvent{name: "ar-nic1", index: l.Attrs().Index, deleted: true})
+			if n := told(); n != want {
+				t.Errorf("ar-nic1 deleted (%d): logged absent %d times in all, want %d:\n%s", i+1, n, want, log)
+			}
+			a.reconcileAll()
+			if n := told(); n != want {
+				t.Errorf("the resync after: logged absent %d times in all, want %d:\n%s", n, want, log)
+			}
+			if err := netlink.LinkAdd(veth()); err != nil {
+				t.Error(err)
+				return
+			}
+			a.onLink(linkEvent{name: "ar-nic1"})
+		}
+	}); nsErr != nil {
+		t.Fatal(nsErr)
 	}
 }

@@ -437,8 +437,10 @@ func (a *Agent) onLink(ev linkEvent) {
 	}
 	if ev.deleted {
 		a.down(ev.name)
+		a.noteNamedGone(spec.Agent, ev.name)
 		return
 	}
+	delete(a.namedAbsentTold, ev.name) // here again: its going is told again
 	a.reconcile(ev.name)
 }
 
@@ -514,12 +516,32 @@ func (a *Agent) noteNamedAbsent(sec Section, names []string) {
 			continue
 		}
 		if a.namedAbsentTold[name] != a.generation {
-			a.log.Warn("interface named in agent.interfaces is not on this host: QJump goes up on it when it appears, "+
-				"and /readyz answers 503 until then", "interface", name)
+			a.tellNamedAbsent(name)
 		}
 		told[name] = a.generation
 	}
 	a.namedAbsentTold = told
+}
+
+// noteNamedGone is noteNamedAbsent for the interface called name, deleted: logged when it goes,
+// not at the next resync, if agent.interfaces names it and no interface has taken its name since.
+func (a *Agent) noteNamedGone(sec Section, name string) {
+	if !slices.Contains(sec.named(), name) || a.namedAbsentTold[name] == a.generation {
+		return
+	}
+	if _, err := netlink.LinkByName(name); err == nil {
+		return
+	}
+	a.tellNamedAbsent(name)
+	if a.namedAbsentTold == nil {
+		a.namedAbsentTold = map[string]uint64{}
+	}
+	a.namedAbsentTold[name] = a.generation
+}
+
+func (a *Agent) tellNamedAbsent(name string) {
+	a.log.Warn("interface named in agent.interfaces is not on this host: QJump goes up on it when it appears, "+
+		"and /readyz answers 503 until then", "interface", name)
 }
 
 // reconcile brings dev to the running configuration, and says whether it runs it now.
