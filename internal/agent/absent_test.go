@@ -91,10 +91,7 @@ func TestNamedInterfaceGoneIsLoggedAtOnce(t *testing.T) {
 		}
 		a.reconcileAll()
 		for i, want := range []int{1, 2} {
-			l, err := netlink.LinkByName("ar-nic1")
-			if err == nil {
-				err = netlink.LinkDel(l)
-			}
+			l, err := deleteLink("ar-nic1")
 			if err != nil {
 				t.Error(err)
 				return

@@ -3,8 +3,6 @@ package agent
 import (
 	"testing"
 
-	"github.com/vishvananda/netlink"
-
 	"github.com/qjump-net/qjump/internal/host"
 )
 
@@ -24,11 +22,7 @@ func TestGoneInterfaceLeavesNoHookFailure(t *testing.T) {
 			t.Errorf("bringing eth0 up failed:\n%s", log)
 			return
 		}
-		eth0, err := netlink.LinkByName("eth0")
-		if err == nil {
-			err = netlink.LinkDel(eth0)
-		}
-		if err != nil {
+		if _, err := deleteLink("eth0"); err != nil {
 			t.Error(err)
 			return
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vishvananda/netlink"
+
 	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/nspair"
 	"github.com/qjump-net/qjump/internal/testutil"
@@ -53,4 +55,14 @@ func agentInNS(t *testing.T, name string, subnet int, file string) (*Agent, *nsp
 		t.Fatal(err)
 	}
 	return a, pair, log
+}
+
+// deleteLink deletes the interface called name in the caller's network namespace and gives what
+// it was.
+func deleteLink(name string) (netlink.Link, error) {
+	l, err := netlink.LinkByName(name)
+	if err == nil {
+		err = netlink.LinkDel(l)
+	}
+	return l, err
 }

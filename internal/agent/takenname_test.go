@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -18,17 +19,7 @@ import (
 // state under its name is eth5's. It said ok, finding that state attached (review, helper-85).
 // The next look brings QJump up on the new eth0, and eth5 keeps its own.
 func TestReadinessOfANameARenamedOneLeft(t *testing.T) {
-	a, pair, log := agentInNS(t, "qjagrr", 95, "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [\"eth*\"]\n")
-	t.Cleanup(func() { _ = host.InNetns(pair.A, func() { _ = dataplane.Down("eth5") }) })
-	if nsErr := host.InNetns(pair.A, func() {
-		if !a.reconcile("eth0") {
-			t.Errorf("bringing eth0 up failed:\n%s", log)
-			return
-		}
-		if err := renameAndReplace("eth0", "eth5"); err != nil {
-			t.Error(err)
-			return
-		}
+	renamedAndTaken(t, "qjagrr", 95, "eth5", func(a *Agent, log *bytes.Buffer) {
 		if err := a.readiness(); err == nil {
 			t.Errorf("ready with eth0 a new interface and the state under its name eth5's")
 		}
@@ -36,6 +27,26 @@ func TestReadinessOfANameARenamedOneLeft(t *testing.T) {
 		if err := a.readiness(); err != nil {
 			t.Errorf("after the agent looked at every interface: %v\n%s", err, log)
 		}
+	})
+}
+
+// renamedAndTaken runs then in the first namespace of a pair (agentInNS) where an agent of
+// interfaces ["eth*"] brought QJump up on eth0, which was renamed since to renamed, and a new eth0
+// made (renameAndReplace). The test's end takes QJump off renamed.
+func renamedAndTaken(t *testing.T, name string, subnet int, renamed string, then func(*Agent, *bytes.Buffer)) {
+	t.Helper()
+	a, pair, log := agentInNS(t, name, subnet, "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [\"eth*\"]\n")
+	t.Cleanup(func() { _ = host.InNetns(pair.A, func() { _ = dataplane.Down(renamed) }) })
+	if nsErr := host.InNetns(pair.A, func() {
+		if !a.reconcile("eth0") {
+			t.Errorf("bringing eth0 up failed:\n%s", log)
+			return
+		}
+		if err := renameAndReplace("eth0", renamed); err != nil {
+			t.Error(err)
+			return
+		}
+		then(a, log)
 	}); nsErr != nil {
 		t.Fatal(nsErr)
 	}
@@ -71,17 +82,7 @@ func renameAndReplace(old, renamed string) error {
 // stopped meanwhile). QJump must come off ar-foo, as it does when no interface takes the name,
 // and the new eth0 get its own. ar-foo kept QJump for good, managed by nothing (review, helper-94).
 func TestRenamedAwayAndNameTaken(t *testing.T) {
-	a, pair, log := agentInNS(t, "qjagra", 97, "hosts: 2\nrate: 100M\nfactors: {7: 1, 0: unlimited}\nagent:\n  interfaces: [\"eth*\"]\n")
-	t.Cleanup(func() { _ = host.InNetns(pair.A, func() { _ = dataplane.Down("ar-foo") }) })
-	if nsErr := host.InNetns(pair.A, func() {
-		if !a.reconcile("eth0") {
-			t.Errorf("bringing eth0 up failed:\n%s", log)
-			return
-		}
-		if err := renameAndReplace("eth0", "ar-foo"); err != nil {
-			t.Error(err)
-			return
-		}
+	renamedAndTaken(t, "qjagra", 97, "ar-foo", func(a *Agent, log *bytes.Buffer) {
 		a.reconcileAll()
 		if st, err := dataplane.DeviceStatus("ar-foo"); !errors.Is(err, dataplane.ErrNotUp) {
 			t.Errorf("ar-foo, renamed to a name the file does not match: status %+v, %v; want QJump taken off\n%s", st, err, log)
@@ -92,9 +93,7 @@ func TestRenamedAwayAndNameTaken(t *testing.T) {
 		if err := a.readiness(); err != nil {
 			t.Errorf("not ready: %v", err)
 		}
-	}); nsErr != nil {
-		t.Fatal(nsErr)
-	}
+	})
 }
 
 // TestSwappedNamesAreFollowed: two interfaces the agent runs QJump on swap names (eth0 to a

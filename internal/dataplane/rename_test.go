@@ -17,12 +17,7 @@ import (
 // new name puts the renamed device back as it was.
 func TestRenamedDeviceIsFollowed(t *testing.T) {
 	h := newHosts(t)
-	ip := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", append([]string{"-n", h.a}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v: %s", args, err, out)
-		}
-	}
+	ip := ipIn(t, h.a)
 	qdiscs := func(dev string) string {
 		t.Helper()
 		out, err := exec.Command("tc", "-n", h.a, "qdisc", "show", "dev", dev).CombinedOutput()
@@ -106,12 +101,7 @@ func TestDownAfterARename(t *testing.T) {
 // agent tore down the swapped one's and failed to build its own (review, helper-94).
 func TestSwappedDevicesAreFollowed(t *testing.T) {
 	h := newHosts(t)
-	ip := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", append([]string{"-n", h.a}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v: %s", args, err, out)
-		}
-	}
+	ip := ipIn(t, h.a)
 	ip("link", "add", "ar-eth1", "type", "veth", "peer", "name", "ar-peer1")
 	ip("link", "set", "ar-eth1", "up")
 	h.mustQjump(t, h.a, upArgs()...)
@@ -142,5 +132,15 @@ func TestSwappedDevicesAreFollowed(t *testing.T) {
 	h.mustQjump(t, h.a, "down", "--dev", "eth0")
 	if s := h.status(t, h.a); len(s.Devices) != 1 || s.Devices[0].Device != "ar-eth1" || !s.Devices[0].Attached {
 		t.Errorf("status after down --dev eth0: %+v; want ar-eth1 alone, attached", names(s))
+	}
+}
+
+// ipIn runs ip in the network namespace ns, failing t on an error.
+func ipIn(t *testing.T, ns string) func(args ...string) {
+	return func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", append([]string{"-n", ns}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v: %s", args, err, out)
+		}
 	}
 }
