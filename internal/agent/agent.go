@@ -115,7 +115,7 @@ func New(opts Options) (*Agent, error) {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}, hookFailed: map[string]bool{},
-		policeTold: map[string]uint64{}}
+		policeTold: map[string]uint64{}, namedAbsentTold: map[string]uint64{}}
 	a.stateDirAbs = absDir(opts.StateDir)
 	a.announce()
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
@@ -533,9 +533,6 @@ func (a *Agent) noteNamedGone(sec Section, name string) {
 		return
 	}
 	a.tellNamedAbsent(name)
-	if a.namedAbsentTold == nil {
-		a.namedAbsentTold = map[string]uint64{}
-	}
 	a.namedAbsentTold[name] = a.generation
 }
 

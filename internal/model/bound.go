@@ -124,13 +124,13 @@ func (c Config) higherLevelsDrain(burst, above float64) float64 {
 		return burst
 	}
 	eps := float64(c.Epsilon) * 1000
-	e := float64(c.Epoch()) * 1000
+	tx := float64(c.Epoch()-c.Epsilon) * 1000 // E − ε: the epoch's transmission part, so that ε cancels exactly
 	a := float64(c.Hosts) * above * float64(c.Packet) * 8 * 1e12 / float64(c.Rate)
 	if c.Shaped {
-		r := a / e
+		r := a / (tx + eps)
 		return burst + (eps+burst)*r/(1-r)
 	}
-	k := max(0, math.Ceil((eps+burst-e)/(e-a)-slack))
+	k := max(0, math.Ceil((burst-tx)/(tx+eps-a)-slack))
 	return burst + k*a
 }
 

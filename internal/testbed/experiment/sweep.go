@@ -228,14 +228,7 @@ func sweepPlotted(r *Results) []results.PlotTable {
 	if v := rate("idle"); v != nil {
 		t.Rows = append(t.Rows, results.PlotRow{Key: "idle, no QJump", Values: []*float64{v, nil, nil}})
 	}
-	var factors []float64
-	for _, a := range r.Arms {
-		if a.HasParam && a.Skipped == "" && !slices.Contains(factors, a.Param) {
-			factors = append(factors, a.Param)
-		}
-	}
-	slices.Sort(factors)
-	for _, f5 := range factors {
+	for _, f5 := range paramsRun(r, func(a results.Arm) bool { return a.HasParam }) {
 		t.Rows = append(t.Rows, results.PlotRow{Key: strconv.FormatFloat(f5, 'g', 3, 64), Values: []*float64{
 			rate(sweepArm(f5, false)), rate(sweepArm(f5, true)), results.Value(results.Round3(sweepCap(r.Model, f5)))}})
 	}

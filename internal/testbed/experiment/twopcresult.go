@@ -182,14 +182,7 @@ func twoPCPlotted(r *Results) []results.PlotTable {
 		t.Columns = append(t.Columns, results.PlotColumn{Name: string(tr), Unit: "committed/s"})
 	}
 	t.Columns = append(t.Columns, results.PlotColumn{Name: "qjump / tcp", Unit: "×"})
-	var ratios []float64
-	for _, a := range r.Arms {
-		if onRatioAxis(a) && a.Skipped == "" && !slices.Contains(ratios, a.Param) {
-			ratios = append(ratios, a.Param)
-		}
-	}
-	slices.Sort(ratios)
-	for _, ratio := range ratios {
+	for _, ratio := range paramsRun(r, onRatioAxis) {
 		row := results.PlotRow{Key: strconv.FormatFloat(ratio, 'g', -1, 64)}
 		for _, tr := range twoPCTransports {
 			row.Values = append(row.Values, twoPCRateCell(r, twoPCArm(tr, ratio)))
