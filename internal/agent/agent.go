@@ -89,9 +89,9 @@ type Agent struct {
 	// stateDirAbs is the state directory as announced: absolute, made so once (a relative
 	// --state-dir is the agent's directory's, which does not change).
 	stateDirAbs string
-	// policeTold is, by interface, the generation of the file whose police-mode warnings
-	// (notePoliceWarnings) were logged for it: once per interface and edit, not at every resync.
-	policeTold map[string]uint64
+	// policeTold is, by interface, what its police-mode warnings (notePoliceWarnings) were last
+	// logged for: once per interface, edit and gso_max_size, not at every resync.
+	policeTold map[string]policeTold
 	// namedAbsentTold is, by interface that agent.interfaces names and this host lacks, the
 	// generation of the file in which noteNamedAbsent logged so.
 	namedAbsentTold map[string]uint64
@@ -115,7 +115,7 @@ func New(opts Options) (*Agent, error) {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	a := &Agent{opts: opts, log: opts.Log, devices: map[string]int{}, hookFailed: map[string]bool{},
-		policeTold: map[string]uint64{}, namedAbsentTold: map[string]uint64{}}
+		policeTold: map[string]policeTold{}, namedAbsentTold: map[string]uint64{}}
 	a.stateDirAbs = absDir(opts.StateDir)
 	a.announce()
 	a.m = newMetrics(dataplaneCollector{list: dataplane.List, log: func(err error) {
@@ -161,15 +161,27 @@ func (a *Agent) logWarnings(spec Spec) {
 	}
 }
 
-// notePoliceWarnings logs what `qjump up` warns of dev running want in police mode (TCP's GSO
-// packets larger than a limited level's budget, dropped), once per interface and edit of the
-// file: it depends on the interface, so logWarnings, of the file alone, cannot say it.
-func (a *Agent) notePoliceWarnings(dev string, want config.Dataplane) {
-	if a.policeTold[dev] == a.generation {
+// policeTold is what notePoliceWarnings last logged of an interface: the file's generation, the
+// interface's index and the warnings' text.
+type policeTold struct {
+	generation uint64
+	index      int
+	text       string
+}
+
+// notePoliceWarnings logs what `qjump up` warns of dev (index) running want in police mode (TCP's
+// GSO packets larger than a limited level's budget, dropped), once per interface and edit of the
+// file: it depends on the interface, so logWarnings, of the file alone, cannot say it. An
+// interface that takes the name of one it was told of, or whose gso_max_size changes, is told of
+// again: once by name alone, neither was (review, helper-85).
+func (a *Agent) notePoliceWarnings(dev string, index int, want config.Dataplane) {
+	ws := dataplane.PoliceWarnings(dev, want)
+	now := policeTold{generation: a.generation, index: index, text: strings.Join(ws, "\n")}
+	if told, ok := a.policeTold[dev]; ok && told == now {
 		return
 	}
-	a.policeTold[dev] = a.generation
-	for _, w := range dataplane.PoliceWarnings(dev, want) {
+	a.policeTold[dev] = now
+	for _, w := range ws {
 		a.log.Warn("config warning", "config", a.opts.ConfigPath, "interface", dev, "warning", w)
 	}
 }
@@ -373,6 +385,11 @@ func (a *Agent) noteListenEdit(listen string) {
 		a.warnListenOverridden(listen)
 	case a.servesOn(listen):
 		a.log.Info("agent.listen is the address the agent serves on again", "listen", a.opts.Listen)
+	case listen == "":
+		// Removed from the file: the default is the address the next start serves on, and an
+		// empty listen= in the log would name none (review, helper-85).
+		a.log.Warn("agent.listen removed: the default address takes effect when the agent restarts",
+			"listen", DefaultListen, "serving", a.opts.Listen)
 	default:
 		a.log.Warn("agent.listen changed: it takes effect when the agent restarts", "listen", listen, "serving", a.opts.Listen)
 	}
@@ -575,7 +592,7 @@ func (a *Agent) reconcile(dev string) bool {
 	if !ours {
 		a.saveState()
 	}
-	a.notePoliceWarnings(dev, want)
+	a.notePoliceWarnings(dev, index, want)
 	a.m.applied.WithLabelValues(string(action)).Inc()
 	if action != Adopted {
 		// The hash of what the interface runs, as qjump_config_info exports it: the file's own

@@ -62,6 +62,13 @@ func TestListenEditUndone(t *testing.T) {
 		t.Errorf("the edit undone: said to take effect later, where the agent serves already:\n%s", log)
 	}
 
+	// agent.listen removed: the default serves after a restart, and the log names it.
+	log.Reset()
+	a.onFile(fileChange{data: []byte(strings.Replace(file, "  listen: \"127.0.0.1:9790\"\n", "", 1))})
+	if !strings.Contains(log.String(), later) || !strings.Contains(log.String(), "listen="+DefaultListen) {
+		t.Errorf("agent.listen removed: no word that the default %s takes effect at the next restart:\n%s", DefaultListen, log)
+	}
+
 	const none = "hosts: 4\nrate: 1G\nagent:\n  interfaces: [\"qjtest-none*\"]\n"
 	d, _, log, err := loggedAgent(t, "", none, Options{})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vishvananda/netlink"
+
 	"github.com/qjump-net/qjump/internal/host"
 )
 
@@ -27,6 +29,23 @@ func TestPoliceWarningIsLogged(t *testing.T) {
 		a.onFile(fileChange{data: []byte(file + "# an edit\n")})
 		if n := told(); n != 2 {
 			t.Errorf("after an edit: the GSO warning logged %d times, want twice:\n%s", n, log)
+		}
+		// A smaller gso_max_size, still over the budget: the packets dropped are others, and the
+		// link event that says so is told again; once the name alone keyed it, it was not.
+		l, err := netlink.LinkByName("eth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := netlink.LinkSetGSOMaxSize(l, 32768); err != nil {
+			t.Fatal(err)
+		}
+		a.onLink(linkEvent{name: "eth0", index: l.Attrs().Index})
+		if n := told(); n != 3 || !strings.Contains(log.String(), "up to 32768B") {
+			t.Errorf("after gso_max_size 32768: the GSO warning logged %d times, want 3, the last naming 32768B:\n%s", n, log)
+		}
+		a.onLink(linkEvent{name: "eth0", index: l.Attrs().Index})
+		if n := told(); n != 3 {
+			t.Errorf("after a link event that changed nothing: the GSO warning logged %d times, want still 3:\n%s", n, log)
 		}
 	}); nsErr != nil {
 		t.Fatal(nsErr)
