@@ -205,7 +205,9 @@ func (s Stack) Draw(dir string) (string, error) {
 	h := vg.Length(len(panels)) * 3 * vg.Inch
 	img := vgimg.New(8*vg.Inch, h)
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(8)}
+	// PadRight: the panels' last x is their data's, and its markers, drawn around it, were cut
+	// in half by the image's edge (Fig. 10's largest factor).
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadRight: vg.Points(8), PadX: vg.Points(4), PadY: vg.Points(8)}
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
 		placePanelLegend(panels[i], plots[i][0], canvases[i][0], curves[i])

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -175,5 +176,35 @@ func TestLinearAxisFromZero(t *testing.T) {
 	}
 	if !zero {
 		t.Errorf("no tick labelled 0 on %g to %g: %v", saved.Y.Min, saved.Y.Max, saved.Y.Tick.Marker.Ticks(saved.Y.Min, saved.Y.Max))
+	}
+}
+
+// A stack's markers at the last x are drawn whole: the panels reached the image's right edge, so
+// Fig. 10's markers at its largest factor were cut in half (review, helper-92). The image's last
+// columns are background wherever a marker would be cut.
+func TestStackKeepsMarkersInsideTheImage(t *testing.T) {
+	dir := t.TempDir()
+	lp := LinePlot{Title: "t", XLabel: "f5", YLabel: "requests / s", Lines: []Line{
+		{Label: "a", Points: []XY{{1, 1}, {8.33, 12000}}}, {Label: "b", Points: []XY{{1, 1}, {8.33, 4700}}}}}
+	f, err := Stack{File: "s.png", Panels: []LinePlot{lp, lp}}.Draw(dir)
+	if err != nil || f == "" {
+		t.Fatalf("drew %q, %v", f, err)
+	}
+	r, err := os.Open(filepath.Join(dir, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	img, err := png.Decode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	for x := b.Max.X - 2; x < b.Max.X; x++ {
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r != 0xffff || g != 0xffff || bl != 0xffff {
+				t.Fatalf("pixel (%d, %d) of a %dx%d image is drawn: a marker at the last x reaches the image's edge", x, y, b.Dx(), b.Dy())
+			}
+		}
 	}
 }
