@@ -289,6 +289,15 @@ func TestStaleStagingOfADeadRunIsSwept(t *testing.T) {
 	}
 	defer lock.Close()
 	names[elsewhere] = true
+	// A run before the host's last boot, whose pid now names a live process (this one): after a
+	// reboot the pid check alone kept it for good.
+	beforeBoot := fmt.Sprintf("%s%d-4", StagingPrefix, os.Getpid())
+	testutil.WriteFile(t, filepath.Join(out, beforeBoot, "raw", "x.csv"), "x")
+	long := bootTime().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(out, beforeBoot), long, long); err != nil {
+		t.Fatal(err)
+	}
+	names[beforeBoot] = false
 	st, err := Stage(out)
 	if err != nil {
 		t.Fatal(err)

@@ -20,16 +20,21 @@ import (
 // (Keep), which is never swept. A staging directory is a dead run's when its lock is free (the
 // kernel released it with the run: another pid namespace's run, a container's sharing the
 // directory, holds its lock though its pid names nothing here) and its pid does not run here (a
-// run of an earlier qjump took no lock).
+// run of an earlier qjump took no lock), or it was made before the host booted: after a reboot
+// its pid may name another process, which kept it for good (review, helper-85).
 func sweepStale(out string) {
 	recoverAside(out)
+	booted := bootTime()
 	for _, name := range EntriesWithPrefix(out, StagingPrefix) {
 		pidText, _, ok := strings.Cut(strings.TrimPrefix(name, StagingPrefix), "-")
 		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || processRuns(pid) {
+		if !ok || err != nil || pid <= 0 {
 			continue
 		}
 		dir := filepath.Join(out, name)
+		if processRuns(pid) && !madeBefore(dir, booted) {
+			continue
+		}
 		lock, err := lockDir(dir)
 		if err != nil && !errors.Is(err, errNoLocks) {
 			continue // held: its run lives, elsewhere
@@ -87,6 +92,23 @@ func EntriesWithPrefix(dir, prefix string) []string {
 		}
 	}
 	return names
+}
+
+// bootTime is when the host booted (the zero time if it cannot be told, before anything).
+func bootTime() time.Time {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return time.Time{}
+	}
+	return time.Now().Add(-time.Duration(si.Uptime) * time.Second)
+}
+
+// madeBefore says whether dir was last changed before t, a minute's leeway for the clock: a
+// directory made since the boot was changed since, so one unchanged since before it was made by
+// a run that cannot live on.
+func madeBefore(dir string, t time.Time) bool {
+	fi, err := os.Lstat(dir)
+	return err == nil && fi.ModTime().Before(t.Add(-time.Minute))
 }
 
 // processRuns says whether a process of this pid runs (EPERM: it does, as another user's).
