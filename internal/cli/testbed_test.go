@@ -484,8 +484,8 @@ func TestAdviseHelpListsBulkCC(t *testing.T) {
 }
 
 // A --qjump file's mode is the mode the hosts run, shape where it names none; its mark, where it
-// gives one, must be the field the switch classifies on, and its marks of that field ones the
-// switch reads the levels from. All are refused before anything is built (exit 2), as is
+// gives one, must be the field the switch classifies on or both (which the hosts run as it is),
+// and its marks of that field ones the switch reads the levels from. All are refused before anything is built (exit 2), as is
 // autoclass without a mode, which the testbed's shape would refuse on a host after building.
 func TestTestbedQJumpConfigModeAndMark(t *testing.T) {
 	dscp, pcp := testbed.DefaultConfig(2), testbed.DefaultConfig(2)
@@ -496,14 +496,21 @@ func TestTestbedQJumpConfigModeAndMark(t *testing.T) {
 		mode       config.Mode
 		refusal    string // in the one line; "" for none
 	}{
+		// mark: both marks the field the switch reads too: run as it is, under either field.
+		{"mark both, classify pcp", "mark: both\n", pcp, config.Shape, ""},
+		{"mark both, classify dscp", "mark: both\n", dscp, config.Shape, ""},
 		{"no mode", "", dscp, config.Shape, ""},
 		{"mode police", "mode: police\n", dscp, config.Police, ""},
 		{"mode shape", "mode: shape\n", dscp, config.Shape, ""},
 		{"mark dscp", "mark: dscp\n", dscp, config.Shape, ""},
 		{"no mark, classify pcp", "", pcp, config.Shape, ""},
 		{"mark pcp, classify pcp", "mark: pcp\n", pcp, config.Shape, ""},
-		{"mark pcp, classify dscp", "mark: pcp\n", dscp, "", "its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, or no mark"},
-		{"mark both", "mark: both\n", pcp, "", "its mark is both, and the testbed's switch classifies on pcp (--classify): need mark: pcp, or no mark"},
+		{"mark pcp, classify dscp", "mark: pcp\n", dscp, "", "its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, both, or no mark"},
+		{"mark dscp, classify pcp", "mark: dscp\n", pcp, "", "its mark is dscp, and the testbed's switch classifies on pcp (--classify): need mark: pcp, both, or no mark"},
+		// The hosts have no VLAN interfaces: a tag with an id dropped every packet.
+		{"mark both, vlan 100", "mark: both\nvlan_id: 100\n", dscp, "", "its vlan_id is 100, and the testbed's hosts have no VLAN interfaces, so they drop frames tagged with a VLAN id: need vlan_id: 0 (a priority tag, the default) with mark: both"},
+		{"mark pcp, vlan 100", "mark: pcp\nvlan_id: 100\n", pcp, "", "its vlan_id is 100"},
+		{"mark dscp, vlan 100", "mark: dscp\nvlan_id: 100\n", dscp, config.Shape, ""},
 		{"autoclass without a mode", "autoclass: true\n", dscp, "", "autoclass demotes instead of dropping, so it needs mode police (the testbed runs shape mode where the file names no mode)"},
 		{"autoclass, police", "mode: police\nautoclass: true\n", dscp, config.Police, ""},
 		// The switch reads the level from DSCP's class selector, or from the PCP: a table it
@@ -524,11 +531,15 @@ func TestTestbedQJumpConfigModeAndMark(t *testing.T) {
 			if err := os.WriteFile(file, []byte("hosts: 2\nrate: 100M\n"+c.file), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			mode, err := checkQJumpConfig(file, c.tb)
+			mode, mark, err := checkQJumpConfig(file, c.tb)
+			wantMark := config.Mark(c.tb.Classify)
+			if strings.Contains(c.file, "mark: both") {
+				wantMark = config.MarkBoth
+			}
 			var usage *UsageError
 			switch {
-			case c.refusal == "" && (err != nil || mode != c.mode):
-				t.Errorf("mode %q, %v; want %s", mode, err, c.mode)
+			case c.refusal == "" && (err != nil || mode != c.mode || mark != wantMark):
+				t.Errorf("mode %q, mark %q, %v; want %s, %s", mode, mark, err, c.mode, wantMark)
 			case c.refusal != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), c.refusal) || strings.Contains(err.Error(), "\n")):
 				t.Errorf("%v; want a one-line usage error saying %q", err, c.refusal)
 			}
@@ -551,7 +562,10 @@ func TestTestbedUpTakesTheFilesModeAndMark(t *testing.T) {
 	}{
 		{"mode police", "mode: police\n", "police", "", "qjump: warning: police mode: TCP sends GSO packets"},
 		{"no mode", "factors: {7: 1, 0: unlimited}\n", "shape", "", ""},
-		{"mark pcp", "mark: pcp\n", "", `invalid --qjump "FILE": its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, or no mark`, ""},
+		{"mark pcp", "mark: pcp\n", "", `invalid --qjump "FILE": its mark is pcp, and the testbed's switch classifies on dscp (--classify): need mark: dscp, both, or no mark`, ""},
+		// A production file that pushes a PCP tag beside its DSCP runs as it is: the switch
+		// reads the DSCP, and the hosts take the priority-tagged frames (the ping below).
+		{"mark both", "mark: both\n", "shape", "", ""},
 		{"dscp 46 for level 7", "dscp: {7: 46}\n", "", `invalid --qjump "FILE": its dscp[7] is 46, in CS5's class, and the testbed's switch ` +
 			`takes a DSCP's class selector as the level (--classify dscp): need 56 to 63 for level 7 (CS7 is 56)`, ""},
 	} {
@@ -585,6 +599,19 @@ func TestTestbedUpTakesTheFilesModeAndMark(t *testing.T) {
 				if !h.Up || h.Mode != c.mode {
 					t.Errorf("host %d: %+v; want QJump up in %s mode", h.Host, h, c.mode)
 				}
+			}
+			if c.name != "mark both" {
+				return
+			}
+			// Both marks on the host, and level 7's tagged frames cross the switch.
+			out, errOut, code = testutil.Run(t, nil, bin, "testbed", "exec", "--prefix", prefix, "1", "--", "qjump", "status", "--dev", "eth0", "--json")
+			if code != 0 || !strings.Contains(out, `"mark": "both"`) {
+				t.Errorf("host 1's status (exit %d, %s): want mark both in\n%s", code, errOut, out)
+			}
+			_, errOut, code = testutil.Run(t, nil, bin, "testbed", "exec", "--prefix", prefix, "1", "--",
+				"qjump", "run", "--level", "7", "--mode", "cgroup", "--", "ping", "-c", "2", "-W", "2", testbed.Names{Prefix: prefix}.HostAddr(2).String())
+			if code != 0 {
+				t.Errorf("ping from host 1 at level 7, marked both: exit %d, %s", code, errOut)
 			}
 		})
 	}

@@ -29,9 +29,11 @@ refused while one is up.
 
 --qjump CONFIG runs 'qjump up --dev eth0 --mode MODE --mark CLASSIFY --config CONFIG' on every
 host. MODE is the file's mode: (police or shape), shape where it names none. CLASSIFY is the field
-the switch classifies on (--classify): a file whose mark: is another is refused before anything
-is built, as is one whose table of that field (dscp: or pcp:) gives a level a mark the switch
-reads as another level, or whose hosts: or rate: are not the testbed's.`,
+the switch classifies on (--classify), or both where the file's mark: is both: a file whose mark:
+is another is refused before anything is built, as is one whose table of that field (dscp: or
+pcp:) gives a level a mark the switch reads as another level, one that tags frames with a
+vlan_id: other than 0 (the hosts have no VLAN interfaces), or one whose hosts: or rate: are not
+the testbed's.`,
 		Example: `  qjump testbed up --hosts 4
   qjump testbed up --hosts 12 --rate 1G --buffer 200 --qjump cluster.yaml`,
 		Args: noArgs(""),
@@ -43,7 +45,7 @@ reads as another level, or whose hosts: or rate: are not the testbed's.`,
 		},
 	}
 	opts.flags.register(cmd.Flags())
-	cmd.Flags().StringVar(&opts.qjump, "qjump", "", "enable QJump on every host with this 'qjump up' config file (its mode, shape if none; its mark, if any, must be --classify's)")
+	cmd.Flags().StringVar(&opts.qjump, "qjump", "", "enable QJump on every host with this 'qjump up' config file (its mode, shape if none; its mark, if any, must be --classify's or both)")
 	_ = cmd.MarkFlagRequired("hosts")
 	return cmd
 }
@@ -54,8 +56,9 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 		return err
 	}
 	var mode config.Mode
+	var mark config.Mark
 	if opts.qjump != "" {
-		if mode, err = checkQJumpConfig(opts.qjump, c); err != nil {
+		if mode, mark, err = checkQJumpConfig(opts.qjump, c); err != nil {
 			return err
 		}
 	}
@@ -69,7 +72,7 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 	if err != nil {
 		return builtOrInterrupted(ctx, fmt.Errorf("build testbed: %w", err))
 	}
-	if err := finishTestbed(ctx, tb, opts.qjump, mode); err != nil {
+	if err := finishTestbed(ctx, tb, opts.qjump, mode, mark); err != nil {
 		return builtOrInterrupted(ctx, errors.Join(err, tb.Down()))
 	}
 	// What qjump up said of the file's configuration on the hosts (review, helper-74: police
@@ -78,11 +81,11 @@ func runTestbedUp(ctx context.Context, opts *testbedUpOptions, stdout, stderr io
 	return printTestbedStatus(stdout, c.Prefix)
 }
 
-// finishTestbed enables QJump on the hosts in mode with the config file qjumpConfig, if one is
-// given, and releases tb as finished; a signal since ctx began fails it.
-func finishTestbed(ctx context.Context, tb *testbed.Testbed, qjumpConfig string, mode config.Mode) error {
+// finishTestbed enables QJump on the hosts in mode and mark with the config file qjumpConfig, if
+// one is given, and releases tb as finished; a signal since ctx began fails it.
+func finishTestbed(ctx context.Context, tb *testbed.Testbed, qjumpConfig string, mode config.Mode, mark config.Mark) error {
 	if qjumpConfig != "" {
-		if err := tb.EnableQJump(ctx, mode, []string{"--config", qjumpConfig}); err != nil {
+		if err := tb.EnableQJump(ctx, mode, []string{"--mark", string(mark), "--config", qjumpConfig}); err != nil {
 			return fmt.Errorf("enable qjump: %w", err)
 		}
 	}
@@ -111,35 +114,48 @@ func builtOrInterrupted(ctx context.Context, err error) error {
 
 // checkQJumpConfig refuses a --qjump config that does not describe this testbed, and returns the
 // mode its hosts run: the file's, or shape where it names none (what the testbed always ran, and
-// what the experiments' bounds are for). In either mode `qjump up` replaces each host's root
-// qdisc with classes under the config's R, so a config for another rate would silently reshape
-// the host links, and one for another n gives wrong budgets. A mark other than the field the
-// switch classifies on would put every packet in the switch's level-0 queue.
-func checkQJumpConfig(path string, c testbed.Config) (config.Mode, error) {
+// what the experiments' bounds are for), and their mark: the field the switch classifies on, or
+// both where the file marks both (a production file that pushes a PCP tag beside its DSCP, run
+// as it is). In either mode `qjump up` replaces each host's root qdisc with classes under the
+// config's R, so a config for another rate would silently reshape the host links, and one for
+// another n gives wrong budgets. A mark other than the field the switch classifies on would put
+// every packet in the switch's level-0 queue.
+func checkQJumpConfig(path string, c testbed.Config) (config.Mode, config.Mark, error) {
 	f, d, _, err := config.LoadFile(path)
 	if err != nil {
-		return "", &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
+		return "", "", &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
 	}
 	if m := d.Model; m.Hosts != c.Hosts || m.Rate != c.Rate {
-		return "", usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
+		return "", "", usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
 			path, m.Hosts, m.Rate, c.Hosts, c.Rate)
 	}
-	// UpArgs gives --mark from --classify, which wins over the file's: checked here, not ignored.
-	if f.Mark != nil && d.Mark != config.Mark(c.Classify) {
-		return "", usageErrorf("invalid --qjump %q: its mark is %s, and the testbed's switch classifies on %s (--classify): "+
-			"need mark: %s, or no mark", path, d.Mark, c.Classify, c.Classify)
+	// --mark wins over the file's mark: checked here, not ignored.
+	mark := config.Mark(c.Classify)
+	switch {
+	case f.Mark != nil && d.Mark == config.MarkBoth:
+		mark = config.MarkBoth
+	case f.Mark != nil && d.Mark != mark:
+		return "", "", usageErrorf("invalid --qjump %q: its mark is %s, and the testbed's switch classifies on %s (--classify): "+
+			"need mark: %s, both, or no mark", path, d.Mark, c.Classify, c.Classify)
 	}
 	if err := checkLevelMarks(path, d, c.Classify); err != nil {
-		return "", err
+		return "", "", err
+	}
+	if d.Mark.MarksPCP() && d.VLANID != 0 {
+		// The hosts' eth0 has no VLAN interface over it: a frame tagged with an id other than 0
+		// (a priority tag) is not theirs, and every packet was dropped without a word.
+		return "", "", usageErrorf("invalid --qjump %q: its vlan_id is %d, and the testbed's hosts have no VLAN interfaces, so "+
+			"they drop frames tagged with a VLAN id: need vlan_id: 0 (a priority tag, the default) with mark: %s",
+			path, d.VLANID, d.Mark)
 	}
 	if f.Mode == nil {
 		d.Mode = config.Shape
 	}
 	// Autoclass needs police mode: a file with it and no mode is refused here, not on a host.
 	if err := d.Validate(); err != nil {
-		return "", usageErrorf("invalid --qjump %q: %v (the testbed runs shape mode where the file names no mode)", path, err)
+		return "", "", usageErrorf("invalid --qjump %q: %v (the testbed runs shape mode where the file names no mode)", path, err)
 	}
-	return d.Mode, nil
+	return d.Mode, mark, nil
 }
 
 // checkLevelMarks refuses a --qjump file whose marks the switch cannot read the levels from: the
@@ -147,7 +163,8 @@ func checkQJumpConfig(path string, c testbed.Config) (config.Mode, error) {
 // DSCP's class selector (its top three bits) as the level, so level l's code point must lie in
 // CSl's class, 8l to 8l+7 (CSl itself, or an AF class inside it): dscp: {7: 46} sent level 7's
 // traffic into level 5's queue. Under --classify pcp the switch takes the PCP as the level. The
-// table of the field the switch does not classify on is not marked (the mark is --classify's).
+// table of the field the switch does not classify on is not read (not marked, or, with mark:
+// both, marked and ignored by the switch).
 func checkLevelMarks(path string, d config.Dataplane, cls testbed.Classify) error {
 	for l := 0; l < model.NumLevels; l++ {
 		if dscp := d.DSCP[l]; cls == testbed.ClassifyDSCP && dscp>>3 != l {

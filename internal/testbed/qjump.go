@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,9 +61,14 @@ func upWarnings(out string) []string {
 // the record: the testbed's own flags, then upArgs. Without them a copied command ran police
 // mode, whose fan-in bound is half of what the experiments' shape mode is judged against. A flag
 // wins over a --config file's key, so a caller with a file passes the file's mode and checks its
-// mark (cli's checkQJumpConfig): --mode shape before the file ran a file's police as shape.
+// mark (cli's checkQJumpConfig): --mode shape before the file ran a file's police as shape. The
+// mark is the field the switch classifies on unless upArgs gives one (mark: both, which marks
+// that field too).
 func (tb *Testbed) UpArgs(mode config.Mode, upArgs []string) []string {
-	own := []string{"--dev", tb.Names.HostIface(), "--mode", string(mode), "--mark", string(tb.Config.Classify)}
+	own := []string{"--dev", tb.Names.HostIface(), "--mode", string(mode)}
+	if !slices.Contains(upArgs, "--mark") {
+		own = append(own, "--mark", string(tb.Config.Classify))
+	}
 	return append(own, upArgs...)
 }
 
