@@ -177,14 +177,15 @@ func runSimFCT(ctx context.Context, opts *simFCTOptions, stdout, stderr io.Write
 	} else {
 		doc.Fill(points)
 	}
+	warn(stderr, doc.OfferedWarnings())
 	if opts.json {
 		return printJSON(stdout, doc)
 	}
 	if err := doc.View().Table(stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "load %g drawn for, %.3f offered by these %d flows (their bytes over the hosts' capacity until the last arrival)\n",
-		res.Load, res.RealisedLoad, len(res.Flows))
+	fmt.Fprintf(stdout, "load %g drawn for, %s offered by the %s (their bytes over the hosts' capacity until the last arrival)\n",
+		res.Load, experiment.LoadText(res.RealisedLoad), experiment.CountText(len(res.Flows), "flow"))
 	fmt.Fprintln(stdout, experiment.PerfLine(res.Perf))
 	return nil
 }

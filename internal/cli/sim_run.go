@@ -251,6 +251,7 @@ func runSimFig9(ctx context.Context, opts *simRunOptions, out string, stdout, st
 	if err := printSimRun(stdout, doc, doc.View(), opts.json); err != nil {
 		return err
 	}
+	warn(stderr, doc.OfferedWarnings())
 	if res.Interrupted() {
 		return keptError(ctx, len(res.Points), res.Planned, out, dir)
 	}

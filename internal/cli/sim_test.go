@@ -340,7 +340,12 @@ func TestSimRunNumbersItsPoints(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}
-	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	var lines []string // the progress lines: 20 flows a point offer far from their load, which is warned of
+	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if !strings.HasPrefix(l, "qjump: warning: ") {
+			lines = append(lines, l)
+		}
+	}
 	if len(lines) != 24 {
 		t.Fatalf("%d progress lines, want one for each of the 24 points:\n%s", len(lines), errOut)
 	}

@@ -75,8 +75,14 @@ func (c *FCTConfig) Validate() error {
 }
 
 // Warnings are what the point's configuration makes valid but probably unmeant
-// (schemeWarnings). c must be valid.
-func (c *FCTConfig) Warnings() []string { return schemeWarnings(c.Scheme, c.fabric(), c.qjump()) }
+// (schemeWarnings, and a core that cannot carry the load). c must be valid.
+func (c *FCTConfig) Warnings() []string {
+	w := schemeWarnings(c.Scheme, c.fabric(), c.qjump())
+	if cw := coreWarning(c.Fabric, c.Load); cw != "" {
+		w = append(w, cw)
+	}
+	return w
+}
 
 // MaxFlows bounds the flows of a point. Every flow the point starts is kept until it ends, about
 // 0.4 kB each with its sender, receiver and row (measured: `printf '1460,1\n' >one.csv;

@@ -325,9 +325,14 @@ func (d *FCTDocument) plots(dir string) ([]string, error) {
 // View is the document as the table and summary.md show it.
 func (d *FCTDocument) View() results.View {
 	f := d.Fabric
-	flows := []string{}
+	flows, plural := []string{}, false
 	for _, w := range d.Workloads {
 		flows = append(flows, fmt.Sprintf("%d %s", d.FlowsPerPoint[w], w))
+		plural = plural || d.FlowsPerPoint[w] != 1 || len(d.Workloads) > 1
+	}
+	perPoint := "flow per point"
+	if plural {
+		perPoint = "flows per point"
 	}
 	arrivals := "arrivals stop at each point's last flow, whose network then empties"
 	if d.Steady {
@@ -335,11 +340,12 @@ func (d *FCTDocument) View() results.View {
 	}
 	return results.View{
 		Header: d.Header, Outcome: d.Outcome,
-		Headline: fmt.Sprintf("%s (%s of %d, %s, %s/%s links), loads %v, %s flows per point, seed %d",
-			countText(f.Hosts(), "host"), countText(f.Racks, "rack"), f.HostsPerRack, countText(f.Spines, "spine"),
-			rateText(f.EdgeRate), rateText(f.CoreRate), d.Loads, strings.Join(flows, " and "), d.Seed),
-		Method: "Simulated (qjump sim); every figure is a flow's completion time over its ideal on the idle fabric, " +
-			"fct-small (0, 100 kB], fct-large (10 MB, ∞), fct-all; lost counts flows unfinished at the horizon; " + arrivals + ".",
+		Headline: fmt.Sprintf("%s (%s of %d, %s, %s/%s links), loads %v, %s %s, seed %d",
+			CountText(f.Hosts(), "host"), CountText(f.Racks, "rack"), f.HostsPerRack, CountText(f.Spines, "spine"),
+			rateText(f.EdgeRate), rateText(f.CoreRate), d.Loads, strings.Join(flows, " and "), perPoint, d.Seed),
+		Method: strings.TrimSpace("Simulated (qjump sim); every figure is a flow's completion time over its ideal on the idle fabric, " +
+			"fct-small (0, 100 kB], fct-large (10 MB, ∞), fct-all; lost counts flows unfinished at the horizon; " + arrivals + ". " +
+			d.OfferedText()),
 		Figures: []results.Figure{results.MeanFigure, results.LatencyFigures[0], results.LatencyFigures[2], results.LatencyFigures[4]},
 		Unit:    NormalisedUnit, Digits: 2, NoPaper: true,
 	}
@@ -452,8 +458,8 @@ func rateText(r sim.Rate) string {
 	return fmt.Sprintf("%g kb/s", float64(r)/float64(sim.Gbps/1_000_000))
 }
 
-// countText is "1 rack", "9 racks".
-func countText(n int, noun string) string {
+// CountText is "1 rack", "9 racks".
+func CountText(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/sim/topology"
@@ -46,12 +47,17 @@ func DefaultFig9(quick bool) Fig9Config {
 }
 
 // Warnings are what the sweep's schemes on its fabric make valid but probably unmeant
-// (schemeWarnings), each said once.
+// (schemeWarnings), each said once, and a core that cannot carry its highest load.
 func (c Fig9Config) Warnings() []string {
 	var w []string
 	for _, s := range c.Schemes {
 		p := FCTConfig{Scheme: s, Fabric: c.Fabric}
-		w = append(w, p.Warnings()...)
+		w = append(w, schemeWarnings(s, p.fabric(), p.qjump())...)
+	}
+	if len(c.Loads) > 0 {
+		if cw := coreWarning(c.Fabric, slices.Max(c.Loads)); cw != "" {
+			w = append(w, cw)
+		}
 	}
 	return w
 }

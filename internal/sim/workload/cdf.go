@@ -51,7 +51,7 @@ func Load(nameOrFile string) (*CDF, error) {
 }
 
 // Parse reads "size_bytes,cdf" rows, '#' comments skipped, after an optional header: the first
-// line that is no comment, if it starts with "size". Sizes and probabilities must not decrease,
+// line that is no comment, if it starts with "size" in any case. Sizes and probabilities must not decrease,
 // and the last probability must be 1.
 func Parse(name string, r io.Reader) (*CDF, error) {
 	c := &CDF{Name: name}
@@ -70,7 +70,7 @@ func Parse(name string, r io.Reader) (*CDF, error) {
 		}
 		// Only the first line can be a header: a "size..." line among the rows is a mistake
 		// (two files run together), not a header to pass over.
-		header := first && strings.HasPrefix(t, "size")
+		header := first && strings.HasPrefix(strings.ToLower(t), "size") // Size_Bytes,CDF too, as a spreadsheet writes it
 		first = false
 		if header {
 			continue

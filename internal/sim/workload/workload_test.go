@@ -54,6 +54,10 @@ func TestParseTakesAHeaderOnlyFirst(t *testing.T) {
 	if _, err := Parse("t", strings.NewReader("# c\n\nsize_bytes,cdf\n100,0.5\n200,1\n")); err != nil {
 		t.Errorf("header after a comment: %v", err)
 	}
+	// A spreadsheet's capitals are a header too (review, helper-97: refused as a bad row).
+	if c, err := Parse("t", strings.NewReader("Size_Bytes,CDF\n100,0.5\n200,1\n")); err != nil || len(c.Size) != 2 {
+		t.Errorf("header Size_Bytes,CDF: %v, want its two rows", err)
+	}
 	_, err := Parse("t", strings.NewReader("size_bytes,cdf\n100,0.5\nsize_bytes,cdf\n200,1\n"))
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("a second header: error %v, want line 3 refused", err)
