@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // WriteFileAtomic writes path through write: into a temporary file in the same directory, then
@@ -47,12 +49,16 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 //
 // A variable, so that a test can see the plot as it is saved (its axes' ranges).
 var savePlot = func(pl *plot.Plot, w, h vg.Length, path string) error {
-	wt, err := pl.WriterTo(w, h, "png")
-	if err != nil {
-		return err
-	}
-	return WriteFileAtomic(path, func(f io.Writer) error {
-		_, err := wt.WriteTo(f)
-		return err
-	})
+	img := vgimg.New(w, h)
+	// A right margin: the data area reaches the canvas's edge, and the markers at the last x
+	// were drawn half outside the image (fan-in's at f7 = 4).
+	pl.Draw(plotArea(draw.New(img)))
+	return savePNG(img, path)
 }
+
+// plotRightMargin keeps the markers at a plot's last x, and their labels, inside the image.
+const plotRightMargin = vg.Length(8)
+
+// plotArea is the part of an image's canvas c that a plot is drawn on (savePlot), as its legend
+// is placed (canvasOf).
+func plotArea(c draw.Canvas) draw.Canvas { return draw.Crop(c, 0, -plotRightMargin, 0, 0) }

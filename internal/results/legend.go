@@ -61,7 +61,7 @@ const overAvoided = 1 << 30
 const legendInset = vg.Length(6)
 
 // canvasOf is a canvas of w by h to place a legend on before the plot is saved at that size.
-func canvasOf(w, h vg.Length) draw.Canvas { return draw.New(vgimg.New(w, h)) }
+func canvasOf(w, h vg.Length) draw.Canvas { return plotArea(draw.New(vgimg.New(w, h))) }
 
 // clearestCorner is the corner (an index of legendCorners) where the legend would cover the
 // fewest samples of the curves, and that number.

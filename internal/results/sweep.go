@@ -32,6 +32,10 @@ type SweepPlot struct {
 	FloorUS    float64 // drawn when FloorLabel is set
 	FloorLabel string
 	Samples    string // what a sample is, for the legend of the lost ones: "probes" ("" reads "samples")
+	// Regions are the parameters where the paper's regions end, in order (Fig. 11: f7 = 1, where
+	// the guarantee's region A ends, and m, where B ends): dotted lines, with each region's letter
+	// (A, B, C...) along the top of its span. None: no regions drawn.
+	Regions []float64
 }
 
 // boundColor is the colour of a model's bound in every plot.
@@ -95,14 +99,103 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 		}
 	}
 	w, h := 7*vg.Inch, 4.5*vg.Inch
-	placeLegend(pl, canvasOf(w, h), curves, raiseTop)
+	letters := p.regionLetters(pl)
+	c := canvasOf(w, h)
+	placeLegendAvoiding(pl, c, curves, letters.boxes(pl, c), raiseTop)
 	if over != nil {
 		over.XYs[1].Y = pl.Y.Max
+	}
+	if err := p.addRegions(pl, letters); err != nil {
+		return "", err
 	}
 	if err := savePlot(pl, w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
 	}
 	return p.File, nil
+}
+
+// regionLetters are the regions' letters, each at the middle of its span within the x axis.
+type regionLetters struct {
+	xs      []float64
+	letters []string
+}
+
+// regionLetters places the letters of p's regions on pl's x axis; none for a region outside it.
+func (p SweepPlot) regionLetters(pl *plot.Plot) regionLetters {
+	var r regionLetters
+	if len(p.Regions) == 0 {
+		return r
+	}
+	lo := pl.X.Min
+	for i := 0; i <= len(p.Regions); i++ {
+		hi := pl.X.Max
+		if i < len(p.Regions) {
+			hi = math.Min(p.Regions[i], pl.X.Max)
+		}
+		if hi > lo {
+			r.xs = append(r.xs, (lo+hi)/2)
+			r.letters = append(r.letters, string(rune('A'+i)))
+		}
+		lo = math.Max(lo, hi)
+	}
+	return r
+}
+
+// regionStyle is how a region's letter is written: bold, hanging from the top of the data area.
+var regionStyle = func() draw.TextStyle {
+	s := plot.New().Legend.TextStyle
+	s.XAlign, s.YAlign = draw.XCenter, draw.YTop
+	return s
+}()
+
+// regionInset is how far below the top of the data area the letters hang.
+const regionInset = vg.Length(3)
+
+// boxes are where the letters stand on canvas c, for the legend to keep off them.
+func (r regionLetters) boxes(pl *plot.Plot, c draw.Canvas) []vg.Rectangle {
+	if len(r.xs) == 0 || pl.X.Max <= pl.X.Min {
+		return nil
+	}
+	dc := pl.DataCanvas(c)
+	var out []vg.Rectangle
+	for i, x := range r.xs {
+		at := vg.Point{X: dc.X(pl.X.Norm(x)), Y: dc.Max.Y - regionInset}
+		out = append(out, regionStyle.Rectangle(r.letters[i]).Add(at))
+	}
+	return out
+}
+
+// addRegions draws the regions' boundaries across the y axis as the legend left it, and their
+// letters along its top.
+func (p SweepPlot) addRegions(pl *plot.Plot, r regionLetters) error {
+	for _, x := range p.Regions {
+		if x <= pl.X.Min || x >= pl.X.Max {
+			continue
+		}
+		line, err := plotter.NewLine(plotter.XYs{{X: x, Y: pl.Y.Min}, {X: x, Y: pl.Y.Max}})
+		if err != nil {
+			return err
+		}
+		line.Color, line.Dashes = color.Gray{Y: 120}, []vg.Length{vg.Points(1), vg.Points(3)}
+		pl.Add(line)
+	}
+	if len(r.xs) == 0 {
+		return nil
+	}
+	at := make(plotter.XYs, len(r.xs))
+	for i, x := range r.xs {
+		at[i] = plotter.XY{X: x, Y: pl.Y.Max}
+	}
+	text, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: r.letters})
+	if err != nil {
+		return err
+	}
+	for i := range text.TextStyle {
+		text.TextStyle[i] = regionStyle
+	}
+	text.Offset = vg.Point{Y: -regionInset}
+	pl.Add(haloLabels{text})
+	return nil
 }
 
 // addLine draws l and returns its points.

@@ -2,10 +2,12 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -63,5 +65,28 @@ func TestSweepPlotShowsLosses(t *testing.T) {
 	}
 	if bytes.Equal(clean, lossy) {
 		t.Error("a sweep that lost 5 of 7 probes at f7=2 drew the same image as one that lost none")
+	}
+}
+
+// The paper's regions of Fig. 11 are marked: each letter stands at the middle of its span within
+// the x axis, and a region outside it has none (the plots named them only in their titles:
+// review, helper-97).
+func TestSweepPlotMarksTheRegions(t *testing.T) {
+	pl := plot.New()
+	pl.X.Min, pl.X.Max = 0.5, 4
+	r := SweepPlot{Regions: []float64{1, 2}}.regionLetters(pl)
+	if got := fmt.Sprint(r.letters, r.xs); got != "[A B C] [0.75 1.5 3]" {
+		t.Errorf("regions on 0.5..4: %s, want [A B C] at [0.75 1.5 3]", got)
+	}
+	pl.X.Max = 1
+	if r := (SweepPlot{Regions: []float64{1, 2}}).regionLetters(pl); fmt.Sprint(r.letters) != "[A]" {
+		t.Errorf("regions on 0.5..1: %v, want A alone", r.letters)
+	}
+	pl.X.Min, pl.X.Max = 2.5, 4
+	if r := (SweepPlot{Regions: []float64{1, 2}}).regionLetters(pl); fmt.Sprint(r.letters, r.xs) != "[C] [3.25]" {
+		t.Errorf("regions on 2.5..4: %v %v, want C alone at 3.25", r.letters, r.xs)
+	}
+	if r := (SweepPlot{}).regionLetters(pl); len(r.letters) != 0 {
+		t.Errorf("no regions given: letters %v", r.letters)
 	}
 }

@@ -157,7 +157,7 @@ func (d *FanInDocument) plots(dir string) ([]string, error) {
 			f, err := results.SweepPlot{File: fmt.Sprintf("fanin-%d%s.png", h, sp.suffix),
 				Title:  fmt.Sprintf("fan-in of %d hosts, %s (A: f7 ≤ 1, B: ≤ m=%d, C: beyond)", h, sp.title, d.Mesochronous),
 				XLabel: "f7", YLabel: "level-7 latency over the idle path [µs]",
-				Param: "f7", Points: byTool[tool], Bound: d.bound(h), Samples: "level-7 probes",
+				Param: "f7", Points: byTool[tool], Bound: d.bound(h), Samples: "level-7 probes", Regions: []float64{1, float64(d.Mesochronous)},
 				BoundLabel: fmt.Sprintf("model bound FanIn(7), guaranteed to f7 = m = %d", d.Mesochronous)}.Draw(dir)
 			if err != nil {
 				return nil, err

@@ -116,7 +116,7 @@ func fanInPlots(r *Results, _ []results.Row, dir string) ([]string, error) {
 		Title:  fmt.Sprintf("Fig. 11: level-7 network latency under fan-in (%d hosts, R=%.0f Mb/s)", r.Model.Hosts, r.Model.RateBPS/1e6),
 		XLabel: "f7 (packets per epoch per host)", YLabel: "kernel tx → rx latency (µs)", Param: "f7",
 		Points: fanInPoints(r, metricNetwork), Bound: func(f7 float64) float64 { return fanInBoundUS(r, f7) }, BoundLabel: "model bound D7",
-		Samples: "level-7 probes"}
+		Samples: "level-7 probes", Regions: []float64{1, float64(r.Model.Mesochronous)}}
 	if noise, ok := r.series("noise", toolProbe, metricNetwork); ok {
 		p.FloorUS, p.FloorLabel = noise.MaxUS, "idle noise floor (max)"
 	}
