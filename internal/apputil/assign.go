@@ -123,6 +123,21 @@ func pinDir(path string) (string, error) {
 	return filepath.Join(root, strconv.FormatUint(id, 10)), nil
 }
 
+// AssignedAncestors are the cgroups above the one at path, below root, that qjump assign has put
+// on a level (those with pins), nearest first: their programs run after path's own on its new
+// sockets, the root-most last, so the last one's level is what they keep.
+func AssignedAncestors(root, path string) []string {
+	var out []string
+	for d := filepath.Dir(filepath.Clean(path)); InCgroupRoot(root, d); d = filepath.Dir(d) {
+		if dir, err := pinDir(d); err == nil {
+			if _, err := os.Stat(dir); err == nil {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
 // Assign puts every IP socket made from now on in the cgroup at path on s.Level, with pinned
 // links so that it lasts after qjump exits (until Unassign, or until the cgroup is removed).
 // Assigning a cgroup again replaces its settings.

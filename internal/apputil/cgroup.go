@@ -37,6 +37,11 @@ func newTransientCgroup(ctx context.Context, parent string) (*transientCgroup, e
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("open cgroup %s: %w", path, err)
 	}
+	// The run's lock on its cgroup, held until it ends however it ends: a sweep by a run in
+	// another pid namespace (a container sharing the cgroup hierarchy), where this run's pid
+	// names nothing, sees it taken (runLives). A filesystem without locks leaves the pid alone to
+	// tell, as before.
+	_ = unix.Flock(int(dir.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 	return &transientCgroup{path: path, dir: dir}, nil
 }
 
@@ -119,7 +124,7 @@ func populated(path string) bool {
 }
 
 // sweep ends the cgroups of runs whose qjump is gone (it was killed before it could clean up):
-// run-PID-* where PID no longer exists. What CMD left running there is killed: with qjump gone
+// run-PID-* where PID no longer exists and no run holds the cgroup's lock (runLives). What CMD left running there is killed: with qjump gone
 // its programs are detached, and it would run on off its level. Their ceilings (--max-level) go
 // next: the id is lost with the cgroup, and an entry left in the shared map keeps `qjump down`
 // from removing it. Clearing one waits for the state lock; ctx done meanwhile stops the sweep,
@@ -131,7 +136,7 @@ func sweep(ctx context.Context, parent string) {
 		if _, err := fmt.Sscanf(filepath.Base(path), "run-%d-", &pid); err != nil || pid <= 0 {
 			continue
 		}
-		if unix.Kill(pid, 0) == unix.ESRCH && endCgroup(path) == nil {
+		if unix.Kill(pid, 0) == unix.ESRCH && !runLives(path) && endCgroup(path) == nil {
 			_ = clearCeiling(path, func(id uint64) error { return dataplane.ClearCgroupCeilingContext(ctx, id) })
 			if ctx.Err() != nil {
 				return
@@ -139,6 +144,19 @@ func sweep(ctx context.Context, parent string) {
 			_ = removeTree(path)
 		}
 	}
+}
+
+// runLives says whether a run holds the lock of its cgroup at path (newTransientCgroup): one in
+// another pid namespace, whose pid the sweep's kill(2) does not find, was taken for dead, and
+// its programs were killed (review, helper-98). The lock is the kernel's, released with the run
+// however it ends. A run of an earlier qjump took none, and is told by its pid alone.
+func runLives(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close() // releases the lock if this took it
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == unix.EWOULDBLOCK
 }
 
 // CgroupRoot is the cgroup v2 root to find and open cgroups under, and the function that

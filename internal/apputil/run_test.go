@@ -735,6 +735,63 @@ func TestSweepClearsKilledRunsCeiling(t *testing.T) {
 	}
 }
 
+// A run in another pid namespace sharing the cgroup hierarchy has a pid that names nothing here:
+// its cgroup was taken for a dead run's and its programs killed (review, helper-98). The run's
+// lock on its cgroup keeps it; once the lock is released (the run gone), it is swept.
+func TestSweepSparesALockedRunOfAnotherPidNamespace(t *testing.T) {
+	testutil.RequirePriv(t, "cgroups")
+	parent := testCgroup(t)
+	gone := exec.Command("true") // the pid the other namespace's run has, which names nothing here
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(parent, fmt.Sprintf("run-%d-1", gone.Process.Pid))
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { endCgroup(path); removeTree(path) })
+	lock, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	program := exec.Command("sleep", "30")
+	if err := program.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer program.Process.Kill()
+	if err := os.WriteFile(filepath.Join(path, "cgroup.procs"), []byte(strconv.Itoa(program.Process.Pid)), 0); err != nil {
+		t.Fatal(err)
+	}
+	sweep(context.Background(), parent)
+	if _, err := os.Stat(path); err != nil || syscall.Kill(program.Process.Pid, 0) != nil {
+		t.Fatalf("a locked run's cgroup was swept (%v) or its program killed", err)
+	}
+	lock.Close() // the run ends
+	sweep(context.Background(), parent)
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run gone, its cgroup %s is not swept: %v", path, err)
+	}
+	if err := program.Wait(); err == nil {
+		t.Error("the run gone, the program it left ran on")
+	}
+	// A run's own cgroup is locked from its making.
+	own, err := newTransientCgroup(context.Background(), parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !runLives(own.path) {
+		t.Error("a run's new cgroup is not locked: a sweep in another pid namespace would take it for dead")
+	}
+	own.dir.Close()
+	if err := removeTree(own.path); err != nil { // not own.remove, which takes the parent too
+		t.Error(err)
+	}
+}
+
 // A cgroup removed while assigned leaves pins nothing can unassign by path; the next assign
 // sweeps them.
 func TestAssignSweepsRemovedCgroups(t *testing.T) {

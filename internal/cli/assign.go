@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,6 +96,15 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 	if was != nil && s.MaxLevel == nil {
 		warn(stderr, []string{ceilingRemoved(name, *was)})
 	}
+	if above := apputil.AssignedAncestors(root, path); len(above) > 0 {
+		// The kernel runs a cgroup's own programs first and its ancestors' after them, root-most
+		// last, so that ancestor's level is the one new sockets keep: assign said level 6 and
+		// sockets got the ancestor's 3 (review, helper-98).
+		top := apputil.CgroupName(root, above[len(above)-1])
+		warn(stderr, []string{fmt.Sprintf("%s is below %s, which qjump assign put on a level too: the kernel runs an "+
+			"ancestor's programs after a cgroup's own, so new sockets of %s get %s's level, not level %d; assign the "+
+			"cgroups below %s one by one instead, or unassign it", name, top, name, top, s.Level, top)})
+	}
 	return nil
 }
 
@@ -135,6 +145,12 @@ func assignedCgroup(root, cgroup string) (string, error) {
 		return "", usageErrorf("invalid --cgroup %q: the cgroup v2 root: every process of the host would be on the level, "+
 			"over the level of every cgroup below it; give a service's or a container's cgroup (for the host's "+
 			"unclassified traffic, the dataplane has --default-level)", cgroup)
+	}
+	if rel, _ := filepath.Rel(root, path); rel == apputil.Slice || strings.HasPrefix(rel, apputil.Slice+string(filepath.Separator)) {
+		// A run's cgroup goes with its run, and assign's pins were left behind it (review,
+		// helper-98); the run's programs set its level already.
+		return "", usageErrorf("invalid --cgroup %q: %s holds the cgroups of qjump run --mode cgroup, each of which "+
+			"sets its level itself and goes with its run; give the run --level and --max-level", cgroup, apputil.Slice)
 	}
 	return path, nil
 }

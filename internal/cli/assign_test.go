@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/apputil"
 	"github.com/qjump-net/qjump/internal/model"
+	"github.com/qjump-net/qjump/internal/testutil"
 )
 
 func TestAssignOptions(t *testing.T) {
@@ -65,5 +67,55 @@ func TestAssignErrorNamesTheCgroupAsGiven(t *testing.T) {
 	}
 	if err := assignError(errors.New("pin sock_create link: no space"), "a/d", "a/d"); err.Error() != "assign cgroup a/d: pin sock_create link: no space" {
 		t.Errorf("another failure: %v; want it to name the cgroup a/d", err)
+	}
+}
+
+// A cgroup below an assigned one gets the ancestor's level, whatever its own assign said: the
+// kernel runs an ancestor's programs after a cgroup's own. assign said "new sockets at level 6"
+// and sockets got the ancestor's 3 without a word (review, helper-98); it now warns, naming the
+// ancestor. And a run's own cgroup, under qjump.slice, is refused: it goes with its run, and
+// assign's pins were left behind it.
+func TestAssignBelowAnAssignedCgroupWarns(t *testing.T) {
+	testutil.RequirePriv(t, "cgroup programs")
+	root, release, err := apputil.CgroupRoot()
+	if err != nil {
+		t.Skipf("no cgroup v2 here: %v", err)
+	}
+	defer release()
+	parent, err := os.MkdirTemp(root, "qjcl-assign-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := filepath.Join(parent, "child")
+	if err := os.Mkdir(child, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		run(t, "unassign", "--cgroup", child)
+		run(t, "unassign", "--cgroup", parent)
+		os.Remove(child)
+		os.Remove(parent)
+	})
+	if _, errOut, code := run(t, "assign", "--cgroup", child, "--level", "6"); code != 0 || strings.Contains(errOut, "is below") {
+		t.Fatalf("assign of the child alone: exit %d, %q; want 0 and no warning", code, errOut)
+	}
+	if _, errOut, code := run(t, "assign", "--cgroup", parent, "--level", "3"); code != 0 {
+		t.Fatalf("assign of the parent: exit %d, %q", code, errOut)
+	}
+	_, errOut, code := run(t, "assign", "--cgroup", child, "--level", "6")
+	want := fmt.Sprintf("%s is below %s, which qjump assign put on a level too", child, parent)
+	if code != 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "not level 6") {
+		t.Errorf("assign below an assigned cgroup: exit %d, stderr %q; want 0 and a warning %q", code, errOut, want)
+	}
+
+	runs := filepath.Join(root, apputil.Slice, "qjcl-run-1")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(runs); os.Remove(filepath.Dir(runs)) })
+	_, err = assignedCgroup(root, runs)
+	var usage *UsageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "holds the cgroups of qjump run --mode cgroup") {
+		t.Errorf("assign of a run's cgroup: %v; want a usage error saying it is a run's", err)
 	}
 }

@@ -82,6 +82,9 @@ var needsName = map[string]string{
 	// --out "" went through as --out left out: advise and testbed run into results/NAME-TIME,
 	// probe and barrier to stdout, sim fct nowhere.
 	"out": "need a file's or directory's path",
+	// Not a name, but empty the same way: run --sndbuf "" went through as no --sndbuf (review,
+	// helper-98), where a user meant a size.
+	"sndbuf": "need a size in bytes, e.g. 64k, or auto",
 }
 
 // namedValue is a flag's value that refuses to be set empty, saying what it needs instead.

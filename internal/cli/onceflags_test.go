@@ -111,6 +111,8 @@ func TestEmptyNameIsRefused(t *testing.T) {
 		{[]string{"sim", "run", "fig9", "--out", "", "--workers", "0"}, out},
 		{[]string{"sim", "fct", "--out", "", "--flows", "0"}, out},
 		{[]string{"probe", "client", "--to", "127.0.0.1:1", "--count", "0", "--out", ""}, out},
+		{[]string{"run", "--level", "5", "--sndbuf", "", "--", "/nonexistent/qjump-cmd"}, "need a size in bytes"},
+		{[]string{"assign", "--cgroup", "/nonexistent", "--level", "5", "--sndbuf="}, "need a size in bytes"},
 	}
 	for _, tc := range cases {
 		_, errOut, status := run(t, tc.args...)
