@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -934,7 +935,9 @@ sleep 0.3`
 	programs(t) // built before the clock starts
 	start := time.Now()
 	o := runQjump(t, nil, "run", "--mode", "cgroup", "--level", "3", "--", "sh", "-c", script)
-	if o.code() != 0 || strings.Contains(o.stderr, "qjump:") {
+	// What run says of its cleanup, without its warning that no dataplane is up here.
+	said := regexp.MustCompile(`(?m)^qjump: warning: QJump is up on no interface.*\n`).ReplaceAllString(o.stderr, "")
+	if o.code() != 0 || strings.Contains(said, "qjump:") {
 		t.Fatalf("run: exit %d, stderr %q", o.code(), o.stderr)
 	}
 	if took := time.Since(start); took > 1500*time.Millisecond {

@@ -80,6 +80,7 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnMapping(stderr, active, s)
+	warn(stderr, noDataplaneWarning(active, s, true))
 	name := apputil.CgroupName(root, path)
 	was, err := apputil.AssignReplacing(path, s)
 	if err != nil {

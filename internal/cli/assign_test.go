@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qjump-net/qjump/internal/apputil"
+	"github.com/qjump-net/qjump/internal/dataplane"
 	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/testutil"
 )
@@ -117,5 +118,26 @@ func TestAssignBelowAnAssignedCgroupWarns(t *testing.T) {
 	var usage *UsageError
 	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "holds the cgroups of qjump run --mode cgroup") {
 		t.Errorf("assign of a run's cgroup: %v; want a usage error saying it is a run's", err)
+	}
+}
+
+// run and assign say so when QJump is up on no interface of the network namespace: the level's
+// priority is set and nothing limits, marks or counts it (the README's testbed example, on a
+// testbed without --qjump, sent ping "at level 7" into the switch's level-0 queue: review,
+// helper-99). Where a dataplane runs, or none can be read (a user without privilege), nothing.
+func TestNoDataplaneIsWarned(t *testing.T) {
+	s := apputil.Settings{Level: 7}
+	if w := noDataplaneWarning(activeConfigs{}, s, false); len(w) != 1 || !strings.Contains(w[0], "QJump is up on no interface") ||
+		!strings.Contains(w[0], "priority 7") || strings.Contains(w[0], "another network namespace") {
+		t.Errorf("run, no dataplane: %q", w)
+	}
+	if w := noDataplaneWarning(activeConfigs{}, s, true); len(w) != 1 || !strings.Contains(w[0], "unless the cgroup's programs send from another network namespace") {
+		t.Errorf("assign, no dataplane: %q", w)
+	}
+	if w := noDataplaneWarning(activeConfigs{devices: []dataplane.DeviceConfig{{Device: "eth0"}}}, s, false); w != nil {
+		t.Errorf("a dataplane up: %q", w)
+	}
+	if w := noDataplaneWarning(activeConfigs{err: errors.New("needs CAP_BPF")}, s, false); w != nil {
+		t.Errorf("no privilege to read the dataplane: %q", w)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -91,4 +92,23 @@ func (f *levelFlags) checkBudgetSource() error {
 // no warning.
 func warnMapping(stderr io.Writer, active activeConfigs, s apputil.Settings) {
 	warn(stderr, apputil.MappingWarnings(active.devices, s.Level, s.MaxLevel))
+}
+
+// noDataplaneWarning says so when QJump is up on no interface of this network namespace: the
+// sockets get the level's priority, which nothing here limits, marks or counts. A forgotten `ip
+// netns exec`, or the README's testbed example run on a testbed built without --qjump, put ping
+// "at level 7" into the switch's level-0 queue without a word (reviews, helper-98 and helper-99).
+// A cgroup's programs hold in every namespace, so for assign it is a possibility, not a fault.
+// Nothing is said where the dataplane cannot be read (no privilege: a user's run).
+func noDataplaneWarning(active activeConfigs, s apputil.Settings, assign bool) []string {
+	if active.err != nil || len(active.devices) > 0 {
+		return nil
+	}
+	w := fmt.Sprintf("QJump is up on no interface of this network namespace (qjump status lists none): sockets get "+
+		"priority %d, which nothing here limits, marks or counts; run qjump up first, or this command where QJump "+
+		"is up (ip netns exec NS qjump ...)", s.Level)
+	if assign {
+		w += ", unless the cgroup's programs send from another network namespace that runs it"
+	}
+	return []string{w}
 }

@@ -68,8 +68,9 @@ not; one that cannot be executed (a directory, no execute permission, a binary o
   # an untrusted job on level 2 that can never take a level above 3
   sudo qjump run --mode cgroup --level 2 --max-level 3 -- ./job
 
-  # a transfer on level 5, limited to 5G by qjump up ... --target-rate 5=5G on eth0, with a
-  # send buffer of two epochs of level 5's budget (an unlimited level has no budget to size from)
+  # a transfer on level 5, limited to 5G by qjump up ... --target-rate 5=5G --mode shape on eth0
+  # (TCP at a limited level needs shape mode), with a send buffer of two epochs of level 5's
+  # budget (an unlimited level has no budget to size from)
   qjump run --level 5 --sndbuf auto --dev eth0 -- iperf3 -c 10.0.0.2
 
   # see what the shim does
@@ -184,6 +185,7 @@ func runRun(opts *runOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnMapping(stderr, active, r.Settings)
+	warn(stderr, noDataplaneWarning(active, r.Settings, false))
 	if r.Mode == apputil.ModePreload {
 		return commandError(apputil.ExecPreload(r, os.Environ()))
 	}

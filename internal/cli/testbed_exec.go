@@ -29,7 +29,7 @@ this terminal's input and output, and exits with its status. A CMD of 'qjump' is
 program, the one the testbed runs inside its hosts, whether or not a qjump is on PATH (a qjump
 built with 'go build -o bin/qjump' usually is not).`,
 		Example: `  qjump testbed exec 1 -- ping -c 3 198.18.0.2
-  qjump testbed exec 2 -- qjump run --level 7 -- ping -c 3 198.18.0.1`,
+  qjump testbed exec 2 -- qjump run --level 7 --mode cgroup -- ping -c 3 198.18.0.1`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return usageErrorf("testbed exec needs a HOST and a command to run in it: qjump testbed exec HOST -- CMD [ARG...]")

@@ -56,8 +56,9 @@ exits 130; with --replace it also puts back the configuration it was replacing, 
 (as a new up of it: generation 1, counters from 0). Once the configuration is complete (up's
 commit point, before it prints its warnings and "up on IF"), it is too late to undo: up ignores
 the signal, exits 0 and QJump stays up; qjump down removes it.`,
-		Example: `  # a host of the paper's 12-host 10G testbed: level 7 at factor 1, level 5 at 5Gb/s
-  qjump up --dev eth0 --hosts 12 --rate 10G --factors 7=1,0=unlimited --target-rate 5=5G
+		Example: `  # a host of the paper's 12-host 10G testbed: level 7 at factor 1, level 5 at 5Gb/s, shaped
+  # (TCP at a limited level needs shape mode: police drops its 64 kB GSO packets)
+  qjump up --dev eth0 --hosts 12 --rate 10G --factors 7=1,0=unlimited --target-rate 5=5G --mode shape
 
   # from a file, shaping instead of policing, marking both DSCP and PCP
   qjump up --dev eth0 --config /etc/qjump.yaml --mode shape --mark both
