@@ -658,3 +658,24 @@ func TestTestbedStatusFollowsTheHosts(t *testing.T) {
 		}
 	}
 }
+
+// A --qjump that names no file, or a file with a bad key, is refused as --config is: the value
+// quoted, what is allowed said, and the file's path not said twice (review, helper-99: "invalid
+// --qjump: read config: open /nope.yaml: no such file or directory").
+func TestTestbedQJumpFileErrorsNameTheFlag(t *testing.T) {
+	c := testbed.DefaultConfig(2)
+	missing := filepath.Join(t.TempDir(), "nope.yaml")
+	_, _, err := checkQJumpConfig(missing, c)
+	var usage *UsageError
+	if want := fmt.Sprintf("invalid --qjump %q: no such file or directory; need a configuration file's path", missing); !errors.As(err, &usage) || err.Error() != want {
+		t.Errorf("a missing file: %v; want a usage error %q", err, want)
+	}
+	typo := filepath.Join(t.TempDir(), "typo.yaml")
+	if err := os.WriteFile(typo, []byte("hosts: 2\nrate: 100M\nfactor: {7: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = checkQJumpConfig(typo, c)
+	if want := fmt.Sprintf("invalid --qjump %q: invalid key \"factor\"", typo); !errors.As(err, &usage) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a bad key: %v; want a usage error starting %q", err, want)
+	}
+}

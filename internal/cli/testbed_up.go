@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -122,8 +126,13 @@ func builtOrInterrupted(ctx context.Context, err error) error {
 // every packet in the switch's level-0 queue.
 func checkQJumpConfig(path string, c testbed.Config) (config.Mode, config.Mark, error) {
 	f, d, _, err := config.LoadFile(path)
-	if err != nil {
-		return "", "", &UsageError{Err: fmt.Errorf("invalid --qjump: %w", err)}
+	var pe *fs.PathError
+	switch {
+	case err != nil && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.EISDIR)) && errors.As(err, &pe):
+		return "", "", usageErrorf("invalid --qjump %q: %v; need a configuration file's path", path, pe.Err)
+	case err != nil:
+		// The file's own errors start with its path, which the flag's quote gives already.
+		return "", "", usageErrorf("invalid --qjump %q: %s", path, strings.TrimPrefix(err.Error(), path+": "))
 	}
 	if m := d.Model; m.Hosts != c.Hosts || m.Rate != c.Rate {
 		return "", "", usageErrorf("invalid --qjump %q: it has %d hosts at %s, the testbed %d hosts at %s: they must match",
