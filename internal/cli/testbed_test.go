@@ -511,6 +511,8 @@ func TestTestbedQJumpConfigModeAndMark(t *testing.T) {
 		{"mark both, vlan 100", "mark: both\nvlan_id: 100\n", dscp, "", "its vlan_id is 100, and the testbed's hosts have no VLAN interfaces, so they drop frames tagged with a VLAN id: need vlan_id: 0 (a priority tag, the default) with mark: both"},
 		{"mark pcp, vlan 100", "mark: pcp\nvlan_id: 100\n", pcp, "", "its vlan_id is 100"},
 		{"mark dscp, vlan 100", "mark: dscp\nvlan_id: 100\n", dscp, config.Shape, ""},
+		// No mark: the hosts run --classify's, pcp here, which pushes the tag (review, helper-100).
+		{"no mark, classify pcp, vlan 100", "vlan_id: 100\n", pcp, "", "its vlan_id is 100, and the testbed's hosts have no VLAN interfaces, so they drop frames tagged with a VLAN id: need vlan_id: 0 (a priority tag, the default) with mark: pcp"},
 		{"autoclass without a mode", "autoclass: true\n", dscp, "", "autoclass demotes instead of dropping, so it needs mode police (the testbed runs shape mode where the file names no mode)"},
 		{"autoclass, police", "mode: police\nautoclass: true\n", dscp, config.Police, ""},
 		// The switch reads the level from DSCP's class selector, or from the PCP: a table it

@@ -150,12 +150,12 @@ func checkQJumpConfig(path string, c testbed.Config) (config.Mode, config.Mark, 
 	if err := checkLevelMarks(path, d, c.Classify); err != nil {
 		return "", "", err
 	}
-	if d.Mark.MarksPCP() && d.VLANID != 0 {
+	if mark.MarksPCP() && d.VLANID != 0 { // the mark the hosts run: --classify pcp's where the file names none
 		// The hosts' eth0 has no VLAN interface over it: a frame tagged with an id other than 0
 		// (a priority tag) is not theirs, and every packet was dropped without a word.
 		return "", "", usageErrorf("invalid --qjump %q: its vlan_id is %d, and the testbed's hosts have no VLAN interfaces, so "+
 			"they drop frames tagged with a VLAN id: need vlan_id: 0 (a priority tag, the default) with mark: %s",
-			path, d.VLANID, d.Mark)
+			path, d.VLANID, mark)
 	}
 	if f.Mode == nil {
 		d.Mode = config.Shape

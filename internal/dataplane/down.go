@@ -34,11 +34,26 @@ func down(p paths) error {
 	rec, err := readRecord(p)
 	if err != nil {
 		if errors.Is(err, ErrNotUp) {
-			return removeOrphan(p.deviceName())
+			return errors.Join(removeOrphan(p.deviceName()), removeDebris(p))
 		}
 		return err
 	}
 	return teardown(p, rec)
+}
+
+// removeDebris removes what is left of a device's state without its record: a down killed after
+// it removed the record (teardown removes it first) and before the rest. Up writes the record as
+// soon as it makes the directory, under the same lock, so a directory without one is nobody's:
+// left, it hid the device from status and failed the next up ("pin egress tree: file exists";
+// review, helper-100).
+func removeDebris(p paths) error {
+	if p.device == "" {
+		return nil
+	}
+	if err := os.RemoveAll(p.device); err != nil {
+		return fmt.Errorf("remove what a killed down left of %s's state: %w", p.deviceName(), err)
+	}
+	return nil
 }
 
 // teardown undoes what up did on one device and removes its state; the state directory stays

@@ -172,7 +172,7 @@ func makeWay(p paths, ifindex int, opts UpOptions) (*Previous, error) {
 				return nil, fmt.Errorf("remove what QJump left on %s: %w", opts.Device, err)
 			}
 		}
-		return nil, nil
+		return nil, removeDebris(p)
 	}
 	if !opts.Replace {
 		return nil, alreadyUp(p, opts.Device)
