@@ -3,6 +3,7 @@ package apputil
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,6 +136,25 @@ func AssignedAncestors(root, path string) []string {
 			}
 		}
 	}
+	return out
+}
+
+// AssignedDescendants are the cgroups below the one at path that qjump assign has put on a level
+// (those with pins), in walk order: path's programs run after theirs on their new sockets, so
+// path's level overrides theirs.
+func AssignedDescendants(path string) []string {
+	var out []string
+	_ = filepath.WalkDir(path, func(d string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() || d == path {
+			return nil
+		}
+		if dir, err := pinDir(d); err == nil {
+			if _, err := os.Stat(dir); err == nil {
+				out = append(out, d)
+			}
+		}
+		return nil
+	})
 	return out
 }
 

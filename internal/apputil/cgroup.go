@@ -28,21 +28,40 @@ type transientCgroup struct {
 // newTransientCgroup makes a cgroup under parent, once the stale ones there are swept; ctx done
 // while the sweep waits for the state lock ends it with ErrInterrupted, having made nothing.
 func newTransientCgroup(ctx context.Context, parent string) (*transientCgroup, error) {
-	path, err := mkdirRun(ctx, parent)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.Open(path)
-	if err != nil {
+	for try := 0; ; try++ {
+		path, err := mkdirRun(ctx, parent)
+		if err != nil {
+			return nil, err
+		}
+		dir, err := os.Open(path)
+		if err == nil && lockRun(dir, path) {
+			return &transientCgroup{path: path, dir: dir}, nil
+		}
+		if err == nil {
+			dir.Close()
+			err = os.ErrNotExist
+		}
 		_ = os.Remove(path)
-		return nil, fmt.Errorf("open cgroup %s: %w", path, err)
+		if !errors.Is(err, os.ErrNotExist) || try == 2 {
+			return nil, fmt.Errorf("open cgroup %s: %w", path, err)
+		}
+		// Removed before this run could lock it (sweepRunLock): made again.
 	}
-	// The run's lock on its cgroup, held until it ends however it ends: a sweep by a run in
-	// another pid namespace (a container sharing the cgroup hierarchy), where this run's pid
-	// names nothing, sees it taken (runLives). A filesystem without locks leaves the pid alone to
-	// tell, as before.
-	_ = unix.Flock(int(dir.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	return &transientCgroup{path: path, dir: dir}, nil
+}
+
+// lockRun takes the run's lock on its cgroup dir, at path, held until the run ends however it
+// ends, and says whether the cgroup is still there: a sweep by a run in another pid namespace (a
+// container sharing the cgroup hierarchy), where this run's pid names nothing, sees the lock
+// taken and spares it (sweepRunLock). It waits for the lock: a sweep that found the new cgroup
+// before it was locked holds the lock while it decides, and has removed it when it lets go. A
+// filesystem without locks leaves the pid alone to tell, as before.
+func lockRun(dir *os.File, path string) bool {
+	if unix.Flock(int(dir.Fd()), unix.LOCK_EX) != nil {
+		return true
+	}
+	held, err := dir.Stat()
+	now, err2 := os.Stat(path)
+	return err == nil && err2 == nil && os.SameFile(held, now)
 }
 
 // mkdirRun makes parent/run-PID-*. A run ending at the same moment may remove an empty parent
@@ -136,27 +155,46 @@ func sweep(ctx context.Context, parent string) {
 		if _, err := fmt.Sscanf(filepath.Base(path), "run-%d-", &pid); err != nil || pid <= 0 {
 			continue
 		}
-		if unix.Kill(pid, 0) == unix.ESRCH && !runLives(path) && endCgroup(path) == nil {
+		if unix.Kill(pid, 0) != unix.ESRCH {
+			continue
+		}
+		lock, lives := sweepRunLock(path)
+		if lives {
+			continue
+		}
+		if endCgroup(path) == nil {
 			_ = clearCeiling(path, func(id uint64) error { return dataplane.ClearCgroupCeilingContext(ctx, id) })
-			if ctx.Err() != nil {
-				return
+			if ctx.Err() == nil {
+				_ = removeTree(path)
 			}
-			_ = removeTree(path)
+		}
+		if lock != nil {
+			lock.Close()
+		}
+		if ctx.Err() != nil {
+			return
 		}
 	}
 }
 
-// runLives says whether a run holds the lock of its cgroup at path (newTransientCgroup): one in
-// another pid namespace, whose pid the sweep's kill(2) does not find, was taken for dead, and
-// its programs were killed (review, helper-98). The lock is the kernel's, released with the run
-// however it ends. A run of an earlier qjump took none, and is told by its pid alone.
-func runLives(path string) bool {
+// sweepRunLock says whether a run holds the lock of its cgroup at path (lockRun): one in another
+// pid namespace, whose pid the sweep's kill(2) does not find, was taken for dead, and its
+// programs were killed (review, helper-98). The lock is the kernel's, released with the run
+// however it ends. A run of an earlier qjump took none, and is told by its pid alone. When no
+// run holds it, the sweep takes it and holds it (the file returned, nil if none could be taken)
+// until it has removed the cgroup: a run that has just made the cgroup waits for it, and then
+// finds its cgroup gone and makes another (review, helper-100: in between, a sweep removed a
+// cgroup that was being locked).
+func sweepRunLock(path string) (lock *os.File, lives bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return nil, false
 	}
-	defer f.Close() // releases the lock if this took it
-	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == unix.EWOULDBLOCK
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err == unix.EWOULDBLOCK
+	}
+	return f, false
 }
 
 // CgroupRoot is the cgroup v2 root to find and open cgroups under, and the function that

@@ -1,6 +1,7 @@
 package apputil
 
 import (
+	"bytes"
 	"debug/buildinfo"
 	"debug/elf"
 	"errors"
@@ -53,7 +54,7 @@ func isQJump(path string) bool {
 }
 
 // secureExec says why the loader would run the program at path in secure-execution mode for
-// this process, "" if it would not (secureExecFor on the file and this process's ids).
+// this process, "" if it would not (secureExecFor on the file and this process's credentials).
 func secureExec(path string) string {
 	var st unix.Stat_t
 	var fs unix.Statfs_t
@@ -61,24 +62,59 @@ func secureExec(path string) string {
 		return ""
 	}
 	_, capErr := unix.Getxattr(path, "security.capability", nil)
-	return secureExecFor(st.Mode, st.Uid, st.Gid, capErr == nil, fs.Flags&unix.ST_NOSUID != 0,
-		uint32(os.Geteuid()), uint32(os.Getegid()))
+	f := execFile{mode: st.Mode, uid: st.Uid, gid: st.Gid, caps: capErr == nil, nosuid: fs.Flags&unix.ST_NOSUID != 0}
+	return secureExecFor(f, ownCreds())
 }
 
-// secureExecFor is secureExec's decision: the kernel sets AT_SECURE, and ld.so then ignores a
-// preload path with a slash, for a set-user-ID file owned by another user than the caller's
-// effective one, a set-group-ID file of another group, or a file with capabilities run by a
-// caller without root's (Debian's ping has cap_net_raw=ep: a user's `qjump run -- ping` ran on
-// level 0 without a word, review, helper-98); on a nosuid mount none of these take effect.
-func secureExecFor(mode, uid, gid uint32, fileCaps, nosuid bool, euid, egid uint32) string {
+// execFile is what of a program's file decides secure execution.
+type execFile struct {
+	mode, uid, gid uint32
+	caps           bool // file capabilities (security.capability)
+	nosuid         bool // on a nosuid mount, which ignores the set-ID bits and the capabilities
+}
+
+// creds are the caller's ids, and whether it runs with no_new_privs (which ignores the set-ID
+// bits and file capabilities of what it executes: Docker's no-new-privileges, Kubernetes'
+// allowPrivilegeEscalation: false, systemd's NoNewPrivileges).
+type creds struct {
+	ruid, euid, rgid, egid uint32
+	noNewPrivs             bool
+}
+
+func ownCreds() creds {
+	c := creds{ruid: uint32(os.Getuid()), euid: uint32(os.Geteuid()), rgid: uint32(os.Getgid()), egid: uint32(os.Getegid())}
+	status, _ := os.ReadFile("/proc/self/status")
+	c.noNewPrivs = bytes.Contains(status, []byte("\nNoNewPrivs:\t1"))
+	return c
+}
+
+// secureExecFor is the kernel's rule for AT_SECURE (cap_bprm_creds_from_file), under which ld.so
+// ignores a preload path with a slash: the new effective user is not the caller's real one, the
+// new effective group not its real one, or file capabilities are granted to a caller whose real
+// user is not root. A set-user-ID file makes the new effective user its owner, a set-group-ID
+// one (with group execute) its group, unless the mount is nosuid or the caller has no_new_privs.
+// Debian's ping has cap_net_raw=ep: a user's `qjump run -- ping` ran on level 0 without a word
+// (review, helper-98); the rule first compared effective ids, which missed a caller whose
+// effective and real users differ (review, helper-100).
+func secureExecFor(f execFile, c creds) string {
+	newEuid, newEgid := c.euid, c.egid
+	honoured := !f.nosuid && !c.noNewPrivs
+	if honoured && f.mode&unix.S_ISUID != 0 {
+		newEuid = f.uid
+	}
+	if honoured && f.mode&unix.S_ISGID != 0 && f.mode&unix.S_IXGRP != 0 {
+		newEgid = f.gid
+	}
 	switch {
-	case nosuid:
-		return ""
-	case mode&unix.S_ISUID != 0 && uid != euid:
-		return fmt.Sprintf("set-user-ID (owner %d)", uid)
-	case mode&unix.S_ISGID != 0 && mode&unix.S_IXGRP != 0 && gid != egid:
-		return fmt.Sprintf("set-group-ID (group %d)", gid)
-	case fileCaps && euid != 0:
+	case newEuid != c.ruid && newEuid == c.euid:
+		return fmt.Sprintf("run by a process whose effective user (%d) is not its real one (%d)", c.euid, c.ruid)
+	case newEuid != c.ruid:
+		return fmt.Sprintf("set-user-ID (owner %d)", f.uid)
+	case newEgid != c.rgid && newEgid == c.egid:
+		return fmt.Sprintf("run by a process whose effective group (%d) is not its real one (%d)", c.egid, c.rgid)
+	case newEgid != c.rgid:
+		return fmt.Sprintf("set-group-ID (group %d)", f.gid)
+	case honoured && f.caps && c.ruid != 0:
 		return "given file capabilities (security.capability)"
 	}
 	return ""

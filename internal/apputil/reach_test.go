@@ -10,32 +10,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The loader's secure-execution mode, which ignores the shim's LD_PRELOAD, is told from the file
-// and the caller: a set-user-ID file of another owner, a set-group-ID one of another group, file
-// capabilities for a caller without root's; none of them on a nosuid mount. Debian's ping has
-// cap_net_raw=ep, and a user's `qjump run -- ping` ran on level 0 without a word (review,
-// helper-98).
+// The loader's secure-execution mode, which ignores the shim's LD_PRELOAD, is told as the kernel
+// tells it (cap_bprm_creds_from_file): the new effective user or group not the caller's real one
+// (a set-ID file of another owner, or a caller whose effective and real ids differ), or file
+// capabilities for a caller whose real user is not root; the set-ID bits and capabilities count
+// for nothing on a nosuid mount or under no_new_privs. Debian's ping has cap_net_raw=ep, and a
+// user's `qjump run -- ping` ran on level 0 without a word (review, helper-98); effective ids
+// were compared at first (review, helper-100).
 func TestSecureExecIsTold(t *testing.T) {
 	const user, root = 1000, 0
+	me := func(id uint32) creds { return creds{ruid: id, euid: id, rgid: id, egid: id} }
+	setuidOf := func(owner uint32) execFile { return execFile{mode: 0o4755, uid: owner} }
 	for _, c := range []struct {
-		name           string
-		mode, uid, gid uint32
-		caps, nosuid   bool
-		euid, egid     uint32
-		secure         bool
+		name   string
+		f      execFile
+		c      creds
+		secure bool
 	}{
-		{"plain", 0o755, root, root, false, false, user, user, false},
-		{"setuid root, run by a user", 0o4755, root, root, false, false, user, user, true},
-		{"setuid root, run by root", 0o4755, root, root, false, false, root, root, false},
-		{"setuid of another user, run by root", 0o4755, 65534, root, false, false, root, root, true},
-		{"setgid of another group", 0o2755, root, 5, false, false, root, root, true},
-		{"setgid bit without group execute (mandatory locking)", 0o2745, root, 5, false, false, root, root, false},
-		{"file capabilities, run by a user", 0o755, root, root, true, false, user, user, true},
-		{"file capabilities, run by root", 0o755, root, root, true, false, root, root, false},
-		{"setuid root on a nosuid mount", 0o4755, root, root, true, true, user, user, false},
+		{"plain, run by a user", execFile{mode: 0o755}, me(user), false},
+		{"setuid root, run by a user", setuidOf(root), me(user), true},
+		{"setuid root, run by root", setuidOf(root), me(root), false},
+		{"setuid of another user, run by root", setuidOf(65534), me(root), true},
+		{"setuid root, run by a user with no_new_privs", setuidOf(root), creds{ruid: user, euid: user, rgid: user, egid: user, noNewPrivs: true}, false},
+		{"setuid root on a nosuid mount", execFile{mode: 0o4755, nosuid: true}, me(user), false},
+		{"setgid of another group", execFile{mode: 0o2755, gid: 5}, me(root), true},
+		{"setgid bit without group execute (mandatory locking)", execFile{mode: 0o2745, gid: 5}, me(root), false},
+		{"file capabilities, run by a user", execFile{mode: 0o755, caps: true}, me(user), true},
+		{"file capabilities, run by root", execFile{mode: 0o755, caps: true}, me(root), false},
+		{"file capabilities, run by a user with no_new_privs", execFile{mode: 0o755, caps: true}, creds{ruid: user, euid: user, rgid: user, egid: user, noNewPrivs: true}, false},
+		{"plain, run by a set-user-ID caller (effective root, real user)", execFile{mode: 0o755}, creds{ruid: user, euid: root, rgid: user, egid: user}, true},
+		{"setuid root, run by a set-user-ID caller", setuidOf(root), creds{ruid: user, euid: root, rgid: user, egid: user}, true},
+		{"plain, run by a caller whose effective group is not its real one", execFile{mode: 0o755}, creds{ruid: user, euid: user, rgid: user, egid: 5}, true},
 	} {
-		why := secureExecFor(unix.S_IFREG|c.mode, c.uid, c.gid, c.caps, c.nosuid, c.euid, c.egid)
-		if (why != "") != c.secure {
+		c.f.mode |= unix.S_IFREG
+		if why := secureExecFor(c.f, c.c); (why != "") != c.secure {
 			t.Errorf("%s: %q, want secure %v", c.name, why, c.secure)
 		}
 	}

@@ -784,12 +784,39 @@ func TestSweepSparesALockedRunOfAnotherPidNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !runLives(own.path) {
+	if lock, lives := sweepRunLock(own.path); !lives {
+		lock.Close()
 		t.Error("a run's new cgroup is not locked: a sweep in another pid namespace would take it for dead")
 	}
 	own.dir.Close()
 	if err := removeTree(own.path); err != nil { // not own.remove, which takes the parent too
 		t.Error(err)
+	}
+
+	// A sweep that found a new cgroup before its run locked it holds the lock while it removes
+	// it; the run waits for the lock, and then finds its cgroup gone (review, helper-100).
+	racing := filepath.Join(parent, fmt.Sprintf("run-%d-2", gone.Process.Pid))
+	if err := os.Mkdir(racing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sweeping, lives := sweepRunLock(racing)
+	if lives || sweeping == nil {
+		t.Fatalf("an unlocked cgroup: the sweep's lock %v, taken for a live run's %v", sweeping, lives)
+	}
+	dir, err := os.Open(racing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	kept := make(chan bool)
+	go func() { kept <- lockRun(dir, racing) }()
+	time.Sleep(100 * time.Millisecond) // the run waits for the sweep's lock meanwhile
+	if err := removeTree(racing); err != nil {
+		t.Fatal(err)
+	}
+	sweeping.Close()
+	if <-kept {
+		t.Error("a run whose cgroup a sweep removed while it waited for the lock takes the removed cgroup for its own")
 	}
 }
 

@@ -106,6 +106,17 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 			"ancestor's programs after a cgroup's own, so new sockets of %s get %s's level, not level %d; assign the "+
 			"cgroups below %s one by one instead, or unassign it", name, top, name, top, s.Level, top)})
 	}
+	if below := apputil.AssignedDescendants(path); len(below) > 0 {
+		// The same order the other way: this cgroup's level now overrides theirs (review,
+		// helper-100).
+		names := make([]string, len(below))
+		for i, b := range below {
+			names[i] = apputil.CgroupName(root, b)
+		}
+		warn(stderr, []string{fmt.Sprintf("cgroups below %s are on levels of their own (%s): the kernel runs a cgroup's "+
+			"programs after its descendants', so their new sockets get level %d now, not theirs; assign them alone, "+
+			"or unassign %s", name, strings.Join(names, ", "), s.Level, name)})
+	}
 	return nil
 }
 

@@ -98,7 +98,8 @@ func warnMapping(stderr io.Writer, active activeConfigs, s apputil.Settings) {
 // sockets get the level's priority, which nothing here limits, marks or counts. A forgotten `ip
 // netns exec`, or the README's testbed example run on a testbed built without --qjump, put ping
 // "at level 7" into the switch's level-0 queue without a word (reviews, helper-98 and helper-99).
-// A cgroup's programs hold in every namespace, so for assign it is a possibility, not a fault.
+// A cgroup's programs hold in every namespace, and CMD may enter another (ip netns exec), so it is
+// a possibility, not a fault.
 // Nothing is said where the dataplane cannot be read (no privilege: a user's run).
 func noDataplaneWarning(active activeConfigs, s apputil.Settings, assign bool) []string {
 	if active.err != nil || len(active.devices) > 0 {
@@ -108,7 +109,8 @@ func noDataplaneWarning(active activeConfigs, s apputil.Settings, assign bool) [
 		"priority %d, which nothing here limits, marks or counts; run qjump up first, or this command where QJump "+
 		"is up (ip netns exec NS qjump ...)", s.Level)
 	if assign {
-		w += ", unless the cgroup's programs send from another network namespace that runs it"
+		return []string{w + ", unless the cgroup's programs send from another network namespace that runs it"}
 	}
-	return []string{w}
+	// CMD may enter one itself: qjump run --level 7 -- ip netns exec NS CMD (review, helper-100).
+	return []string{w + ", unless CMD sends from another network namespace that runs it"}
 }

@@ -20,8 +20,11 @@ import (
 // (Keep), which is never swept. A staging directory is a dead run's when its lock is free (the
 // kernel released it with the run: another pid namespace's run, a container's sharing the
 // directory, holds its lock though its pid names nothing here) and its pid does not run here (a
-// run of an earlier qjump took no lock), or it was made before the host booted: after a reboot
-// its pid may name another process, which kept it for good (review, helper-85).
+// run of an earlier qjump took no lock), or, its lock taken, it was made before the host booted:
+// after a reboot its pid may name another process, which kept it for good (review, helper-85).
+// Where there are no locks (NFS), the pid alone decides: a clock stepped forward since the boot,
+// or a server's clock behind, can make a live run's directory look older than the boot (review,
+// helper-100).
 func sweepStale(out string) {
 	recoverAside(out)
 	booted := bootTime()
@@ -32,12 +35,16 @@ func sweepStale(out string) {
 			continue
 		}
 		dir := filepath.Join(out, name)
-		if processRuns(pid) && !madeBefore(dir, booted) {
+		runs := processRuns(pid)
+		if runs && !madeBefore(dir, booted) {
 			continue
 		}
 		lock, err := lockDir(dir)
 		if err != nil && !errors.Is(err, errNoLocks) {
 			continue // held: its run lives, elsewhere
+		}
+		if lock == nil && runs {
+			continue // no locks here: the pid alone can tell, and it runs
 		}
 		_ = os.RemoveAll(dir)
 		if lock != nil {
