@@ -33,8 +33,8 @@ type SweepPlot struct {
 	FloorLabel string
 	Samples    string // what a sample is, for the legend of the lost ones: "probes" ("" reads "samples")
 	// Regions are the parameters where the paper's regions end, in order (Fig. 11: f7 = 1, where
-	// the guarantee's region A ends, and m, where B ends): dotted lines, with each region's letter
-	// (A, B, C...) along the top of its span. None: no regions drawn.
+	// the guarantee's region A ends, and m, where B ends): the regions after the first are shaded
+	// and named in the legend. None: no regions drawn.
 	Regions []float64
 }
 
@@ -63,7 +63,8 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = p.Title, p.XLabel, p.YLabel
 	pl.Y.Scale = plot.LogScale{}
 	pl.Y.Tick.Marker = logTicks{}
-	pl.Add(plotter.NewGrid())
+	bands := p.bands()
+	pl.Add(bands, plotter.NewGrid()) // first: beneath the curves
 	lines := []sweepLine{
 		{"p50", func(s Series) float64 { return s.P50US }},
 		{"p99", func(s Series) float64 { return s.P99US }},
@@ -99,14 +100,10 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 		}
 	}
 	w, h := 7*vg.Inch, 4.5*vg.Inch
-	letters := p.regionLetters(pl)
-	c := canvasOf(w, h)
-	placeLegendAvoiding(pl, c, curves, letters.boxes(pl, c), raiseTop)
+	bands.addLegend(pl)
+	placeLegend(pl, canvasOf(w, h), curves, raiseTop)
 	if over != nil {
 		over.XYs[1].Y = pl.Y.Max
-	}
-	if err := p.addRegions(pl, letters); err != nil {
-		return "", err
 	}
 	if err := savePlot(pl, w, h, filepath.Join(dir, p.File)); err != nil {
 		return "", fmt.Errorf("save %s: %w", p.File, err)
@@ -114,88 +111,67 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 	return p.File, nil
 }
 
-// regionLetters are the regions' letters, each at the middle of its span within the x axis.
-type regionLetters struct {
-	xs      []float64
-	letters []string
+// regionBands shades the regions after the first (Fig. 11's B and C) across the data area's
+// height, beneath the grid and the curves: drawn under the data, a region's mark never covers
+// it, as letters over the plot did (review, helper-100). It has no data range of its own, so it
+// neither widens the axes nor moves the legend.
+type regionBands struct {
+	from, to []float64 // each band's x span; to is +Inf for the last region
+	shades   []color.Color
+	param    string // the swept parameter's name, for the legend
 }
 
-// regionLetters places the letters of p's regions on pl's x axis; none for a region outside it.
-func (p SweepPlot) regionLetters(pl *plot.Plot) regionLetters {
-	var r regionLetters
-	if len(p.Regions) == 0 {
-		return r
-	}
-	lo := pl.X.Min
-	for i := 0; i <= len(p.Regions); i++ {
-		hi := pl.X.Max
-		if i < len(p.Regions) {
-			hi = math.Min(p.Regions[i], pl.X.Max)
+// regionShades are the bands' greys, lighter for the nearer region.
+var regionShades = []color.Color{color.Gray{Y: 232}, color.Gray{Y: 212}, color.Gray{Y: 196}}
+
+// bands are p's regions after the first, to shade (A, before the first boundary, is unshaded).
+func (p SweepPlot) bands() regionBands {
+	b := regionBands{param: p.Param}
+	for i, x := range p.Regions {
+		to := math.Inf(1)
+		if i+1 < len(p.Regions) {
+			to = p.Regions[i+1]
 		}
-		if hi > lo {
-			r.xs = append(r.xs, (lo+hi)/2)
-			r.letters = append(r.letters, string(rune('A'+i)))
+		b.from, b.to = append(b.from, x), append(b.to, to)
+		b.shades = append(b.shades, regionShades[min(i, len(regionShades)-1)])
+	}
+	return b
+}
+
+// addLegend names each band in the legend.
+func (b regionBands) addLegend(pl *plot.Plot) {
+	for i := range b.from {
+		label := fmt.Sprintf("region %c: %g < %s ≤ %g", 'B'+i, b.from[i], b.param, b.to[i])
+		if math.IsInf(b.to[i], 1) {
+			label = fmt.Sprintf("region %c: %s > %g", 'B'+i, b.param, b.from[i])
 		}
-		lo = math.Max(lo, hi)
+		pl.Legend.Add(label, regionThumb{b.shades[i]})
 	}
-	return r
 }
 
-// regionStyle is how a region's letter is written: bold, hanging from the top of the data area.
-var regionStyle = func() draw.TextStyle {
-	s := plot.New().Legend.TextStyle
-	s.XAlign, s.YAlign = draw.XCenter, draw.YTop
-	return s
-}()
-
-// regionInset is how far below the top of the data area the letters hang.
-const regionInset = vg.Length(3)
-
-// boxes are where the letters stand on canvas c, for the legend to keep off them.
-func (r regionLetters) boxes(pl *plot.Plot, c draw.Canvas) []vg.Rectangle {
-	if len(r.xs) == 0 || pl.X.Max <= pl.X.Min {
-		return nil
-	}
-	dc := pl.DataCanvas(c)
-	var out []vg.Rectangle
-	for i, x := range r.xs {
-		at := vg.Point{X: dc.X(pl.X.Norm(x)), Y: dc.Max.Y - regionInset}
-		out = append(out, regionStyle.Rectangle(r.letters[i]).Add(at))
-	}
-	return out
-}
-
-// addRegions draws the regions' boundaries across the y axis as the legend left it, and their
-// letters along its top.
-func (p SweepPlot) addRegions(pl *plot.Plot, r regionLetters) error {
-	for _, x := range p.Regions {
-		if x <= pl.X.Min || x >= pl.X.Max {
+// Plot fills each band, clipped to the data area.
+func (b regionBands) Plot(c draw.Canvas, pl *plot.Plot) {
+	trX, _ := pl.Transforms(&c)
+	for i := range b.from {
+		lo := trX(math.Max(b.from[i], pl.X.Min))
+		hi := c.Max.X
+		if b.to[i] < pl.X.Max {
+			hi = trX(b.to[i])
+		}
+		if hi <= lo {
 			continue
 		}
-		line, err := plotter.NewLine(plotter.XYs{{X: x, Y: pl.Y.Min}, {X: x, Y: pl.Y.Max}})
-		if err != nil {
-			return err
-		}
-		line.Color, line.Dashes = color.Gray{Y: 120}, []vg.Length{vg.Points(1), vg.Points(3)}
-		pl.Add(line)
+		c.SetColor(b.shades[i])
+		c.Fill(vg.Rectangle{Min: vg.Point{X: lo, Y: c.Min.Y}, Max: vg.Point{X: hi, Y: c.Max.Y}}.Path())
 	}
-	if len(r.xs) == 0 {
-		return nil
-	}
-	at := make(plotter.XYs, len(r.xs))
-	for i, x := range r.xs {
-		at[i] = plotter.XY{X: x, Y: pl.Y.Max}
-	}
-	text, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: r.letters})
-	if err != nil {
-		return err
-	}
-	for i := range text.TextStyle {
-		text.TextStyle[i] = regionStyle
-	}
-	text.Offset = vg.Point{Y: -regionInset}
-	pl.Add(haloLabels{text})
-	return nil
+}
+
+// regionThumb is a band's swatch in the legend.
+type regionThumb struct{ shade color.Color }
+
+func (t regionThumb) Thumbnail(c *draw.Canvas) {
+	c.SetColor(t.shade)
+	c.Fill(c.Rectangle.Path())
 }
 
 // addLine draws l and returns its points.

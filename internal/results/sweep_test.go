@@ -3,12 +3,16 @@ package results
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // A point that lost samples is ringed on its maximum with the share lost; one that lost them all,
@@ -68,25 +72,37 @@ func TestSweepPlotShowsLosses(t *testing.T) {
 	}
 }
 
-// The paper's regions of Fig. 11 are marked: each letter stands at the middle of its span within
-// the x axis, and a region outside it has none (the plots named them only in their titles:
-// review, helper-97).
-func TestSweepPlotMarksTheRegions(t *testing.T) {
+// The paper's regions of Fig. 11 are marked: B and C shaded beneath the data, A not, each band
+// across its span of the x axis (the plots named them only in their titles: review, helper-97;
+// letters over the plot covered the data: review, helper-100).
+func TestSweepPlotShadesTheRegions(t *testing.T) {
+	b := SweepPlot{Param: "f7", Regions: []float64{1, 2}}.bands()
+	if got := fmt.Sprint(b.from, b.to); got != "[1 2] [2 +Inf]" {
+		t.Fatalf("bands %s, want B from 1 to 2 and C from 2 on", got)
+	}
 	pl := plot.New()
 	pl.X.Min, pl.X.Max = 0.5, 4
-	r := SweepPlot{Regions: []float64{1, 2}}.regionLetters(pl)
-	if got := fmt.Sprint(r.letters, r.xs); got != "[A B C] [0.75 1.5 3]" {
-		t.Errorf("regions on 0.5..4: %s, want [A B C] at [0.75 1.5 3]", got)
+	img := vgimg.New(400, 100)
+	c := draw.New(img)
+	b.Plot(c, pl)
+	trX, _ := pl.Transforms(&c)
+	shadeAt := func(x float64) color.Color {
+		return img.Image().At(int(trX(x)/vg.Length(400)*vg.Length(img.Image().Bounds().Dx())), img.Image().Bounds().Dy()/2)
 	}
-	pl.X.Max = 1
-	if r := (SweepPlot{Regions: []float64{1, 2}}).regionLetters(pl); fmt.Sprint(r.letters) != "[A]" {
-		t.Errorf("regions on 0.5..1: %v, want A alone", r.letters)
+	same := func(a, b color.Color) bool {
+		r1, g1, b1, _ := a.RGBA()
+		r2, g2, b2, _ := b.RGBA()
+		return r1 == r2 && g1 == g2 && b1 == b2
 	}
-	pl.X.Min, pl.X.Max = 2.5, 4
-	if r := (SweepPlot{Regions: []float64{1, 2}}).regionLetters(pl); fmt.Sprint(r.letters, r.xs) != "[C] [3.25]" {
-		t.Errorf("regions on 2.5..4: %v %v, want C alone at 3.25", r.letters, r.xs)
+	for _, c := range []struct {
+		x    float64
+		want color.Color
+	}{{0.75, color.White}, {1.5, b.shades[0]}, {3, b.shades[1]}} {
+		if got := shadeAt(c.x); !same(got, c.want) && !(c.want == color.White && same(got, color.Transparent)) {
+			t.Errorf("at f7 = %g: %v, want %v", c.x, got, c.want)
+		}
 	}
-	if r := (SweepPlot{}).regionLetters(pl); len(r.letters) != 0 {
-		t.Errorf("no regions given: letters %v", r.letters)
+	if (SweepPlot{}).bands().from != nil {
+		t.Error("no regions given: bands drawn")
 	}
 }
