@@ -34,11 +34,16 @@ func newTransientCgroup(ctx context.Context, parent string) (*transientCgroup, e
 			return nil, err
 		}
 		dir, err := os.Open(path)
-		if err == nil && lockRun(dir, path) {
-			return &transientCgroup{path: path, dir: dir}, nil
-		}
 		if err == nil {
+			var kept bool
+			if kept, err = lockRun(ctx, dir, path); kept {
+				return &transientCgroup{path: path, dir: dir}, nil
+			}
 			dir.Close()
+			if err != nil {
+				_ = os.Remove(path)
+				return nil, err
+			}
 			err = os.ErrNotExist
 		}
 		_ = os.Remove(path)
@@ -53,15 +58,28 @@ func newTransientCgroup(ctx context.Context, parent string) (*transientCgroup, e
 // ends, and says whether the cgroup is still there: a sweep by a run in another pid namespace (a
 // container sharing the cgroup hierarchy), where this run's pid names nothing, sees the lock
 // taken and spares it (sweepRunLock). It waits for the lock: a sweep that found the new cgroup
-// before it was locked holds the lock while it decides, and has removed it when it lets go. A
-// filesystem without locks leaves the pid alone to tell, as before.
-func lockRun(dir *os.File, path string) bool {
-	if unix.Flock(int(dir.Fd()), unix.LOCK_EX) != nil {
-		return true
+// before it was locked holds the lock while it decides, and has removed it when it lets go. That
+// can take as long as the sweep waits for QJump's state lock (an up under way), so ctx done ends
+// the wait with ErrInterrupted, as a Ctrl-C before CMD starts does everywhere else (review,
+// helper-102). A filesystem without locks leaves the pid alone to tell, as before.
+func lockRun(ctx context.Context, dir *os.File, path string) (bool, error) {
+	for {
+		err := unix.Flock(int(dir.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if err != unix.EWOULDBLOCK {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ErrInterrupted
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	held, err := dir.Stat()
 	now, err2 := os.Stat(path)
-	return err == nil && err2 == nil && os.SameFile(held, now)
+	return err == nil && err2 == nil && os.SameFile(held, now), nil
 }
 
 // mkdirRun makes parent/run-PID-*. A run ending at the same moment may remove an empty parent

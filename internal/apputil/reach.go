@@ -92,7 +92,9 @@ func ownCreds() creds {
 // ignores a preload path with a slash: the new effective user is not the caller's real one, the
 // new effective group not its real one, or file capabilities are granted to a caller whose real
 // user is not root. A set-user-ID file makes the new effective user its owner, a set-group-ID
-// one (with group execute) its group, unless the mount is nosuid or the caller has no_new_privs.
+// one (with group execute) its group, unless the mount is nosuid or the caller has no_new_privs;
+// file capabilities count unless the mount is nosuid, no_new_privs or not (measured: a copy of cat
+// with cap_net_raw=ep, run by a user with no_new_privs, had AT_SECURE 1; review, helper-102).
 // Debian's ping has cap_net_raw=ep: a user's `qjump run -- ping` ran on level 0 without a word
 // (review, helper-98); the rule first compared effective ids, which missed a caller whose
 // effective and real users differ (review, helper-100).
@@ -114,7 +116,7 @@ func secureExecFor(f execFile, c creds) string {
 		return fmt.Sprintf("run by a process whose effective group (%d) is not its real one (%d)", c.egid, c.rgid)
 	case newEgid != c.rgid:
 		return fmt.Sprintf("set-group-ID (group %d)", f.gid)
-	case honoured && f.caps && c.ruid != 0:
+	case !f.nosuid && f.caps && c.ruid != 0: // no_new_privs limits what the capabilities grant, not AT_SECURE
 		return "given file capabilities (security.capability)"
 	}
 	return ""

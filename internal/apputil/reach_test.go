@@ -13,8 +13,8 @@ import (
 // The loader's secure-execution mode, which ignores the shim's LD_PRELOAD, is told as the kernel
 // tells it (cap_bprm_creds_from_file): the new effective user or group not the caller's real one
 // (a set-ID file of another owner, or a caller whose effective and real ids differ), or file
-// capabilities for a caller whose real user is not root; the set-ID bits and capabilities count
-// for nothing on a nosuid mount or under no_new_privs. Debian's ping has cap_net_raw=ep, and a
+// capabilities for a caller whose real user is not root; the set-ID bits count for nothing on a
+// nosuid mount or under no_new_privs, file capabilities on a nosuid mount only. Debian's ping has cap_net_raw=ep, and a
 // user's `qjump run -- ping` ran on level 0 without a word (review, helper-98); effective ids
 // were compared at first (review, helper-100).
 func TestSecureExecIsTold(t *testing.T) {
@@ -37,7 +37,8 @@ func TestSecureExecIsTold(t *testing.T) {
 		{"setgid bit without group execute (mandatory locking)", execFile{mode: 0o2745, gid: 5}, me(root), false},
 		{"file capabilities, run by a user", execFile{mode: 0o755, caps: true}, me(user), true},
 		{"file capabilities, run by root", execFile{mode: 0o755, caps: true}, me(root), false},
-		{"file capabilities, run by a user with no_new_privs", execFile{mode: 0o755, caps: true}, creds{ruid: user, euid: user, rgid: user, egid: user, noNewPrivs: true}, false},
+		{"file capabilities, run by a user with no_new_privs", execFile{mode: 0o755, caps: true}, creds{ruid: user, euid: user, rgid: user, egid: user, noNewPrivs: true}, true},
+		{"file capabilities on a nosuid mount, run by a user", execFile{mode: 0o755, caps: true, nosuid: true}, me(user), false},
 		{"plain, run by a set-user-ID caller (effective root, real user)", execFile{mode: 0o755}, creds{ruid: user, euid: root, rgid: user, egid: user}, true},
 		{"setuid root, run by a set-user-ID caller", setuidOf(root), creds{ruid: user, euid: root, rgid: user, egid: user}, true},
 		{"plain, run by a caller whose effective group is not its real one", execFile{mode: 0o755}, creds{ruid: user, euid: user, rgid: user, egid: 5}, true},

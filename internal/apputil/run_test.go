@@ -808,8 +808,14 @@ func TestSweepSparesALockedRunOfAnotherPidNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dir.Close()
+	// A Ctrl-C while the run waits for the sweep's lock ends the wait (review, helper-102).
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if k, err := lockRun(stopped, dir, racing); k || !errors.Is(err, ErrInterrupted) {
+		t.Errorf("waiting for a sweep's lock, interrupted: kept %v, %v; want ErrInterrupted", k, err)
+	}
 	kept := make(chan bool)
-	go func() { kept <- lockRun(dir, racing) }()
+	go func() { k, _ := lockRun(context.Background(), dir, racing); kept <- k }()
 	time.Sleep(100 * time.Millisecond) // the run waits for the sweep's lock meanwhile
 	if err := removeTree(racing); err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func runAssign(opts *assignOptions, stdout, stderr io.Writer) error {
 			names[i] = apputil.CgroupName(root, b)
 		}
 		warn(stderr, []string{fmt.Sprintf("cgroups below %s are on levels of their own (%s): the kernel runs a cgroup's "+
-			"programs after its descendants', so their new sockets get level %d now, not theirs; assign them alone, "+
+			"programs after its descendants', so their new sockets get its level %d now, whatever their own; assign them alone, "+
 			"or unassign %s", name, strings.Join(names, ", "), s.Level, name)})
 	}
 	return nil

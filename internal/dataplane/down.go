@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // Down detaches QJump from the device, puts back the egress tree Up found and removes everything
@@ -47,7 +49,13 @@ func down(p paths) error {
 // left, it hid the device from status and failed the next up ("pin egress tree: file exists";
 // review, helper-100).
 func removeDebris(p paths) error {
-	if p.device == "" {
+	// Only a device's own directory (never the namespace's or the state root, as a name . or ..
+	// would make it), and only without a record: readRecord says ErrNotUp for a record it cannot
+	// load as well (EMFILE, an LSM's refusal), where the state is live (review, helper-102).
+	if p.device == "" || filepath.Dir(p.device) != p.netns || strings.HasPrefix(filepath.Base(p.device), ".") {
+		return nil
+	}
+	if _, err := os.Lstat(p.pin(pinMeta)); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err := os.RemoveAll(p.device); err != nil {

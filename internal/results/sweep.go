@@ -138,9 +138,12 @@ func (p SweepPlot) bands() regionBands {
 	return b
 }
 
-// addLegend names each band in the legend.
+// addLegend names each band that pl's x axis shows in the legend.
 func (b regionBands) addLegend(pl *plot.Plot) {
 	for i := range b.from {
+		if b.to[i] <= math.Max(b.from[i], pl.X.Min) || b.from[i] >= pl.X.Max {
+			continue // nothing of it is drawn (review, helper-102)
+		}
 		label := fmt.Sprintf("region %c: %g < %s ≤ %g", 'B'+i, b.from[i], b.param, b.to[i])
 		if math.IsInf(b.to[i], 1) {
 			label = fmt.Sprintf("region %c: %s > %g", 'B'+i, b.param, b.from[i])
