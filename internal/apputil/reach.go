@@ -19,7 +19,7 @@ var ErrPreloadCannotReach = errors.New("the preload shim cannot reach this progr
 // (statically linked: nothing reads LD_PRELOAD), and a Go program, which makes its sockets with
 // system calls of its own rather than through libc, even when it is linked dynamically. A file
 // that is not ELF (a script) is run by an interpreter that the shim does reach.
-func checkPreloadReaches(path string) error {
+func checkPreloadReaches(path string, args []string) error {
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil // not ELF: a script, whose interpreter is
@@ -34,7 +34,7 @@ func checkPreloadReaches(path string) error {
 	switch {
 	case !dynamic:
 		return fmt.Errorf("%w: %s is statically linked, so LD_PRELOAD is never read; use --mode cgroup", ErrPreloadCannotReach, path)
-	case isGo(path) && !isQJump(path):
+	case isGo(path) && !nestedRun(path, args):
 		return fmt.Errorf("%w: %s is a Go program, which makes its sockets without libc; use --mode cgroup", ErrPreloadCannotReach, path)
 	}
 	if why := secureExec(path); why != "" {
@@ -44,13 +44,14 @@ func checkPreloadReaches(path string) error {
 	return nil
 }
 
-// isQJump says whether the executable at path is a qjump: a run nested in a preload run
-// (`qjump run --level 2 -- qjump run --mode cgroup --level 6 -- CMD`) sets its own level, the
-// innermost deciding, as with a shell between the two; it was refused as a Go program, with
-// advice to use the mode the inner run used (review, helper-98).
-func isQJump(path string) bool {
+// nestedRun says whether the executable at path, given args, is a qjump run: a run nested in a
+// preload run (`qjump run --level 2 -- qjump run --mode cgroup --level 6 -- CMD`) sets its own
+// level, the innermost deciding, as with a shell between the two; it was refused as a Go
+// program, with advice to use the mode the inner run used (review, helper-98). Another verb of
+// qjump (agent, probe) is a Go program like any other (review, helper-100).
+func nestedRun(path string, args []string) bool {
 	bi, err := buildinfo.ReadFile(path)
-	return err == nil && bi.Path == "github.com/qjump-net/qjump/cmd/qjump"
+	return err == nil && bi.Path == "github.com/qjump-net/qjump/cmd/qjump" && len(args) > 0 && args[0] == "run"
 }
 
 // secureExec says why the loader would run the program at path in secure-execution mode for

@@ -68,12 +68,15 @@ func TestPreloadRefusesSecureExecution(t *testing.T) {
 	if err := os.Chmod(prog, os.ModeSetuid|0o755); err != nil { // 0o4755 would be 0o755 to os.Chmod
 		t.Fatal(err)
 	}
-	if err := checkPreloadReaches(prog); !errors.Is(err, ErrPreloadCannotReach) {
+	if err := checkPreloadReaches(prog, nil); !errors.Is(err, ErrPreloadCannotReach) {
 		t.Errorf("a set-user-ID program of owner %d: %v, want ErrPreloadCannotReach", owner, err)
 	}
 	qjump := programs(t).qjump
-	if err := checkPreloadReaches(qjump); err != nil {
-		t.Errorf("qjump as CMD of a preload run: %v, want it taken (the inner run decides)", err)
+	if err := checkPreloadReaches(qjump, []string{"run", "--mode", "cgroup", "--level", "6", "--", "true"}); err != nil {
+		t.Errorf("qjump run as CMD of a preload run: %v, want it taken (the inner run decides)", err)
+	}
+	if err := checkPreloadReaches(qjump, []string{"probe", "server"}); !errors.Is(err, ErrPreloadCannotReach) {
+		t.Errorf("qjump probe as CMD of a preload run: %v, want it refused as a Go program the shim cannot reach", err)
 	}
 }
 

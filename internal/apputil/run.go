@@ -101,7 +101,7 @@ func ExecPreload(r Run, environ []string) error {
 	if err := checkLevelCapability(r.Level); err != nil {
 		return err
 	}
-	if err := checkPreloadReaches(path); err != nil {
+	if err := checkPreloadReaches(path, r.Command[1:]); err != nil {
 		return err
 	}
 	shim, err := SharedObject()

@@ -434,7 +434,17 @@ func topLevelKind(data []byte) string {
 	case yaml.SequenceNode:
 		return "a YAML list"
 	case yaml.ScalarNode:
-		return "a single value " + oneLine(doc.Content[0].Value)
+		return "a single value " + clipped(oneLine(doc.Content[0].Value), 40)
 	}
 	return ""
+}
+
+// clipped is s cut to its first n characters and an ellipsis: a file that is no configuration
+// (--config /etc/passwd, a key file given by mistake) was quoted whole into the message, and so
+// into whatever logs keep it (review, helper-98).
+func clipped(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
