@@ -68,6 +68,7 @@ func followRenames(p paths) {
 	}
 	for _, r := range moved {
 		to := p.forDevice(r.now)
+		_ = removeDebris(to) // a killed down's pins without a record: the name is free (movable)
 		if os.Rename(r.at.device, to.device) != nil {
 			continue // the name is not free after all: renames finds the state where it is next time
 		}
@@ -76,8 +77,8 @@ func followRenames(p paths) {
 	}
 }
 
-// movable is the renames whose state can move to the new name: one free, or whose state moves on
-// too. Two states for one interface (its index reused) go nowhere.
+// movable is the renames whose state can move to the new name: one free (no record there), or
+// whose state moves on too. Two states for one interface (its index reused) go nowhere.
 func movable(p paths, rs []renamed) []renamed {
 	targets := map[string]int{}
 	for _, r := range rs {
@@ -96,7 +97,10 @@ func movable(p paths, rs []renamed) []renamed {
 		}
 		var kept []renamed
 		for _, r := range moving {
-			if _, err := os.Stat(p.forDevice(r.now).device); err != nil || leaving[r.now] {
+			// A name whose directory has no record is free: what a killed down left there is
+			// removed (removeDebris), and it kept a renamed device's live state out (review,
+			// helper-102).
+			if !p.forDevice(r.now).exists() || leaving[r.now] {
 				kept = append(kept, r)
 			}
 		}

@@ -144,3 +144,34 @@ func ipIn(t *testing.T, ns string) func(args ...string) {
 		}
 	}
 }
+
+// TestRenameOntoDebrisIsFollowed: a name whose state directory holds no record (what a killed
+// down leaves) is free: a device renamed to it takes its state there, and up finds it up. The
+// directory kept the live state out, and up on the new name took the live tree for an orphan
+// (review, helper-102).
+func TestRenameOntoDebrisIsFollowed(t *testing.T) {
+	h := newHosts(t)
+	ip := ipIn(t, h.a)
+	h.mustQjump(t, h.a, upArgs()...)
+	testutil.InNetns(t, h.a, func() {
+		p, err := pathsFor("eth9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(p.device, 0o755); err != nil { // a directory without a record
+			t.Fatal(err)
+		}
+	})
+	ip("link", "set", "eth0", "down")
+	ip("link", "set", "eth0", "name", "eth9")
+	ip("link", "set", "eth9", "up")
+	t.Cleanup(func() { _, _, _ = h.qjump(t, h.a, "down", "--dev", "eth9") })
+	_, errOut, code := h.qjump(t, h.a, append([]string{"up", "--dev", "eth9"}, testModel...)...)
+	if code != 1 || !strings.Contains(errOut, "already up on eth9") {
+		t.Errorf("up --dev eth9 after eth0 became eth9 over a directory without a record: exit %d, %q; want 1, already up", code, errOut)
+	}
+	h.mustQjump(t, h.a, "down", "--dev", "eth9")
+	if s := h.status(t, h.a); len(s.Devices) != 0 {
+		t.Errorf("status after down: %+v; want nothing up", s.Devices)
+	}
+}
