@@ -75,8 +75,8 @@ type execFile struct {
 }
 
 // creds are the caller's ids, and whether it runs with no_new_privs (which ignores the set-ID
-// bits and file capabilities of what it executes: Docker's no-new-privileges, Kubernetes'
-// allowPrivilegeEscalation: false, systemd's NoNewPrivileges).
+// bits of what it executes, and limits what its file capabilities grant: Docker's
+// no-new-privileges, Kubernetes' allowPrivilegeEscalation: false, systemd's NoNewPrivileges).
 type creds struct {
 	ruid, euid, rgid, egid uint32
 	noNewPrivs             bool
@@ -99,6 +99,11 @@ func ownCreds() creds {
 // Debian's ping has cap_net_raw=ep: a user's `qjump run -- ping` ran on level 0 without a word
 // (review, helper-98); the rule first compared effective ids, which missed a caller whose
 // effective and real users differ (review, helper-100).
+//
+// File capabilities are taken as secure whatever their bits: the kernel sets AT_SECURE only for
+// an effective bit or a permitted set that grows, so a file with inheritable capabilities alone
+// is refused where the shim would reach it. Refusing points to --mode cgroup, which reaches it
+// too; running on level 0 without a word was the fault (review, helper-103).
 func secureExecFor(f execFile, c creds) string {
 	newEuid, newEgid := c.euid, c.egid
 	honoured := !f.nosuid && !c.noNewPrivs

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -434,17 +435,12 @@ func topLevelKind(data []byte) string {
 	case yaml.SequenceNode:
 		return "a YAML list"
 	case yaml.ScalarNode:
-		return "a single value " + clipped(oneLine(doc.Content[0].Value), 40)
+		// Described, not quoted: a file that is no configuration (--config /etc/passwd, a key or
+		// token file given by mistake) was quoted whole into the message, and so into whatever
+		// logs keep it (review, helper-98); 40 characters of it were still a whole token
+		// (review, helper-103).
+		v := doc.Content[0].Value
+		return fmt.Sprintf("a single value of %d characters", utf8.RuneCountInString(v))
 	}
 	return ""
-}
-
-// clipped is s cut to its first n characters and an ellipsis: a file that is no configuration
-// (--config /etc/passwd, a key file given by mistake) was quoted whole into the message, and so
-// into whatever logs keep it (review, helper-98).
-func clipped(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -355,11 +355,12 @@ func TestNotYAMLSaysWhere(t *testing.T) {
 		// A document that is not a mapping at all: it was "cannot unmarshal !!seq into config.File".
 		{"[1, 2]\n", `invalid config file q.yaml "a YAML list": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
 		{"- hosts: 4\n", `invalid config file q.yaml "a YAML list": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
-		{"hello\n", `invalid config file q.yaml "a single value hello": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
-		// A file that is no configuration (/etc/passwd) is quoted by its start only, not whole into
-		// the logs (review, helper-98).
-		{"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\nsecret\n",
-			`invalid config file q.yaml "a single value root:x:0:0:root:/root:/bin/bash daemon:x…": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
+		// A file that is no configuration is described, never quoted, so that no secret given by
+		// mistake (a token, /etc/passwd) goes into the logs (reviews, helper-98 and helper-103).
+		{"hello\n", `invalid config file q.yaml "a single value of 5 characters": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
+		{"ghp_0123456789abcdefghijklmnopqrstuvwxyz\n", `invalid config file q.yaml "a single value of 40 characters": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
+		{"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+			`invalid config file q.yaml "a single value of 79 characters": need keys and values, one a line, such as "hosts: 12" (docs/configuration.md)`},
 	} {
 		_, err := Parse("q.yaml", []byte(tc.yaml))
 		if err == nil || err.Error() != tc.want {

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -19,15 +20,24 @@ func Down(device string) error {
 	// State under this name is what down means, even if its device has been renamed since (the
 	// agent asks for that when an interface leaves its set by a rename); without any, the name
 	// may be the new one of a renamed device: stateOf, as status finds it.
-	return withState(p.root, false, func() error {
-		if err := down(stateOf(p, device)); err != nil {
-			return err
-		}
-		// Last, as the lock is given up: removing the state directory lets the next process lock
-		// a new one, so nothing may be done under this lock afterwards.
-		removeEmpty(p)
-		return nil
-	})
+	unlock, err := lockState(context.Background(), p.root, false)
+	if errors.Is(err, os.ErrNotExist) {
+		// No state root, so no lock to take: nothing is up here, and an up may be making it. Only
+		// what QJump left on the device with its state gone is removed, never a directory that
+		// up is writing its record into (review, helper-103).
+		return removeOrphan(device)
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := down(stateOf(p, device)); err != nil {
+		return err
+	}
+	// Last, as the lock is given up: removing the state directory lets the next process lock a
+	// new one, so nothing may be done under this lock afterwards.
+	removeEmpty(p)
+	return nil
 }
 
 // down is Down under the state lock, without removing the state directory: up --replace goes on
@@ -43,6 +53,22 @@ func down(p paths) error {
 	return teardown(p, rec)
 }
 
+// free says whether a device's state directory holds no state: there is none, or it is a
+// directory without a record (what a killed down leaves). One test for removeDebris and for
+// followRenames' choice of a name to move a state to, so that a name called free is always
+// made free (review, helper-103).
+func free(p paths) bool {
+	fi, err := os.Lstat(p.device)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = os.Lstat(p.pin(pinMeta))
+	return errors.Is(err, os.ErrNotExist)
+}
+
 // removeDebris removes what is left of a device's state without its record: a down killed after
 // it removed the record (teardown removes it first) and before the rest. Up writes the record as
 // soon as it makes the directory, under the same lock, so a directory without one is nobody's:
@@ -50,12 +76,10 @@ func down(p paths) error {
 // review, helper-100).
 func removeDebris(p paths) error {
 	// Only a device's own directory (never the namespace's or the state root, as a name . or ..
-	// would make it), and only without a record: readRecord says ErrNotUp for a record it cannot
-	// load as well (EMFILE, an LSM's refusal), where the state is live (review, helper-102).
-	if p.device == "" || filepath.Dir(p.device) != p.netns || strings.HasPrefix(filepath.Base(p.device), ".") {
-		return nil
-	}
-	if _, err := os.Lstat(p.pin(pinMeta)); !errors.Is(err, os.ErrNotExist) {
+	// would make it, nor a state on its way to a new name), and only without a record:
+	// readRecord says ErrNotUp for a record it cannot load as well (EMFILE, an LSM's refusal),
+	// where the state is live (review, helper-102). Always under the state lock.
+	if p.device == "" || filepath.Dir(p.device) != p.netns || strings.Contains(filepath.Base(p.device), ":") || !free(p) {
 		return nil
 	}
 	if err := os.RemoveAll(p.device); err != nil {

@@ -61,7 +61,10 @@ func followRenames(p paths) {
 	var moved []renamed
 	for _, r := range moving {
 		via := p.forDevice(r.now + movingSuffix)
-		if os.Rename(r.at.device, via.device) == nil {
+		// A state already there (a followRenames killed between its two steps) moves on: Go's
+		// os.Rename of a directory to itself fails, and it stayed there for good, up taking the
+		// live device for an orphan (review, helper-103).
+		if r.at.device == via.device || os.Rename(r.at.device, via.device) == nil {
 			r.at = via
 			moved = append(moved, r)
 		}
@@ -100,7 +103,7 @@ func movable(p paths, rs []renamed) []renamed {
 			// A name whose directory has no record is free: what a killed down left there is
 			// removed (removeDebris), and it kept a renamed device's live state out (review,
 			// helper-102).
-			if !p.forDevice(r.now).exists() || leaving[r.now] {
+			if free(p.forDevice(r.now)) || leaving[r.now] {
 				kept = append(kept, r)
 			}
 		}

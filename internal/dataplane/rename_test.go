@@ -150,15 +150,34 @@ func ipIn(t *testing.T, ns string) func(args ...string) {
 // directory kept the live state out, and up on the new name took the live tree for an orphan
 // (review, helper-102).
 func TestRenameOntoDebrisIsFollowed(t *testing.T) {
+	renamedAfter(t, "over a directory without a record", func(p paths) error {
+		return os.Mkdir(p.forDevice("eth9").device, 0o755)
+	})
+}
+
+// TestStateLeftMovingIsMovedOn: a followRenames killed between its two steps leaves a state under
+// NEW:moving. The next one moves it on to NEW: Go's os.Rename of a directory to itself fails,
+// and the state stayed at NEW:moving for good, up on NEW taking the live device for an orphan
+// (review, helper-103).
+func TestStateLeftMovingIsMovedOn(t *testing.T) {
+	renamedAfter(t, "with its state left at eth9"+movingSuffix, func(p paths) error {
+		return os.Rename(p.device, p.forDevice("eth9"+movingSuffix).device)
+	})
+}
+
+// renamedAfter brings QJump up on eth0, does what to eth0's state paths p, renames eth0 to eth9,
+// and checks that up on eth9 finds QJump up there and down takes it off.
+func renamedAfter(t *testing.T, what string, do func(p paths) error) {
+	t.Helper()
 	h := newHosts(t)
 	ip := ipIn(t, h.a)
 	h.mustQjump(t, h.a, upArgs()...)
 	testutil.InNetns(t, h.a, func() {
-		p, err := pathsFor("eth9")
-		if err != nil {
-			t.Fatal(err)
+		p, err := pathsFor("eth0")
+		if err == nil {
+			err = do(p)
 		}
-		if err := os.Mkdir(p.device, 0o755); err != nil { // a directory without a record
+		if err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -168,7 +187,7 @@ func TestRenameOntoDebrisIsFollowed(t *testing.T) {
 	t.Cleanup(func() { _, _, _ = h.qjump(t, h.a, "down", "--dev", "eth9") })
 	_, errOut, code := h.qjump(t, h.a, append([]string{"up", "--dev", "eth9"}, testModel...)...)
 	if code != 1 || !strings.Contains(errOut, "already up on eth9") {
-		t.Errorf("up --dev eth9 after eth0 became eth9 over a directory without a record: exit %d, %q; want 1, already up", code, errOut)
+		t.Errorf("up --dev eth9 after eth0 became eth9 %s: exit %d, %q; want 1, already up", what, code, errOut)
 	}
 	h.mustQjump(t, h.a, "down", "--dev", "eth9")
 	if s := h.status(t, h.a); len(s.Devices) != 0 {
