@@ -130,10 +130,8 @@ func pinDir(path string) (string, error) {
 func AssignedAncestors(root, path string) []string {
 	var out []string
 	for d := filepath.Dir(filepath.Clean(path)); InCgroupRoot(root, d); d = filepath.Dir(d) {
-		if dir, err := pinDir(d); err == nil {
-			if _, err := os.Stat(dir); err == nil {
-				out = append(out, d)
-			}
+		if assigned(d) {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -145,17 +143,22 @@ func AssignedAncestors(root, path string) []string {
 func AssignedDescendants(path string) []string {
 	var out []string
 	_ = filepath.WalkDir(path, func(d string, e fs.DirEntry, err error) error {
-		if err != nil || !e.IsDir() || d == path {
-			return nil
-		}
-		if dir, err := pinDir(d); err == nil {
-			if _, err := os.Stat(dir); err == nil {
-				out = append(out, d)
-			}
+		if err == nil && e.IsDir() && d != path && assigned(d) {
+			out = append(out, d)
 		}
 		return nil
 	})
 	return out
+}
+
+// assigned says whether qjump assign has put the cgroup at path on a level: it has pins.
+func assigned(path string) bool {
+	dir, err := pinDir(path)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(dir)
+	return err == nil
 }
 
 // Assign puts every IP socket made from now on in the cgroup at path on s.Level, with pinned

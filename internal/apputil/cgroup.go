@@ -161,10 +161,10 @@ func populated(path string) bool {
 }
 
 // sweep ends the cgroups of runs whose qjump is gone (it was killed before it could clean up):
-// run-PID-* where PID no longer exists and no run holds the cgroup's lock (runLives). What CMD left running there is killed: with qjump gone
-// its programs are detached, and it would run on off its level. Their ceilings (--max-level) go
-// next: the id is lost with the cgroup, and an entry left in the shared map keeps `qjump down`
-// from removing it. Clearing one waits for the state lock; ctx done meanwhile stops the sweep,
+// run-PID-* where PID no longer exists and no run holds the cgroup's lock (sweepRunLock). What
+// CMD left running there is killed: with qjump gone its programs are detached, and it would run
+// on off its level. Their ceilings (--max-level) go next: the id is lost with the cgroup, and an
+// entry left in the shared map keeps `qjump down` from removing it. Clearing one waits for the state lock; ctx done meanwhile stops the sweep,
 // leaving that cgroup for the next run, so that an interrupt is not held up by an up's lock.
 func sweep(ctx context.Context, parent string) {
 	stale, _ := filepath.Glob(filepath.Join(parent, "run-*-*"))

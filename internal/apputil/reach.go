@@ -31,10 +31,11 @@ func checkPreloadReaches(path string, args []string) error {
 			dynamic = true
 		}
 	}
+	main := goMain(path)
 	switch {
 	case !dynamic:
 		return fmt.Errorf("%w: %s is statically linked, so LD_PRELOAD is never read; use --mode cgroup", ErrPreloadCannotReach, path)
-	case isGo(path) && !nestedRun(path, args):
+	case main != "" && !nestedRun(main, args):
 		return fmt.Errorf("%w: %s is a Go program, which makes its sockets without libc; use --mode cgroup", ErrPreloadCannotReach, path)
 	}
 	if why := secureExec(path); why != "" {
@@ -44,14 +45,13 @@ func checkPreloadReaches(path string, args []string) error {
 	return nil
 }
 
-// nestedRun says whether the executable at path, given args, is a qjump run: a run nested in a
-// preload run (`qjump run --level 2 -- qjump run --mode cgroup --level 6 -- CMD`) sets its own
-// level, the innermost deciding, as with a shell between the two; it was refused as a Go
-// program, with advice to use the mode the inner run used (review, helper-98). Another verb of
-// qjump (agent, probe) is a Go program like any other (review, helper-100).
-func nestedRun(path string, args []string) bool {
-	bi, err := buildinfo.ReadFile(path)
-	return err == nil && bi.Path == "github.com/qjump-net/qjump/cmd/qjump" && len(args) > 0 && args[0] == "run"
+// nestedRun says whether the Go program whose main package is main, given args, is a qjump run:
+// a run nested in a preload run (`qjump run --level 2 -- qjump run --mode cgroup --level 6 --
+// CMD`) sets its own level, the innermost deciding, as with a shell between the two; it was
+// refused as a Go program, with advice to use the mode the inner run used (review, helper-98).
+// Another verb of qjump (agent, probe) is a Go program like any other (review, helper-100).
+func nestedRun(main string, args []string) bool {
+	return main == "github.com/qjump-net/qjump/cmd/qjump" && len(args) > 0 && args[0] == "run"
 }
 
 // secureExec says why the loader would run the program at path in secure-execution mode for
@@ -128,8 +128,12 @@ func secureExecFor(f execFile, c creds) string {
 	return ""
 }
 
-// isGo says whether the executable at path was built by the Go toolchain.
-func isGo(path string) bool {
-	_, err := buildinfo.ReadFile(path)
-	return err == nil
+// goMain is the main package's path of the Go program at path, "" if it was not built by the Go
+// toolchain.
+func goMain(path string) string {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return bi.Path
 }

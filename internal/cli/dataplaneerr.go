@@ -36,11 +36,20 @@ func dataplaneError(err error) error {
 // refused naming the flag, as any other bad value is (it said "read config: open x: no such
 // file or directory").
 func configFileError(path string, err error) error {
-	var pe *fs.PathError
-	if (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.EISDIR)) && errors.As(err, &pe) {
-		return usageErrorf("invalid --config %q: %v; need a configuration file's path", path, pe.Err)
+	if missing := noFileError("config", path, err); missing != nil {
+		return missing
 	}
 	return configError(err)
+}
+
+// noFileError is the refusal of --flag's path when err says it names no file (nothing there, or
+// a directory), nil for any other error: --config and testbed up's --qjump alike.
+func noFileError(flag, path string, err error) error {
+	var pe *fs.PathError
+	if (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.EISDIR)) && errors.As(err, &pe) {
+		return usageErrorf("invalid --%s %q: %v; need a configuration file's path", flag, path, pe.Err)
+	}
+	return nil
 }
 
 // configError reports a bad configuration file: its field errors exit 2, naming the key.

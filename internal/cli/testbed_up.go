@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -126,11 +123,10 @@ func builtOrInterrupted(ctx context.Context, err error) error {
 // every packet in the switch's level-0 queue.
 func checkQJumpConfig(path string, c testbed.Config) (config.Mode, config.Mark, error) {
 	f, d, _, err := config.LoadFile(path)
-	var pe *fs.PathError
-	switch {
-	case err != nil && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.EISDIR)) && errors.As(err, &pe):
-		return "", "", usageErrorf("invalid --qjump %q: %v; need a configuration file's path", path, pe.Err)
-	case err != nil:
+	if missing := noFileError("qjump", path, err); missing != nil {
+		return "", "", missing
+	}
+	if err != nil {
 		// The file's own errors start with its path, which the flag's quote gives already.
 		return "", "", usageErrorf("invalid --qjump %q: %s", path, strings.TrimPrefix(err.Error(), path+": "))
 	}

@@ -42,7 +42,7 @@ func (e *FieldError) Error() string {
 	for i, in := range e.Together {
 		names[i] = in.String()
 	}
-	return fmt.Sprintf("invalid %s together: %s", joinAnd(names), e.Allowed)
+	return fmt.Sprintf("invalid %s together: %s", JoinAnd(names), e.Allowed)
 }
 
 // Inputs is every value e names: Together, or Field and Value alone.
@@ -79,8 +79,8 @@ func fieldsError(allowed string, inputs ...Input) *FieldError {
 	return &FieldError{Field: inputs[0].Field, Value: inputs[0].Value, Allowed: allowed, Together: inputs}
 }
 
-// joinAnd joins "a", "b" and "c" as "a, b and c".
-func joinAnd(s []string) string {
+// JoinAnd joins "a", "b" and "c" as "a, b and c": messages' lists, here and in the simulator's.
+func JoinAnd(s []string) string {
 	if len(s) < 2 {
 		return strings.Join(s, "")
 	}

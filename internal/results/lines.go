@@ -206,8 +206,8 @@ func (s Stack) Draw(dir string) (string, error) {
 	img := vgimg.New(8*vg.Inch, h)
 	dc := draw.New(img)
 	// PadRight: the panels' last x is their data's, and its markers, drawn around it, were cut
-	// in half by the image's edge (Fig. 10's largest factor).
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadRight: vg.Points(8), PadX: vg.Points(4), PadY: vg.Points(8)}
+	// in half by the image's edge (Fig. 10's largest factor): the single plots' margin.
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadRight: plotRightMargin, PadX: vg.Points(4), PadY: vg.Points(8)}
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
 		placePanelLegend(panels[i], plots[i][0], canvases[i][0], curves[i])

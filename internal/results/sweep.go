@@ -114,57 +114,58 @@ func (p SweepPlot) Draw(dir string) (string, error) {
 // regionBands shades the regions after the first (Fig. 11's B and C) across the data area's
 // height, beneath the grid and the curves: drawn under the data, a region's mark never covers
 // it, as letters over the plot did (review, helper-100). It has no data range of its own, so it
-// neither widens the axes nor moves the legend.
+// neither widens the axes nor moves the legend. Band i runs from edges[i] to edges[i+1], the
+// last one on without end.
 type regionBands struct {
-	from, to []float64 // each band's x span; to is +Inf for the last region
-	shades   []color.Color
-	param    string // the swept parameter's name, for the legend
+	edges []float64 // SweepPlot.Regions
+	param string    // the swept parameter's name, for the legend
 }
 
 // regionShades are the bands' greys, lighter for the nearer region.
 var regionShades = []color.Color{color.Gray{Y: 232}, color.Gray{Y: 212}, color.Gray{Y: 196}}
 
 // bands are p's regions after the first, to shade (A, before the first boundary, is unshaded).
-func (p SweepPlot) bands() regionBands {
-	b := regionBands{param: p.Param}
-	for i, x := range p.Regions {
-		to := math.Inf(1)
-		if i+1 < len(p.Regions) {
-			to = p.Regions[i+1]
-		}
-		b.from, b.to = append(b.from, x), append(b.to, to)
-		b.shades = append(b.shades, regionShades[min(i, len(regionShades)-1)])
+func (p SweepPlot) bands() regionBands { return regionBands{edges: p.Regions, param: p.Param} }
+
+// span is band i's x span; to is +Inf for the last.
+func (b regionBands) span(i int) (from, to float64) {
+	if i+1 < len(b.edges) {
+		return b.edges[i], b.edges[i+1]
 	}
-	return b
+	return b.edges[i], math.Inf(1)
 }
+
+// shade is band i's grey.
+func (b regionBands) shade(i int) color.Color { return regionShades[min(i, len(regionShades)-1)] }
 
 // addLegend names each band that pl's x axis shows in the legend.
 func (b regionBands) addLegend(pl *plot.Plot) {
-	for i := range b.from {
-		if b.to[i] <= math.Max(b.from[i], pl.X.Min) || b.from[i] >= pl.X.Max {
+	for i := range b.edges {
+		from, to := b.span(i)
+		if to <= math.Max(from, pl.X.Min) || from >= pl.X.Max {
 			continue // nothing of it is drawn (review, helper-102)
 		}
-		label := fmt.Sprintf("region %c: %g < %s ≤ %g", 'B'+i, b.from[i], b.param, b.to[i])
-		if math.IsInf(b.to[i], 1) {
-			label = fmt.Sprintf("region %c: %s > %g", 'B'+i, b.param, b.from[i])
+		label := fmt.Sprintf("region %c: %g < %s ≤ %g", 'B'+i, from, b.param, to)
+		if math.IsInf(to, 1) {
+			label = fmt.Sprintf("region %c: %s > %g", 'B'+i, b.param, from)
 		}
-		pl.Legend.Add(label, regionThumb{b.shades[i]})
+		pl.Legend.Add(label, regionThumb{b.shade(i)})
 	}
 }
 
 // Plot fills each band, clipped to the data area.
 func (b regionBands) Plot(c draw.Canvas, pl *plot.Plot) {
 	trX, _ := pl.Transforms(&c)
-	for i := range b.from {
-		lo := trX(math.Max(b.from[i], pl.X.Min))
-		hi := c.Max.X
-		if b.to[i] < pl.X.Max {
-			hi = trX(b.to[i])
+	for i := range b.edges {
+		from, to := b.span(i)
+		lo, hi := trX(math.Max(from, pl.X.Min)), c.Max.X
+		if to < pl.X.Max {
+			hi = trX(to)
 		}
 		if hi <= lo {
 			continue
 		}
-		c.SetColor(b.shades[i])
+		c.SetColor(b.shade(i))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: lo, Y: c.Min.Y}, Max: vg.Point{X: hi, Y: c.Max.Y}}.Path())
 	}
 }

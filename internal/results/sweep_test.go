@@ -77,7 +77,12 @@ func TestSweepPlotShowsLosses(t *testing.T) {
 // letters over the plot covered the data: review, helper-100).
 func TestSweepPlotShadesTheRegions(t *testing.T) {
 	b := SweepPlot{Param: "f7", Regions: []float64{1, 2}}.bands()
-	if got := fmt.Sprint(b.from, b.to); got != "[1 2] [2 +Inf]" {
+	var from, to []float64
+	for i := range b.edges {
+		f, t := b.span(i)
+		from, to = append(from, f), append(to, t)
+	}
+	if got := fmt.Sprint(from, to); got != "[1 2] [2 +Inf]" {
 		t.Fatalf("bands %s, want B from 1 to 2 and C from 2 on", got)
 	}
 	pl := plot.New()
@@ -97,12 +102,12 @@ func TestSweepPlotShadesTheRegions(t *testing.T) {
 	for _, c := range []struct {
 		x    float64
 		want color.Color
-	}{{0.75, color.White}, {1.5, b.shades[0]}, {3, b.shades[1]}} {
+	}{{0.75, color.White}, {1.5, b.shade(0)}, {3, b.shade(1)}} {
 		if got := shadeAt(c.x); !same(got, c.want) && !(c.want == color.White && same(got, color.Transparent)) {
 			t.Errorf("at f7 = %g: %v, want %v", c.x, got, c.want)
 		}
 	}
-	if (SweepPlot{}).bands().from != nil {
+	if (SweepPlot{}).bands().edges != nil {
 		t.Error("no regions given: bands drawn")
 	}
 }

@@ -3,8 +3,8 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"strings"
 
+	"github.com/qjump-net/qjump/internal/model"
 	"github.com/qjump-net/qjump/internal/sim"
 	"github.com/qjump-net/qjump/internal/sim/topology"
 )
@@ -36,8 +36,12 @@ func coreShare(fab topology.Config) float64 {
 // is short of capacity whatever the placement: below it, the paper's own fabric (0.716 at 0.8)
 // would warn of the runs it was built for.
 func coreLoad(fab topology.Config, load float64) float64 {
-	out := float64(fab.HostsPerRack) * float64(fab.EdgeRate) * load * coreShare(fab)
-	return out / (float64(fab.Spines) * float64(fab.CoreRate))
+	return rackOut(fab, load) / (float64(fab.Spines) * float64(fab.CoreRate))
+}
+
+// rackOut is what a rack's hosts send out of the rack at load, in bits per second, on average.
+func rackOut(fab topology.Config, load float64) float64 {
+	return float64(fab.HostsPerRack) * float64(fab.EdgeRate) * load * coreShare(fab)
 }
 
 // coreWarning says so when the fabric's core cannot carry load; "" when it can.
@@ -46,11 +50,10 @@ func coreWarning(fab topology.Config, load float64) string {
 	if c <= 1 {
 		return ""
 	}
-	sent := float64(fab.HostsPerRack) * float64(fab.EdgeRate) * load * coreShare(fab)
 	return fmt.Sprintf("the core is oversubscribed at load %g: on average each rack's %d hosts send about %s out of the rack, "+
 		"%.2f times its %s of uplinks (%s of %s): the flows that cross the core measure its overload, "+
 		"not the load; more --spines or a faster --core-rate carry it",
-		load, fab.HostsPerRack, rateText(sim.Rate(significant(sent, 3))), c, rateText(sim.Rate(fab.Spines)*fab.CoreRate),
+		load, fab.HostsPerRack, rateText(sim.Rate(significant(rackOut(fab, load), 3))), c, rateText(sim.Rate(fab.Spines)*fab.CoreRate),
 		CountText(fab.Spines, "spine"), rateText(fab.CoreRate))
 }
 
@@ -122,15 +125,7 @@ func (d *FCTDocument) OfferedText() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Realised load: the flows offered " + joinAnd(parts) + " (each point's realised_load in results.json)."
-}
-
-// joinAnd joins parts as a list: "a", "a and b", "a, b and c".
-func joinAnd(parts []string) string {
-	if len(parts) <= 1 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	return "Realised load: the flows offered " + model.JoinAnd(parts) + " (each point's realised_load in results.json)."
 }
 
 // OfferedWarnings say which workloads' points offered a load far from their nominal one, or at
